@@ -1,0 +1,3 @@
+from napsim.cli import main
+
+main()

@@ -1,0 +1,261 @@
+"""Command deck files: one CSV row per card type, validated into a `Deck`.
+
+A deck file starts with `# key: value` header lines (`title`, `total`, `note`), then a CSV table.
+The `total` header is a declared card count that must match the sum of `count`.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from napsim.errors import NapsimInputError
+
+DECK_DIR = Path(__file__).parent
+
+KINDS = ("section", "multi", "tactic", "troop", "leadership", "champion", "object", "event")
+SECTIONS = ("L", "C", "R")
+UNIT_FILTERS = ("any", "inf", "cav", "art", "inf_art", "leader")
+CONFIDENCE = ("confirmed", "secondary", "estimated")
+MARKS = (
+    "tactician_draw", "scout", "elan", "first_strike", "counter_attack", "force_march",
+    "take_command",
+)
+ORDER_COLUMNS = ("orders_l", "orders_c", "orders_r")
+COLUMNS = (
+    "name", "count", "kind", "section", *ORDER_COLUMNS, "equal_to_command", "cap",
+    "unit_filter", "stars", *MARKS, "category", "confidence", "source",
+)
+HEADER_KEYS = ("title", "total", "note")
+
+# `cap` codes in the packed tables: a number of units, or one of these.
+CAP_NONE, CAP_CMD, CAP_ALL = -1, -2, -3
+_CAP_WORDS = {"-": CAP_NONE, "cmd": CAP_CMD, "all": CAP_ALL}
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A validated Command deck: one row per card type, plus header facts and a file hash."""
+
+    name: str
+    path: Path
+    title: str
+    note: str
+    cards: pd.DataFrame = field(repr=False)
+    sha256: str = field(repr=False)
+
+    @property
+    def n_cards(self) -> int:
+        return int(self.cards["count"].sum())
+
+    @property
+    def n_types(self) -> int:
+        return len(self.cards)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self.cards["count"].to_numpy(np.int64)
+
+    @property
+    def estimated_rows(self) -> list[str]:
+        """Names of card types whose count or marks are our estimate, not a published fact."""
+        return self.cards.loc[self.cards["confidence"] == "estimated", "name"].tolist()
+
+    def card_types(self) -> np.ndarray:
+        """The deck as one type index per physical card (length `n_cards`), in file order."""
+        return np.repeat(np.arange(self.n_types, dtype=np.int64), self.counts)
+
+    def estimated_warning(self) -> str | None:
+        """The warning line every report built from this deck must carry, or None."""
+        rows = self.estimated_rows
+        if not rows:
+            return None
+        n = int(self.cards.loc[self.cards["confidence"] == "estimated", "count"].sum())
+        return (
+            f"warning: deck '{self.name}' has {len(rows)} card types ({n} of {self.n_cards} cards) "
+            "whose counts are estimated (confidence=estimated); treat results as provisional"
+        )
+
+
+def builtin_decks() -> list[str]:
+    """Names of the deck files shipped with napsim."""
+    return sorted(p.stem for p in DECK_DIR.glob("*.csv"))
+
+
+def resolve_deck_path(name_or_path: str | Path) -> Path:
+    """A built-in deck name or a path to a user's deck file."""
+    p = Path(name_or_path)
+    if p.suffix == ".csv" or p.exists():
+        if not p.is_file():
+            raise NapsimInputError(str(p), None, "deck file not found")
+        return p
+    builtin = DECK_DIR / f"{name_or_path}.csv"
+    if not builtin.is_file():
+        raise NapsimInputError(
+            str(name_or_path), "deck", "unknown deck name", ", ".join(builtin_decks()) + " or a .csv path"
+        )
+    return builtin
+
+
+def load_deck(name_or_path: str | Path) -> Deck:
+    """Read and validate a deck file; raise NapsimInputError naming file, row and field."""
+    path = resolve_deck_path(name_or_path)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NapsimInputError(str(path), None, "not UTF-8 text") from None
+    header, body_lines, first_row_line = _split_header(path, text)
+    reader = csv.reader(io.StringIO("".join(body_lines)))
+    rows = list(reader)
+    if not rows:
+        raise NapsimInputError(str(path), None, "no CSV table after the header lines")
+    columns = [c.strip() for c in rows[0]]
+    _check_columns(path, columns)
+    records = []
+    for i, values in enumerate(rows[1:]):
+        line = first_row_line + 1 + i
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) != len(columns):
+            raise NapsimInputError(
+                f"{path}:{line}", None, f"has {len(values)} values, the header has {len(columns)}"
+            )
+        records.append(_parse_row(f"{path}:{line}", dict(zip(columns, values, strict=True))))
+    if not records:
+        raise NapsimInputError(str(path), "count", "the deck has no cards")
+    cards = pd.DataFrame.from_records(records, columns=COLUMNS)
+    dupes = cards["name"][cards["name"].duplicated()].tolist()
+    if dupes:
+        raise NapsimInputError(str(path), "name", f"duplicate card name '{dupes[0]}'", "unique names")
+    total = int(cards["count"].sum())
+    if total <= 0:
+        raise NapsimInputError(str(path), "count", "the deck has no cards")
+    if "total" in header:
+        declared = _parse_int(str(path), "total", header["total"], 0, 10_000)
+        if declared != total:
+            raise NapsimInputError(
+                str(path), "total", f"declared total {declared} but the counts sum to {total}"
+            )
+    return Deck(
+        name=path.stem,
+        path=path,
+        title=header.get("title", path.stem),
+        note=header.get("note", ""),
+        cards=cards,
+        sha256=hashlib.sha256(raw).hexdigest(),
+    )
+
+
+def _split_header(path: Path, text: str) -> tuple[dict[str, str], list[str], int]:
+    header: dict[str, str] = {}
+    lines = text.splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("#"):
+            return header, lines[n:], n + 1
+        key, sep, value = stripped.lstrip("#").partition(":")
+        key = key.strip().lower()
+        if not sep or key not in HEADER_KEYS:
+            raise NapsimInputError(
+                f"{path}:{n + 1}", "header", f"unknown header line '{stripped}'",
+                "# title: ..., # total: N, # note: ...",
+            )
+        header[key] = value.strip()
+    return header, [], len(lines)
+
+
+def _check_columns(path: Path, columns: list[str]) -> None:
+    unknown = [c for c in columns if c not in COLUMNS]
+    if unknown:
+        raise NapsimInputError(f"{path}:header", unknown[0], "unknown column", ", ".join(COLUMNS))
+    missing = [c for c in COLUMNS if c not in columns]
+    if missing:
+        raise NapsimInputError(f"{path}:header", missing[0], "missing column", ", ".join(COLUMNS))
+
+
+def _parse_int(where: str, name: str, value: str, lo: int, hi: int) -> int:
+    v = value.strip()
+    try:
+        n = int(v)
+    except ValueError:
+        raise NapsimInputError(where, name, f"'{v}' is not an integer", f"integers {lo}-{hi}") from None
+    if not lo <= n <= hi:
+        raise NapsimInputError(where, name, f"{n} is out of range", f"integers {lo}-{hi}")
+    return n
+
+
+def _parse_choice(where: str, name: str, value: str, allowed: tuple[str, ...]) -> str:
+    v = value.strip()
+    if v not in allowed:
+        raise NapsimInputError(where, name, f"'{v}' is not allowed", ", ".join(allowed))
+    return v
+
+
+def _parse_row(where: str, row: dict[str, str]) -> dict:
+    out: dict = {}
+    name = row["name"].strip()
+    if not name:
+        raise NapsimInputError(where, "name", "empty card name")
+    out["name"] = name
+    out["count"] = _parse_int(where, "count", row["count"], 0, 999)
+    kind = out["kind"] = _parse_choice(where, "kind", row["kind"], KINDS)
+    out["section"] = _parse_choice(where, "section", row["section"], ("-", *SECTIONS))
+    for col in ORDER_COLUMNS:
+        out[col] = _parse_int(where, col, row[col], 0, 9)
+    out["equal_to_command"] = _parse_int(where, "equal_to_command", row["equal_to_command"], 0, 1)
+    cap = row["cap"].strip()
+    out["cap"] = _CAP_WORDS[cap] if cap in _CAP_WORDS else _parse_cap(where, cap)
+    out["unit_filter"] = _parse_choice(where, "unit_filter", row["unit_filter"], UNIT_FILTERS)
+    out["stars"] = _parse_int(where, "stars", row["stars"], 0, 3)
+    for mark in MARKS:
+        out[mark] = _parse_int(where, mark, row[mark], 0, 1)
+    out["category"] = row["category"].strip()
+    out["confidence"] = _parse_choice(where, "confidence", row["confidence"], CONFIDENCE)
+    out["source"] = row["source"].strip()
+    _check_kind_consistency(where, out, kind)
+    return out
+
+
+def _parse_cap(where: str, cap: str) -> int:
+    try:
+        return _parse_int(where, "cap", cap, 0, 99)
+    except NapsimInputError:
+        raise NapsimInputError(
+            where, "cap", f"'{cap}' is not a cap", "an integer 0-99, cmd, all or -"
+        ) from None
+
+
+def _check_kind_consistency(where: str, row: dict, kind: str) -> None:
+    """Each kind uses the columns its rules need (RULES.md D2), and no others that would mislead."""
+    orders = sum(row[c] for c in ORDER_COLUMNS)
+    if kind == "section":
+        if row["section"] == "-":
+            raise NapsimInputError(where, "section", "a section card must name its section", "L, C, R")
+        own = f"orders_{row['section'].lower()}"
+        others = [c for c in ORDER_COLUMNS if c != own and row[c]]
+        if others:
+            raise NapsimInputError(
+                where, others[0], "a section card orders only in its own section", "0"
+            )
+        if row["equal_to_command"] == 0 and row[own] == 0:
+            raise NapsimInputError(
+                where, own, "a section card needs orders in its section or equal_to_command=1", "1-9"
+            )
+    elif kind == "multi":
+        if row["section"] != "-":
+            raise NapsimInputError(where, "section", "a multi-section card names no section", "-")
+        if orders == 0:
+            raise NapsimInputError(where, "orders_l", "a multi-section card needs orders", "0-9 each")
+    elif orders:
+        raise NapsimInputError(
+            where, "orders_l", f"a {kind} card has no fixed section orders; use cap", "0"
+        )

@@ -1,0 +1,195 @@
+"""The `napsim` command line. Bad input ends in one `napsim: error: ...` line and exit code 2."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import numpy as np
+
+from napsim import odds as odds_mod
+from napsim.cards import SECTIONS, builtin_decks, load_deck
+from napsim.errors import NapsimInputError
+from napsim.formatting import FORMATS, render
+
+EXIT_INPUT = 2
+
+
+def _fail(msg: str) -> None:
+    click.echo(f"napsim: error: {msg}", err=True)
+    sys.exit(EXIT_INPUT)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="napsim")
+def cli() -> None:
+    """Monte Carlo analysis of the Commands & Colors: Napoleonics command-card system."""
+
+
+@cli.group("decks", invoke_without_command=True)
+@click.pass_context
+def decks(ctx: click.Context) -> None:
+    """List the built-in Command decks (or `show` one)."""
+    if ctx.invoked_subcommand is None:
+        rows = []
+        for name in builtin_decks():
+            d = load_deck(name)
+            kinds = d.cards.groupby("kind")["count"].sum().to_dict()
+            mix = ", ".join(f"{k} {v}" for k, v in kinds.items())
+            flag = "  (some counts estimated)" if d.estimated_rows else ""
+            rows.append(f"{name:<20} {d.n_cards:>3} cards  {mix}{flag}\n{'':<20} {d.title}")
+        click.echo("\n".join(rows))
+
+
+@decks.command("show")
+@click.argument("deck")
+def decks_show(deck: str) -> None:
+    """Print a deck's composition grouped by kind and section."""
+    d = load_deck(deck)
+    click.echo(f"{d.title}  [{d.path}]")
+    if d.note:
+        click.echo(f"note: {d.note}")
+    c = d.cards
+    for kind, group in c.groupby("kind", sort=False):
+        click.echo(f"\n{kind} cards: {int(group['count'].sum())}")
+        for section, sub in group.groupby("section", sort=False):
+            label = f"section {section}" if section != "-" else "no section"
+            click.echo(f"  {label}: {int(sub['count'].sum())}")
+            for _, r in sub.iterrows():
+                click.echo(f"    {r['count']:>3}  {r['name']:<28} {_describe(r)}  [{r['confidence']}]")
+    click.echo(f"\ntotal: {d.n_cards} cards in {d.n_types} types")
+    warning = d.estimated_warning()
+    if warning:
+        click.echo(warning)
+
+
+def _describe(r) -> str:
+    parts = []
+    if r["kind"] in ("section", "multi"):
+        if r["equal_to_command"]:
+            parts.append("orders = command")
+        else:
+            parts.append(f"orders L/C/R {r['orders_l']}/{r['orders_c']}/{r['orders_r']}")
+    elif r["cap"] != -1:
+        cap = {-2: "= command", -3: "all"}.get(r["cap"], str(r["cap"]))
+        parts.append(f"up to {cap} {r['unit_filter']}")
+    marks = [m for m in ("tactician_draw", "scout", "elan", "first_strike", "counter_attack",
+                         "force_march", "take_command") if r[m]]
+    if r["stars"]:
+        marks.insert(0, f"stars {r['stars']}")
+    if marks:
+        parts.append("marks: " + ", ".join(marks))
+    return "; ".join(parts)
+
+
+def _odds_options(f):
+    f = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+                     show_default=True, help="Output format.")(f)
+    f = click.option("--chunk", type=int, default=odds_mod.DEFAULT_CHUNK, show_default=True,
+                     help="Games per kernel call (results do not depend on it).")(f)
+    f = click.option("--seed", type=int, default=20261130, show_default=True)(f)
+    f = click.option("--games", type=int, default=1_000_000, show_default=True,
+                     help="Simulated games (hands).")(f)
+    f = click.option("--deck", default="gmt90", show_default=True,
+                     help="Built-in deck name or path to a deck CSV.")(f)
+    return f
+
+
+def _emit(df, deck, fmt) -> None:
+    click.echo(render(df, fmt, [deck.estimated_warning()]))
+
+
+@cli.group("odds")
+def odds() -> None:
+    """Card-deck odds, exact and simulated side by side (Wilson 95% interval and n)."""
+
+
+@odds.command("report")
+@_odds_options
+@click.option("--hand", type=int, default=6, show_default=True, help="Command hand size.")
+def odds_report(deck, games, seed, chunk, fmt, hand) -> None:
+    """The standard battery of questions for one deck and hand size."""
+    d = load_deck(deck)
+    _emit(odds_mod.deck_report(d, hand, games, seed, chunk), d, fmt)
+
+
+@odds.command("at-least")
+@_odds_options
+@click.option("--hand", type=int, default=6, show_default=True)
+@click.option("--filter", "filter_expr", required=True,
+              help="Card filter, e.g. 'kind=section&section=L | kind=multi'.")
+@click.option("-k", "k", type=int, default=1, show_default=True, help="At least this many.")
+def odds_at_least(deck, games, seed, chunk, fmt, hand, filter_expr, k) -> None:
+    """P(at least k cards matching a filter in a hand)."""
+    d = load_deck(deck)
+    _emit(odds_mod.at_least(d, filter_expr, hand, k, games, seed, chunk), d, fmt)
+
+
+@odds.command("rack")
+@_odds_options
+@click.option("--section", type=click.Choice(SECTIONS), required=True)
+def odds_rack(deck, games, seed, chunk, fmt, section) -> None:
+    """P(a fresh 5-card rack offers at least one card that can order in a section)."""
+    d = load_deck(deck)
+    _emit(odds_mod.rack_offers(d, section, games, seed, chunk), d, fmt)
+
+
+@odds.command("orders")
+@_odds_options
+@click.option("--hand", type=int, default=6, show_default=True)
+def odds_orders(deck, games, seed, chunk, fmt, hand) -> None:
+    """Distribution of the fixed orders per section held in a hand."""
+    d = load_deck(deck)
+    _emit(odds_mod.orders_distribution(d, hand, games, seed, chunk), d, fmt)
+
+
+@odds.command("same-section")
+@_odds_options
+@click.option("--hand", type=int, default=6, show_default=True)
+def odds_same_section(deck, games, seed, chunk, fmt, hand) -> None:
+    """P(hand and rack are all section cards of one section): rule E4."""
+    d = load_deck(deck)
+    _emit(odds_mod.same_section(d, hand, games, seed, chunk), d, fmt)
+
+
+@odds.command("first")
+@_odds_options
+@click.option("--filter", "filter_expr", required=True, help="Card filter, e.g. 'kind=multi'.")
+def odds_first(deck, games, seed, chunk, fmt, filter_expr) -> None:
+    """Expected draws from a fresh shuffle until a matching card appears."""
+    d = load_deck(deck)
+    _emit(odds_mod.first_draw(d, filter_expr, games, seed, chunk), d, fmt)
+
+
+@odds.command("mulligan")
+@_odds_options
+@click.option("--keep", "keep_expr", required=True,
+              help="Cards worth keeping, e.g. 'category=early'.")
+@click.option("--mulligan-below", type=int, required=True,
+              help="Mulligan every other card when fewer than this many keepers are held.")
+@click.option("--target", type=int, required=True, help="Keepers wanted in the final hand.")
+@click.option("--hand", type=int, default=5, show_default=True, help="Opening hand size.")
+def odds_mulligan(deck, games, seed, chunk, fmt, keep_expr, mulligan_below, target, hand) -> None:
+    """Epic TCG opening hand with its one mulligan (1 Mojo a card) under a stated keep rule."""
+    d = load_deck(deck)
+    df = odds_mod.mulligan(d, keep_expr, mulligan_below, target, games, seed, hand, chunk)
+    _emit(df, d, fmt)
+
+
+def main() -> None:
+    """Console entry point: run the click group, turning input errors into one line and exit 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except NapsimInputError as e:
+        _fail(str(e))
+    except click.exceptions.Abort:
+        _fail("aborted")
+    except click.ClickException as e:
+        _fail(e.format_message())
+    except OSError as e:
+        _fail(f"{getattr(e, 'filename', '') or ''}: {e.strerror or e}")
+
+
+if __name__ == "__main__":
+    np.seterr(over="ignore")
+    main()

@@ -1,0 +1,1 @@
+"""numba kernels only: they read packed integer/float tables and write metric arrays."""

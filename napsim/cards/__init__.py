@@ -25,7 +25,7 @@ UNIT_FILTERS = ("any", "inf", "cav", "art", "inf_art", "leader")
 CONFIDENCE = ("confirmed", "secondary", "estimated")
 MARKS = (
     "tactician_draw", "scout", "elan", "first_strike", "counter_attack", "force_march",
-    "take_command",
+    "take_command", "fallback",
 )
 ORDER_COLUMNS = ("orders_l", "orders_c", "orders_r")
 COLUMNS = (

@@ -1,0 +1,534 @@
+"""EPIC one-a-side and the standard one-card game: whole games in one kernel call.
+
+State per game lives in per-block scratch arrays (no allocation per game). Card locations: the
+draw pile (a stack), the discard pile, each hand, the Courier Rack and each Square Track. All
+choices read the pair tables of napsim.tables; all randomness comes from the game's own
+counter-based stream, so a game is a pure function of (seed, game index).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from napsim.engine.rng import bounded, start_game, uniform
+
+# metric slots per side
+M_NOM, M_EFF = 0, 3            # + section
+M_WASTED, M_TURNS = 6, 7
+M_HAND_KIND, M_RACK_KIND = 8, 12  # + kind (section, multi, tactic, other)
+M_PICK_FROM = 16               # + rack size 0..5
+M_REFILLS, M_E4, M_E4_USED, M_SCOUT = 22, 23, 24, 25
+M_STARS_MARCH, M_STARS_TAC, M_MARCH_UNITS = 26, 27, 28
+M_ELAN, M_RESHUFFLE, M_STARVED = 29, 30, 31
+M_TAC_DRAWN, M_TAC_PLAYED, M_FIRST_STRIKE, M_COUNTER = 32, 33, 34, 35
+M_SQ_FORMED, M_TAC_HELD, M_TAC_STARVED, M_VIOLATIONS = 36, 37, 38, 39
+N_METRICS = 40
+METRIC_NAMES = (
+    "nominal_L", "nominal_C", "nominal_R", "effective_L", "effective_C", "effective_R",
+    "wasted", "turns", "hand_section", "hand_multi", "hand_tactic", "hand_other",
+    "rack_section", "rack_multi", "rack_tactic", "rack_other",
+    "pick_from_0", "pick_from_1", "pick_from_2", "pick_from_3", "pick_from_4", "pick_from_5",
+    "refills", "same_section_turns", "same_section_used", "scout_draws",
+    "stars_march", "stars_tactician", "march_units", "elan_reshuffles", "deck_reshuffles",
+    "starved_draws", "tactician_drawn", "tactician_played", "first_strikes", "counter_attacks",
+    "squares_formed", "tactician_held_end", "tactician_starved", "invariant_violations",
+)
+assert len(METRIC_NAMES) == N_METRICS
+
+MAX_HAND = 24
+RACK = 5
+WAIT_BINS = 64
+TACTICIAN_DECK = 50
+TRACE_WIDTH = 40
+# trace event codes
+EV_TURN, EV_CHOICE, EV_ORDERS, EV_DRAW, EV_TACTICIAN, EV_ELAN, EV_RESHUFFLE = 1, 2, 3, 4, 5, 6, 7
+EV_REFILL, EV_SQUARE, EV_UNSQUARE, EV_FIRST_STRIKE, EV_STARVED, EV_SCOUT = 8, 9, 10, 11, 12, 13
+
+# card-table columns packed into one int array: ctab[type, column]
+C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR = range(9)
+N_CCOLS = 9
+
+
+@njit(cache=True)
+def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
+    """Append one event (only when a trace buffer was given)."""
+    k = tn[0]
+    if k < trace.shape[0]:
+        trace[k, 0] = code
+        trace[k, 1] = ply
+        trace[k, 2] = side
+        trace[k, 3] = a
+        trace[k, 4] = b
+        trace[k, 5] = c
+        trace[k, 6] = d
+        trace[k, 7] = e
+        trace[k, 8] = f
+        trace[k, 9] = g
+        trace[k, 10] = h
+    tn[0] = k + 1
+
+
+@njit(cache=True)
+def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
+    """Top card of the draw pile, reshuffling the discards when it is empty (D6); -1 if starved."""
+    if pn[0] == 0:
+        if dn[0] == 0:
+            met[side, M_STARVED] += 1
+            _trace(trace, tn, EV_STARVED, ply, side, 0, 0, 0, 0, 0, 0, 0, 0)
+            return -1
+        for i in range(dn[0]):
+            pile[i] = disc[i]
+        pn[0] = dn[0]
+        dn[0] = 0
+        for i in range(pn[0] - 1, 0, -1):
+            j = bounded(rs, i + 1)
+            t = pile[i]
+            pile[i] = pile[j]
+            pile[j] = t
+        met[side, M_RESHUFFLE] += 1
+        _trace(trace, tn, EV_RESHUFFLE, ply, side, pn[0], 0, 0, 0, 0, 0, 0, 0)
+    pn[0] -= 1
+    return pile[pn[0]]
+
+
+@njit(cache=True)
+def _draw_tactician(tac, tac_pile, tac_disc, met, side, trace, tn, ply):
+    """One Tactician card (D4): from its pile, reshuffled from its discards when empty."""
+    if tac_pile[0] == 0:
+        tac_pile[0] = tac_disc[0]
+        tac_disc[0] = 0
+    if tac_pile[0] == 0:
+        met[side, M_TAC_STARVED] += 1
+        return
+    tac_pile[0] -= 1
+    tac[side] += 1
+    met[side, M_TAC_DRAWN] += 1
+    _trace(trace, tn, EV_TACTICIAN, ply, side, tac[side], 0, 0, 0, 0, 0, 0, 0)
+
+
+@njit(cache=True)
+def _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq, sqn, hand0, scratch):
+    """Count invariant violations: every card in exactly one place; hand + squares = start hand."""
+    scratch[:] = 0
+    for i in range(pn[0]):
+        scratch[pile[i]] += 1
+    for i in range(dn[0]):
+        scratch[disc[i]] += 1
+    for s in range(2):
+        for i in range(hn[s]):
+            scratch[hand[s, i]] += 1
+        for i in range(sqn[s]):
+            scratch[sq[s, i]] += 1
+    for i in range(rn[0]):
+        scratch[rack[i]] += 1
+    bad = 0
+    for t in range(counts.shape[0]):
+        if scratch[t] != counts[t]:
+            bad += 1
+    return bad
+
+
+@njit(cache=True)
+def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
+              ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+              e4_only, check, met, wait_hist, trace, tn,
+              pile, disc, hand, rack, rack_t, sq, scratch):
+    """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait]."""
+    start_game(rs, run_key, game)
+    void = ctab.shape[0] - 1
+    n_cards = deck.shape[0]
+    for i in range(n_cards):
+        pile[i] = deck[i]
+    for i in range(n_cards - 1, 0, -1):
+        j = bounded(rs, i + 1)
+        t = pile[i]
+        pile[i] = pile[j]
+        pile[j] = t
+    pn = np.array([n_cards])
+    dn = np.array([0])
+    rn = np.array([0])
+    hn = np.zeros(2, np.int64)
+    sqn = np.zeros(2, np.int64)
+    tac = np.zeros(2, np.int64)
+    tac_pile = np.array([TACTICIAN_DECK])
+    tac_disc = np.array([0])
+    last_hand = np.full(2, void, np.int64)
+    nominal = np.zeros(3, np.int64)
+    # E1 setup: hands (first player first), Tactician cards, then the rack
+    for k in range(2):
+        s = (first + k) % 2
+        for _ in range(hand0[s]):
+            hand[s, hn[s]] = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, -1)
+            hn[s] += 1
+        take = min(tac0[s], tac_pile[0])
+        tac[s] = take
+        tac_pile[0] -= take
+    if not standard:
+        for _ in range(RACK):
+            rack[rn[0]] = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, -1)
+            rack_t[rn[0]] = 0
+            rn[0] += 1
+    for ply in range(2 * turns):
+        s = (first + ply) % 2
+        o = 1 - s
+        pv = pol[s]
+        met[s, M_TURNS] += 1
+        # E11: squares leave (own turn start), then the opponent's attacks may force one
+        k = 0
+        while k < sqn[s]:
+            if uniform(rs) < sq_leave[s]:
+                hand[s, hn[s]] = sq[s, k]
+                hn[s] += 1
+                _trace(trace, tn, EV_UNSQUARE, ply, s, sq[s, k], 0, 0, 0, 0, 0, 0, 0)
+                sqn[s] -= 1
+                sq[s, k] = sq[s, sqn[s]]
+            else:
+                k += 1
+        if sq_form[s] > 0.0 and uniform(rs) < sq_form[s]:
+            if sqn[s] < hand0[s] - 1 and hn[s] >= 1:
+                i = bounded(rs, hn[s])
+                sq[s, sqn[s]] = hand[s, i]
+                sqn[s] += 1
+                _trace(trace, tn, EV_SQUARE, ply, s, hand[s, i], 0, 0, 0, 0, 0, 0, 0)
+                hn[s] -= 1
+                hand[s, i] = hand[s, hn[s]]
+                met[s, M_SQ_FORMED] += 1
+        # Tactician cards are spent at a policy rate (they only matter to card flow as counts)
+        if tac[s] > 0 and uniform(rs) < pv[11]:
+            tac[s] -= 1
+            tac_disc[0] += 1
+            met[s, M_TAC_PLAYED] += 1
+        # P7: the opponent may play a First Strike from hand during this turn
+        fs_card = -1
+        if pol[o][10] > 0.0:
+            for i in range(hn[o]):
+                if ctab[hand[o, i], C_FS] == 1:
+                    if uniform(rs) < pol[o][10]:
+                        fs_card = hand[o, i]
+                        hn[o] -= 1
+                        hand[o, i] = hand[o, hn[o]]
+                        met[o, M_FIRST_STRIKE] += 1
+                        _trace(trace, tn, EV_FIRST_STRIKE, ply, o, fs_card, 0, 0, 0, 0, 0, 0, 0)
+                    break
+        cmd = hn[s]  # E6: the hand at the start of the turn, the played card included
+        rack_size = rn[0]
+        # E4: every hand and rack card is a section card of one section
+        e4 = False
+        if not standard and hn[s] > 0 and rn[0] > 0:
+            # on the cards as they would play (a Counter-Attack counts as the card it copies)
+            t = _resolve(ctab, hand[s, 0], last_hand[o], void)
+            sec0 = ctab[t, C_SEC]
+            e4 = ctab[t, C_KIND] == 0
+            for i in range(hn[s]):
+                t = _resolve(ctab, hand[s, i], last_hand[o], void)
+                e4 = e4 and ctab[t, C_KIND] == 0 and ctab[t, C_SEC] == sec0
+            for j in range(rn[0]):
+                t = _resolve(ctab, rack[j], last_hand[o], void)
+                e4 = e4 and ctab[t, C_KIND] == 0 and ctab[t, C_SEC] == sec0
+            if e4:
+                met[s, M_E4] += 1
+        if check:
+            tmp_hand_ok = hn[s] + sqn[s] == hand0[s]
+            if not tmp_hand_ok:
+                met[s, M_VIOLATIONS] += 1
+        if trace.shape[0] > 0:
+            k = tn[0]
+            _trace(trace, tn, EV_TURN, ply, s, cmd, rn[0], 1 if e4 else 0, hn[s], sqn[s], tac[s],
+                   pn[0], dn[0])
+            if k < trace.shape[0]:
+                for i in range(hn[s]):
+                    trace[k, 11 + i] = hand[s, i]
+                for j in range(rn[0]):
+                    trace[k, 11 + MAX_HAND + j] = rack[j]
+        # the choice: hand slot hi (-2: none), rack slot rj (-1: none), placement p
+        n_h = hn[s]
+        n_r = rn[0] if not standard else 0
+        c = min(cmd, best_val.shape[1] - 1)
+        hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, last_hand[o], void,
+                                   pol, ctab, best_val, best_k, best_list, n_place, place_list,
+                                   e4_only)
+        if hi == -1 and n_h > 0 and n_r > 0:
+            # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
+            # hand card alone is played and the rack is left as it is
+            hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, last_hand[o],
+                                       void, pol, ctab, best_val, best_k, best_list, n_place,
+                                       place_list, e4_only)
+        ta = void
+        tb = void
+        if hi >= 0:
+            ta = hand[s, hi]
+            hn[s] -= 1
+            hand[s, hi] = hand[s, hn[s]]
+        if rj >= 0:
+            tb = rack[rj]
+            waited = ply - rack_t[rj] if ply - rack_t[rj] < WAIT_BINS else WAIT_BINS - 1
+            wait_hist[ctab[tb, C_KIND], waited] += 1
+            rn[0] -= 1
+            rack[rj] = rack[rn[0]]
+            rack_t[rj] = rack_t[rn[0]]
+            met[s, M_PICK_FROM + rack_size] += 1
+        ra = _resolve(ctab, ta, last_hand[o], void)
+        rb = _resolve(ctab, tb, last_hand[o], void)
+        if ctab[ta, C_COUNTER] == 1:
+            met[s, M_COUNTER] += 1
+        if ctab[tb, C_COUNTER] == 1:
+            met[s, M_COUNTER] += 1
+        if ta != void:
+            met[s, M_HAND_KIND + ctab[ta, C_KIND]] += 1
+            last_hand[s] = ra
+        if tb != void:
+            met[s, M_RACK_KIND + ctab[tb, C_KIND]] += 1
+        if e4 and ra != void and rb != void and ctab[ra, C_SEC] == ctab[rb, C_SEC]:
+            met[s, M_E4_USED] += 1
+        pa = p // 3
+        pb = p % 3
+        wasted = 0
+        for x in range(3):
+            nominal[x] = nom_t[s, c, ra, rb, p, x]
+            met[s, M_NOM + x] += nominal[x]
+            met[s, M_EFF + x] += eff_t[s, c, ra, rb, p, x]
+            wasted += nominal[x] - eff_t[s, c, ra, rb, p, x]
+        met[s, M_WASTED] += wasted
+        # E8 / P3 stars: March Move up to 3 free units in the card's section, else a Tactician
+        r0 = rem_t[s, c, ra, rb, p, 0]
+        r1 = rem_t[s, c, ra, rb, p, 1]
+        r2 = rem_t[s, c, ra, rb, p, 2]
+        tac_draws = ctab[ra, C_TDRAW] + ctab[rb, C_TDRAW]
+        marched = 0
+        for k in range(2):
+            t = ra if k == 0 else rb
+            if ctab[t, C_STARS] == 0:
+                continue
+            kd = ctab[t, C_KIND]
+            sx = ctab[t, C_SEC] if kd == 0 else ((pa if k == 0 else pb) if kd == 2 else -1)
+            avail = 0
+            if sx >= 0:
+                avail = min(3, r0 if sx == 0 else (r1 if sx == 1 else r2))
+            if avail > 0 and uniform(rs) < pv[9]:
+                marched += avail
+                met[s, M_STARS_MARCH] += 1
+                if sx == 0:
+                    r0 -= avail
+                elif sx == 1:
+                    r1 -= avail
+                else:
+                    r2 -= avail
+            else:
+                tac_draws += 1
+                met[s, M_STARS_TAC] += 1
+        met[s, M_MARCH_UNITS] += marched
+        _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
+               1 if pv[0] == 1.0 else 0)
+        _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2],
+               eff_t[s, c, ra, rb, p, 0], eff_t[s, c, ra, rb, p, 1], eff_t[s, c, ra, rb, p, 2],
+               marched, tac_draws)
+        # D7: played cards (and a First Strike) go to the discards at the end of the turn
+        if ta != void:
+            disc[dn[0]] = ta
+            dn[0] += 1
+        if tb != void:
+            disc[dn[0]] = tb
+            dn[0] += 1
+        if fs_card >= 0:
+            disc[dn[0]] = fs_card
+            dn[0] += 1
+            t = _draw_card(rs, pile, pn, disc, dn, met, o, trace, tn, ply)
+            if t >= 0:
+                hand[o, hn[o]] = t
+                hn[o] += 1
+                _trace(trace, tn, EV_DRAW, ply, o, t, 0, 0, 0, 0, 0, 0, 0)
+        # E9.1 / E9.2 draw one, or with a Scout draw two and keep the better (P2)
+        scouted = ctab[ra, C_SCOUT] == 1 or ctab[rb, C_SCOUT] == 1
+        t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+        if scouted and t1 >= 0:
+            t2 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+            met[s, M_SCOUT] += 1
+            if t2 >= 0:
+                c2 = min(hn[s] + 1, best_val.shape[1] - 1)
+                v1 = best_val[s, c2, _resolve(ctab, t1, void, void), void]
+                v2 = best_val[s, c2, _resolve(ctab, t2, void, void), void]
+                keep, drop = t1, t2
+                if v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1):
+                    keep, drop = t2, t1
+                if pv[0] == 1.0 and uniform(rs) < 0.5:  # random policy keeps either at random
+                    keep, drop = drop, keep
+                t1 = keep
+                disc[dn[0]] = drop
+                dn[0] += 1
+                _trace(trace, tn, EV_SCOUT, ply, s, keep, drop, 0, 0, 0, 0, 0, 0)
+        if t1 >= 0:
+            hand[s, hn[s]] = t1
+            hn[s] += 1
+            _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
+        # E9.3 Tactician draws
+        for _ in range(tac_draws):
+            _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
+        # E9.4 Elan: draw pile and discards shuffled together; every player draws a Tactician
+        if ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1:
+            for i in range(dn[0]):
+                pile[pn[0]] = disc[i]
+                pn[0] += 1
+            dn[0] = 0
+            for i in range(pn[0] - 1, 0, -1):
+                j = bounded(rs, i + 1)
+                t = pile[i]
+                pile[i] = pile[j]
+                pile[j] = t
+            met[s, M_ELAN] += 1
+            _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
+            for k in range(2):
+                _draw_tactician(tac, tac_pile, tac_disc, met, (s + k) % 2, trace, tn, ply)
+        # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
+        if not standard and rn[0] <= 2:
+            met[s, M_REFILLS] += 1
+            while rn[0] < RACK:
+                t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+                if t < 0:
+                    break
+                rack[rn[0]] = t
+                rack_t[rn[0]] = ply + 1
+                rn[0] += 1
+            _trace(trace, tn, EV_REFILL, ply, s, rn[0], rack[0], rack[1], rack[2], rack[3],
+                   rack[4], 0, 0)
+        if check:
+            met[s, M_VIOLATIONS] += _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq,
+                                           sqn, hand0, scratch)
+    for s in range(2):
+        met[s, M_TAC_HELD] += tac[s]
+
+
+@njit(cache=True)
+def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
+            best_k, best_list, n_place, place_list, e4_only):
+    """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
+    rack slot or -1, placement, score); hand slot -1 when nothing is legal.
+
+    greedy: the best table score, minus keep/deny terms; ties broken uniformly at random over
+    tied (hand, rack, placement) triples (reservoir sampling), so equal weights stay symmetric.
+    random: uniform over all legal triples.
+    """
+    pv = pol[s]
+    hi = -1
+    rj = -1
+    p = 0
+    score = 0.0
+    is_random = pv[0] == 1.0
+    if is_random:
+        total = 0
+        for i in range(max(n_h, 1)):
+            ra = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
+            for j in range(max(n_r, 1)):
+                rb = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
+                if not (e4_only[ra, rb] and not e4):
+                    total += n_place[ra, rb]
+        if total == 0:
+            return hi, rj, p, score
+        pick = bounded(rs, total)
+        for i in range(max(n_h, 1)):
+            ra = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
+            for j in range(max(n_r, 1)):
+                rb = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
+                if e4_only[ra, rb] and not e4:
+                    continue
+                if pick < n_place[ra, rb]:
+                    return (i if n_h > 0 else -2, j if n_r > 0 else -1,
+                            place_list[ra, rb, pick], best_val[s, c, ra, rb])
+                pick -= n_place[ra, rb]
+        return hi, rj, p, score
+    best = -1.0e18
+    ties = 0
+    cmax = best_val.shape[1] - 1
+    for i in range(max(n_h, 1)):
+        ra = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
+        for j in range(max(n_r, 1)):
+            rb = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
+            if (e4_only[ra, rb] and not e4) or n_place[ra, rb] == 0:
+                continue
+            v = best_val[s, c, ra, rb] - pv[7] * best_val[s, c, ra, void]
+            if pv[8] != 0.0 and n_r > 1:
+                deny = -1.0e18
+                for jj in range(n_r):
+                    if jj != j:
+                        tt = _resolve(ctab, rack[jj], void, void)
+                        deny = max(deny, best_val[o, min(hn[o], cmax), tt, void])
+                v -= pv[8] * deny
+            k = best_k[s, c, ra, rb]
+            if v > best + 1e-9:
+                best = v
+                ties = k
+                hi = i if n_h > 0 else -2
+                rj = j if n_r > 0 else -1
+                p = best_list[s, c, ra, rb, bounded(rs, k) if k > 1 else 0]
+            elif v >= best - 1e-9:
+                ties += k
+                if bounded(rs, ties) < k:
+                    hi = i if n_h > 0 else -2
+                    rj = j if n_r > 0 else -1
+                    p = best_list[s, c, ra, rb, bounded(rs, k) if k > 1 else 0]
+    return hi, rj, p, best
+
+
+@njit(cache=True, inline="always")
+def _resolve(ctab, t, opp_last, void):
+    """The card a type plays as this turn: First Strike gives nothing on its owner's turn,
+    Counter-Attack plays as the opponent's last hand card mirrored left/right."""
+    if ctab[t, C_FS] == 1:
+        return void
+    if ctab[t, C_COUNTER] == 1:
+        return ctab[opp_last, C_MIRROR] if opp_last != void else void
+    return t
+
+
+@njit(cache=True, parallel=True)
+def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
+               pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+               place_list, e4_only, check, per_game):
+    """Play games [first_game, first_game + n). Returns (metrics summed over the chunk [2, M],
+    per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins])."""
+    nb = max(1, min(n, 64))
+    met_b = np.zeros((nb, 2, N_METRICS), np.int64)
+    wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
+    rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
+    n_cards = deck.shape[0]
+    for b in prange(nb):
+        rs = np.empty(2, np.uint64)
+        pile = np.empty(n_cards, np.int64)
+        disc = np.empty(n_cards, np.int64)
+        hand = np.empty((2, MAX_HAND + n_cards), np.int64)
+        rack = np.zeros(RACK, np.int64)
+        rack_t = np.zeros(RACK, np.int64)
+        sq = np.empty((2, MAX_HAND), np.int64)
+        scratch = np.zeros(counts.shape[0], np.int64)
+        met = np.zeros((2, N_METRICS), np.int64)
+        trace = np.zeros((0, TRACE_WIDTH), np.int64)
+        tn = np.zeros(1, np.int64)
+        lo = (n * b) // nb
+        hi = (n * (b + 1)) // nb
+        for g in range(lo, hi):
+            met[:, :] = 0
+            play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
+                      sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+                      n_place, place_list, e4_only, check, met, wait_b[b], trace, tn,
+                      pile, disc, hand, rack, rack_t, sq, scratch)
+            met_b[b] += met
+            if per_game:
+                rows[g] = met
+    return met_b.sum(axis=0), rows, wait_b.sum(axis=0)
+
+
+def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
+               deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+               e4_only, max_events=20000):
+    """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
+    n_cards = deck.shape[0]
+    rs = np.empty(2, np.uint64)
+    met = np.zeros((2, N_METRICS), np.int64)
+    wait = np.zeros((4, WAIT_BINS), np.int64)
+    trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
+    tn = np.zeros(1, np.int64)
+    play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
+              ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+              e4_only, True, met, wait, trace, tn, np.empty(n_cards, np.int64),
+              np.empty(n_cards, np.int64), np.empty((2, MAX_HAND + n_cards), np.int64),
+              np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
+              np.empty((2, MAX_HAND), np.int64), np.zeros(counts.shape[0], np.int64))
+    return met, trace[: min(tn[0], max_events)]

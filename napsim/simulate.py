@@ -1,0 +1,177 @@
+"""Run EPIC / standard games: scenario + deck + policies -> packed tables -> kernel chunks.
+
+`Simulation` holds the packed inputs; `run()` plays games [0, n) in fixed chunks and returns a
+`SimResult` with summed metrics, optional per-game rows and the rack waiting-time histogram.
+Integer sums make the result identical for any chunk size or thread count.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from napsim.cards import SECTIONS, Deck, load_deck
+from napsim.engine import epic
+from napsim.engine.rng import seed_key
+from napsim.errors import NapsimInputError
+from napsim.policies import policy_vector
+from napsim.scenarios import Scenario, load_scenario
+from napsim.stats import wilson
+from napsim.tables import KIND_NAMES, CardTable, PairTables, card_table, pair_tables, units_array
+
+DEFAULT_CHUNK = 20_000
+
+
+@dataclass
+class Simulation:
+    """Everything a kernel call needs, packed once per (scenario, deck, policies)."""
+
+    scenario: Scenario
+    deck: Deck
+    policy_names: tuple[str, str]
+    policies: np.ndarray
+    cards: CardTable
+    tables: PairTables
+    ctab: np.ndarray = field(repr=False)
+    counts: np.ndarray = field(repr=False)
+
+    @classmethod
+    def build(cls, scenario: Scenario | str, policies=(("greedy", {}), ("greedy", {})),
+              deck: Deck | str | None = None) -> Simulation:
+        sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        if len(policies) != 2:
+            raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
+                                   "one per side, e.g. greedy,random")
+        dk = deck if isinstance(deck, Deck) else load_deck(deck or sc.deck)
+        pol = np.stack([policy_vector(n, o) for n, o in policies])
+        cards = card_table(dk)
+        cmax = max(s.hand for s in sc.sides) + 1
+        if cmax > epic.MAX_HAND:
+            raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{epic.MAX_HAND - 1}")
+        tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard")
+        ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
+                         cards.first_strike, cards.counter, cards.mirror], axis=1).astype(np.int64)
+        counts = np.bincount(cards.deck, minlength=len(cards.names)).astype(np.int64)
+        return cls(sc, dk, (policies[0][0], policies[1][0]), pol, cards, tables, ctab, counts)
+
+    def _args(self):
+        sc, t = self.scenario, self.tables
+        return (
+            sc.format == "standard", np.int64(sc.turns), np.int64(sc.first),
+            np.array([s.hand for s in sc.sides], np.int64),
+            np.array([s.tactician for s in sc.sides], np.int64),
+            np.array([s.square_form for s in sc.sides], np.float64),
+            np.array([s.square_leave for s in sc.sides], np.float64),
+            self.policies, self.ctab, self.cards.deck, self.counts, t.best_val, t.best_k, t.best_list,
+            t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only,
+        )
+
+    def run(self, games: int, seed: int, chunk: int = DEFAULT_CHUNK, per_game: bool = False,
+            check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
+        """Play games [0, games) in chunks; identical results for any chunk size and threads."""
+        if games <= 0:
+            raise NapsimInputError("--games", "games", f"{games} is not positive", ">= 1")
+        if chunk <= 0:
+            raise NapsimInputError("--chunk", "chunk", f"{chunk} is not positive", ">= 1")
+        key = seed_key(seed)
+        args = self._args()
+        totals = np.zeros((2, epic.N_METRICS), np.int64)
+        waits = np.zeros((4, epic.WAIT_BINS), np.int64)
+        rows = []
+        t0 = time.perf_counter()
+        for first in range(0, games, chunk):
+            n = min(chunk, games - first)
+            with np.errstate(over="ignore"):
+                m, r, w = epic.play_chunk(key, np.int64(first), np.int64(n), *args, check, per_game)
+            totals += m
+            waits += w
+            if per_game:
+                rows.append(r)
+            if progress:
+                progress(first + n, games)
+        wall = time.perf_counter() - t0
+        per = np.concatenate(rows) if per_game else None
+        return SimResult(self, games, seed, totals, per, waits, wall)
+
+    def trace(self, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
+        """(metrics, event log) of one game, replayed from (seed, game index)."""
+        with np.errstate(over="ignore"):
+            return epic.trace_game(seed_key(seed), np.int64(game), *self._args())
+
+
+@dataclass
+class SimResult:
+    """Metrics of a run: totals [side, metric], optional per-game rows, rack waits [kind, turns]."""
+
+    sim: Simulation
+    games: int
+    seed: int
+    totals: np.ndarray
+    per_game: np.ndarray | None
+    rack_wait: np.ndarray
+    wall_seconds: float
+
+    def metric(self, name: str) -> np.ndarray:
+        """Total of one metric per side."""
+        return self.totals[:, epic.METRIC_NAMES.index(name)]
+
+    def per_game_frame(self) -> pd.DataFrame:
+        """Tidy per-game frame: one row per game and side."""
+        if self.per_game is None:
+            raise ValueError("run with per_game=True to keep per-game rows")
+        n = self.per_game.shape[0]
+        frames = []
+        for s, side in enumerate(self.sim.scenario.sides):
+            df = pd.DataFrame(self.per_game[:, s, :], columns=list(epic.METRIC_NAMES))
+            df.insert(0, "side", side.name)
+            df.insert(0, "game", np.arange(n))
+            frames.append(df)
+        return pd.concat(frames, ignore_index=True)
+
+    def summary(self) -> pd.DataFrame:
+        """Per side: means per game and per turn, and rates with Wilson intervals and n."""
+        rows = []
+        for s, side in enumerate(self.sim.scenario.sides):
+            tot = self.totals[s]
+            turns = int(tot[epic.M_TURNS])
+            for i, name in enumerate(epic.METRIC_NAMES):
+                rows.append(dict(side=side.name, metric=name, kind="mean_per_game",
+                                 value=tot[i] / self.games, ci_low=np.nan, ci_high=np.nan,
+                                 n=self.games))
+            picks = tot[epic.M_PICK_FROM:epic.M_PICK_FROM + 6]
+            n_picks = int(picks.sum())
+            for size in (5, 4, 3):
+                k = int(picks[size])
+                lo, hi = wilson(k, n_picks)
+                rows.append(dict(side=side.name, metric=f"share_picks_from_{size}",
+                                 kind="rate", value=k / max(n_picks, 1), ci_low=lo, ci_high=hi,
+                                 n=n_picks))
+            for name, idx in (("same_section_turn_rate", epic.M_E4),
+                              ("scout_turn_rate", epic.M_SCOUT)):
+                k = int(tot[idx])
+                lo, hi = wilson(k, turns)
+                rows.append(dict(side=side.name, metric=name, kind="rate", value=k / max(turns, 1),
+                                 ci_low=lo, ci_high=hi, n=turns))
+            nom = int(tot[epic.M_NOM:epic.M_NOM + 3].sum())
+            eff = int(tot[epic.M_EFF:epic.M_EFF + 3].sum())
+            lo, hi = wilson(eff, nom)
+            rows.append(dict(side=side.name, metric="effective_share_of_nominal", kind="rate",
+                             value=eff / max(nom, 1), ci_low=lo, ci_high=hi, n=nom))
+            for x, sec in enumerate(SECTIONS):
+                rows.append(dict(side=side.name, metric=f"effective_per_turn_{sec}",
+                                 kind="mean_per_turn", value=tot[epic.M_EFF + x] / max(turns, 1),
+                                 ci_low=np.nan, ci_high=np.nan, n=turns))
+        return pd.DataFrame(rows)
+
+    def rack_wait_frame(self) -> pd.DataFrame:
+        """Histogram of turns a card waited on the rack before it was taken, by card kind."""
+        rows = []
+        for k, kind in enumerate(KIND_NAMES):
+            for w in range(self.rack_wait.shape[1]):
+                if self.rack_wait[k, w]:
+                    rows.append(dict(kind=kind, wait_turns=w, cards=int(self.rack_wait[k, w])))
+        return pd.DataFrame(rows, columns=["kind", "wait_turns", "cards"])

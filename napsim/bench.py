@@ -12,6 +12,7 @@ import os
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 if __name__ == "__main__":  # a fresh cache: numba does not notice edits in other files
     os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="napsim-bench-"))
@@ -25,7 +26,7 @@ from napsim.cards import load_deck
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 
-BENCHES = ("odds",)
+BENCHES = ("odds", "epic")
 
 
 def reference_hand_counts_numpy(deck: np.ndarray, value: np.ndarray, hand: int, games: int,
@@ -80,6 +81,36 @@ def bench_odds(games: int, threads: int) -> dict:
     }
 
 
+def bench_epic(games: int, threads: int) -> dict:
+    """Greedy vs greedy on the symmetric scenario, 30 turns a side, against the pure-Python
+    reference engine of tests/reference when it is importable (a source checkout)."""
+    from napsim.simulate import Simulation
+
+    numba.set_num_threads(threads)
+    sim = Simulation.build("symmetric")
+    n = max(2_000, games // 1000)
+    sim.run(min(n, 500), 1)  # compile
+    sec, _ = _time(lambda: sim.run(n, 1, chunk=n))
+    turns = n * 2 * sim.scenario.turns
+    rate = turns / sec
+    out = {"kernel": "epic", "unit": "turns", "threads": threads, "games": n,
+           "per_second": round(rate), "per_second_per_core": round(rate / threads),
+           "games_per_second": round(n / sec)}
+    try:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        from reference.engine import play_games  # type: ignore[import-not-found]
+    except ImportError:
+        out["reference"] = "unavailable (tests/reference/engine.py not found)"
+    else:
+        ref_games = 20
+        ref_sec, _ = _time(lambda: play_games(sim, ref_games, seed=1), 0.5)
+        ref_rate = ref_games * 2 * sim.scenario.turns / ref_sec
+        out.update(reference="tests/reference/engine.py (pure Python)",
+                   reference_per_second=round(ref_rate), ratio_vs_reference=round(rate / ref_rate, 1))
+    out.update(napsim=napsim.__version__, numba=numba.__version__, numpy=np.__version__)
+    return out
+
+
 @click.command()
 @click.argument("which", type=click.Choice((*BENCHES, "all")), default="all")
 @click.option("--games", type=int, default=20_000_000, show_default=True)
@@ -89,7 +120,7 @@ def main(which: str, games: int, threads: int) -> None:
     """Print one JSON line per benchmark."""
     todo = BENCHES if which == "all" else (which,)
     for name in todo:
-        result = {"odds": bench_odds}[name](games, threads)
+        result = {"odds": bench_odds, "epic": bench_epic}[name](games, threads)
         click.echo(json.dumps(result))
         sys.stdout.flush()
 

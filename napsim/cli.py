@@ -176,6 +176,88 @@ def odds_mulligan(deck, games, seed, chunk, fmt, keep_expr, mulligan_below, targ
     _emit(df, d, fmt)
 
 
+def _parse_sets(items: tuple[str, ...]) -> dict:
+    """--set a.b.c=value pairs -> {path: value}, values read as TOML scalars."""
+    import tomllib
+
+    out = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq:
+            raise NapsimInputError("--set", "set", f"cannot read '{item}'", "path.to.key=value")
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw
+        out[key.strip()] = value
+    return out
+
+
+def _sim_options(f):
+    f = click.option("--set", "sets", multiple=True,
+                     help="Override a scenario value, e.g. --set sides.A.hand=7.")(f)
+    f = click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")(f)
+    f = click.option("--policy", default="greedy,greedy", show_default=True,
+                     help="One policy per side: greedy,random or greedy:w_c=2;march_prob=0.5,random")(f)
+    f = click.option("--seed", type=int, default=20261130, show_default=True)(f)
+    f = click.option("--scenario", required=True, help="Scenario name or TOML path.")(f)
+    return f
+
+
+def _build_sim(scenario, policy, deck, sets):
+    from napsim.policies import parse_policy_option
+    from napsim.scenarios import load_scenario
+    from napsim.simulate import Simulation
+
+    sc = load_scenario(scenario, _parse_sets(sets))
+    return Simulation.build(sc, parse_policy_option(policy), deck)
+
+
+@cli.command("simulate")
+@_sim_options
+@click.option("--games", type=int, default=10_000, show_default=True)
+@click.option("--chunk", type=int, default=20_000, show_default=True,
+              help="Games per kernel call (results do not depend on it).")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Result folder (refused if it holds results, unless --force).")
+@click.option("--force", is_flag=True, help="Replace an existing result folder.")
+@click.option("--no-per-game", is_flag=True, help="Keep aggregates only (no games.parquet).")
+def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game):
+    """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
+    from napsim.results import write_results
+
+    sim = _build_sim(scenario, policy, deck, sets)
+    with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
+        done = [0]
+
+        def progress(k, _n):
+            bar.update(k - done[0])
+            done[0] = k
+
+        res = sim.run(games, seed, chunk, per_game=not no_per_game, progress=progress)
+    path = write_results(res, out_dir, force)
+    summary = res.summary()
+    view = summary[summary["kind"] == "rate"][["side", "metric", "value", "ci_low", "ci_high", "n"]]
+    click.echo(view.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    for w in filter(None, [sim.deck.estimated_warning()]):
+        click.echo(w)
+    click.echo(f"wrote {path} ({games} games in {res.wall_seconds:.1f} s)")
+
+
+@cli.command("trace")
+@_sim_options
+@click.option("--game", type=int, required=True, help="Global game index to replay.")
+def trace_cmd(scenario, seed, policy, deck, sets, game):
+    """Replay one game from (seed, game index) and print it turn by turn."""
+    from napsim.tracefmt import format_trace
+
+    if game < 0:
+        raise NapsimInputError("--game", "game", f"{game} is negative", "0 or more")
+    sim = _build_sim(scenario, policy, deck, sets)
+    _, events = sim.trace(seed, game)
+    click.echo(format_trace(sim, events, seed, game))
+
+
 def main() -> None:
     """Console entry point: run the click group, turning input errors into one line and exit 2."""
     try:

@@ -1,0 +1,367 @@
+"""A slow, obvious, pure-Python re-implementation of the card flow of napsim.engine.epic.play_game.
+
+EPIC one a side (format 'epic1') and the standard one-card game. It reads the scenario, the policy
+vectors and the card table of a `Simulation`, but never its precomputed pair tables: every greedy
+score is computed here from `napsim.tables.eval_pair` (the order arithmetic of one pair of cards
+and placements). Randomness comes from Python's `random.Random(seed)`, so results agree with the
+kernel only statistically. Card locations are plain Python lists.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import numpy as np
+
+from napsim.engine.epic import METRIC_NAMES, N_METRICS, RACK, TACTICIAN_DECK
+from napsim.policies import PARAMS
+from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
+
+_eval_pair = getattr(eval_pair, "py_func", eval_pair)
+M = {name: i for i, name in enumerate(METRIC_NAMES)}
+KIND_SLOT = ("section", "multi", "tactic", "other")
+TOL = 1e-9
+
+
+class _Game:
+    """One game's state and the rules that move cards between its lists."""
+
+    def __init__(self, sim, rng: random.Random):
+        self.sim = sim
+        self.rng = rng
+        sc = sim.scenario
+        cards = sim.cards
+        self.cards = cards
+        self.void = cards.void
+        self.standard = sc.format == "standard"
+        self.hand0 = [s.hand for s in sc.sides]
+        self.cmax = max(self.hand0) + 1
+        self.units = units_array(sc)
+        self.pol = sim.policies
+        self.met = np.zeros((2, N_METRICS), np.int64)
+        self._score_cache = lru_cache(maxsize=None)(self._pair_best)
+        self._eval_cache = lru_cache(maxsize=None)(self._eval)
+
+    # ----- card helpers -------------------------------------------------------------------------
+    def resolve(self, t: int, opp_last: int) -> int:
+        """First Strike plays as nothing on its owner's turn; Counter-Attack copies the
+        opponent's last hand card mirrored left/right (nothing to copy: nothing)."""
+        c = self.cards
+        if c.first_strike[t] == 1:
+            return self.void
+        if c.counter[t] == 1:
+            return int(c.mirror[opp_last]) if opp_last != self.void else self.void
+        return t
+
+    def placed_section(self, t: int, p: int) -> int:
+        """Rule E3: a section card in its own section, a tactic where placed, else none."""
+        k = self.cards.kind[t]
+        if k == KIND_SECTION:
+            return int(self.cards.sec[t])
+        if k == KIND_PLACED:
+            return p
+        return -1
+
+    def legal(self, ta: int, tb: int) -> tuple[list[int], bool]:
+        """Rule E3 / E4: legal placements p = 3 * pa + pb of (a, b), and whether the pair is
+        legal only in the E4 same-section situation."""
+        kind = self.cards.kind
+        out = []
+        e4_only = False
+        for pa in range(3 if kind[ta] == KIND_PLACED else 1):
+            for pb in range(3 if kind[tb] == KIND_PLACED else 1):
+                sa = self.placed_section(ta, pa)
+                sb = self.placed_section(tb, pb)
+                if sa >= 0 and sa == sb and not self.standard:
+                    if kind[ta] == KIND_SECTION and kind[tb] == KIND_SECTION:
+                        e4_only = True  # rule E4
+                    else:
+                        continue  # rule E3: two placed cards in two different sections
+                out.append(3 * pa + pb)
+        return out, e4_only
+
+    def _eval(self, s: int, c: int, ta: int, tb: int, p: int):
+        """Rules S2, E5, E6, E7: (nominal, effective, remaining) per section."""
+        cd = self.cards
+        nom = np.zeros(3, np.int64)
+        eff = np.zeros(3, np.int64)
+        rem = np.zeros(3, np.int64)
+        _eval_pair(ta, p // 3, tb, p % 3, c, self.units[s], cd.kind, cd.sec, cd.orders,
+                   cd.eq_cmd, cd.cap, cd.filt, cd.take_command, cd.fallback, self.standard,
+                   nom, eff, rem)
+        return tuple(int(x) for x in nom), tuple(int(x) for x in eff), tuple(int(x) for x in rem)
+
+    def score(self, s: int, c: int, ta: int, tb: int, p: int) -> float:
+        """Rule P1: weighted effective orders plus Tactician, Scout and expected star terms."""
+        pv = self.pol[s]
+        cd = self.cards
+        _, eff, rem = self._eval_cache(s, c, ta, tb, p)
+        v = pv[PARAMS["w_l"]] * eff[0] + pv[PARAMS["w_c"]] * eff[1] + pv[PARAMS["w_r"]] * eff[2]
+        tac_bonus = pv[PARAMS["tactician_bonus"]]
+        march_bonus = pv[PARAMS["march_bonus"]]
+        march_prob = pv[PARAMS["march_prob"]]
+        v += tac_bonus * (cd.tdraw[ta] + cd.tdraw[tb])
+        if cd.scout[ta] == 1 or cd.scout[tb] == 1:
+            v += pv[PARAMS["scout_bonus"]]
+        r = list(rem)
+        for t, pl in ((ta, p // 3), (tb, p % 3)):
+            if cd.stars[t] == 0:
+                continue
+            x = self.placed_section(t, pl)
+            avail = min(3, r[x]) if x >= 0 else 0
+            if avail > 0:
+                v += march_prob * march_bonus * avail + (1 - march_prob) * tac_bonus
+                r[x] -= avail
+            else:
+                v += tac_bonus
+        return float(v)
+
+    def _pair_best(self, s: int, c: int, ta: int, tb: int):
+        """Best score of a pair over its legal placements and the placements that reach it."""
+        places, _ = self.legal(ta, tb)
+        best = -1.0e9
+        tied: list[int] = []
+        for p in places:
+            v = self.score(s, c, ta, tb, p)
+            if v > best + TOL:
+                best, tied = v, [p]
+            elif v >= best - TOL:
+                tied.append(p)
+        return best, tuple(tied)
+
+    def single_value(self, s: int, c: int, t: int) -> float:
+        return self._score_cache(s, c, t, self.void)[0]
+
+    # ----- piles ----------------------------------------------------------------------------------
+    def draw(self, side: int) -> int:
+        """Rule D6: the top card; an empty pile is rebuilt from the shuffled discards."""
+        if not self.pile:
+            if not self.disc:
+                self.met[side, M["starved_draws"]] += 1
+                return -1
+            self.pile = self.disc
+            self.disc = []
+            self.rng.shuffle(self.pile)
+            self.met[side, M["deck_reshuffles"]] += 1
+        return self.pile.pop()
+
+    def draw_tactician(self, side: int) -> None:
+        """Rule D4: one Tactician card, its pile rebuilt from its discards when empty."""
+        if self.tac_pile == 0:
+            self.tac_pile, self.tac_disc = self.tac_disc, 0
+        if self.tac_pile == 0:
+            self.met[side, M["tactician_starved"]] += 1
+            return
+        self.tac_pile -= 1
+        self.tac[side] += 1
+        self.met[side, M["tactician_drawn"]] += 1
+
+    # ----- the choice (rule P1) -----------------------------------------------------------------
+    def choose(self, s: int, c: int, hand: list[int], rack: list[int], e4: bool, opp_last: int):
+        """(hand index or None, rack index or None, placement), or None when nothing is legal."""
+        pv = self.pol[s]
+        o = 1 - s
+        hand_opts = list(enumerate(hand)) if hand else [(None, self.void)]
+        rack_opts = list(enumerate(rack)) if rack else [(None, self.void)]
+        triples = []  # (value, hand index, rack index, placements reaching it)
+        random_policy = pv[PARAMS["kind"]] == 1.0
+        for i, a in hand_opts:
+            ra = self.resolve(a, opp_last)
+            for j, b in rack_opts:
+                rb = self.resolve(b, opp_last)
+                places, e4_only = self.legal(ra, rb)
+                if (e4_only and not e4) or not places:
+                    continue
+                if random_policy:
+                    triples.extend((0.0, i, j, (p,)) for p in places)
+                    continue
+                best, tied = self._score_cache(s, c, ra, rb)
+                v = best - pv[PARAMS["keep_weight"]] * self.single_value(s, c, ra)
+                if pv[PARAMS["deny_weight"]] != 0.0 and len(rack) > 1:
+                    oc = min(len(self.hand[o]), self.cmax)
+                    deny = max(self.single_value(o, oc, self.resolve(rack[jj], self.void))
+                               for jj in range(len(rack)) if jj != j)
+                    v -= pv[PARAMS["deny_weight"]] * deny
+                triples.append((v, i, j, tied))
+        if not triples:
+            return None
+        top = max(t[0] for t in triples)
+        flat = [(i, j, p) for v, i, j, ps in triples if v >= top - TOL for p in ps]
+        return self.rng.choice(flat)  # ties (and the random policy) uniform over triples
+
+    # ----- one game -------------------------------------------------------------------------------
+    def play(self) -> np.ndarray:
+        sim, rng, cd, met = self.sim, self.rng, self.cards, self.met
+        sc = sim.scenario
+        void = self.void
+        self.pile = [int(t) for t in cd.deck]
+        rng.shuffle(self.pile)
+        self.disc: list[int] = []
+        self.hand: list[list[int]] = [[], []]
+        squares: list[list[int]] = [[], []]
+        rack: list[int] = []
+        self.tac = [0, 0]
+        self.tac_pile = TACTICIAN_DECK
+        self.tac_disc = 0
+        last_hand = [void, void]
+        first = sc.first
+        # rule E1: hands (first player first), Tactician cards, then the rack of 5
+        for k in range(2):
+            s = (first + k) % 2
+            for _ in range(self.hand0[s]):
+                self.hand[s].append(self.draw(s))
+            take = min(sc.sides[s].tactician, self.tac_pile)
+            self.tac[s] = take
+            self.tac_pile -= take
+        if not self.standard:
+            for _ in range(RACK):
+                rack.append(self.draw(first))
+        for ply in range(2 * sc.turns):
+            s = (first + ply) % 2
+            o = 1 - s
+            pv = self.pol[s]
+            hand = self.hand[s]
+            met[s, M["turns"]] += 1
+            # rule E11: squares leave at the start of the side's turn, then one may form
+            stay = []
+            for t in squares[s]:
+                if rng.random() < sc.sides[s].square_leave:
+                    hand.append(t)
+                else:
+                    stay.append(t)
+            squares[s] = stay
+            form = sc.sides[s].square_form
+            if form > 0.0 and rng.random() < form:
+                if len(squares[s]) < self.hand0[s] - 1 and hand:
+                    squares[s].append(hand.pop(rng.randrange(len(hand))))
+                    met[s, M["squares_formed"]] += 1
+            # Tactician cards spent at the policy rate
+            if self.tac[s] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
+                self.tac[s] -= 1
+                self.tac_disc += 1
+                met[s, M["tactician_played"]] += 1
+            # rule P7: the opponent may play one held First Strike during this turn
+            fs_card = -1
+            fs_prob = self.pol[o][PARAMS["first_strike_prob"]]
+            held = [i for i, t in enumerate(self.hand[o]) if cd.first_strike[t] == 1]
+            if fs_prob > 0.0 and held and rng.random() < fs_prob:
+                fs_card = self.hand[o].pop(held[0])
+                met[o, M["first_strikes"]] += 1
+            cmd = len(hand)  # rule E6: the hand at the start of the turn
+            rack_size = len(rack)
+            # rule E4: every hand and rack card (as it would play) a section card of one section
+            e4 = False
+            if not self.standard and hand and rack:
+                res = [self.resolve(t, last_hand[o]) for t in hand + rack]
+                e4 = (all(cd.kind[t] == KIND_SECTION for t in res)
+                      and len({int(cd.sec[t]) for t in res}) == 1)
+                if e4:
+                    met[s, M["same_section_turns"]] += 1
+            c = min(cmd, self.cmax)
+            offer = rack if not self.standard else []
+            pick = self.choose(s, c, hand, offer, e4, last_hand[o])
+            if pick is None and hand and offer:
+                # no legal pair: the hand card alone, the rack left as it is
+                pick = self.choose(s, c, hand, [], e4, last_hand[o])
+            i, j, p = pick if pick is not None else (None, None, 0)
+            ta = hand.pop(i) if i is not None else void
+            tb = void
+            if j is not None:
+                tb = rack.pop(j)
+                met[s, M["pick_from_0"] + rack_size] += 1  # rule E10
+            ra = self.resolve(ta, last_hand[o])
+            rb = self.resolve(tb, last_hand[o])
+            met[s, M["counter_attacks"]] += int(cd.counter[ta] == 1) + int(cd.counter[tb] == 1)
+            if ta != void:
+                met[s, M["hand_" + KIND_SLOT[cd.kind[ta]]]] += 1
+                last_hand[s] = ra
+            if tb != void:
+                met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
+            if e4 and ra != void and rb != void and cd.sec[ra] == cd.sec[rb]:
+                met[s, M["same_section_used"]] += 1
+            nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
+            for x, sec in enumerate("LCR"):
+                met[s, M["nominal_" + sec]] += nom[x]
+                met[s, M["effective_" + sec]] += eff[x]
+            met[s, M["wasted"]] += sum(nom) - sum(eff)
+            # rules E8 / P3: stars March Move up to 3 free units in the card's section, else draw
+            r = list(rem)
+            tac_draws = int(cd.tdraw[ra] + cd.tdraw[rb])
+            for t, pl in ((ra, p // 3), (rb, p % 3)):
+                if cd.stars[t] == 0:
+                    continue
+                kd = cd.kind[t]
+                x = int(cd.sec[t]) if kd == KIND_SECTION else (pl if kd == KIND_PLACED else -1)
+                avail = min(3, r[x]) if x >= 0 else 0
+                if avail > 0 and rng.random() < pv[PARAMS["march_prob"]]:
+                    r[x] -= avail
+                    met[s, M["stars_march"]] += 1
+                    met[s, M["march_units"]] += avail
+                else:
+                    tac_draws += 1
+                    met[s, M["stars_tactician"]] += 1
+            # rule D7: played cards (and a First Strike) to the discards; First Strike redraw
+            for t in (ta, tb):
+                if t != void:
+                    self.disc.append(t)
+            if fs_card >= 0:
+                self.disc.append(fs_card)
+                t = self.draw(o)
+                if t >= 0:
+                    self.hand[o].append(t)
+            # rules E9.1 / E9.2 / P2: draw one; with a Scout draw two and keep the better
+            t1 = self.draw(s)
+            if (cd.scout[ra] == 1 or cd.scout[rb] == 1) and t1 >= 0:
+                t2 = self.draw(s)
+                met[s, M["scout_draws"]] += 1
+                if t2 >= 0:
+                    c2 = min(len(hand) + 1, self.cmax)
+                    v1 = self.single_value(s, c2, self.resolve(t1, void))
+                    v2 = self.single_value(s, c2, self.resolve(t2, void))
+                    keep, drop = t1, t2
+                    if v2 > v1 + TOL or (abs(v2 - v1) <= TOL and t2 < t1):
+                        keep, drop = t2, t1
+                    if pv[PARAMS["kind"]] == 1.0 and rng.random() < 0.5:
+                        keep, drop = drop, keep
+                    t1 = keep
+                    self.disc.append(drop)
+            if t1 >= 0:
+                hand.append(t1)
+            # rule E9.3: Tactician draws the played cards call for
+            for _ in range(tac_draws):
+                self.draw_tactician(s)
+            # rule E9.4: Elan shuffles draw pile and discards together; every player draws one
+            if cd.elan[ra] == 1 or cd.elan[rb] == 1:
+                self.pile.extend(self.disc)
+                self.disc = []
+                rng.shuffle(self.pile)
+                met[s, M["elan_reshuffles"]] += 1
+                self.draw_tactician(s)
+                self.draw_tactician(o)
+            # rules E9.5 / E9.6: refill the rack (after all draws) when it holds 2 or fewer
+            if not self.standard and len(rack) <= 2:
+                met[s, M["refills"]] += 1
+                while len(rack) < RACK:
+                    t = self.draw(s)
+                    if t < 0:
+                        break
+                    rack.append(t)
+        for s in range(2):
+            met[s, M["tactician_held_end"]] += self.tac[s]
+        return met
+
+
+def play_games(sim, n_games: int, seed: int, per_game: bool = False):
+    """Play n_games; metric sums [2, N_METRICS] (and per-game rows [n, 2, M] when per_game)."""
+    rng = random.Random(seed)
+    rows = np.zeros((n_games, 2, N_METRICS), np.int64)
+    proto = _Game(sim, rng)
+    for g in range(n_games):
+        proto.met = np.zeros((2, N_METRICS), np.int64)
+        rows[g] = proto.play()
+    totals = rows.sum(axis=0)
+    return (totals, rows) if per_game else totals
+
+
+__all__ = ["play_games", "KIND_MULTI"]

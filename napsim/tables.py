@@ -268,11 +268,11 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
                     if scout[ta] == 1 or scout[tb] == 1:
                         v += scout_bonus
                     r0, r1, r2 = rem[0], rem[1], rem[2]
-                    for k in range(2):
-                        t = ta if k == 0 else tb
+                    for ks in range(2):  # not k: k counts the tied placements
+                        t = ta if ks == 0 else tb
                         if stars[t] == 0:
                             continue
-                        s = _placed_section(kind, sec, t, pa if k == 0 else pb)
+                        s = _placed_section(kind, sec, t, pa if ks == 0 else pb)
                         avail = 0
                         if s >= 0:
                             avail = min(3, r0 if s == 0 else (r1 if s == 1 else r2))

@@ -157,16 +157,20 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     for k in range(2):
         s = (first + k) % 2
         for _ in range(hand0[s]):
-            hand[s, hn[s]] = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, -1)
-            hn[s] += 1
+            t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, -1)
+            if t >= 0:  # D6: a starved deal is skipped (counted), never a card -1
+                hand[s, hn[s]] = t
+                hn[s] += 1
         take = min(tac0[s], tac_pile[0])
         tac[s] = take
         tac_pile[0] -= take
     if not standard:
         for _ in range(RACK):
-            rack[rn[0]] = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, -1)
-            rack_t[rn[0]] = 0
-            rn[0] += 1
+            t = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, -1)
+            if t >= 0:
+                rack[rn[0]] = t
+                rack_t[rn[0]] = 0
+                rn[0] += 1
     for ply in range(2 * turns):
         s = (first + ply) % 2
         o = 1 - s

@@ -1,0 +1,167 @@
+"""Contract of the EPIC / standard game kernels (issue 3, item 6).
+
+At least 10,000 games of random legal play on every shipped scenario and on the standard format,
+with the kernel's own recount of every card after every turn (check=True); the rack cycle, turn
+counts and Tactician counts per game; identical results for any chunk size and thread count; and
+the first turn's E4 frequency against napsim.exact.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from test_engine_rules import M, write_deck
+
+from napsim import exact
+from napsim.cards import load_deck
+from napsim.engine import epic
+from napsim.odds import section_flags
+from napsim.scenarios import builtin_scenarios, load_scenario
+from napsim.simulate import Simulation
+
+GAMES = 10_000
+RANDOM = (("random", {}), ("random", {}))
+
+
+def _scenario(name: str):
+    if name == "standard":
+        sc = load_scenario("symmetric", overrides={"scenario.format": "standard",
+                                                   "scenario.deck": "ccn70"})
+        return sc, "ccn70"
+    sc = load_scenario(name)
+    return sc, sc.deck
+
+
+def _cols(rows: np.ndarray, first: str, last: str) -> np.ndarray:
+    return rows[:, :, M[first]:M[last] + 1]
+
+
+def expected_picks(sc) -> np.ndarray:
+    """[side, rack size] picks per game of the 5-4-3-2-refill cycle with two sides alternating."""
+    out = np.zeros((2, 6), np.int64)
+    for ply in range(2 * sc.turns):
+        out[(sc.first + ply) % 2, 5 - ply % 3] += 1
+    return out
+
+
+def test_every_shipped_scenario_is_covered():
+    assert builtin_scenarios() == ["symmetric", "talavera-epic", "tamames"]
+
+
+@pytest.mark.parametrize("name", ["symmetric", "tamames", "talavera-epic", "standard"])
+def test_random_play_contract(name):
+    # rule D6, rule D7, rule E2, rule E9.6, rule E10, rule E11, rule E12: invariants over
+    # many games of random legal play
+    sc, deck = _scenario(name)
+    sim = Simulation.build(sc, RANDOM, deck=deck)
+    assert sim.deck.name == deck
+    res = sim.run(GAMES, seed=31, check=True, per_game=True)
+    rows = res.per_game  # [game, side, metric]
+    assert rows.shape == (GAMES, 2, epic.N_METRICS)
+    assert (rows >= 0).all()  # every count, Tactician counts included, is never negative
+    # every card in exactly one place after every turn; hand + squares = starting hand
+    assert rows[:, :, M["invariant_violations"]].sum() == 0
+    turns = rows[:, :, M["turns"]]
+    assert (turns == sc.turns).all()
+    starved = rows[:, :, M["starved_draws"]].sum(axis=1)
+    assert starved.sum() == 0  # shipped decks are large enough
+    hand = _cols(rows, "hand_section", "hand_other").sum(axis=2)
+    rack = _cols(rows, "rack_section", "rack_other").sum(axis=2)
+    picks = _cols(rows, "pick_from_0", "pick_from_5")
+    assert (hand == turns).all()
+    if sc.format == "standard":
+        assert (rack == 0).all() and (picks == 0).all()
+        assert rows[:, :, M["refills"]].sum() == 0
+        assert rows[:, :, M["same_section_turns"]].sum() == 0
+    else:
+        assert (rack == turns).all()
+        ok = starved == 0
+        assert (picks[ok][:, :, :3] == 0).all()  # never a pick from 2, 1 or 0
+        assert (picks[ok] == expected_picks(sc)).all()  # 5-4-3-refill, sides alternating
+        assert (rows[ok][:, :, M["refills"]].sum(axis=1) == (2 * sc.turns) // 3).all()
+    # Tactician cards: start + drawn - played = held at the end, and never below zero
+    tac0 = np.array([s.tactician for s in sc.sides])
+    held = rows[:, :, M["tactician_held_end"]]
+    assert (held == tac0 + rows[:, :, M["tactician_drawn"]]
+            - rows[:, :, M["tactician_played"]]).all()
+    assert (held >= 0).all() and (held.sum(axis=1) <= 50).all()
+    # orders: effective never above nominal in total; wasted is the difference
+    nom = _cols(rows, "nominal_L", "nominal_R").sum(axis=2)
+    eff = _cols(rows, "effective_L", "effective_R").sum(axis=2)
+    assert (rows[:, :, M["wasted"]] == nom - eff).all() and (eff <= nom).all()
+    assert (rows[:, :, M["scout_draws"]] <= turns).all()
+    assert (rows[:, :, M["same_section_used"]] <= rows[:, :, M["same_section_turns"]]).all()
+    if any(s.square_form > 0 for s in sc.sides):
+        assert rows[:, :, M["squares_formed"]].sum() > 0
+    assert res.rack_wait.sum() == (0 if sc.format == "standard" else rack.sum())
+
+
+def test_greedy_play_keeps_the_invariants():
+    for name in ("tamames", "talavera-epic"):
+        sc, deck = _scenario(name)
+        sim = Simulation.build(sc, (("greedy", {}), ("random", {})), deck=deck)
+        res = sim.run(2000, seed=32, check=True)
+        assert res.metric("invariant_violations").tolist() == [0, 0]
+        assert res.metric("turns").tolist() == [2000 * sc.turns] * 2
+
+
+@pytest.fixture
+def restore_threads():
+    before = numba.get_num_threads()
+    yield
+    numba.set_num_threads(before)
+
+
+def test_same_totals_for_any_chunk_size_and_thread_count(restore_threads):
+    sim = Simulation.build("tamames", (("greedy", {}), ("random", {})))
+    results = {}
+    threads = [t for t in (1, 2) if t <= numba.config.NUMBA_NUM_THREADS]
+    for t in threads:
+        numba.set_num_threads(t)
+        for chunk in (1000, 3333, GAMES):
+            results[t, chunk] = sim.run(GAMES, seed=33, chunk=chunk, per_game=True, check=True)
+    ref = results[threads[0], GAMES]
+    assert ref.metric("turns").tolist() == [GAMES * 30] * 2
+    for key, r in results.items():
+        assert np.array_equal(r.totals, ref.totals), key
+        assert np.array_equal(r.per_game, ref.per_game), key
+        assert np.array_equal(r.rack_wait, ref.rack_wait), key
+    other = sim.run(2000, seed=34)
+    assert not np.array_equal(other.totals, sim.run(2000, seed=33).totals)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread here")
+def test_one_and_two_threads_identical(restore_threads):
+    sim = Simulation.build("talavera-epic", RANDOM)
+    out = []
+    for t in (1, 2):
+        numba.set_num_threads(t)
+        out.append(sim.run(GAMES, seed=35, check=True))
+    assert np.array_equal(out[0].totals, out[1].totals)
+    assert np.array_equal(out[0].rack_wait, out[1].rack_wait)
+
+
+def test_first_turn_e4_rate_equals_exact(tmp_path):
+    # rule E4: the first mover's first turn sees a 2-card hand and a 5-card rack from a fresh deck
+    left = {"Probe Left": 10, "Attack Left": 6, "Scout Left": 2, "Assault Left": 2}
+    other = {"Probe Center": 3, "Attack Right": 3, "Flank Attack": 2, "Bayonet Charge": 2}
+    path = write_deck(tmp_path / "e4.csv", {**left, **other})
+    deck = load_deck(path)
+    assert deck.n_cards == 30
+    hand = 2
+    dist = exact.hand_value_distribution(deck.counts, section_flags(deck), hand + 5,
+                                         exact.COMBINE_OR)
+    p = float(sum(dist.get(f, 0) for f in (1, 2, 4)))
+    assert 0.03 < p < 0.05
+    sc = load_scenario("symmetric", overrides={"scenario.turns": 1, "sides.A.hand": hand,
+                                               "sides.B.hand": hand})
+    sim = Simulation.build(sc, RANDOM, deck=deck)
+    n = 80_000
+    res = sim.run(n, seed=36, per_game=True)
+    first = res.per_game[:, sc.first, M["same_section_turns"]]
+    assert set(np.unique(first).tolist()) <= {0, 1}
+    assert (res.per_game[:, :, M["turns"]] == 1).all()
+    rate = first.mean()
+    se = np.sqrt(p * (1 - p) / n)
+    assert abs(rate - p) <= 4 * se, (rate, p, se)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -17,9 +18,20 @@ def render(df: pd.DataFrame, fmt: str, warnings: list[str] | None = None) -> str
         head = "".join(f"# {w}\n" for w in warnings)
         return head + df.to_csv(index=False, float_format="%.6g")
     if fmt == "json":
-        records = json.loads(df.to_json(orient="records", double_precision=10))
-        return json.dumps({"warnings": warnings, "rows": records}, indent=2)
+        # not df.to_json: its double_precision counts decimal places, so tiny probabilities
+        # (E4 is ~1e-12 with big hands) came out as 0.0; plain floats keep every digit
+        records = [{k: _json_value(v) for k, v in r.items()} for r in df.to_dict("records")]
+        return json.dumps({"warnings": warnings, "rows": records}, indent=2, default=str)
     return "\n".join([*warnings, _table(df)])
+
+
+def _json_value(v):
+    """numpy scalars as plain Python values; NaN and infinities as null (JSON has none)."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
 
 
 def _table(df: pd.DataFrame) -> str:

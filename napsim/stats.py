@@ -19,6 +19,9 @@ def wilson(successes: int | np.ndarray, n: int | np.ndarray, z: float = Z95):
         centre = (p + z * z / (2 * nn)) / denom
         half = z * np.sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom
         lo, hi = centre - half, centre + half
+    # the bounds are exactly 0 and 1 at the edges; rounding would leave e.g. 1e-19 at k = 0
+    lo = np.where(k <= 0, 0.0, lo)
+    hi = np.where(k >= nn, 1.0, hi)
     lo = np.where(nn > 0, np.clip(lo, 0.0, 1.0), np.nan)
     hi = np.where(nn > 0, np.clip(hi, 0.0, 1.0), np.nan)
     if lo.ndim == 0:

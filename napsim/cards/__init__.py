@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,7 @@ HEADER_KEYS = ("title", "total", "note")
 # `cap` codes in the packed tables: a number of units, or one of these.
 CAP_NONE, CAP_CMD, CAP_ALL = -1, -2, -3
 _CAP_WORDS = {"-": CAP_NONE, "cmd": CAP_CMD, "all": CAP_ALL}
+_INT = re.compile(r"-?[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -111,14 +113,15 @@ def load_deck(name_or_path: str | Path) -> Deck:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise NapsimInputError(str(path), None, "not UTF-8 text") from None
-    header, body_lines, first_row_line = _split_header(path, text)
+    header, header_lines, body_lines, first_row_line = _split_header(path, text)
     reader = csv.reader(io.StringIO("".join(body_lines)))
     rows = list(reader)
     if not rows:
         raise NapsimInputError(str(path), None, "no CSV table after the header lines")
     columns = [c.strip() for c in rows[0]]
-    _check_columns(path, columns)
+    _check_columns(f"{path}:{first_row_line}", columns)
     records = []
+    lines: dict[str, int] = {}  # card name -> line of its first row
     for i, values in enumerate(rows[1:]):
         line = first_row_line + 1 + i
         if not any(v.strip() for v in values):
@@ -127,21 +130,27 @@ def load_deck(name_or_path: str | Path) -> Deck:
             raise NapsimInputError(
                 f"{path}:{line}", None, f"has {len(values)} values, the header has {len(columns)}"
             )
-        records.append(_parse_row(f"{path}:{line}", dict(zip(columns, values, strict=True))))
+        row = _parse_row(f"{path}:{line}", dict(zip(columns, values, strict=True)))
+        if row["name"] in lines:
+            raise NapsimInputError(
+                f"{path}:{line}", "name",
+                f"duplicate card name '{row['name']}' (first on line {lines[row['name']]})",
+                "unique names",
+            )
+        lines[row["name"]] = line
+        records.append(row)
     if not records:
         raise NapsimInputError(str(path), "count", "the deck has no cards")
     cards = pd.DataFrame.from_records(records, columns=COLUMNS)
-    dupes = cards["name"][cards["name"].duplicated()].tolist()
-    if dupes:
-        raise NapsimInputError(str(path), "name", f"duplicate card name '{dupes[0]}'", "unique names")
     total = int(cards["count"].sum())
     if total <= 0:
         raise NapsimInputError(str(path), "count", "the deck has no cards")
     if "total" in header:
-        declared = _parse_int(str(path), "total", header["total"], 0, 10_000)
+        where = f"{path}:{header_lines['total']}"
+        declared = _parse_int(where, "total", header["total"], 0, 10_000)
         if declared != total:
             raise NapsimInputError(
-                str(path), "total", f"declared total {declared} but the counts sum to {total}"
+                where, "total", f"declared total {declared} but the counts sum to {total}"
             )
     return Deck(
         name=path.stem,
@@ -153,15 +162,19 @@ def load_deck(name_or_path: str | Path) -> Deck:
     )
 
 
-def _split_header(path: Path, text: str) -> tuple[dict[str, str], list[str], int]:
+def _split_header(
+    path: Path, text: str
+) -> tuple[dict[str, str], dict[str, int], list[str], int]:
+    """(header values, header key -> line number, table lines, line number of the table's header)"""
     header: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
     lines = text.splitlines(keepends=True)
     for n, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             continue
         if not stripped.startswith("#"):
-            return header, lines[n:], n + 1
+            return header, header_lines, lines[n:], n + 1
         key, sep, value = stripped.lstrip("#").partition(":")
         key = key.strip().lower()
         if not sep or key not in HEADER_KEYS:
@@ -170,24 +183,28 @@ def _split_header(path: Path, text: str) -> tuple[dict[str, str], list[str], int
                 "# title: ..., # total: N, # note: ...",
             )
         header[key] = value.strip()
-    return header, [], len(lines)
+        header_lines[key] = n + 1
+    return header, header_lines, [], len(lines)
 
 
-def _check_columns(path: Path, columns: list[str]) -> None:
+def _check_columns(where: str, columns: list[str]) -> None:
     unknown = [c for c in columns if c not in COLUMNS]
     if unknown:
-        raise NapsimInputError(f"{path}:header", unknown[0], "unknown column", ", ".join(COLUMNS))
+        raise NapsimInputError(where, unknown[0], "unknown column", ", ".join(COLUMNS))
+    repeated = [c for i, c in enumerate(columns) if c in columns[:i]]
+    if repeated:
+        raise NapsimInputError(where, repeated[0], "column given twice", "each column once")
     missing = [c for c in COLUMNS if c not in columns]
     if missing:
-        raise NapsimInputError(f"{path}:header", missing[0], "missing column", ", ".join(COLUMNS))
+        raise NapsimInputError(where, missing[0], "missing column", ", ".join(COLUMNS))
 
 
 def _parse_int(where: str, name: str, value: str, lo: int, hi: int) -> int:
     v = value.strip()
-    try:
-        n = int(v)
-    except ValueError:
-        raise NapsimInputError(where, name, f"'{v}' is not an integer", f"integers {lo}-{hi}") from None
+    # plain ASCII digits only: int() would also take '1_0', '+3' and non-ASCII digits
+    if not _INT.fullmatch(v):
+        raise NapsimInputError(where, name, f"'{v}' is not an integer", f"integers {lo}-{hi}")
+    n = int(v)
     if not lo <= n <= hi:
         raise NapsimInputError(where, name, f"{n} is out of range", f"integers {lo}-{hi}")
     return n

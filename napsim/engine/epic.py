@@ -9,7 +9,7 @@ counter-based stream, so a game is a pure function of (seed, game index).
 import numpy as np
 from numba import njit, prange
 
-from napsim.engine.rng import bounded, start_game, uniform
+from napsim.engine.rng import bounded, mix64, next_u64, start_game, uniform
 
 # metric slots per side
 M_NOM, M_EFF = 0, 3            # + section
@@ -48,7 +48,7 @@ C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR = ra
 N_CCOLS = 9
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
     """Append one event (only when a trace buffer was given)."""
     k = tn[0]
@@ -67,7 +67,7 @@ def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
     tn[0] = k + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
     """Top card of the draw pile, reshuffling the discards when it is empty (D6); -1 if starved."""
     if pn[0] == 0:
@@ -90,7 +90,7 @@ def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
     return pile[pn[0]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_tactician(tac, tac_pile, tac_disc, met, side, trace, tn, ply):
     """One Tactician card (D4): from its pile, reshuffled from its discards when empty."""
     if tac_pile[0] == 0:
@@ -127,11 +127,11 @@ def _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq, sqn, hand0, scrat
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
               e4_only, check, met, wait_hist, trace, tn,
-              pile, disc, hand, rack, rack_t, sq, scratch):
+              pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait]."""
     start_game(rs, run_key, game)
     void = ctab.shape[0] - 1
@@ -143,16 +143,22 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         t = pile[i]
         pile[i] = pile[j]
         pile[j] = t
-    pn = np.array([n_cards])
-    dn = np.array([0])
-    rn = np.array([0])
-    hn = np.zeros(2, np.int64)
-    sqn = np.zeros(2, np.int64)
-    tac = np.zeros(2, np.int64)
-    tac_pile = np.array([TACTICIAN_DECK])
-    tac_disc = np.array([0])
-    last_hand = np.full(2, void, np.int64)
-    nominal = np.zeros(3, np.int64)
+    # small counters live in one caller-owned array: no allocation in the game loop
+    st[:] = 0
+    pn = st[0:1]
+    dn = st[1:2]
+    rn = st[2:3]
+    hn = st[3:5]
+    sqn = st[5:7]
+    tac = st[7:9]
+    tac_pile = st[9:10]
+    tac_disc = st[10:11]
+    last_hand = st[11:13]
+    nominal = st[13:16]
+    pn[0] = n_cards
+    tac_pile[0] = TACTICIAN_DECK
+    last_hand[0] = void
+    last_hand[1] = void
     # E1 setup: hands (first player first), Tactician cards, then the rack
     for k in range(2):
         s = (first + k) % 2
@@ -174,7 +180,6 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     for ply in range(2 * turns):
         s = (first + ply) % 2
         o = 1 - s
-        pv = pol[s]
         met[s, M_TURNS] += 1
         # E11: squares leave (own turn start), then the opponent's attacks may force one
         k = 0
@@ -197,16 +202,16 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 hand[s, i] = hand[s, hn[s]]
                 met[s, M_SQ_FORMED] += 1
         # Tactician cards are spent at a policy rate (they only matter to card flow as counts)
-        if tac[s] > 0 and uniform(rs) < pv[11]:
+        if tac[s] > 0 and uniform(rs) < pol[s, 11]:
             tac[s] -= 1
             tac_disc[0] += 1
             met[s, M_TAC_PLAYED] += 1
         # P7: the opponent may play a First Strike from hand during this turn
         fs_card = -1
-        if pol[o][10] > 0.0:
+        if pol[o, 10] > 0.0:
             for i in range(hn[o]):
                 if ctab[hand[o, i], C_FS] == 1:
-                    if uniform(rs) < pol[o][10]:
+                    if uniform(rs) < pol[o, 10]:
                         fs_card = hand[o, i]
                         hn[o] -= 1
                         hand[o, i] = hand[o, hn[o]]
@@ -249,13 +254,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         c = min(cmd, best_val.shape[1] - 1)
         hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, last_hand[o], void,
                                    pol, ctab, best_val, best_k, best_list, n_place, place_list,
-                                   e4_only)
+                                   e4_only, res_scratch)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
             hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, last_hand[o],
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
-                                       place_list, e4_only)
+                                       place_list, e4_only, res_scratch)
         ta = void
         tb = void
         if hi >= 0:
@@ -307,7 +312,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             avail = 0
             if sx >= 0:
                 avail = min(3, r0 if sx == 0 else (r1 if sx == 1 else r2))
-            if avail > 0 and uniform(rs) < pv[9]:
+            if avail > 0 and uniform(rs) < pol[s, 9]:
                 marched += avail
                 met[s, M_STARS_MARCH] += 1
                 if sx == 0:
@@ -321,7 +326,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 met[s, M_STARS_TAC] += 1
         met[s, M_MARCH_UNITS] += marched
         _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
-               1 if pv[0] == 1.0 else 0)
+               1 if pol[s, 0] == 1.0 else 0)
         _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2],
                eff_t[s, c, ra, rb, p, 0], eff_t[s, c, ra, rb, p, 1], eff_t[s, c, ra, rb, p, 2],
                marched, tac_draws)
@@ -353,7 +358,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 keep, drop = t1, t2
                 if v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1):
                     keep, drop = t2, t1
-                if pv[0] == 1.0 and uniform(rs) < 0.5:  # random policy keeps either at random
+                if pol[s, 0] == 1.0 and uniform(rs) < 0.5:  # random policy keeps either at random
                     keep, drop = drop, keep
                 t1 = keep
                 disc[dn[0]] = drop
@@ -400,22 +405,23 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         met[s, M_TAC_HELD] += tac[s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
-            best_k, best_list, n_place, place_list, e4_only):
+            best_k, best_list, n_place, place_list, e4_only, res_scratch):
     """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
     rack slot or -1, placement, score); hand slot -1 when nothing is legal.
 
-    greedy: the best table score, minus keep/deny terms; ties broken uniformly at random over
-    tied (hand, rack, placement) triples (reservoir sampling), so equal weights stay symmetric.
+    greedy: the best table score, minus keep/deny terms; ties broken uniformly at random: among
+    tied (hand slot, rack slot) pairs the one with the largest hash of a per-turn random draw
+    wins, then one of that pair's tied placements is drawn uniformly. Equal weights stay
+    symmetric, and a tie costs one hash instead of a bounded draw with a branch.
     random: uniform over all legal triples.
     """
-    pv = pol[s]
     hi = -1
     rj = -1
     p = 0
     score = 0.0
-    is_random = pv[0] == 1.0
+    is_random = pol[s, 0] == 1.0
     if is_random:
         total = 0
         for i in range(max(n_h, 1)):
@@ -439,35 +445,49 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
                 pick -= n_place[ra, rb]
         return hi, rj, p, score
     best = -1.0e18
-    ties = 0
     cmax = best_val.shape[1] - 1
-    for i in range(max(n_h, 1)):
-        ra = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
-        for j in range(max(n_r, 1)):
-            rb = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
-            if (e4_only[ra, rb] and not e4) or n_place[ra, rb] == 0:
+    # resolve every card once
+    na = max(n_h, 1)
+    nb = max(n_r, 1)
+    for i in range(na):
+        res_scratch[0, i] = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
+    for j in range(nb):
+        res_scratch[1, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
+    tie_key = next_u64(rs)  # ties: the largest hash of (turn draw, hand slot, rack slot) wins
+    best_pr = np.uint64(0)
+    keep_w = pol[s, 7]
+    deny_w = pol[s, 8]
+    for i in range(na):
+        ra = res_scratch[0, i]
+        keep = keep_w * best_val[s, c, ra, void]
+        for j in range(nb):
+            rb = res_scratch[1, j]
+            if n_place[ra, rb] == 0 or (e4_only[ra, rb] and not e4):
                 continue
-            v = best_val[s, c, ra, rb] - pv[7] * best_val[s, c, ra, void]
-            if pv[8] != 0.0 and n_r > 1:
+            v = best_val[s, c, ra, rb] - keep
+            if deny_w != 0.0 and n_r > 1:
                 deny = -1.0e18
                 for jj in range(n_r):
                     if jj != j:
                         tt = _resolve(ctab, rack[jj], void, void)
                         deny = max(deny, best_val[o, min(hn[o], cmax), tt, void])
-                v -= pv[8] * deny
-            k = best_k[s, c, ra, rb]
+                v -= deny_w * deny
             if v > best + 1e-9:
                 best = v
-                ties = k
+                best_pr = mix64(tie_key ^ np.uint64(i * 64 + j))
                 hi = i if n_h > 0 else -2
                 rj = j if n_r > 0 else -1
-                p = best_list[s, c, ra, rb, bounded(rs, k) if k > 1 else 0]
             elif v >= best - 1e-9:
-                ties += k
-                if bounded(rs, ties) < k:
+                pr = mix64(tie_key ^ np.uint64(i * 64 + j))
+                if pr > best_pr:
+                    best_pr = pr
                     hi = i if n_h > 0 else -2
                     rj = j if n_r > 0 else -1
-                    p = best_list[s, c, ra, rb, bounded(rs, k) if k > 1 else 0]
+    if hi != -1:
+        ra = res_scratch[0, max(hi, 0)]
+        rb = res_scratch[1, max(rj, 0)]
+        k = best_k[s, c, ra, rb]
+        p = best_list[s, c, ra, rb, bounded(rs, k) if k > 1 else 0]
     return hi, rj, p, best
 
 
@@ -502,6 +522,8 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
         rack_t = np.zeros(RACK, np.int64)
         sq = np.empty((2, MAX_HAND), np.int64)
         scratch = np.zeros(counts.shape[0], np.int64)
+        res_scratch = np.zeros((2, MAX_HAND + n_cards), np.int64)
+        st = np.zeros(16, np.int64)
         met = np.zeros((2, N_METRICS), np.int64)
         trace = np.zeros((0, TRACE_WIDTH), np.int64)
         tn = np.zeros(1, np.int64)
@@ -512,7 +534,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
             play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
                       sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
                       n_place, place_list, e4_only, check, met, wait_b[b], trace, tn,
-                      pile, disc, hand, rack, rack_t, sq, scratch)
+                      pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st)
             met_b[b] += met
             if per_game:
                 rows[g] = met
@@ -534,5 +556,6 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
               e4_only, True, met, wait, trace, tn, np.empty(n_cards, np.int64),
               np.empty(n_cards, np.int64), np.empty((2, MAX_HAND + n_cards), np.int64),
               np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
-              np.empty((2, MAX_HAND), np.int64), np.zeros(counts.shape[0], np.int64))
+              np.empty((2, MAX_HAND), np.int64), np.zeros(counts.shape[0], np.int64),
+              np.zeros((2, MAX_HAND + n_cards), np.int64), np.zeros(16, np.int64))
     return met, trace[: min(tn[0], max_events)]

@@ -186,9 +186,13 @@ class _Game:
                 triples.append((v, i, j, tied))
         if not triples:
             return None
+        if random_policy:  # uniform over legal (hand, rack, placement) triples
+            return self.rng.choice([(i, j, ps[0]) for _, i, j, ps in triples])
+        # greedy ties: uniform over the tied (hand slot, rack slot) pairs, then uniform over
+        # that pair's tied placements (what the kernel's hash tie-break amounts to)
         top = max(t[0] for t in triples)
-        flat = [(i, j, p) for v, i, j, ps in triples if v >= top - TOL for p in ps]
-        return self.rng.choice(flat)  # ties (and the random policy) uniform over triples
+        _, i, j, ps = self.rng.choice([t for t in triples if t[0] >= top - TOL])
+        return i, j, self.rng.choice(ps)
 
     # ----- one game -------------------------------------------------------------------------------
     def play(self) -> np.ndarray:

@@ -258,6 +258,77 @@ def trace_cmd(scenario, seed, policy, deck, sets, game):
     click.echo(format_trace(sim, events, seed, game))
 
 
+@cli.command("run")
+@click.argument("study_file", metavar="STUDY", type=click.Path(dir_okay=False))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Run folder: chunks, study.json and the report (rerun the command to resume).")
+@click.option("--force", is_flag=True, help="Discard results of a different study in --out.")
+@click.option("--target-error", type=float, default=None,
+              help="Stop each point when the main metric's 95% half-width is below this.")
+@click.option("--no-report", is_flag=True, help="Skip writing report.md / report.html at the end.")
+def run_cmd(study_file, out_dir, force, target_error, no_report):
+    """Run a study file (every sweep point, common random numbers); resumes where it stopped."""
+    from napsim import report as report_mod
+    from napsim import study as study_mod
+
+    st = study_mod.load_study(study_file)
+    cap = st.cap_for(target_error)
+    n_points = len(st.points)
+    labels = {p.index: p.label for p in st.points}
+
+    def show(item):
+        if item is None:
+            return None
+        i, games = item
+        label = labels[i]
+        return f"point {i + 1}/{n_points}" + (f" ({label})" if label else "") + f" {games:,} games"
+
+    with click.progressbar(length=n_points * cap, label=f"{st.name}: games", file=sys.stderr,
+                           show_eta=True, show_percent=True, item_show_func=show) as bar:
+        def progress(advance, point_index, games_in_point):
+            bar.update(advance, (point_index, games_in_point))
+
+        meta = study_mod.execute(st, out_dir, force=force, target_error=target_error, progress=progress)
+    games = sum(s["games"] for s in meta["status"].values())
+    click.echo(f"ran {n_points} point(s), {games:,} games in {meta['wall_seconds']:.1f} s -> {out_dir}")
+    if not no_report:
+        path = report_mod.write_report(out_dir)
+        click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
+
+
+@cli.command("report")
+@click.argument("run_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.option("--dest", type=click.Path(file_okay=False), default=None,
+              help="Write the report here instead of into DIR.")
+def report_cmd(run_dir, dest):
+    """Summary tables (CSV), charts (PNG, SVG), report.md and a self-contained report.html for DIR."""
+    from napsim import report as report_mod
+
+    path = report_mod.write_report(run_dir, dest)
+    data_ok = report_mod.load(run_dir).complete
+    if not all(data_ok.values()):
+        click.echo(f"note: {sum(not v for v in data_ok.values())} point(s) not finished; the report "
+                   "shows what is on disk", err=True)
+    click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
+
+
+@cli.command("regen")
+@click.argument("names", nargs=-1)
+@click.option("--studies", "studies_dir", default="studies", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of study files.")
+@click.option("--results", "results_dir", default="results", show_default=True,
+              type=click.Path(file_okay=False), help="Where each study's report goes (results/<name>/).")
+@click.option("--work", "work_dir", default="out/studies", show_default=True,
+              type=click.Path(file_okay=False), help="Run folders (chunks; resumable, not committed).")
+@click.option("--force", is_flag=True, help="Discard run folders of changed studies or engine code.")
+def regen_cmd(names, studies_dir, results_dir, work_dir, force):
+    """Rerun the flagship studies (studies/*.toml) and rewrite their reports in results/."""
+    from napsim.regen import regenerate
+
+    for line in regenerate(names, studies_dir, results_dir, work_dir, force):
+        click.echo(line)
+
+
 def main() -> None:
     """Console entry point: run the click group, turning input errors into one line and exit 2."""
     try:

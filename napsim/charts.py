@@ -1,0 +1,473 @@
+"""Charts of a study, drawn with matplotlib from the tidy frames of `napsim.report`.
+
+Figures are built as `matplotlib.figure.Figure` objects without pyplot, so nothing here touches a
+global backend: saving renders with Agg (PNG) and the SVG backend, and a notebook simply displays
+the Figure that `StudyResult.plot` returns. Files are written deterministically (no dates, a fixed
+SVG hash salt, text kept as text), so regenerating an unchanged study leaves them unchanged.
+
+Engine studies: ``main`` (the main metric against the sweep, 95% bands), ``sweep`` (every reported
+metric), ``convergence`` (running estimate and interval against games, at chunk granularity),
+``distribution`` (per-game distributions), ``rack_wait`` (turns a card waits on the Courier Rack,
+by kind) and ``heatmap`` (effective orders per turn, section by sweep point: the kernel does not
+record orders turn by turn, so the heat map's columns are sweep points, and its title says so).
+Odds studies: ``odds`` (simulated answers with intervals over the exact values).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+ENGINE_KINDS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")
+ODDS_KINDS = ("odds",)
+MAX_PANELS = 16
+RC = {"svg.hashsalt": "napsim", "svg.fonttype": "none", "font.size": 9, "axes.titlesize": 9.5,
+      "axes.labelsize": 9, "legend.fontsize": 7.5, "xtick.labelsize": 8, "ytick.labelsize": 8,
+      "axes.spines.top": False, "axes.spines.right": False}
+
+
+@dataclass
+class Chart:
+    """One rendered chart: file stem, title, caption, PNG and SVG bytes."""
+
+    name: str
+    title: str
+    caption: str
+    png: bytes
+    svg: bytes
+
+
+def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
+    """PNG (Agg, then reduced to a 256-colour palette: a third of the bytes, same look) and SVG."""
+    from PIL import Image
+
+    with matplotlib.rc_context(RC):
+        png, svg = io.BytesIO(), io.BytesIO()
+        fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
+        fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+    png.seek(0)
+    img = Image.open(png).convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE,
+                                                  dither=Image.Dither.NONE)
+    small = io.BytesIO()
+    img.save(small, format="PNG", optimize=True)
+    return Chart(name, title, caption, small.getvalue(), svg.getvalue())
+
+
+def write_chart(c: Chart, folder: Path) -> None:
+    from napsim.study import atomic_write_bytes
+
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(folder / f"{c.name}.png", c.png)
+    atomic_write_bytes(folder / f"{c.name}.svg", c.svg)
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+def _numeric(values) -> bool:
+    return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+
+
+def x_path(inp: dict) -> str | None:
+    """The sweep path drawn along the x axis: the first numeric one with more than one value."""
+    for p in inp["sweep"]:
+        vals = inp["spec"]["sweep"][p]
+        if _numeric(vals) and len(set(vals)) > 1:
+            return p
+    return None
+
+
+def _short(path: str, side_keys) -> str:
+    """'sides.*.hand' -> 'hand', 'sides.A.hand' -> 'hand[A]', 'policy.B' -> 'policy[B]'."""
+    parts = path.split(".")
+    if parts[0] == "policy" and len(parts) == 2:
+        return "policy" if parts[1] == "*" else f"policy[{parts[1]}]"
+    where = [p for p in parts[1:-1] if p in (*side_keys, "L", "C", "R")]
+    return parts[-1] + (f"[{'.'.join(where)}]" if where else "")
+
+
+def _point_label(inp: dict, point: dict, skip: str | None = None) -> str:
+    items = [(k, v) for k, v in point["params"].items() if k != skip]
+    if not items:
+        return "all games" if skip is None else ""
+    return ", ".join(f"{_short(k, inp['side_keys'])}={v}" for k, v in items)
+
+
+def shown_points(inp: dict, limit: int = 8) -> tuple[list[dict], str]:
+    """The points a many-lines chart draws: all of them, or (past `limit`) those at the first value
+    of every swept path but the x axis, with a note saying which."""
+    pts = inp["points"]
+    xp = x_path(inp)
+    others = [p for p in inp["sweep"] if p != xp]
+    if len(pts) <= limit or not others:
+        return pts, ""
+    first = {p: inp["spec"]["sweep"][p][0] for p in others}
+    keep = [p for p in pts if all(p["params"][k] == v for k, v in first.items())]
+    note = ", ".join(f"{_short(k, inp['side_keys'])}={v}" for k, v in first.items())
+    return keep, f" ({note} only)"
+
+
+def _games_tick(v, _pos=None) -> str:
+    v = int(v)
+    if v >= 1_000_000 and v % 100_000 == 0:
+        return f"{v / 1e6:g}M"
+    if v >= 1000 and v % 100 == 0:
+        return f"{v / 1e3:g}k"
+    return str(v)
+
+
+def _figure(n_panels: int, ncols: int = 3, w: float = 4.2, h: float = 3.0) -> tuple[Figure, list]:
+    ncols = max(1, min(ncols, n_panels))
+    nrows = max(1, math.ceil(n_panels / ncols))
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(w * ncols, h * nrows + 0.5), layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=False).ravel().tolist()
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes[:n_panels]
+
+
+def _colors(n: int):
+    with matplotlib.rc_context(RC):
+        if n <= 10:
+            cmap = matplotlib.colormaps["tab10"]
+            return [cmap(i) for i in range(n)]
+        cmap = matplotlib.colormaps["viridis"]
+        return [cmap(i / max(n - 1, 1)) for i in range(n)]
+
+
+def _games_note(inp: dict) -> str:
+    run_cap = inp["summary"]["games"].max() if "games" in inp["summary"] and len(inp["summary"]) else 0
+    return f"up to {int(run_cap):,} games per point" if run_cap else ""
+
+
+def _side_name(inp: dict, key: str) -> str:
+    s = inp["summary"]
+    names = s.loc[s["side_key"] == key, "side"]
+    name = names.iloc[0] if len(names) else key
+    return f"{key} ({name})" if name != key else key
+
+
+# --------------------------------------------------------------------------------------------
+# engine charts
+
+
+def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
+    """One metric against the sweep: a line per side (and per value of the other swept paths),
+    with its 95% interval as a band (or error bars when the x axis is categorical)."""
+    summ = inp["summary"]
+    df = summ[summ["metric"] == metric]
+    xp = x_path(inp)
+    others = [p for p in inp["sweep"] if p != xp]
+    groups = list(df.groupby(["side_key", *others], sort=False)) if others else \
+        list(df.groupby(["side_key"], sort=False))
+    colors = _colors(len(groups))
+    order = {p["id"]: i for i, p in enumerate(inp["points"])}
+    for (key, *rest), g in groups:
+        g = g.sort_values(xp) if xp else g.assign(_o=g["point"].map(order)).sort_values("_o")
+        label = _side_name(inp, key)
+        if rest:
+            label += " · " + ", ".join(f"{_short(p, inp['side_keys'])}={v}"
+                                       for p, v in zip(others, rest, strict=True))
+        c = colors.pop(0)
+        if xp:
+            x = g[xp].to_numpy(float)
+            ax.plot(x, g["value"], marker="o", ms=3.5, lw=1.4, color=c, label=label)
+            ax.fill_between(x, g["ci_low"], g["ci_high"], color=c, alpha=0.22, lw=0)
+        else:
+            x = np.arange(len(g))
+            yerr = np.vstack([g["value"] - g["ci_low"], g["ci_high"] - g["value"]])
+            ax.errorbar(x, g["value"], yerr=np.nan_to_num(yerr), marker="o", ms=4, lw=1.2, capsize=3,
+                        color=c, label=label)
+            labels = [_point_label(inp, next(p for p in inp["points"] if p["id"] == pid), None)
+                      for pid in g["point"]]
+            ax.set_xticks(x, labels, rotation=30 if len(x) > 3 else 0, ha="right" if len(x) > 3 else "center")
+    if xp:
+        xs = sorted(set(inp["spec"]["sweep"][xp]))
+        if len(xs) <= 15:
+            ax.set_xticks(xs)
+    ax.set_xlabel(xp if xp else "sweep point")
+    ax.set_ylabel(metric)
+    ax.grid(alpha=0.3)
+    if legend and groups:
+        ax.legend(loc="best", frameon=False)
+
+
+def main_figure(inp: dict, metric: str | None = None, ax=None):
+    spec = inp["spec"]
+    metric = metric or spec["main_metric"]
+    if ax is None:
+        with matplotlib.rc_context(RC):
+            fig = Figure(figsize=(7.5, 4.4), layout="constrained")
+            ax = fig.subplots()
+    sweep_axes(ax, inp, metric)
+    ax.set_title(f"{spec['name']}: {metric}\n95% intervals; {_games_note(inp)}; common random numbers")
+    return ax.figure
+
+
+def _kind_note(inp: dict, metric: str) -> str:
+    kinds = inp["summary"].loc[inp["summary"]["metric"] == metric, "kind"]
+    return {"mean_per_game": " (mean per game)", "mean_per_turn": " (mean per turn)",
+            "rate": " (rate)"}.get(kinds.iloc[0] if len(kinds) else "", "")
+
+
+def sweep_figure(inp: dict, metrics: list[str] | None = None):
+    """Every reported metric against the sweep; metrics equal at every point and side (a rule
+    fixes them, e.g. the rack's 5-4-3 cycle) are named in the title instead of drawn flat."""
+    summ = inp["summary"]
+    metrics = metrics or inp["spec"]["metrics"]
+    flat = [m for m in metrics if summ.loc[summ["metric"] == m, "value"].nunique() == 1]
+    flat = flat if len(flat) < len(metrics) else []
+    drawn = [m for m in metrics if m not in flat][:MAX_PANELS]
+    fig, axes = _figure(max(len(drawn), 1))
+    for i, (ax, m) in enumerate(zip(axes, drawn, strict=False)):
+        sweep_axes(ax, inp, m, legend=i == 0)
+        ax.set_title(m + _kind_note(inp, m))
+    title = f"{inp['spec']['name']}: reported metrics against the sweep (95% intervals)"
+    if flat:
+        vals = ", ".join(f"{m} = {summ.loc[summ['metric'] == m, 'value'].iloc[0]:.4g}" for m in flat)
+        title += f"\nthe same at every point and side (not drawn): {vals}"
+    fig.suptitle(title)
+    return fig
+
+
+def convergence_figure(inp: dict, ax=None):
+    """Running estimate of the main metric and its 95% interval after every chunk, per point."""
+    spec = inp["spec"]
+    conv = inp["convergence"]
+    conv = conv[conv["side_key"] == spec["main_side"]]
+    points = [p for p in inp["points"] if p["id"] in set(conv["point"])][:MAX_PANELS]
+    if ax is not None:
+        points = points[:1]
+        axes = [ax]
+        fig = ax.figure
+    else:
+        fig, axes = _figure(max(len(points), 1), ncols=4, w=3.4, h=2.5)
+    for a, p in zip(axes, points, strict=False):
+        g = conv[conv["point"] == p["id"]].sort_values("games")
+        a.plot(g["games"], g["value"], marker="o", ms=2.5, lw=1.2, color="C0")
+        a.fill_between(g["games"], g["ci_low"], g["ci_high"], color="C0", alpha=0.25, lw=0)
+        a.axhline(g["value"].iloc[-1], color="0.4", lw=0.8, ls="--")
+        a.set_title(_point_label(inp, p), fontsize=8)
+        a.xaxis.set_major_locator(MaxNLocator(4, integer=True))
+        a.xaxis.set_major_formatter(FuncFormatter(_games_tick))
+        a.set_xlabel("games")
+        a.grid(alpha=0.3)
+    if axes:
+        axes[0].set_ylabel(spec["main_metric"])
+    fig.suptitle(f"Convergence of {spec['main_metric']} (side {_side_name(inp, spec['main_side'])}):\n"
+                 "running estimate and 95% interval at every chunk boundary")
+    return fig
+
+
+def distribution_figure(inp: dict, metric: str | None = None, ax=None):
+    """Per-game distribution of a metric (share of games per value), one line per point."""
+    spec = inp["spec"]
+    dist = inp["distribution"]
+    metrics = [metric] if metric else spec["distribution"][:MAX_PANELS]
+    if ax is not None:
+        metrics, axes, fig = metrics[:1], [ax], ax.figure
+    else:
+        fig, axes = _figure(len(metrics), ncols=2, w=5.5, h=3.4)
+    for a, m in zip(axes, metrics, strict=True):
+        d = dist[(dist["metric"] == m) & (dist["side_key"] == spec["main_side"])]
+        pts, note = shown_points(inp)
+        for p, c in zip(pts, _colors(len(pts)), strict=True):
+            g = d[d["point"] == p["id"]].sort_values("value")
+            if g.empty:
+                continue
+            a.step(g["value"], g["share"], where="mid", lw=1.2, color=c, label=_point_label(inp, p))
+        a.set_xlabel(f"{m} per game")
+        a.set_ylabel("share of games")
+        a.set_title(f"{m} (side {_side_name(inp, spec['main_side'])}){note}")
+        a.grid(alpha=0.3)
+        a.legend(frameon=False, fontsize=6.5)
+    fig.suptitle(f"Per-game distributions — {spec['name']}")
+    return fig
+
+
+def rack_wait_figure(inp: dict, ax=None):
+    """Turns a card waits on the Courier Rack before it is taken, by card kind, per point."""
+    rw = inp["rack_wait"]
+    kinds = [k for k in ("section", "multi", "tactic", "other") if rw[rw["kind"] == k]["cards"].sum() > 0]
+    if ax is not None:
+        kinds, axes, fig = kinds[:1], [ax], ax.figure
+    else:
+        fig, axes = _figure(max(len(kinds), 1), ncols=3, w=4.0, h=3.0)
+    if not kinds:
+        axes[0].text(0.5, 0.5, "no cards taken from a Courier Rack\n(standard format?)", ha="center",
+                     va="center", transform=axes[0].transAxes)
+        axes[0].set_axis_off()
+    pts, note = shown_points(inp)
+    colors = _colors(len(pts))
+    for a, kind in zip(axes, kinds, strict=False):
+        d = rw[rw["kind"] == kind]
+        tot = d.groupby("wait_turns")["cards"].sum().sort_index()
+        xmax = int(tot.index[np.searchsorted(tot.cumsum().to_numpy(), 0.995 * tot.sum())]) + 1
+        for p, c in zip(pts, colors, strict=True):
+            g = d[d["point"] == p["id"]].sort_values("wait_turns")
+            if g.empty:
+                continue
+            n = g["cards"].sum()
+            mean = float((g["wait_turns"] * g["cards"]).sum() / n)
+            g = g[g["wait_turns"] <= xmax]
+            a.plot(g["wait_turns"], g["cards"] / n, marker=".", ms=3, lw=1.1, color=c,
+                   label=f"{_point_label(inp, p)} (mean {mean:.2f})")
+        a.set_title(f"{kind} cards{note}")
+        a.set_xlabel("turns waited on the rack")
+        a.set_ylabel("share of cards taken")
+        a.grid(alpha=0.3)
+        a.legend(frameon=False, fontsize=6)
+    fig.suptitle(f"Courier Rack waiting times by card kind — {inp['spec']['name']}")
+    return fig
+
+
+def heatmap_figure(inp: dict, ax=None):
+    """Effective orders per turn: section (rows) by sweep point (columns), one panel per side.
+
+    The kernel returns per-game totals, not a turn-by-turn record, so a section-by-turn map cannot
+    be drawn without changing the engine; section by sweep point is the closest honest picture."""
+    summ = inp["summary"]
+    secs = ("L", "C", "R")
+    sides = inp["side_keys"]
+    if ax is not None:
+        sides, axes, fig = sides[:1], [ax], ax.figure
+    else:
+        fig, axes = _figure(len(sides), ncols=1, w=max(7.5, 0.62 * len(inp["points"]) + 3.0), h=3.2)
+    labels = [_point_label(inp, p) for p in inp["points"]]
+    want = [f"effective_per_turn_{s}" for s in secs]
+    vals = summ.loc[summ["metric"].isin(want), "value"]
+    vmin, vmax = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
+    for a, key in zip(axes, sides, strict=True):
+        m = np.full((3, len(inp["points"])), np.nan)
+        for j, p in enumerate(inp["points"]):
+            for i, s in enumerate(secs):
+                v = summ[(summ["point"] == p["id"]) & (summ["side_key"] == key)
+                         & (summ["metric"] == f"effective_per_turn_{s}")]["value"]
+                if len(v):
+                    m[i, j] = v.iloc[0]
+        im = a.imshow(m, aspect="auto", cmap="YlOrRd", vmin=vmin, vmax=vmax)
+        a.set_yticks(range(3), [f"section {s}" for s in secs])
+        a.set_xticks(range(len(labels)), labels, rotation=35 if len(labels) > 2 else 0,
+                     ha="right" if len(labels) > 2 else "center", fontsize=7)
+        a.spines[:].set_visible(False)
+        for i in range(3):
+            for j in range(m.shape[1]):
+                if not math.isnan(m[i, j]):
+                    hi = m[i, j] > (vmin + vmax) / 2
+                    a.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=6.5,
+                           color="white" if hi else "black")
+        a.set_title(f"side {_side_name(inp, key)}")
+        fig.colorbar(im, ax=a, label="effective orders per turn", shrink=0.9)
+    fig.suptitle("Effective orders per turn by section and sweep point\n(the kernel records no "
+                 "turn-by-turn data, so the columns are sweep points, not turns)")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# odds charts
+
+
+def odds_figure(inp: dict, ax=None):
+    """Each single-outcome question: simulated answer (95% interval) over the exact value, per deck."""
+    df = inp["summary"]
+    df = df[df["n"] > 0]
+    single = [lab for lab, g in df.groupby("label", sort=False) if g.groupby("point").size().max() == 1]
+    single = single[:MAX_PANELS]
+    if ax is not None:
+        single, axes, fig = single[:1], [ax], ax.figure
+    else:
+        fig, axes = _figure(max(len(single), 1), ncols=3, w=4.3, h=3.0)
+    by_hand = "hand" in inp["sweep"] and len(set(inp["spec"]["sweep"]["hand"])) > 1
+    for a, lab in zip(axes, single, strict=False):
+        g = df[df["label"] == lab]
+        decks = list(dict.fromkeys(g["deck"]))
+        rare = bool(g["exact"].max() < 1e-3) and bool((g["exact"] > 0).any())
+        for c, deck in zip(_colors(len(decks)), decks, strict=True):
+            d = g[g["deck"] == deck].sort_values("hand")
+            x = d["hand"].to_numpy(float) if by_hand else np.arange(len(d))
+            if rare:  # too rare to simulate: exact on a log scale, the simulation's upper bound dotted
+                pos = d["exact"] > 0
+                a.plot(x[pos.to_numpy()], d["exact"][pos], color=c, lw=1.2, marker=".", label=f"{deck} exact")
+                a.plot(x, d["ci_high"], color=c, lw=1, ls=":", label=f"{deck} simulated 95% upper bound")
+                continue
+            a.plot(x, d["exact"], color=c, lw=1.2, label=f"{deck} exact")
+            yerr = np.vstack([d["simulated"] - d["ci_low"], d["ci_high"] - d["simulated"]])
+            a.errorbar(x, d["simulated"], yerr=np.nan_to_num(yerr), fmt="o", ms=3, color=c, capsize=2,
+                       label=f"{deck} simulated")
+        if rare:
+            a.set_yscale("log")
+            a.legend(frameon=False, fontsize=6)
+        a.set_title(lab + (" (log scale)" if rare else ""), fontsize=8.5)
+        a.set_xlabel("hand size" if by_hand else "point")
+        a.grid(alpha=0.3)
+    if single:
+        axes[0].legend(frameon=False, fontsize=6.5)
+    fig.suptitle(f"{inp['spec']['name']}: simulated (dots, 95% intervals) against exact (lines)")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# entry points
+
+
+def figure(inp: dict, kind: str = "main", metric: str | None = None, ax=None) -> Figure:
+    """The Figure of one chart kind (see the module docstring)."""
+    from napsim.errors import NapsimInputError
+
+    kinds = ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS
+    if kind not in kinds:
+        raise NapsimInputError("plot", "kind", f"{kind!r} is not a chart of this study", ", ".join(kinds))
+    if kind == "main":
+        return main_figure(inp, metric, ax)
+    if kind == "sweep":
+        if ax is not None:
+            sweep_axes(ax, inp, metric or inp["spec"]["main_metric"])
+            return ax.figure
+        return sweep_figure(inp, [metric] if metric else None)
+    if kind == "convergence":
+        return convergence_figure(inp, ax)
+    if kind == "distribution":
+        return distribution_figure(inp, metric, ax)
+    if kind == "rack_wait":
+        return rack_wait_figure(inp, ax)
+    if kind == "heatmap":
+        return heatmap_figure(inp, ax)
+    return odds_figure(inp, ax)
+
+
+CAPTIONS = {
+    "main": "The main metric against the sweep; bands are 95% intervals.",
+    "sweep": "Every reported metric against the sweep; bands are 95% intervals.",
+    "convergence": "Running estimate of the main metric and its 95% interval at each chunk boundary; "
+                   "the dashed line is the final estimate.",
+    "distribution": "Share of games by per-game value.",
+    "rack_wait": "Share of the cards taken from the Courier Rack by the turns they had waited on it; "
+                 "the legend gives the mean wait.",
+    "heatmap": "Effective orders per turn by section (rows) and sweep point (columns). The kernel "
+               "keeps per-game totals only, so this is section by sweep point, not section by turn.",
+    "odds": "Simulated answers (dots, 95% Wilson or normal intervals) against the exact values (lines).",
+}
+TITLES = {"main": "Main result", "sweep": "Reported metrics", "convergence": "Convergence",
+          "distribution": "Per-game distributions", "rack_wait": "Courier Rack waiting times",
+          "heatmap": "Effective orders by section and sweep point", "odds": "Answers against exact values"}
+
+
+def all_charts(inp: dict) -> list[Chart]:
+    """Every chart of a study, rendered (empty when no point has results yet)."""
+    if inp["summary"].empty:
+        return []
+    kinds = ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS
+    out = []
+    for k in kinds:
+        fig = figure(inp, k)
+        out.append(render(fig, k, TITLES[k], CAPTIONS[k]))
+    return out

@@ -309,6 +309,8 @@ class PairTables:
     n_place: np.ndarray    # [a, b] number of legal placements
     place_list: np.ndarray  # [a, b, k] k-th legal placement
     e4_only: np.ndarray    # [a, b] legal only in the E4 situation
+    play_val: np.ndarray   # [side, e4 situation 0/1, cmd, a, b]: best_val, or NEG when illegal
+
 
 
 def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.ndarray,
@@ -331,7 +333,12 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
                cards.tdraw, cards.scout, standard, best_val[s], best_k[s], best_list[s], nom[s],
                eff[s],
                rem[s], n_place, place_list, e4_only)
-    return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only)
+    legal = n_place > 0
+    play_val = np.full((2, 2, cmax + 1, t, t), NEG)
+    play_val[:, 1] = np.where(legal, best_val, NEG)
+    play_val[:, 0] = np.where(legal & ~e4_only, best_val, NEG)
+    return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only,
+                      play_val)
 
 
 assert PARAMS["w_l"] == 1 and PARAMS["march_prob"] == 9  # _build reads these slots

@@ -130,7 +130,7 @@ def _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq, sqn, hand0, scrat
 @njit(cache=True, _nrt=False)
 def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, check, met, wait_hist, trace, tn,
+              e4_only, play_val, check, met, wait_hist, trace, tn,
               pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait]."""
     start_game(rs, run_key, game)
@@ -254,13 +254,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         c = min(cmd, best_val.shape[1] - 1)
         hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, last_hand[o], void,
                                    pol, ctab, best_val, best_k, best_list, n_place, place_list,
-                                   e4_only, res_scratch)
+                                   e4_only, res_scratch, play_val)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
             hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, last_hand[o],
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
-                                       place_list, e4_only, res_scratch)
+                                       place_list, e4_only, res_scratch, play_val)
         ta = void
         tb = void
         if hi >= 0:
@@ -407,7 +407,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
 
 @njit(cache=True, inline="always")
 def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
-            best_k, best_list, n_place, place_list, e4_only, res_scratch):
+            best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val):
     """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
     rack slot or -1, placement, score); hand slot -1 when nothing is legal.
 
@@ -456,15 +456,17 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
     tie_key = next_u64(rs)  # ties: the largest hash of (turn draw, hand slot, rack slot) wins
     best_pr = np.uint64(0)
     keep_w = pol[s, 7]
+    e4i = 1 if e4 else 0
     deny_w = pol[s, 8]
     for i in range(na):
         ra = res_scratch[0, i]
         keep = keep_w * best_val[s, c, ra, void]
         for j in range(nb):
             rb = res_scratch[1, j]
-            if n_place[ra, rb] == 0 or (e4_only[ra, rb] and not e4):
+            v = play_val[s, e4i, c, ra, rb]
+            if v < -1.0e8:  # illegal here (no placement, or a same-section pair outside E4)
                 continue
-            v = best_val[s, c, ra, rb] - keep
+            v -= keep
             if deny_w != 0.0 and n_r > 1:
                 deny = -1.0e18
                 for jj in range(n_r):
@@ -505,7 +507,7 @@ def _resolve(ctab, t, opp_last, void):
 @njit(cache=True, parallel=True)
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-               place_list, e4_only, check, per_game):
+               place_list, e4_only, play_val, check, per_game):
     """Play games [first_game, first_game + n). Returns (metrics summed over the chunk [2, M],
     per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins])."""
     nb = max(1, min(n, 64))
@@ -533,7 +535,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
             met[:, :] = 0
             play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
                       sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
-                      n_place, place_list, e4_only, check, met, wait_b[b], trace, tn,
+                      n_place, place_list, e4_only, play_val, check, met, wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st)
             met_b[b] += met
             if per_game:
@@ -543,7 +545,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
                deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-               e4_only, max_events=20000):
+               e4_only, play_val, max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     n_cards = deck.shape[0]
     rs = np.empty(2, np.uint64)
@@ -553,7 +555,7 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
     tn = np.zeros(1, np.int64)
     play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, True, met, wait, trace, tn, np.empty(n_cards, np.int64),
+              e4_only, play_val, True, met, wait, trace, tn, np.empty(n_cards, np.int64),
               np.empty(n_cards, np.int64), np.empty((2, MAX_HAND + n_cards), np.int64),
               np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
               np.empty((2, MAX_HAND), np.int64), np.zeros(counts.shape[0], np.int64),

@@ -272,6 +272,7 @@ def run_cmd(study_file, out_dir, force, target_error, no_report):
     from napsim import study as study_mod
 
     st = study_mod.load_study(study_file)
+    study_mod.check_out(st, out_dir, force)  # refuse before the progress bar starts
     cap = st.cap_for(target_error)
     n_points = len(st.points)
     labels = {p.index: p.label for p in st.points}
@@ -300,15 +301,16 @@ def run_cmd(study_file, out_dir, force, target_error, no_report):
 @click.argument("run_dir", metavar="DIR", type=click.Path(file_okay=False))
 @click.option("--dest", type=click.Path(file_okay=False), default=None,
               help="Write the report here instead of into DIR.")
-def report_cmd(run_dir, dest):
+@click.option("--no-charts", is_flag=True, help="Tables only (much faster).")
+def report_cmd(run_dir, dest, no_charts):
     """Summary tables (CSV), charts (PNG, SVG), report.md and a self-contained report.html for DIR."""
     from napsim import report as report_mod
 
-    path = report_mod.write_report(run_dir, dest)
-    data_ok = report_mod.load(run_dir).complete
-    if not all(data_ok.values()):
-        click.echo(f"note: {sum(not v for v in data_ok.values())} point(s) not finished; the report "
-                   "shows what is on disk", err=True)
+    data = report_mod.load(run_dir)
+    path = report_mod.write_report(run_dir, dest, with_charts=not no_charts, data=data)
+    unfinished = sum(not v for v in data.complete.values())
+    if unfinished:
+        click.echo(f"note: {unfinished} point(s) not finished; the report shows what is on disk", err=True)
     click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
 
 

@@ -66,8 +66,9 @@ def load(out: str | Path) -> StudyData:
             path = out / "points" / p["id"] / "odds.csv"
             data.complete[p["id"]] = path.is_file()
             if path.is_file():
-                data.odds[p["id"]] = pd.read_csv(path, keep_default_na=False,
-                                                 na_values=[""]).fillna({"note": "", "deck_warning": ""})
+                text = {c: str for c in ("label", "question", "outcome", "interval", "note", "deck_warning")}
+                data.odds[p["id"]] = pd.read_csv(path, keep_default_na=False, na_values=[""],
+                                                 dtype=text).fillna({"note": "", "deck_warning": ""})
         return data
     for p in meta["points"]:
         pid = p["id"]
@@ -492,7 +493,7 @@ METHOD_ODDS = (
 )
 
 
-def build_sections(data: StudyData, charts_dir: Path | None) -> tuple[list[Section], dict]:
+def build_sections(data: StudyData, with_charts: bool = True) -> tuple[list[Section], dict]:
     """The report's sections (tables and charts) and the frames to write as CSV."""
     from napsim import charts
 
@@ -500,7 +501,7 @@ def build_sections(data: StudyData, charts_dir: Path | None) -> tuple[list[Secti
     summ = inputs["summary"]
     frames = {"summary.csv": summ, "points.csv": points_frame(data)}
     sections = []
-    made = charts.all_charts(inputs)
+    made = charts.all_charts(inputs) if with_charts else []
     by_name = {c.name: c for c in made}
     if data.kind == "engine":
         spec = data.meta["spec"]
@@ -514,7 +515,8 @@ def build_sections(data: StudyData, charts_dir: Path | None) -> tuple[list[Secti
             sections.append(Section("Reported metrics", "Value and 95% interval per point and side. "
                                     "Every metric, with std and n, is in summary.csv.",
                                     table=metrics_table(data, summ)))
-        sections.append(Section("Charts", charts=[c for c in made if c.name != "main"]))
+        if len(made) > 1:
+            sections.append(Section("Charts", charts=[c for c in made if c.name != "main"]))
         rw = rack_wait_summary(data)
         if not rw.empty:
             sections.append(Section("Courier Rack waiting times", "Cards taken from the rack, by the "
@@ -534,7 +536,8 @@ def build_sections(data: StudyData, charts_dir: Path | None) -> tuple[list[Secti
             skipped = summ[summ["n"] == 0]
             if not skipped.empty:
                 sections.append(Section("Not applicable", table=skipped[["label", "deck", "hand", "note"]]))
-        sections.append(Section("Charts", charts=made))
+        if made:
+            sections.append(Section("Charts", charts=made))
         sections.append(Section("Method", METHOD_ODDS))
     sections.append(Section("Points", table=points_frame(data).drop(columns=["label"])))
     return sections, frames
@@ -570,8 +573,11 @@ def render_markdown(data: StudyData, sections: list[Section]) -> str:
                       f"([SVG](charts/{c.name}.svg))", ""]
         if s.table is not None and not s.table.empty:
             lines += [md_table(s.table), ""]
-    lines += ["Files: summary.csv (every metric), points.csv, convergence.csv, rack_wait.csv, "
-              "distribution.csv, charts/ (PNG and SVG), report.html (this report, self-contained).", ""]
+    files = ["summary.csv (every metric)", "points.csv"]
+    if data.kind == "engine":
+        files += ["convergence.csv", "rack_wait.csv", "distribution.csv"]
+    files += ["charts/ (PNG and SVG)", "report.html (this report, self-contained)", "manifest.json"]
+    lines += ["Files: " + ", ".join(files) + ".", ""]
     return "\n".join(lines)
 
 
@@ -620,14 +626,16 @@ def manifest(data: StudyData) -> dict:
     }
 
 
-def write_report(out: str | Path, dest: str | Path | None = None) -> Path:
-    """Write report.md, report.html, the CSVs and charts/ for the run folder `out` into `dest`."""
+def write_report(out: str | Path, dest: str | Path | None = None, with_charts: bool = True,
+                 data: StudyData | None = None) -> Path:
+    """Write report.md, report.html, the CSVs and charts/ for the run folder `out` into `dest`
+    (default: `out` itself); `with_charts=False` skips the charts (tables only, much faster)."""
     from napsim import charts
 
-    data = load(out)
+    data = data or load(out)
     dest = Path(dest) if dest is not None else Path(out)
     (dest / "charts").mkdir(parents=True, exist_ok=True)
-    sections, frames = build_sections(data, dest / "charts")
+    sections, frames = build_sections(data, with_charts)
     for s in sections:
         for c in s.charts:
             charts.write_chart(c, dest / "charts")

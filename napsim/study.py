@@ -339,9 +339,6 @@ def load_study(path: str | Path) -> Study:
     target = get_float(w, head, "target_error", 1e-9, 0.5, None) if "target_error" in head else None
     max_games = get_int(w, head, "max_games", 1, 10**11, None)
     if kind == "odds":
-        if target is not None:
-            raise NapsimInputError(w, "target_error", "odds studies run a fixed number of games",
-                                   "games")
         if games is None:
             raise NapsimInputError(w, "games", "missing required key", "integers >= 1")
     elif games is not None and target is not None:
@@ -806,8 +803,10 @@ def _changed_keys(old: dict, new: dict) -> list[str]:
     return out
 
 
-def prepare_dir(study: Study, out: Path, force: bool, target_error: float | None) -> dict:
-    """Check that `out` may hold this study (same identity, or --force) and write study.json."""
+def check_out(study: Study, out: str | Path, force: bool) -> tuple[dict, str, bool]:
+    """May `out` hold this study? Returns (identity, its hash, whether old results must be cleared);
+    raises when the folder holds another study's results (or foreign files) and not `force`."""
+    out = Path(out)
     ident = json.loads(json.dumps(study.identity(), default=str))  # as study.json will hold it
     digest = _sha(ident)
     meta_path = out / "study.json"
@@ -825,11 +824,20 @@ def prepare_dir(study: Study, out: Path, force: bool, target_error: float | None
                     str(out), "--out", "holds results of a different study "
                     f"(changed: {', '.join(changed) or 'unknown'}); its chunks cannot be reused",
                     "--force to discard them, or another --out")
-            _clear(out)
+            return ident, digest, True
     elif out.exists() and any(p.name != ".lock" for p in out.iterdir()):
         if not force:
             raise NapsimInputError(str(out), "--out", "folder holds files that are not a napsim study",
                                    "an empty or new folder, or --force")
+        return ident, digest, True
+    return ident, digest, False
+
+
+def prepare_dir(study: Study, out: Path, force: bool, target_error: float | None) -> dict:
+    """Check that `out` may hold this study (same identity, or --force) and write study.json."""
+    ident, digest, clear = check_out(study, out, force)
+    meta_path = out / "study.json"
+    if clear:
         _clear(out)
     out.mkdir(parents=True, exist_ok=True)
     target = study.target_error if target_error is None else target_error

@@ -29,19 +29,28 @@ PARAMS = {
     "march_prob": 9,       # P3: probability of March Moving when units are free
     "first_strike_prob": 10,  # P7: probability per opponent turn of playing a held First Strike
     "tactician_use_prob": 11,  # probability per own turn of playing one held Tactician card
+    "g_spend_mode": 12,    # P4: 0 at every chance, 1 when the card orders >= g_threshold, 2 Assaults
+    "g_threshold": 13,     # P4: effective orders of the French card that make a counter worth it
+    "g_gain_mode": 14,     # P5: 0 always trade a Scout draw for a counter, 1 never, 2 below n held
+    "g_gain_below": 15,    # P5: the n of mode 2
 }
 N_PARAMS = len(PARAMS)
 
 DEFAULTS = {
     "greedy": dict(kind=0, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=1.0,
-                   first_strike_prob=0.5, tactician_use_prob=0.5),
+                   first_strike_prob=0.5, tactician_use_prob=0.5, g_spend_mode=0,
+                   g_threshold=3, g_gain_mode=0, g_gain_below=3),
     "random": dict(kind=1, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=0.5,
-                   first_strike_prob=0.5, tactician_use_prob=0.5),
+                   first_strike_prob=0.5, tactician_use_prob=0.5, g_spend_mode=0,
+                   g_threshold=3, g_gain_mode=0, g_gain_below=3),
 }
 _RANGES = {"kind": (0, 1), "march_prob": (0, 1), "first_strike_prob": (0, 1),
-           "tactician_use_prob": (0, 1)}
+           "tactician_use_prob": (0, 1), "g_threshold": (0, 99), "g_gain_below": (0, 99)}
+_CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2)}
+SPEND_MODES = {"always": 0, "threshold": 1, "assault": 2}
+GAIN_MODES = {"always": 0, "never": 1, "below": 2}
 
 
 def policy_vector(name: str, overrides: dict[str, float] | None = None,
@@ -54,10 +63,19 @@ def policy_vector(name: str, overrides: dict[str, float] | None = None,
         if key not in PARAMS or key == "kind":
             allowed = ", ".join(k for k in PARAMS if k != "kind")
             raise NapsimInputError(where, key, "unknown policy parameter", allowed)
+        if key in _CHOICES and isinstance(value, str) and not value.lstrip("-").isdigit():
+            names = SPEND_MODES if key == "g_spend_mode" else GAIN_MODES
+            if value not in names:
+                raise NapsimInputError(where, key, f"'{value}' is not a mode", ", ".join(names))
+            value = names[value]
         try:
             v = float(value)
         except (TypeError, ValueError):
             raise NapsimInputError(where, key, f"{value!r} is not a number", "numbers") from None
+        if key in _CHOICES and v not in _CHOICES[key]:
+            names = SPEND_MODES if key == "g_spend_mode" else GAIN_MODES
+            raise NapsimInputError(where, key, f"{value!r} is not a mode",
+                                   ", ".join(f"{k} ({n})" for k, n in names.items()))
         lo, hi = _RANGES.get(key, (-1e6, 1e6))
         if not lo <= v <= hi:
             raise NapsimInputError(where, key, f"{v} is out of range", f"{lo}..{hi}")

@@ -24,6 +24,21 @@ from napsim.stats import wilson
 from napsim.tables import KIND_NAMES, CardTable, PairTables, card_table, pair_tables, units_array
 
 DEFAULT_CHUNK = 20_000
+GUERRILLA_RULE_CODES = {"off": epic.G_OFF, "base": epic.G_BASE, "epic": epic.G_EPIC}
+
+
+def guerrilla_config(sc: Scenario) -> np.ndarray:
+    """gcfg[side, column] for the kernel: rule, starting counters, French flag, Spanish units
+    per section, and (row 0) the unacquired pool."""
+    g = np.zeros((2, 8), np.int64)
+    for k, side in enumerate(sc.sides):
+        g[k, epic.G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
+        g[k, epic.G_START] = side.guerrilla
+        g[k, epic.G_FRENCH] = 1 if side.french else 0
+        for x, sec in enumerate(side.sections):
+            g[k, epic.G_SPAN + x] = sec.spanish
+    g[0, epic.G_POOL0] = sc.guerrilla_pool
+    return g
 
 
 @dataclass
@@ -54,7 +69,8 @@ class Simulation:
             raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{epic.MAX_HAND - 1}")
         tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard")
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
-                         cards.first_strike, cards.counter, cards.mirror], axis=1).astype(np.int64)
+                         cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd],
+                        axis=1).astype(np.int64)
         counts = np.bincount(cards.deck, minlength=len(cards.names)).astype(np.int64)
         return cls(sc, dk, (policies[0][0], policies[1][0]), pol, cards, tables, ctab, counts)
 
@@ -68,6 +84,7 @@ class Simulation:
             np.array([s.square_leave for s in sc.sides], np.float64),
             self.policies, self.ctab, self.cards.deck, self.counts, t.best_val, t.best_k, t.best_list,
             t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only, t.play_val,
+            guerrilla_config(sc),
         )
 
     def run(self, games: int, seed: int, chunk: int = DEFAULT_CHUNK, per_game: bool = False,
@@ -81,21 +98,24 @@ class Simulation:
         args = self._args()
         totals = np.zeros((2, epic.N_METRICS), np.int64)
         waits = np.zeros((4, epic.WAIT_BINS), np.int64)
+        g_turns = np.zeros((3, self.scenario.turns), np.int64)
         rows = []
         t0 = time.perf_counter()
         for first in range(0, games, chunk):
             n = min(chunk, games - first)
             with np.errstate(over="ignore"):
-                m, r, w = epic.play_chunk(key, np.int64(first), np.int64(n), *args, check, per_game)
+                m, r, w, gt = epic.play_chunk(key, np.int64(first), np.int64(n), *args, check,
+                                              per_game)
             totals += m
             waits += w
+            g_turns += gt
             if per_game:
                 rows.append(r)
             if progress:
                 progress(first + n, games)
         wall = time.perf_counter() - t0
         per = np.concatenate(rows) if per_game else None
-        return SimResult(self, games, seed, totals, per, waits, wall)
+        return SimResult(self, games, seed, totals, per, waits, wall, g_turns)
 
     def trace(self, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
         """(metrics, event log) of one game, replayed from (seed, game index)."""
@@ -114,6 +134,7 @@ class SimResult:
     per_game: np.ndarray | None
     rack_wait: np.ndarray
     wall_seconds: float
+    guerrilla_turns: np.ndarray | None = None  # [offered, spent, nullified] x turn of a side
 
     def metric(self, name: str) -> np.ndarray:
         """Total of one metric per side."""

@@ -8,6 +8,8 @@ from napsim.cards import SECTIONS
 from napsim.engine import epic
 from napsim.tables import KIND_PLACED
 
+DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")
+
 
 def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
     """One line per event, grouped by turn, using card and side names."""
@@ -60,6 +62,23 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             out.append(f"  {who} leaves square: {names[a[0]]} returns to hand")
         elif code == epic.EV_FIRST_STRIKE:
             out.append(f"  {who} plays First Strike ({names[a[0]]}) in the opponent's turn")
+        elif code == epic.EV_G_ATTEMPT:
+            target, tsec, t_eff, roll, outcome = a[0:5]
+            card = {0: "the hand card", 1: "the rack card", 2: "the turn's cards"}[target]
+            where = f" in {SECTIONS[tsec]}" if tsec >= 0 else ""
+            if outcome == epic.G_OUT_DECLINED:
+                out.append(f"  Guerrilla: {who} holds a counter against {card}{where} "
+                           f"({t_eff} effective orders) but keeps it (policy P4)")
+            else:
+                die = DIE_FACES[roll]
+                result = "a sabre: the guerrillas are stopped, the card is carried out" \
+                    if outcome == epic.G_OUT_SABRE else "no sabre: the card is nullified"
+                out.append(f"  Guerrilla: {who} spends a counter against {card}{where} "
+                           f"({t_eff} effective orders); French roll {die}: {result}")
+        elif code == epic.EV_G_GAIN:
+            where = f"section {SECTIONS[a[0]]}" if a[0] < 3 else "the commander"
+            out.append(f"  Guerrilla: {who}'s Scout draws one card instead of two and gains a "
+                       f"counter for {where} (pool now {a[1]})")
         elif code == epic.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
     return "\n".join(out)

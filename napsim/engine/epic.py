@@ -9,7 +9,7 @@ counter-based stream, so a game is a pure function of (seed, game index).
 import numpy as np
 from numba import njit, prange
 
-from napsim.engine.rng import bounded, mix64, next_u64, start_game, uniform
+from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
 
 # metric slots per side
 M_NOM, M_EFF = 0, 3            # + section
@@ -21,7 +21,12 @@ M_STARS_MARCH, M_STARS_TAC, M_MARCH_UNITS = 26, 27, 28
 M_ELAN, M_RESHUFFLE, M_STARVED = 29, 30, 31
 M_TAC_DRAWN, M_TAC_PLAYED, M_FIRST_STRIKE, M_COUNTER = 32, 33, 34, 35
 M_SQ_FORMED, M_TAC_HELD, M_TAC_STARVED, M_VIOLATIONS = 36, 37, 38, 39
-N_METRICS = 40
+# Spanish Guerrilla Action (G7), kept on the Spanish side's row
+M_G_FRENCH_TURNS, M_G_OFFERED, M_G_SPENT, M_G_SABRE, M_G_NULLIFIED = 40, 41, 42, 43, 44
+M_G_DENIED_NOM, M_G_DENIED_EFF, M_G_NOT_SPENT = 45, 46, 47
+M_G_NULL_SEC, M_G_DENIED_EFF_SEC = 48, 51  # + section
+M_G_ACQUIRED, M_G_HELD_END, M_G_POOL_END = 54, 55, 56
+N_METRICS = 57
 METRIC_NAMES = (
     "nominal_L", "nominal_C", "nominal_R", "effective_L", "effective_C", "effective_R",
     "wasted", "turns", "hand_section", "hand_multi", "hand_tactic", "hand_other",
@@ -31,6 +36,11 @@ METRIC_NAMES = (
     "stars_march", "stars_tactician", "march_units", "elan_reshuffles", "deck_reshuffles",
     "starved_draws", "tactician_drawn", "tactician_played", "first_strikes", "counter_attacks",
     "squares_formed", "tactician_held_end", "tactician_starved", "invariant_violations",
+    "g_french_turns", "g_offered", "g_spent", "g_stopped_by_sabre", "g_cards_nullified",
+    "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
+    "g_nullified_L", "g_nullified_C", "g_nullified_R",
+    "g_denied_effective_L", "g_denied_effective_C", "g_denied_effective_R",
+    "g_acquired", "g_held_end", "g_pool_end",
 )
 assert len(METRIC_NAMES) == N_METRICS
 
@@ -42,10 +52,17 @@ TRACE_WIDTH = 40
 # trace event codes
 EV_TURN, EV_CHOICE, EV_ORDERS, EV_DRAW, EV_TACTICIAN, EV_ELAN, EV_RESHUFFLE = 1, 2, 3, 4, 5, 6, 7
 EV_REFILL, EV_SQUARE, EV_UNSQUARE, EV_FIRST_STRIKE, EV_STARVED, EV_SCOUT = 8, 9, 10, 11, 12, 13
+EV_G_ATTEMPT, EV_G_GAIN = 14, 15
+G_OUT_DECLINED, G_OUT_SABRE, G_OUT_NULLIFIED = 0, 1, 2
+
+# guerrilla configuration gcfg[side, column] and state gst[side, column] (pool in row 0)
+G_OFF, G_BASE, G_EPIC = 0, 1, 2
+G_RULE, G_START, G_FRENCH, G_SPAN, G_POOL0 = 0, 1, 2, 3, 6  # G_SPAN + section
+G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
 
 # card-table columns packed into one int array: ctab[type, column]
-C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR = range(9)
-N_CCOLS = 9
+C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR, C_EQ = range(10)
+N_CCOLS = 10
 
 
 @njit(cache=True, inline="always")
@@ -127,10 +144,129 @@ def _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq, sqn, hand0, scrat
     return bad
 
 
+@njit(cache=True, inline="always")
+def _pair_sum(tab, s, c, a, b, q):
+    return tab[s, c, a, b, q, 0] + tab[s, c, a, b, q, 1] + tab[s, c, a, b, q, 2]
+
+
+@njit(cache=True, inline="always")
+def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t,
+                      eff_t, met, g_turn, trace, tn):
+    """The Spanish side o facing French turn of side s (G1, G2, G5, P4).
+
+    Returns (placement, card a, card b, turn over) after any nullification: a nullified card
+    becomes VOID (no orders, no marks, no Tactician draw); under the base rule both cards are
+    stopped and the French turn ends with the replacement draw.
+    """
+    turn = ply // 2
+    met[o, M_G_FRENCH_TURNS] += 1
+    held = gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2]
+    if held == 0 or (ra == void and rb == void):
+        return p, ra, rb, False
+    rule = gcfg[o, G_RULE]
+    full_eff = _pair_sum(eff_t, s, c, ra, rb, p)
+    target = -1
+    tsec = -1
+    t_eff = -1
+    t_assault = 0
+    if rule == G_BASE:
+        target = 2
+        t_eff = full_eff
+        t_assault = 1 if ctab[ra, C_EQ] == 1 or ctab[rb, C_EQ] == 1 else 0
+    else:
+        for k in range(2):
+            t = ra if k == 0 else rb
+            kd = ctab[t, C_KIND]
+            if t == void or kd == 1 or kd == 3:  # G5: multi-section cards cannot be stopped
+                continue
+            sx = ctab[t, C_SEC] if kd == 0 else (pa if k == 0 else pb)
+            if gst[o, G_HELD_L + sx] + gst[o, G_HELD_ANY] == 0:
+                continue  # G5: a counter only targets a card in its own section
+            if k == 0:
+                e_card = full_eff - _pair_sum(eff_t, s, c, void, rb, pb)
+            else:
+                e_card = full_eff - _pair_sum(eff_t, s, c, ra, void, pa * 3)
+            if e_card > t_eff:
+                target = k
+                tsec = sx
+                t_eff = e_card
+                t_assault = ctab[t, C_EQ]
+    if target < 0:
+        return p, ra, rb, False
+    met[o, M_G_OFFERED] += 1
+    g_turn[0, turn] += 1
+    mode = pol[o, 12]
+    spend = mode == 0.0 or (mode == 1.0 and t_eff >= pol[o, 13]) or (mode == 2.0 and t_assault == 1)
+    if not spend:
+        met[o, M_G_NOT_SPENT] += 1
+        _trace(trace, tn, EV_G_ATTEMPT, ply, o, target, tsec, t_eff, -1, G_OUT_DECLINED, 0, 0, 0)
+        return p, ra, rb, False
+    if tsec >= 0 and gst[o, G_HELD_L + tsec] > 0:
+        gst[o, G_HELD_L + tsec] -= 1
+    elif gst[o, G_HELD_ANY] > 0:
+        gst[o, G_HELD_ANY] -= 1
+    else:
+        for x in range(3):
+            if gst[o, G_HELD_L + x] > 0:
+                gst[o, G_HELD_L + x] -= 1
+                break
+    gst[0, G_POOL] += 1  # a spent counter returns to the unacquired pool
+    met[o, M_G_SPENT] += 1
+    g_turn[1, turn] += 1
+    roll = battle_die(rs)
+    if roll == 5:  # a sabre stops the guerrillas (G1)
+        met[o, M_G_SABRE] += 1
+        _trace(trace, tn, EV_G_ATTEMPT, ply, o, target, tsec, t_eff, roll, G_OUT_SABRE, 0, 0, 0)
+        return p, ra, rb, False
+    over = False
+    if target == 2:
+        na, nb, q = void, void, 0
+        over = True
+        met[o, M_G_NULLIFIED] += (1 if ra != void else 0) + (1 if rb != void else 0)
+    elif target == 0:
+        na, nb, q = void, rb, pb
+        met[o, M_G_NULLIFIED] += 1
+        met[o, M_G_NULL_SEC + tsec] += 1
+    else:
+        na, nb, q = ra, void, pa * 3
+        met[o, M_G_NULLIFIED] += 1
+        met[o, M_G_NULL_SEC + tsec] += 1
+    g_turn[2, turn] += 1
+    for x in range(3):
+        met[o, M_G_DENIED_NOM] += nom_t[s, c, ra, rb, p, x] - nom_t[s, c, na, nb, q, x]
+        de = eff_t[s, c, ra, rb, p, x] - eff_t[s, c, na, nb, q, x]
+        met[o, M_G_DENIED_EFF] += de
+        met[o, M_G_DENIED_EFF_SEC + x] += de
+    _trace(trace, tn, EV_G_ATTEMPT, ply, o, target, tsec, t_eff, roll, G_OUT_NULLIFIED, 0, 0, 0)
+    return q, na, nb, over
+
+
+@njit(cache=True, inline="always")
+def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
+    """Where a Spanish Scout played this turn gains a counter (G3, G4, P5): 0-2 a section,
+    3 the commander's general holding (base rule), -1 none."""
+    if gst[0, G_POOL] <= 0:
+        return -1
+    held = gst[s, G_HELD_ANY] + gst[s, G_HELD_L] + gst[s, G_HELD_L + 1] + gst[s, G_HELD_L + 2]
+    mode = pol[s, 14]
+    if mode == 1.0 or (mode == 2.0 and held >= pol[s, 15]):
+        return -1
+    for k in range(2):
+        t = ra if k == 0 else rb
+        if ctab[t, C_SCOUT] != 1:
+            continue
+        if gcfg[s, G_RULE] == G_BASE:
+            return 3
+        sx = ctab[t, C_SEC]
+        if sx >= 0 and gcfg[s, G_SPAN + sx] >= 4:  # G4: at least four Spanish units there
+            return sx
+    return -1
+
+
 @njit(cache=True, _nrt=False)
 def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, check, met, wait_hist, trace, tn,
+              e4_only, play_val, gcfg, gst, g_turn, check, met, wait_hist, trace, tn,
               pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait]."""
     start_game(rs, run_key, game)
@@ -159,6 +295,12 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     tac_pile[0] = TACTICIAN_DECK
     last_hand[0] = void
     last_hand[1] = void
+    gst[:, :] = 0
+    gst[0, G_POOL] = gcfg[0, G_POOL0]
+    for k in range(2):
+        if gcfg[k, G_RULE] != G_OFF:
+            gst[k, G_HELD_ANY] = gcfg[k, G_START]  # G6: one or two a side, all to the CIC
+    g_total = gst[0, G_POOL] + gst[0, G_HELD_ANY] + gst[1, G_HELD_ANY]
     # E1 setup: hands (first player first), Tactician cards, then the rack
     for k in range(2):
         s = (first + k) % 2
@@ -290,17 +432,30 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             met[s, M_E4_USED] += 1
         pa = p // 3
         pb = p % 3
+        _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
+               1 if pol[s, 0] == 1.0 else 0)
+        # G1/G5 Spanish Guerrilla Action against the French cards, before any orders
+        pq = p
+        turn_over = False
+        if gcfg[o, G_RULE] != G_OFF and gcfg[s, G_FRENCH] == 1:
+            pq, ra, rb, turn_over = _guerrilla_attack(
+                rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t, eff_t, met,
+                g_turn, trace, tn)
         wasted = 0
         for x in range(3):
-            nominal[x] = nom_t[s, c, ra, rb, p, x]
+            nominal[x] = nom_t[s, c, ra, rb, pq, x]
             met[s, M_NOM + x] += nominal[x]
-            met[s, M_EFF + x] += eff_t[s, c, ra, rb, p, x]
-            wasted += nominal[x] - eff_t[s, c, ra, rb, p, x]
+            met[s, M_EFF + x] += eff_t[s, c, ra, rb, pq, x]
+            wasted += nominal[x] - eff_t[s, c, ra, rb, pq, x]
         met[s, M_WASTED] += wasted
+        # G3/G4: a Spanish Scout may trade its second draw (and, in EPIC, its stars) for a counter
+        gain_sec = -1
+        if gcfg[s, G_RULE] != G_OFF:
+            gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
         # E8 / P3 stars: March Move up to 3 free units in the card's section, else a Tactician
-        r0 = rem_t[s, c, ra, rb, p, 0]
-        r1 = rem_t[s, c, ra, rb, p, 1]
-        r2 = rem_t[s, c, ra, rb, p, 2]
+        r0 = rem_t[s, c, ra, rb, pq, 0]
+        r1 = rem_t[s, c, ra, rb, pq, 1]
+        r2 = rem_t[s, c, ra, rb, pq, 2]
         tac_draws = ctab[ra, C_TDRAW] + ctab[rb, C_TDRAW]
         marched = 0
         for k in range(2):
@@ -309,6 +464,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 continue
             kd = ctab[t, C_KIND]
             sx = ctab[t, C_SEC] if kd == 0 else ((pa if k == 0 else pb) if kd == 2 else -1)
+            if gain_sec >= 0 and gcfg[s, G_RULE] == G_EPIC and ctab[t, C_SCOUT] == 1 and sx == gain_sec:
+                continue  # G4: the Scout's stars stay unused so that the counter can be gained
             avail = 0
             if sx >= 0:
                 avail = min(3, r0 if sx == 0 else (r1 if sx == 1 else r2))
@@ -325,10 +482,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 tac_draws += 1
                 met[s, M_STARS_TAC] += 1
         met[s, M_MARCH_UNITS] += marched
-        _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
-               1 if pol[s, 0] == 1.0 else 0)
         _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2],
-               eff_t[s, c, ra, rb, p, 0], eff_t[s, c, ra, rb, p, 1], eff_t[s, c, ra, rb, p, 2],
+               eff_t[s, c, ra, rb, pq, 0], eff_t[s, c, ra, rb, pq, 1], eff_t[s, c, ra, rb, pq, 2],
                marched, tac_draws)
         # D7: played cards (and a First Strike) go to the discards at the end of the turn
         if ta != void:
@@ -345,8 +500,14 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 hand[o, hn[o]] = t
                 hn[o] += 1
                 _trace(trace, tn, EV_DRAW, ply, o, t, 0, 0, 0, 0, 0, 0, 0)
-        # E9.1 / E9.2 draw one, or with a Scout draw two and keep the better (P2)
-        scouted = ctab[ra, C_SCOUT] == 1 or ctab[rb, C_SCOUT] == 1
+        # E9.1 / E9.2 draw one, or with a Scout draw two and keep the better (P2); a Scout
+        # traded for a Guerrilla counter (G3/G4) draws one
+        scouted = (ctab[ra, C_SCOUT] == 1 or ctab[rb, C_SCOUT] == 1) and gain_sec < 0
+        if gain_sec >= 0:
+            gst[s, G_HELD_ANY if gain_sec == 3 else G_HELD_L + gain_sec] += 1
+            gst[0, G_POOL] -= 1
+            met[s, M_G_ACQUIRED] += 1
+            _trace(trace, tn, EV_G_GAIN, ply, s, gain_sec, gst[0, G_POOL], 0, 0, 0, 0, 0, 0)
         t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
         if scouted and t1 >= 0:
             t2 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
@@ -368,6 +529,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             hand[s, hn[s]] = t1
             hn[s] += 1
             _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
+        if turn_over:  # G1: a nullified turn ends with the replacement draw
+            tac_draws = 0
         # E9.3 Tactician draws
         for _ in range(tac_draws):
             _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
@@ -401,8 +564,20 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         if check:
             met[s, M_VIOLATIONS] += _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq,
                                            sqn, hand0, scratch)
+            g_now = gst[0, G_POOL]
+            for k in range(2):
+                for col in range(4):
+                    g_now += gst[k, col]
+                    if gst[k, col] < 0:
+                        met[s, M_VIOLATIONS] += 1
+            if g_now != g_total or gst[0, G_POOL] < 0:  # counters conserved, pool never negative
+                met[s, M_VIOLATIONS] += 1
     for s in range(2):
         met[s, M_TAC_HELD] += tac[s]
+        if gcfg[s, G_RULE] != G_OFF:
+            met[s, M_G_HELD_END] += gst[s, G_HELD_ANY] + gst[s, G_HELD_L] + gst[s, G_HELD_L + 1] \
+                + gst[s, G_HELD_L + 2]
+            met[s, M_G_POOL_END] += gst[0, G_POOL]
 
 
 @njit(cache=True, inline="always")
@@ -507,12 +682,14 @@ def _resolve(ctab, t, opp_last, void):
 @njit(cache=True, parallel=True)
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-               place_list, e4_only, play_val, check, per_game):
+               place_list, e4_only, play_val, gcfg, check, per_game):
     """Play games [first_game, first_game + n). Returns (metrics summed over the chunk [2, M],
-    per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins])."""
+    per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
+    guerrilla per-turn histogram [offered/spent/nullified, turn])."""
     nb = max(1, min(n, 64))
     met_b = np.zeros((nb, 2, N_METRICS), np.int64)
     wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
+    gturn_b = np.zeros((nb, 3, turns), np.int64)
     rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
     n_cards = deck.shape[0]
     for b in prange(nb):
@@ -526,6 +703,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
         scratch = np.zeros(counts.shape[0], np.int64)
         res_scratch = np.zeros((2, MAX_HAND + n_cards), np.int64)
         st = np.zeros(16, np.int64)
+        gst = np.zeros((2, 8), np.int64)
         met = np.zeros((2, N_METRICS), np.int64)
         trace = np.zeros((0, TRACE_WIDTH), np.int64)
         tn = np.zeros(1, np.int64)
@@ -535,17 +713,18 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
             met[:, :] = 0
             play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
                       sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
-                      n_place, place_list, e4_only, play_val, check, met, wait_b[b], trace, tn,
+                      n_place, place_list, e4_only, play_val, gcfg, gst, gturn_b[b], check, met,
+                      wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st)
             met_b[b] += met
             if per_game:
                 rows[g] = met
-    return met_b.sum(axis=0), rows, wait_b.sum(axis=0)
+    return met_b.sum(axis=0), rows, wait_b.sum(axis=0), gturn_b.sum(axis=0)
 
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
                deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-               e4_only, play_val, max_events=20000):
+               e4_only, play_val, gcfg, max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     n_cards = deck.shape[0]
     rs = np.empty(2, np.uint64)
@@ -555,7 +734,8 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
     tn = np.zeros(1, np.int64)
     play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, True, met, wait, trace, tn, np.empty(n_cards, np.int64),
+              e4_only, play_val, gcfg, np.zeros((2, 8), np.int64), np.zeros((3, turns), np.int64),
+              True, met, wait, trace, tn, np.empty(n_cards, np.int64),
               np.empty(n_cards, np.int64), np.empty((2, MAX_HAND + n_cards), np.int64),
               np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
               np.empty((2, MAX_HAND), np.int64), np.zeros(counts.shape[0], np.int64),

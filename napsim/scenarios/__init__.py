@@ -21,9 +21,12 @@ FORMATS = ("standard", "epic1")
 UNIT_TYPES = ("infantry", "cavalry", "artillery")
 SECTION_KEYS = (*UNIT_TYPES, "leaders", "spanish")
 SIDE_KEYS = (
-    "name", "hand", "tactician", "guerrilla", "square_form", "square_leave", "french", "sections",
+    "name", "hand", "tactician", "guerrilla", "guerrilla_rule", "square_form", "square_leave",
+    "french", "sections",
 )
-SCENARIO_KEYS = ("name", "format", "deck", "turns", "first", "description", "examples")
+SCENARIO_KEYS = ("name", "format", "deck", "turns", "first", "description", "examples",
+                 "guerrilla_pool")
+GUERRILLA_RULES = ("off", "base", "epic")
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class Side:
     hand: int
     tactician: int
     guerrilla: int
+    guerrilla_rule: str
     square_form: float
     square_leave: float
     french: bool
@@ -69,6 +73,7 @@ class Scenario:
     sides: tuple[Side, ...]
     description: str = ""
     examples: str = ""
+    guerrilla_pool: int = 0
     sha256: str = field(default="", repr=False)
 
 
@@ -132,15 +137,29 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
     sides = tuple(_parse_side(f"{where}: [sides.{k}]", k, v) for k, v in sides_raw.items())
     first_key = get_choice(w, head, "first", tuple(sides_raw))
     deck = get_str(w, head, "deck")
-    for s in sides:
+    for i, s in enumerate(sides):
+        w_side = f"{where}: [sides.{s.key}]"
         if s.guerrilla and not any(sec.spanish for sec in s.sections):
-            raise NapsimInputError(f"{where}: [sides.{s.key}]", "guerrilla",
+            raise NapsimInputError(w_side, "guerrilla",
                                    "guerrilla counters for a side without Spanish units", "0")
+        if s.guerrilla_rule != "off":
+            if not any(sec.spanish for sec in s.sections):
+                raise NapsimInputError(w_side, "guerrilla_rule",
+                                       "guerrilla rule on for a side without Spanish units", "off")
+            if not sides[1 - i].french:
+                raise NapsimInputError(w_side, "guerrilla_rule",
+                                       "guerrilla rule on but the other side is not French "
+                                       "(french = true)", "off")
+        elif s.guerrilla:
+            raise NapsimInputError(w_side, "guerrilla_rule",
+                                   f"{s.guerrilla} counters but the guerrilla rule is off", "base, epic")
+    any_rule = any(s.guerrilla_rule != "off" for s in sides)
+    pool = get_int(w, head, "guerrilla_pool", 0, 99, ... if any_rule else 0)
     return Scenario(
         name=get_str(w, head, "name"), path=path, format=fmt, deck=deck, turns=turns,
         first=list(sides_raw).index(first_key), sides=sides,
         description=get_str(w, head, "description", ""), examples=get_str(w, head, "examples", ""),
-        sha256=sha256,
+        guerrilla_pool=pool, sha256=sha256,
     )
 
 
@@ -163,6 +182,7 @@ def _parse_side(where: str, key: str, t: dict) -> Side:
     return Side(
         key=key, name=get_str(where, t, "name"), hand=get_int(where, t, "hand", 1, 20),
         tactician=get_int(where, t, "tactician", 0, 50), guerrilla=get_int(where, t, "guerrilla", 0, 9, 0),
+        guerrilla_rule=get_choice(where, t, "guerrilla_rule", GUERRILLA_RULES, "off"),
         square_form=get_float(where, t, "square_form", 0.0, 1.0, 0.0),
         square_leave=get_float(where, t, "square_leave", 0.0, 1.0, 0.5),
         french=get_bool(where, t, "french", False), sections=tuple(sections),

@@ -1,8 +1,9 @@
 """Regenerate the flagship studies: `napsim regen` or `python -m napsim.regen` from the repository root.
 
 Each ``studies/<name>.toml`` runs into ``out/studies/<name>`` (chunk files: resumable, not
-committed) and its report (summaries, charts, report.md, report.html, manifest.json; no chunks) is
-written to ``results/<name>/``, which is committed as an example of what a study produces.
+committed) and its report (summaries, charts, report.md, report.html, manifest.json; neither chunks
+nor the raw histogram CSVs) is written to ``results/<name>/``, committed as an example of what a
+study produces.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
         t0 = time.perf_counter()
         work = Path(work_dir) / st.name
         study.execute(st, work, force=force)
-        dest = report.write_report(work, Path(results_dir) / st.name)
+        dest = report.write_report(work, Path(results_dir) / st.name, raw_tables=False)
         yield f"{f}: {len(st.points)} point(s) in {time.perf_counter() - t0:.1f} s -> {dest}"
 
 

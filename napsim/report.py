@@ -493,7 +493,8 @@ METHOD_ODDS = (
 )
 
 
-def build_sections(data: StudyData, with_charts: bool = True) -> tuple[list[Section], dict]:
+def build_sections(data: StudyData, with_charts: bool = True,
+                   raw_tables: bool = True) -> tuple[list[Section], dict]:
     """The report's sections (tables and charts) and the frames to write as CSV."""
     from napsim import charts
 
@@ -506,8 +507,10 @@ def build_sections(data: StudyData, with_charts: bool = True) -> tuple[list[Sect
     if data.kind == "engine":
         spec = data.meta["spec"]
         frames["convergence.csv"] = inputs["convergence"]
-        frames["rack_wait.csv"] = rack_wait_frame(data)
-        frames["distribution.csv"] = inputs["distribution"]
+        frames["rack_wait_summary.csv"] = rack_wait_summary(data)
+        if raw_tables:  # histograms: the charts' data, bulky next to the summaries
+            frames["rack_wait.csv"] = rack_wait_frame(data)
+            frames["distribution.csv"] = inputs["distribution"]
         if not summ.empty:
             sections.append(Section(f"Main result: {spec['main_metric']}",
                                     charts=[c for c in (by_name.get("main"),) if c],
@@ -517,7 +520,7 @@ def build_sections(data: StudyData, with_charts: bool = True) -> tuple[list[Sect
                                     table=metrics_table(data, summ)))
         if len(made) > 1:
             sections.append(Section("Charts", charts=[c for c in made if c.name != "main"]))
-        rw = rack_wait_summary(data)
+        rw = frames["rack_wait_summary.csv"]
         if not rw.empty:
             sections.append(Section("Courier Rack waiting times", "Cards taken from the rack, by the "
                                     "turns they waited on it (as counted by the engine).",
@@ -556,7 +559,7 @@ font-size:.9em}
 """
 
 
-def render_markdown(data: StudyData, sections: list[Section]) -> str:
+def render_markdown(data: StudyData, sections: list[Section], files: list[str]) -> str:
     spec = data.meta["spec"]
     lines = [f"# Study: {spec['name']}", ""]
     if spec["description"]:
@@ -573,9 +576,7 @@ def render_markdown(data: StudyData, sections: list[Section]) -> str:
                       f"([SVG](charts/{c.name}.svg))", ""]
         if s.table is not None and not s.table.empty:
             lines += [md_table(s.table), ""]
-    files = ["summary.csv (every metric)", "points.csv"]
-    if data.kind == "engine":
-        files += ["convergence.csv", "rack_wait.csv", "distribution.csv"]
+    files = [f if f != "summary.csv" else "summary.csv (every metric)" for f in files]
     files += ["charts/ (PNG and SVG)", "report.html (this report, self-contained)", "manifest.json"]
     lines += ["Files: " + ", ".join(files) + ".", ""]
     return "\n".join(lines)
@@ -627,24 +628,25 @@ def manifest(data: StudyData) -> dict:
 
 
 def write_report(out: str | Path, dest: str | Path | None = None, with_charts: bool = True,
-                 data: StudyData | None = None) -> Path:
+                 data: StudyData | None = None, raw_tables: bool = True) -> Path:
     """Write report.md, report.html, the CSVs and charts/ for the run folder `out` into `dest`
-    (default: `out` itself); `with_charts=False` skips the charts (tables only, much faster)."""
+    (default: `out` itself); `with_charts=False` skips the charts (tables only, much faster),
+    `raw_tables=False` the histogram CSVs (distribution.csv, rack_wait.csv)."""
     from napsim import charts
 
     data = data or load(out)
     dest = Path(dest) if dest is not None else Path(out)
     (dest / "charts").mkdir(parents=True, exist_ok=True)
-    sections, frames = build_sections(data, with_charts)
+    sections, frames = build_sections(data, with_charts, raw_tables)
     for s in sections:
         for c in s.charts:
             charts.write_chart(c, dest / "charts")
     for name, df in frames.items():
-        if name not in ("summary.csv", "points.csv"):
+        if name != "points.csv" and data.kind == "engine":
             df = df.drop(columns=["label"], errors="ignore")  # the point id and parameters say it
         st.atomic_write_bytes(dest / name, df.to_csv(index=False, float_format=CSV_FLOAT).encode())
     st.atomic_write_bytes(dest / "manifest.json",
                           (json.dumps(manifest(data), indent=1, default=str) + "\n").encode())
-    st.atomic_write_bytes(dest / "report.md", render_markdown(data, sections).encode())
+    st.atomic_write_bytes(dest / "report.md", render_markdown(data, sections, list(frames)).encode())
     st.atomic_write_bytes(dest / "report.html", render_html(data, sections).encode())
     return dest

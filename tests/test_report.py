@@ -54,7 +54,7 @@ def run_dir(tmp_path_factory) -> Path:
 
 def test_report_files_tables_and_charts(run_dir):
     for name in ("report.md", "report.html", "summary.csv", "points.csv", "convergence.csv",
-                 "rack_wait.csv", "distribution.csv", "manifest.json"):
+                 "rack_wait.csv", "rack_wait_summary.csv", "distribution.csv", "manifest.json"):
         assert (run_dir / name).is_file(), name
     for c in CHARTS:
         png = (run_dir / "charts" / f"{c}.png").read_bytes()
@@ -196,6 +196,7 @@ def test_run_study_api_and_regen(tmp_path, monkeypatch):
     dest = tmp_path / "results" / "tiny"
     assert (dest / "report.html").is_file() and (dest / "charts" / "main.png").is_file()
     assert not (dest / "points").exists(), "results/ holds summaries and charts, never chunks"
+    assert (dest / "summary.csv").is_file() and not (dest / "distribution.csv").exists()
     before = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}
     r = subprocess.run([sys.executable, "-m", "napsim.regen", "tiny", "--work", "out/regen"],
                        capture_output=True, text=True, cwd=tmp_path)

@@ -549,9 +549,10 @@ def extend_rows(rows: np.ndarray) -> np.ndarray:
 
 
 def chunk_arrays(rows: np.ndarray, totals: np.ndarray, waits: np.ndarray, first: int,
-                 keep_rows: bool) -> dict:
+                 keep_rows: bool, extra: dict | None = None) -> dict:
     """What a chunk file holds: sums, sums of squares and of products with turns per metric,
-    per-game value histograms (for distributions), rack waits, and the rows when asked."""
+    per-game value histograms (for distributions), rack waits, the rows when asked, and any
+    further histogram the kernel returns (`extra`, e.g. guerrilla_turns), summed over chunks."""
     from napsim.engine import epic
 
     x = extend_rows(rows)
@@ -570,6 +571,8 @@ def chunk_arrays(rows: np.ndarray, totals: np.ndarray, waits: np.ndarray, first:
                rack_wait=waits.astype(np.int64))
     if keep_rows:
         out["rows"] = rows.astype(np.int32)
+    for k, v in (extra or {}).items():
+        out[k] = np.asarray(v, np.int64)
     return out
 
 
@@ -581,6 +584,9 @@ def _pad_add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+EXTRA_ARRAYS = ("guerrilla_turns",)  # further kernel histograms, summed like the totals
+
+
 class Acc:
     """Running sums of a point's chunks."""
 
@@ -588,8 +594,12 @@ class Acc:
         self.games = 0
         self.chunks = 0
         self.totals = self.sums = self.sumsq = self.sumxt = self.hist = self.rack_wait = None
+        self.extra: dict = {}
 
     def add(self, ch: dict) -> None:
+        for k in EXTRA_ARRAYS:
+            if k in ch:
+                self.extra[k] = self.extra[k] + ch[k] if k in self.extra else ch[k].astype(np.int64).copy()
         if self.chunks == 0:
             for k in ("totals", "sums", "sumsq", "sumxt", "hist", "rack_wait"):
                 setattr(self, k, ch[k].astype(np.int64).copy())
@@ -950,9 +960,11 @@ def _run_engine_point(st: Study, meta: dict, p: Point, out: Path, progress) -> t
             sim = st.build(p)
             state["sim"], state["args"] = sim, sim._args()
         with np.errstate(over="ignore"):
-            m, rows, w = epic.play_chunk(seed_key(st.seed), np.int64(first), np.int64(n), *state["args"],
-                                         False, True)
-        return chunk_arrays(rows, m, w, first, st.per_game)
+            res = epic.play_chunk(seed_key(st.seed), np.int64(first), np.int64(n), *state["args"],
+                                  False, True)
+        m, rows, w = res[:3]  # (totals, per-game rows, rack waits[, guerrilla per-turn histogram])
+        extra = dict(zip(EXTRA_ARRAYS, res[3:], strict=False))
+        return chunk_arrays(rows, m, w, first, st.per_game, extra)
 
     def on_chunk(k, ch, acc, fresh):
         if progress:

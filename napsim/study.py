@@ -464,9 +464,16 @@ def engine_path_patterns(side_keys) -> list[str]:
     sides = "|".join([*side_keys, "*"])
     side_fields = "|".join(k for k in SIDE_KEYS if k not in ("sections", "name"))
     params = "|".join(k for k in PARAMS if k != "kind")
-    return ["scenario.<format|deck|turns|first>", f"sides.<{sides}>.<{side_fields}>",
+    return [f"scenario.<{'|'.join(scenario_fields())}>", f"sides.<{sides}>.<{side_fields}>",
             f"sides.<{sides}>.sections.<L|C|R|*>.<{'|'.join(SECTION_KEYS)}>", "deck",
             f"policy.<{sides}>", f"policy.<{sides}>.<{params}>"]
+
+
+def scenario_fields() -> list[str]:
+    """The [scenario] values a study may set: every key but the descriptive ones."""
+    from napsim.scenarios import SCENARIO_KEYS
+
+    return [k for k in SCENARIO_KEYS if k not in ("name", "description", "examples")]
 
 
 def _check_engine_path(st: Study, where: str, path: str) -> None:
@@ -477,7 +484,7 @@ def _check_engine_path(st: Study, where: str, path: str) -> None:
     sides = (*st.side_keys, "*")
     ok = (
         path == "deck"
-        or (len(parts) == 2 and parts[0] == "scenario" and parts[1] in ("format", "deck", "turns", "first"))
+        or (len(parts) == 2 and parts[0] == "scenario" and parts[1] in scenario_fields())
         or (len(parts) == 3 and parts[0] == "sides" and parts[1] in sides
             and parts[2] in SIDE_KEYS and parts[2] not in ("sections", "name"))
         or (len(parts) == 5 and parts[0] == "sides" and parts[1] in sides and parts[2] == "sections"

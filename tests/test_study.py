@@ -314,7 +314,7 @@ def test_bad_study_from_the_real_command_line(tmp_path):
     r = napsim_cli("run", str(path), "--out", str(tmp_path / "out"))
     assert r.returncode == 2
     assert r.stderr.startswith("napsim: error:") and r.stderr.count("\n") == 1
-    assert "scenario.turnz" in r.stderr and "scenario.<format|deck|turns|first>" in r.stderr
+    assert "scenario.turnz" in r.stderr and "scenario.<format|deck|turns|first" in r.stderr
     r = napsim_cli("run", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "out"))
     assert r.returncode == 2 and "study file not found" in r.stderr
     r = napsim_cli("report", str(tmp_path / "nothing-here"))

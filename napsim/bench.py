@@ -1,4 +1,4 @@
-"""Throughput benchmarks: `python -m napsim.bench odds|all [--games N] [--threads T]`.
+"""Throughput benchmarks: `python -m napsim.bench odds|epic|guerrilla|formats|all`.
 
 Each kernel is timed after a warm-up call (compilation excluded) and, in the same run, against a
 straightforward reference implementation of the same question, so the printed ratio does not
@@ -26,8 +26,6 @@ from napsim.cards import load_deck
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 
-BENCHES = ("odds", "epic")
-
 
 def reference_hand_counts_numpy(deck: np.ndarray, value: np.ndarray, hand: int, games: int,
                                 seed: int) -> np.ndarray:
@@ -54,6 +52,22 @@ def _time(fn, min_seconds: float = 1.0) -> tuple[float, int]:
             return elapsed / calls, calls
 
 
+def _versions() -> dict:
+    return {"napsim": napsim.__version__, "numba": numba.__version__, "numpy": np.__version__}
+
+
+def _rates(run, work: float, threads: int) -> dict:
+    """Work per second with 1 thread and with `threads` threads, and the speed-up between them."""
+    out = {}
+    for t in sorted({1, threads}):
+        numba.set_num_threads(t)
+        run()  # warm-up (compilation, thread pool)
+        sec, _ = _time(run)
+        out[t] = work / sec
+    numba.set_num_threads(1)
+    return out
+
+
 def bench_odds(games: int, threads: int) -> dict:
     """5-card hands from the 90-card deck, counting multi-section cards."""
     deck_obj = load_deck("gmt90")
@@ -61,41 +75,37 @@ def bench_odds(games: int, threads: int) -> dict:
     value = (deck_obj.cards["kind"] == "multi").to_numpy(np.int64)
     key = seed_key(1)
     hand = 5
-    numba.set_num_threads(threads)
 
     def run():
         kernels.hand_value_hist(deck, value, hand, kernels.COMBINE_SUM, key, 0, games, hand + 1)
 
-    run()  # compile
-    sec, _ = _time(run)
+    rates = _rates(run, games, threads)
     ref_games = max(20_000, games // 500)
     ref_sec, _ = _time(lambda: reference_hand_counts_numpy(deck, value, hand, ref_games, 1), 0.5)
-    rate = games / sec
     ref_rate = ref_games / ref_sec
     return {
         "kernel": "odds", "unit": "hands", "threads": threads,
-        "per_second": round(rate), "per_second_per_core": round(rate / threads),
+        "per_second_per_core": round(rates[1]), "per_second": round(rates[threads]),
+        f"speedup_1_to_{threads}_threads": round(rates[threads] / rates[1], 2),
         "reference": "numpy argpartition (vectorised)", "reference_per_second": round(ref_rate),
-        "ratio_vs_reference": round(rate / ref_rate, 1),
-        "napsim": napsim.__version__, "numba": numba.__version__, "numpy": np.__version__,
+        "ratio_vs_reference": round(rates[1] / ref_rate, 1), **_versions(),
     }
 
 
-def bench_epic(games: int, threads: int) -> dict:
-    """Greedy vs greedy on the symmetric scenario, 30 turns a side, against the pure-Python
-    reference engine of tests/reference when it is importable (a source checkout)."""
+def _bench_engine(kernel: str, scenario: str, games: int, threads: int) -> dict:
+    """Greedy vs greedy games of one scenario; the per-core figure is from one thread, and the
+    ratio compares it with the pure-Python engine of tests/reference (a source checkout)."""
     from napsim.simulate import Simulation
 
-    numba.set_num_threads(threads)
-    sim = Simulation.build("symmetric")
-    n = max(2_000, games // 1000)
-    sim.run(min(n, 500), 1)  # compile
-    sec, _ = _time(lambda: sim.run(n, 1, chunk=n))
+    sim = Simulation.build(scenario)
+    n = max(4_000, games // 1000)
     turns = n * 2 * sim.scenario.turns
-    rate = turns / sec
-    out = {"kernel": "epic", "unit": "turns", "threads": threads, "games": n,
-           "per_second": round(rate), "per_second_per_core": round(rate / threads),
-           "games_per_second": round(n / sec)}
+    rates = _rates(lambda: sim.run(n, 1, chunk=n), turns, threads)
+    out = {"kernel": kernel, "scenario": scenario, "unit": "turns", "threads": threads,
+           "games": n, "turns_per_second_per_core": round(rates[1]),
+           "games_per_second_per_core": round(rates[1] / (2 * sim.scenario.turns)),
+           "turns_per_second": round(rates[threads]),
+           f"speedup_1_to_{threads}_threads": round(rates[threads] / rates[1], 2)}
     try:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
         from reference.engine import play_games  # type: ignore[import-not-found]
@@ -106,22 +116,43 @@ def bench_epic(games: int, threads: int) -> dict:
         ref_sec, _ = _time(lambda: play_games(sim, ref_games, seed=1), 0.5)
         ref_rate = ref_games * 2 * sim.scenario.turns / ref_sec
         out.update(reference="tests/reference/engine.py (pure Python)",
-                   reference_per_second=round(ref_rate), ratio_vs_reference=round(rate / ref_rate, 1))
-    out.update(napsim=napsim.__version__, numba=numba.__version__, numpy=np.__version__)
+                   reference_per_second=round(ref_rate),
+                   ratio_vs_reference=round(rates[1] / ref_rate, 1))
+    out.update(_versions())
     return out
+
+
+def bench_epic(games: int, threads: int) -> dict:
+    """EPIC one a side, symmetric armies, 30 turns a side."""
+    return _bench_engine("epic", "symmetric", games, threads)
+
+
+def bench_guerrilla(games: int, threads: int) -> dict:
+    """Tamames with the EPIC guerrilla rules on (G4-G6)."""
+    return _bench_engine("guerrilla", "tamames", games, threads)
+
+
+def bench_formats(games: int, threads: int) -> dict:
+    """EPIC 2-4 a side and La Grande Battles are not implemented yet (issue 5)."""
+    return {"kernel": "formats", "available": False,
+            "reason": "EPIC 2/3/4 a side and LGB kernels are not implemented yet", **_versions()}
+
+
+BENCHES = {"odds": bench_odds, "epic": bench_epic, "guerrilla": bench_guerrilla,
+           "formats": bench_formats}
 
 
 @click.command()
 @click.argument("which", type=click.Choice((*BENCHES, "all")), default="all")
-@click.option("--games", type=int, default=20_000_000, show_default=True)
-@click.option("--threads", type=int, default=1, show_default=True,
-              help="numba threads (1 gives the per-core figure).")
+@click.option("--games", type=int, default=20_000_000, show_default=True,
+              help="Hands for the odds kernel; engine kernels play games/1000 games.")
+@click.option("--threads", type=int, default=2, show_default=True,
+              help="Thread count compared with 1 thread (the per-core figures use 1).")
 def main(which: str, games: int, threads: int) -> None:
     """Print one JSON line per benchmark."""
-    todo = BENCHES if which == "all" else (which,)
+    todo = list(BENCHES) if which == "all" else [which]
     for name in todo:
-        result = {"odds": bench_odds, "epic": bench_epic}[name](games, threads)
-        click.echo(json.dumps(result))
+        click.echo(json.dumps(BENCHES[name](games, threads)))
         sys.stdout.flush()
 
 

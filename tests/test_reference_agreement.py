@@ -3,7 +3,8 @@ tests/reference/engine.py: per-game means of the card-flow metrics must agree st
 
 Rules exercised: E1 setup, E2/E3 choice and placement, E4 same-section exception, E6 command,
 E8/P3 stars, E9.1/E9.2 draw and Scout, E9.3 Tactician draws, E9.4 Elan, E9.6 refill, E10 rack
-cycle, E11 squares, D6 reshuffle, P1 greedy/random choice, P2 Scout keep, P7 First Strike.
+cycle, E11 squares, D6 reshuffle, P1 greedy/random choice, P2 Scout keep, P7 First Strike, and the
+Spanish Guerrilla Action: G1-G3 base rule, G4-G6 EPIC clarifications, G7 metrics, P4/P5 policies.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ METRICS = (
     "squares_formed",                               # rule E11
     "deck_reshuffles",                              # rule D6
     "tactician_held_end",
+    # rules G1-G7, P4, P5 (zero on a side without the guerrilla rule)
+    "g_french_turns", "g_offered", "g_spent", "g_stopped_by_sabre", "g_cards_nullified",
+    "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
+    "g_nullified_L", "g_nullified_C", "g_nullified_R",
+    "g_denied_effective_L", "g_denied_effective_C", "g_denied_effective_R",
+    "g_acquired", "g_held_end", "g_pool_end",
 )
 
 POLICIES = {"greedy": (("greedy", {}), ("greedy", {})), "random": (("random", {}), ("random", {}))}
@@ -52,6 +59,22 @@ POLICIES = {"greedy": (("greedy", {}), ("greedy", {})), "random": (("random", {}
 def _standard_scenario():
     """The symmetric armies in the standard one-card game on the base deck."""
     return dataclasses.replace(load_scenario("symmetric"), format="standard", deck="ccn70")
+
+
+# guerrilla variants of tamames: (scenario overrides, Spanish policy parameters)
+GUERRILLA_VARIANTS = {
+    # rules G1-G3 in the EPIC card flow; P4 threshold, P5 below n held
+    "tamames_base": ({"sides.S.guerrilla_rule": "base"},
+                     {"g_spend_mode": "threshold", "g_threshold": 4, "g_gain_mode": "below",
+                      "g_gain_below": 2}),
+    # rules G4-G6 with 4 Spanish units on the left only (gains there, none elsewhere); P4 assault
+    "tamames_assault": ({"sides.S.sections.L.spanish": 4, "sides.S.sections.C.spanish": 3,
+                         "sides.S.sections.R.spanish": 0, "sides.S.guerrilla": 1},
+                        {"g_spend_mode": "assault"}),
+    # rule G1-G3 in the standard one-card game on the base deck
+    "standard_base": ({"scenario.format": "standard", "scenario.deck": "ccn70",
+                       "sides.S.guerrilla_rule": "base"}, {}),
+}
 
 
 def _compare(sim: Simulation, seed: int) -> list[str]:
@@ -76,12 +99,23 @@ def _compare(sim: Simulation, seed: int) -> list[str]:
 @pytest.mark.parametrize("policy", ["greedy", "random"])
 @pytest.mark.parametrize("scenario", ["symmetric", "tamames", "standard"])
 def test_kernel_agrees_with_reference(scenario, policy):
-    # rules E1-E11, D6, D7, P1-P3, P7: every card-flow metric within 4 combined standard errors
+    # rules E1-E11, D6, D7, P1-P3, P7 and (tamames: Spanish guerrillas, EPIC rule) G4-G7, P4, P5:
+    # every card-flow and guerrilla metric within 4 combined standard errors
     sc = _standard_scenario() if scenario == "standard" else scenario
-    if scenario == "tamames":  # the reference plays no guerrillas yet (rules G): compare card flow
-        sc = load_scenario("tamames", {"sides.S.guerrilla_rule": "off", "sides.S.guerrilla": 0})
     sim = Simulation.build(sc, POLICIES[policy])
     bad = _compare(sim, seed=12345)
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("variant", list(GUERRILLA_VARIANTS))
+def test_kernel_agrees_with_reference_guerrilla_variants(variant):
+    # rules G1-G3 (base rule, EPIC card flow and standard game), G4 gain only where >= 4 Spanish
+    # units, G5 section targeting, P4 threshold / assault spending, P5 gain below n
+    overrides, spanish_policy = GUERRILLA_VARIANTS[variant]
+    sc = load_scenario("tamames", overrides)
+    sim = Simulation.build(sc, (("greedy", {}), ("greedy", spanish_policy)))
+    assert sim.scenario.sides[1].key == "S"
+    bad = _compare(sim, seed=777)
     assert not bad, "\n".join(bad)
 
 

@@ -5,6 +5,12 @@ vectors and the card table of a `Simulation`, but never its precomputed pair tab
 score is computed here from `napsim.tables.eval_pair` (the order arithmetic of one pair of cards
 and placements). Randomness comes from Python's `random.Random(seed)`, so results agree with the
 kernel only statistically. Card locations are plain Python lists.
+
+Spanish Guerrilla Action (RULES.md G1-G7, P4, P5) is played as the kernel plays it: counters held
+per section (index 0-2) or by the CIC for any section (index 3); at most one counter per French
+turn, against the French card with the larger own effective orders among those its counters may
+reach (a tie goes to the hand card); counters come from the target's section first, then the
+CIC's, then any section; a spent counter returns to the unacquired pool, sabre or not.
 """
 
 from __future__ import annotations
@@ -16,12 +22,14 @@ import numpy as np
 
 from napsim.engine.epic import METRIC_NAMES, N_METRICS, RACK, TACTICIAN_DECK
 from napsim.policies import PARAMS
-from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
+from napsim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
 
 _eval_pair = getattr(eval_pair, "py_func", eval_pair)
 M = {name: i for i, name in enumerate(METRIC_NAMES)}
 KIND_SLOT = ("section", "multi", "tactic", "other")
 TOL = 1e-9
+GENERAL = 3  # index of the CIC's counters (usable in any section) in a side's holding
+SABRE = 5    # rule D5: the sixth face of the battle die
 
 
 class _Game:
@@ -40,6 +48,8 @@ class _Game:
         self.units = units_array(sc)
         self.pol = sim.policies
         self.met = np.zeros((2, N_METRICS), np.int64)
+        self.g_rule = [s.guerrilla_rule for s in sc.sides]
+        self.spanish = [[sec.spanish for sec in s.sections] for s in sc.sides]
         self._score_cache = lru_cache(maxsize=None)(self._pair_best)
         self._eval_cache = lru_cache(maxsize=None)(self._eval)
 
@@ -157,6 +167,86 @@ class _Game:
         self.tac[side] += 1
         self.met[side, M["tactician_drawn"]] += 1
 
+    # ----- Spanish Guerrilla Action (rules G1-G7, P4, P5) ------------------------------------------
+    def guerrilla_attack(self, s: int, o: int, c: int, ra: int, rb: int, p: int):
+        """The Spanish side o against French side s's two cards, before any orders (rules G1, G2,
+        G5, P4). Returns (card a, card b, placement, turn over): a nullified card plays as VOID."""
+        met, cd, void = self.met, self.cards, self.void
+        held = self.g_held[o]
+        met[o, M["g_french_turns"]] += 1
+        if sum(held) == 0 or (ra == void and rb == void):
+            return ra, rb, p, False
+        pa, pb = p // 3, p % 3
+        full = self._eval_cache(s, c, ra, rb, p)
+        pv = self.pol[o]
+        if self.g_rule[o] == "base":  # rule G1: the counter is spent against the turn's cards
+            target, tsec, t_eff = "both", -1, sum(full[1])
+            t_assault = cd.eq_cmd[ra] == 1 or cd.eq_cmd[rb] == 1
+        else:  # rule G5: one card, in a section a held counter may reach; never a multi-section card
+            target, tsec, t_eff, t_assault = None, -1, -1, False
+            for k, (t, pl) in enumerate(((ra, pa), (rb, pb))):
+                if t == void or cd.kind[t] in (KIND_MULTI, KIND_INERT):
+                    continue
+                x = self.placed_section(t, pl)
+                if held[x] + held[GENERAL] == 0:
+                    continue
+                rest = self._eval_cache(s, c, void, rb, pb) if k == 0 else \
+                    self._eval_cache(s, c, ra, void, 3 * pa)
+                own = sum(full[1]) - sum(rest[1])
+                if own > t_eff:  # the larger own effective orders; a tie keeps the hand card
+                    target, tsec, t_eff, t_assault = k, x, own, cd.eq_cmd[t] == 1
+            if target is None:
+                return ra, rb, p, False
+        met[o, M["g_offered"]] += 1
+        mode = pv[PARAMS["g_spend_mode"]]
+        if not (mode == 0 or (mode == 1 and t_eff >= pv[PARAMS["g_threshold"]])
+                or (mode == 2 and t_assault)):  # rule P4
+            met[o, M["g_available_not_spent"]] += 1
+            return ra, rb, p, False
+        if tsec >= 0 and held[tsec] > 0:
+            held[tsec] -= 1
+        elif held[GENERAL] > 0:
+            held[GENERAL] -= 1
+        else:
+            held[next(x for x in range(3) if held[x] > 0)] -= 1
+        self.g_pool += 1  # spent: back to the unacquired pool, stopped or not
+        met[o, M["g_spent"]] += 1
+        if self.rng.randrange(6) == SABRE:  # rule G1: a sabre stops the guerrillas
+            met[o, M["g_stopped_by_sabre"]] += 1
+            return ra, rb, p, False
+        if target == "both":
+            na, nb, q = void, void, 0
+            met[o, M["g_cards_nullified"]] += int(ra != void) + int(rb != void)
+        else:
+            na, nb, q = (void, rb, pb) if target == 0 else (ra, void, 3 * pa)
+            met[o, M["g_cards_nullified"]] += 1
+            met[o, M["g_nullified_" + "LCR"[tsec]]] += 1
+        after = self._eval_cache(s, c, na, nb, q)
+        for x in range(3):
+            met[o, M["g_denied_nominal"]] += full[0][x] - after[0][x]
+            met[o, M["g_denied_effective"]] += full[1][x] - after[1][x]
+            met[o, M["g_denied_effective_" + "LCR"[x]]] += full[1][x] - after[1][x]
+        return na, nb, q, target == "both"
+
+    def guerrilla_gain(self, s: int, ra: int, rb: int) -> int | None:
+        """Rules G3, G4, P5: where a Scout played this turn gains a counter (0-2 a section, 3 the
+        CIC under the base rule), or None."""
+        if self.g_pool <= 0:
+            return None
+        pv = self.pol[s]
+        mode = pv[PARAMS["g_gain_mode"]]
+        if mode == 1 or (mode == 2 and sum(self.g_held[s]) >= pv[PARAMS["g_gain_below"]]):
+            return None
+        for t in (ra, rb):
+            if self.cards.scout[t] != 1:
+                continue
+            if self.g_rule[s] == "base":
+                return GENERAL
+            x = int(self.cards.sec[t])
+            if x >= 0 and self.spanish[s][x] >= 4:  # rule G4: four Spanish units there
+                return x
+        return None
+
     # ----- the choice (rule P1) -----------------------------------------------------------------
     def choose(self, s: int, c: int, hand: list[int], rack: list[int], e4: bool, opp_last: int):
         """(hand index or None, rack index or None, placement), or None when nothing is legal."""
@@ -210,6 +300,10 @@ class _Game:
         self.tac_disc = 0
         last_hand = [void, void]
         first = sc.first
+        # rule G6: one commander a side, so the starting counters all go to the CIC
+        self.g_pool = sc.guerrilla_pool
+        self.g_held = [[0, 0, 0, sc.sides[k].guerrilla if self.g_rule[k] != "off" else 0]
+                       for k in range(2)]
         # rule E1: hands (first player first), Tactician cards, then the rack of 5
         for k in range(2):
             s = (first + k) % 2
@@ -284,11 +378,17 @@ class _Game:
                 met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
             if e4 and ra != void and rb != void and cd.sec[ra] == cd.sec[rb]:
                 met[s, M["same_section_used"]] += 1
+            # rules G1 / G5: Spanish Guerrilla Action against the French cards, before any orders
+            turn_over = False
+            if self.g_rule[o] != "off" and sc.sides[s].french:
+                ra, rb, p, turn_over = self.guerrilla_attack(s, o, c, ra, rb, p)
             nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
             for x, sec in enumerate("LCR"):
                 met[s, M["nominal_" + sec]] += nom[x]
                 met[s, M["effective_" + sec]] += eff[x]
             met[s, M["wasted"]] += sum(nom) - sum(eff)
+            # rules G3 / G4 / P5: a Spanish Scout may trade its second draw for a counter
+            gain = self.guerrilla_gain(s, ra, rb) if self.g_rule[s] != "off" else None
             # rules E8 / P3: stars March Move up to 3 free units in the card's section, else draw
             r = list(rem)
             tac_draws = int(cd.tdraw[ra] + cd.tdraw[rb])
@@ -297,6 +397,8 @@ class _Game:
                     continue
                 kd = cd.kind[t]
                 x = int(cd.sec[t]) if kd == KIND_SECTION else (pl if kd == KIND_PLACED else -1)
+                if gain is not None and self.g_rule[s] == "epic" and cd.scout[t] == 1 and x == gain:
+                    continue  # rule G4: the Scout's stars stay unused to gain the counter
                 avail = min(3, r[x]) if x >= 0 else 0
                 if avail > 0 and rng.random() < pv[PARAMS["march_prob"]]:
                     r[x] -= avail
@@ -314,9 +416,14 @@ class _Game:
                 t = self.draw(o)
                 if t >= 0:
                     self.hand[o].append(t)
+            # rules G3 / G4: the counter is taken and the Scout draws one card, not two
+            if gain is not None:
+                self.g_held[s][gain] += 1
+                self.g_pool -= 1
+                met[s, M["g_acquired"]] += 1
             # rules E9.1 / E9.2 / P2: draw one; with a Scout draw two and keep the better
             t1 = self.draw(s)
-            if (cd.scout[ra] == 1 or cd.scout[rb] == 1) and t1 >= 0:
+            if (cd.scout[ra] == 1 or cd.scout[rb] == 1) and gain is None and t1 >= 0:
                 t2 = self.draw(s)
                 met[s, M["scout_draws"]] += 1
                 if t2 >= 0:
@@ -332,6 +439,8 @@ class _Game:
                     self.disc.append(drop)
             if t1 >= 0:
                 hand.append(t1)
+            if turn_over:  # rule G1: the nullified turn ends with the replacement draw
+                tac_draws = 0
             # rule E9.3: Tactician draws the played cards call for
             for _ in range(tac_draws):
                 self.draw_tactician(s)
@@ -353,6 +462,9 @@ class _Game:
                     rack.append(t)
         for s in range(2):
             met[s, M["tactician_held_end"]] += self.tac[s]
+            if self.g_rule[s] != "off":
+                met[s, M["g_held_end"]] += sum(self.g_held[s])
+                met[s, M["g_pool_end"]] += self.g_pool
         return met
 
 

@@ -6,6 +6,7 @@ import sys
 
 import click
 import numpy as np
+from click.exceptions import NoArgsIsHelpError
 
 from napsim import odds as odds_mod
 from napsim.cards import SECTIONS, builtin_decks, load_deck
@@ -335,6 +336,8 @@ def main() -> None:
     """Console entry point: run the click group, turning input errors into one line and exit 2."""
     try:
         cli.main(standalone_mode=False)
+    except NoArgsIsHelpError as e:  # `napsim` or `napsim odds` alone: show the help, not an error
+        click.echo(e.ctx.get_help() if e.ctx else e.format_message())
     except NapsimInputError as e:
         _fail(str(e))
     except click.exceptions.Abort:

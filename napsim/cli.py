@@ -97,7 +97,8 @@ def _odds_options(f):
 
 
 def _emit(df, deck, fmt) -> None:
-    click.echo(render(df, fmt, [deck.estimated_warning()]))
+    text = render(df, fmt, [deck.estimated_warning()])
+    click.echo(text, nl=not text.endswith("\n"))  # CSV already ends its last line
 
 
 @cli.group("odds")

@@ -10,12 +10,19 @@ metric), ``convergence`` (running estimate and interval against games, at chunk 
 ``distribution`` (per-game distributions), ``rack_wait`` (turns a card waits on the Courier Rack,
 by kind) and ``heatmap`` (effective orders per turn, section by sweep point: the kernel does not
 record orders turn by turn, so the heat map's columns are sweep points, and its title says so).
-Odds studies: ``odds`` (simulated answers with intervals over the exact values).
+Odds studies: ``odds`` (simulated answers with intervals over the exact values). A study that
+sweeps a side's starting Guerrilla counters (``sides.<k>.guerrilla``) also gets ``guerrilla``: French
+orders denied per game against the starting counters, one line per spending policy (RULES.md P4).
+
+Large sweeps stay readable: a line chart with more than `MAX_LINES` lines draws the main side only
+and pins the swept paths with the most values to their first value, and the heat map shows at most
+`MAX_COLUMNS` points; the legend or title says what was pinned.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +35,9 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 ENGINE_KINDS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")
 ODDS_KINDS = ("odds",)
 MAX_PANELS = 16
+MAX_LINES = 12
+MAX_COLUMNS = 24
+GUERRILLA_METRIC = "g_denied_effective"
 RC = {"svg.hashsalt": "napsim", "svg.fonttype": "none", "font.size": 9, "axes.titlesize": 9.5,
       "axes.labelsize": 9, "legend.fontsize": 7.5, "xtick.labelsize": 8, "ytick.labelsize": 8,
       "axes.spines.top": False, "axes.spines.right": False}
@@ -160,6 +170,27 @@ def _side_name(inp: dict, key: str) -> str:
 # engine charts
 
 
+def _pin_lines(inp: dict, df, others: list[str], n_sides: int):
+    """Past MAX_LINES lines: the main side only, and the swept paths with the most values pinned to
+    their first value until few enough lines remain. Returns (rows, paths still split, note)."""
+    sizes = {p: len(set(inp["spec"]["sweep"][p])) for p in others}
+    if n_sides * math.prod(sizes.values()) <= MAX_LINES:
+        return df, others, ""
+    main = inp["spec"].get("main_side")
+    if main in set(df["side_key"]):
+        df = df[df["side_key"] == main]
+    pinned = []
+    for p in sorted(others, key=lambda q: -sizes[q]):
+        if math.prod(sizes[q] for q in others if q not in pinned) <= MAX_LINES:
+            break
+        pinned.append(p)
+    for p in pinned:
+        df = df[df[p] == inp["spec"]["sweep"][p][0]]
+    note = f"side {main} only" + "".join(f", {_short(p, inp['side_keys'])}={inp['spec']['sweep'][p][0]}"
+                                         for p in pinned)
+    return df, [p for p in others if p not in pinned], note
+
+
 def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     """One metric against the sweep: a line per side (and per value of the other swept paths),
     with its 95% interval as a band (or error bars when the x axis is categorical)."""
@@ -167,6 +198,7 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     df = summ[summ["metric"] == metric]
     xp = x_path(inp)
     others = [p for p in inp["sweep"] if p != xp]
+    df, others, pin_note = _pin_lines(inp, df, others, df["side_key"].nunique())
     groups = list(df.groupby(["side_key", *others], sort=False)) if others else \
         list(df.groupby(["side_key"], sort=False))
     colors = _colors(len(groups))
@@ -198,7 +230,7 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     ax.set_ylabel(metric)
     ax.grid(alpha=0.3)
     if legend and groups:
-        ax.legend(loc="best", frameon=False)
+        ax.legend(loc="best", frameon=False, title=pin_note or None, title_fontsize=7)
 
 
 def main_figure(inp: dict, metric: str | None = None, ax=None):
@@ -338,17 +370,22 @@ def heatmap_figure(inp: dict, ax=None):
     summ = inp["summary"]
     secs = ("L", "C", "R")
     sides = inp["side_keys"]
+    points, note = shown_points(inp, MAX_COLUMNS)
     if ax is not None:
         sides, axes, fig = sides[:1], [ax], ax.figure
     else:
-        fig, axes = _figure(len(sides), ncols=1, w=max(7.5, 0.62 * len(inp["points"]) + 3.0), h=3.2)
-    labels = [_point_label(inp, p) for p in inp["points"]]
+        fig, axes = _figure(len(sides), ncols=1, w=max(7.5, 0.62 * len(points) + 3.0), h=3.2)
+    xp = x_path(inp)
+    if note and xp:  # the pinned values are in the title: label the columns by the x value only
+        labels = [f"{_short(xp, inp['side_keys'])}={p['params'][xp]}" for p in points]
+    else:
+        labels = [_point_label(inp, p) for p in points]
     want = [f"effective_per_turn_{s}" for s in secs]
     vals = summ.loc[summ["metric"].isin(want), "value"]
     vmin, vmax = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
     for a, key in zip(axes, sides, strict=True):
-        m = np.full((3, len(inp["points"])), np.nan)
-        for j, p in enumerate(inp["points"]):
+        m = np.full((3, len(points)), np.nan)
+        for j, p in enumerate(points):
             for i, s in enumerate(secs):
                 v = summ[(summ["point"] == p["id"]) & (summ["side_key"] == key)
                          & (summ["metric"] == f"effective_per_turn_{s}")]["value"]
@@ -367,8 +404,75 @@ def heatmap_figure(inp: dict, ax=None):
                            color="white" if hi else "black")
         a.set_title(f"side {_side_name(inp, key)}")
         fig.colorbar(im, ax=a, label="effective orders per turn", shrink=0.9)
-    fig.suptitle("Effective orders per turn by section and sweep point\n(the kernel records no "
+    pinned = f"\n{note.strip()}" if note else ""
+    fig.suptitle(f"Effective orders per turn by section and sweep point{pinned}\n(the kernel records no "
                  "turn-by-turn data, so the columns are sweep points, not turns)")
+    return fig
+
+
+def guerrilla_paths(inp: dict) -> tuple[str, str | None, list[str]] | None:
+    """(starting-counters path, spending-policy path or None, the other swept paths) of a study that
+    sweeps a side's starting Guerrilla counters over several numbers; None otherwise."""
+    sweep = inp["spec"]["sweep"]
+    counters = next((p for p in inp["sweep"] if p.startswith("sides.") and p.endswith(".guerrilla")
+                     and _numeric(sweep[p]) and len(set(sweep[p])) > 1), None)
+    summ = inp["summary"]
+    if counters is None or summ.empty or GUERRILLA_METRIC not in set(summ["metric"]):
+        return None
+    policy = next((p for p in inp["sweep"] if p.startswith("policy.") and p.endswith(".g_spend_mode")),
+                  None)
+    return counters, policy, [p for p in inp["sweep"] if p not in (counters, policy)]
+
+
+def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
+    """French orders denied per game (the guerrilla side's row) against the starting Guerrilla
+    counters, one line per spending policy (P4), a panel per value of the other swept paths."""
+    counters, policy, rest = guerrilla_paths(inp)
+    metric = metric or GUERRILLA_METRIC
+    sweep, keys = inp["spec"]["sweep"], inp["side_keys"]
+    side = counters.split(".")[1]
+    side = side if side in keys else inp["spec"]["main_side"]
+    df = inp["summary"]
+    df = df[(df["metric"] == metric) & (df["side_key"] == side)]
+    pinned = []
+    while rest and math.prod(len(set(sweep[p])) for p in rest) > MAX_PANELS:
+        p = max(rest, key=lambda q: len(set(sweep[q])))
+        df = df[df[p] == sweep[p][0]]
+        pinned.append(f"{_short(p, keys)}={sweep[p][0]}")
+        rest = [q for q in rest if q != p]
+    combos = [dict(zip(rest, c, strict=True)) for c in itertools.product(*(sweep[p] for p in rest))]
+    if ax is not None:
+        combos, axes, fig = combos[:1], [ax], ax.figure
+    else:
+        ncols = len(sweep[rest[-1]]) if rest else 1
+        fig, axes = _figure(len(combos), ncols=min(ncols, 5), w=3.3, h=2.7)
+    lines = list(dict.fromkeys(sweep[policy])) if policy else [None]
+    colors = _colors(len(lines))
+    lo, hi = df["ci_low"].min(), df["ci_high"].max()
+    for a, combo in zip(axes, combos, strict=False):
+        g = df
+        for p, v in combo.items():
+            g = g[g[p] == v]
+        for value, c in zip(lines, colors, strict=True):
+            d = (g[g[policy] == value] if policy else g).sort_values(counters)
+            if d.empty:
+                continue
+            x = d[counters].to_numpy(float)
+            a.plot(x, d["value"], marker="o", ms=3.5, lw=1.4, color=c,
+                   label=f"spend: {value}" if policy else metric)
+            a.fill_between(x, d["ci_low"], d["ci_high"], color=c, alpha=0.22, lw=0)
+        a.set_title(", ".join(f"{_short(p, keys)}={v}" for p, v in combo.items()) or "all points", fontsize=8)
+        a.set_xticks(sorted(set(sweep[counters])))
+        a.set_xlabel(f"starting counters ({_short(counters, keys)})")
+        a.set_ylabel(f"{metric} per game")
+        if np.isfinite(lo) and np.isfinite(hi):
+            a.set_ylim(min(0.0, lo), hi * 1.05 + 1e-9)
+        a.grid(alpha=0.3)
+    axes[0].legend(frameon=False, fontsize=7)
+    note = f" ({', '.join(pinned)} only)" if pinned else ""
+    fig.suptitle(f"{inp['spec']['name']}: French orders denied per game ({metric}, side "
+                 f"{_side_name(inp, side)}) against starting Guerrilla counters{note}\none line per "
+                 "spending policy (RULES.md P4); 95% intervals; common random numbers")
     return fig
 
 
@@ -424,8 +528,12 @@ def figure(inp: dict, kind: str = "main", metric: str | None = None, ax=None) ->
     from napsim.errors import NapsimInputError
 
     kinds = ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS
+    if inp["kind"] == "engine" and guerrilla_paths(inp):
+        kinds = (*kinds, "guerrilla")
     if kind not in kinds:
         raise NapsimInputError("plot", "kind", f"{kind!r} is not a chart of this study", ", ".join(kinds))
+    if kind == "guerrilla":
+        return guerrilla_figure(inp, metric, ax)
     if kind == "main":
         return main_figure(inp, metric, ax)
     if kind == "sweep":
@@ -455,10 +563,14 @@ CAPTIONS = {
     "heatmap": "Effective orders per turn by section (rows) and sweep point (columns). The kernel "
                "keeps per-game totals only, so this is section by sweep point, not section by turn.",
     "odds": "Simulated answers (dots, 95% Wilson or normal intervals) against the exact values (lines).",
+    "guerrilla": "French effective orders denied per game by the Spanish Guerrilla Action (mean, 95% "
+                 "interval) against the starting counters, one line per spending policy (P4), one panel "
+                 "per value of the other swept parameters.",
 }
 TITLES = {"main": "Main result", "sweep": "Reported metrics", "convergence": "Convergence",
           "distribution": "Per-game distributions", "rack_wait": "Courier Rack waiting times",
-          "heatmap": "Effective orders by section and sweep point", "odds": "Answers against exact values"}
+          "heatmap": "Effective orders by section and sweep point", "odds": "Answers against exact values",
+          "guerrilla": "Orders denied against starting Guerrilla counters"}
 
 
 def all_charts(inp: dict) -> list[Chart]:
@@ -466,6 +578,8 @@ def all_charts(inp: dict) -> list[Chart]:
     if inp["summary"].empty:
         return []
     kinds = ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS
+    if inp["kind"] == "engine" and guerrilla_paths(inp):
+        kinds = (*kinds, "guerrilla")
     out = []
     for k in kinds:
         fig = figure(inp, k)

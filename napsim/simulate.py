@@ -186,7 +186,15 @@ class SimResult:
                 rows.append(dict(side=side.name, metric=f"effective_per_turn_{sec}",
                                  kind="mean_per_turn", value=tot[epic.M_EFF + x] / max(turns, 1),
                                  ci_low=np.nan, ci_high=np.nan, n=turns))
+            if self._guerrilla_rows():
+                rows += _guerrilla_summary(side.name, tot, turns)
         return pd.DataFrame(rows)
+
+    def _guerrilla_rows(self) -> bool:
+        """Whether summary() lists the guerrilla rates (rule G7): when a side plays the guerrilla
+        rule, and in an empty result (no turns), which lists every metric a summary may hold."""
+        t = self.totals
+        return bool(t[:, epic.M_G_FRENCH_TURNS].sum() > 0 or t[:, epic.M_TURNS].sum() == 0)
 
     def rack_wait_frame(self) -> pd.DataFrame:
         """Histogram of turns a card waited on the rack before it was taken, by card kind."""
@@ -196,3 +204,33 @@ class SimResult:
                 if self.rack_wait[k, w]:
                     rows.append(dict(kind=kind, wait_turns=w, cards=int(self.rack_wait[k, w])))
         return pd.DataFrame(rows, columns=["kind", "wait_turns", "cards"])
+
+
+# Spanish Guerrilla Action rates (rule G7): name -> (metrics added, metric subtracted, trials). A
+# nullification is a French turn with a counter spent and not stopped by a sabre: one card under
+# the EPIC rule (so the rate is also cards nullified per French turn), the whole turn under the
+# base rule (one card in the standard game, both cards in the EPIC card flow)
+GUERRILLA_RATES = {
+    "g_nullification_rate": (epic.M_G_SPENT, epic.M_G_SABRE, epic.M_G_FRENCH_TURNS),
+    "g_attempt_success_rate": (epic.M_G_SPENT, epic.M_G_SABRE, epic.M_G_SPENT),
+    "g_offered_not_spent_rate": (epic.M_G_NOT_SPENT, None, epic.M_G_OFFERED),
+    "g_offered_rate": (epic.M_G_OFFERED, None, epic.M_G_FRENCH_TURNS),
+}
+
+
+def _guerrilla_summary(side: str, tot: np.ndarray, turns: int) -> list[dict]:
+    """Guerrilla rows of one side: rates per French turn, per counter spent and per offer, with
+    Wilson intervals (NaN where there was nothing to count: a side without the rule), and cards
+    nullified and effective orders denied per turn (the Spanish play as many turns as the French)."""
+    rows = []
+    for name, (plus, minus, trials) in GUERRILLA_RATES.items():
+        k = int(tot[plus] - (tot[minus] if minus is not None else 0))
+        n = int(tot[trials])
+        lo, hi = wilson(k, n)
+        rows.append(dict(side=side, metric=name, kind="rate", value=k / n if n else np.nan,
+                         ci_low=lo, ci_high=hi, n=n))
+    for name, idx in (("g_cards_nullified_per_turn", epic.M_G_NULLIFIED),
+                      ("g_denied_effective_per_turn", epic.M_G_DENIED_EFF)):
+        rows.append(dict(side=side, metric=name, kind="mean_per_turn", value=tot[idx] / max(turns, 1),
+                         ci_low=np.nan, ci_high=np.nan, n=turns))
+    return rows

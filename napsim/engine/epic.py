@@ -630,6 +630,8 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
         res_scratch[1, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
     tie_key = next_u64(rs)  # ties: the largest hash of (turn draw, hand slot, rack slot) wins
     best_pr = np.uint64(0)
+    best_code = 0
+    pr_known = False
     keep_w = pol[s, 7]
     e4i = 1 if e4 else 0
     deny_w = pol[s, 8]
@@ -651,10 +653,14 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
                 v -= deny_w * deny
             if v > best + 1e-9:
                 best = v
-                best_pr = mix64(tie_key ^ np.uint64(i * 64 + j))
+                best_code = i * 64 + j
+                pr_known = False  # the hash of the best is only needed once a tie shows up
                 hi = i if n_h > 0 else -2
                 rj = j if n_r > 0 else -1
             elif v >= best - 1e-9:
+                if not pr_known:
+                    best_pr = mix64(tie_key ^ np.uint64(best_code))
+                    pr_known = True
                 pr = mix64(tie_key ^ np.uint64(i * 64 + j))
                 if pr > best_pr:
                     best_pr = pr

@@ -417,19 +417,28 @@ def test_p4_threshold_spends_only_on_cards_with_k_effective_orders():
 
 
 def test_p4_assault_mode_saves_counters_for_assault_cards():
-    # rule P4 (assault mode): spend only on an Assault ("equal to command") card
+    # rule P4 (assault mode): spend only on an Assault ("equal to command") card, and on every
+    # Assault a counter can reach, even when the other French card orders more units (no gains:
+    # every counter is the CIC's, good in any section)
     sim = sim_for({"sides.S.guerrilla": 9, "scenario.guerrilla_pool": 0},
-                  spanish={"g_spend_mode": "assault"})
-    spent = declined = 0
-    for att, choice, _ in attempts(sim, 40):
+                  spanish={"g_spend_mode": "assault", "g_gain_mode": "never"})
+    void = sim.cards.void
+    spent = declined = over_stronger = 0
+    for att, choice, turn in attempts(sim, 60):
         card, _ = target_card(att, choice)
+        other = att.copy()
+        other[A] = 1 - att[A]
+        other_card, _ = target_card(other, choice)
         if att[E] == epic.G_OUT_DECLINED:
             declined += 1
             assert sim.cards.eq_cmd[card] == 0
+            assert other_card == void or sim.cards.eq_cmd[other_card] == 0
         else:
             spent += 1
             assert sim.cards.eq_cmd[card] == 1
-    assert spent > 10 and declined > 20
+            if other_card != void and sim.cards.kind[other_card] in (KIND_SECTION, KIND_PLACED):
+                over_stronger += att[C] < own_effective(sim, other, choice, turn)
+    assert spent > 10 and declined > 20 and over_stronger > 0
 
 
 def test_p4_always_spends_at_the_first_chance():

@@ -186,7 +186,10 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
                 e_card = full_eff - _pair_sum(eff_t, s, c, void, rb, pb)
             else:
                 e_card = full_eff - _pair_sum(eff_t, s, c, ra, void, pa * 3)
-            if e_card > t_eff:
+            better = e_card > t_eff
+            if pol[o, 12] == 2.0 and ctab[t, C_EQ] != t_assault:
+                better = ctab[t, C_EQ] > t_assault  # P4 assault mode: an Assault in reach is the target
+            if better:
                 target = k
                 tsec = sx
                 t_eff = e_card

@@ -9,7 +9,8 @@ kernel only statistically. Card locations are plain Python lists.
 Spanish Guerrilla Action (RULES.md G1-G7, P4, P5) is played as the kernel plays it: counters held
 per section (index 0-2) or by the CIC for any section (index 3); at most one counter per French
 turn, against the French card with the larger own effective orders among those its counters may
-reach (a tie goes to the hand card); counters come from the target's section first, then the
+reach (a tie goes to the hand card; a policy that saves counters for Assaults targets an Assault
+card first); counters come from the target's section first, then the
 CIC's, then any section; a spent counter returns to the unacquired pool, sabre or not.
 """
 
@@ -193,8 +194,13 @@ class _Game:
                 rest = self._eval_cache(s, c, void, rb, pb) if k == 0 else \
                     self._eval_cache(s, c, ra, void, 3 * pa)
                 own = sum(full[1]) - sum(rest[1])
-                if own > t_eff:  # the larger own effective orders; a tie keeps the hand card
-                    target, tsec, t_eff, t_assault = k, x, own, cd.eq_cmd[t] == 1
+                assault = bool(cd.eq_cmd[t] == 1)
+                if pv[PARAMS["g_spend_mode"]] == 2 and assault != t_assault:
+                    better = assault  # rule P4, save for Assaults: an Assault in reach is the target
+                else:
+                    better = own > t_eff  # the larger own effective orders; a tie keeps the hand card
+                if better:
+                    target, tsec, t_eff, t_assault = k, x, own, assault
             if target is None:
                 return ra, rb, p, False
         met[o, M["g_offered"]] += 1

@@ -100,3 +100,10 @@ def test_trace_replays_the_same_game_as_the_run(tmp_path):
     assert "turn 1.1  French to play" in text
     assert text.count("\nturn ") == 2 * sim.scenario.turns
     assert text == run_cli("trace", "--scenario", "tamames", "--seed", "9", "--game", "23").stdout
+
+
+def test_epic_guerrilla_rule_needs_an_epic_format():  # rule G4
+    with pytest.raises(NapsimInputError, match="need an EPIC format"):
+        load_scenario("tamames", {"scenario.format": "standard"})
+    base = load_scenario("tamames", {"scenario.format": "standard", "sides.S.guerrilla_rule": "base"})
+    assert base.sides[1].guerrilla_rule == "base"

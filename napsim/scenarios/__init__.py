@@ -150,6 +150,9 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
                 raise NapsimInputError(w_side, "guerrilla_rule",
                                        "guerrilla rule on but the other side is not French "
                                        "(french = true)", "off")
+            if s.guerrilla_rule == "epic" and fmt == "standard":
+                raise NapsimInputError(w_side, "guerrilla_rule",
+                                       "the EPIC clarifications (G4-G6) need an EPIC format", "off, base")
         elif s.guerrilla:
             raise NapsimInputError(w_side, "guerrilla_rule",
                                    f"{s.guerrilla} counters but the guerrilla rule is off", "base, epic")

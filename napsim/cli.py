@@ -83,7 +83,14 @@ def _describe(r) -> str:
     return "; ".join(parts)
 
 
+def _threads_option(f):
+    return click.option("--threads", type=int, default=None,
+                        help="Numba threads for the kernels (1..NUMBA_NUM_THREADS; default: all). "
+                             "Results do not depend on it.")(f)
+
+
 def _odds_options(f):
+    f = _threads_option(f)
     f = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
                      show_default=True, help="Output format.")(f)
     f = click.option("--chunk", type=int, default=odds_mod.DEFAULT_CHUNK, show_default=True,
@@ -94,6 +101,12 @@ def _odds_options(f):
     f = click.option("--deck", default="gmt90", show_default=True,
                      help="Built-in deck name or path to a deck CSV.")(f)
     return f
+
+
+def _use_threads(threads: int | None) -> None:
+    from napsim.backends import use_threads
+
+    use_threads(threads)
 
 
 def _emit(df, deck, fmt) -> None:
@@ -109,8 +122,9 @@ def odds() -> None:
 @odds.command("report")
 @_odds_options
 @click.option("--hand", type=int, default=6, show_default=True, help="Command hand size.")
-def odds_report(deck, games, seed, chunk, fmt, hand) -> None:
+def odds_report(deck, games, seed, chunk, fmt, threads, hand) -> None:
     """The standard battery of questions for one deck and hand size."""
+    _use_threads(threads)
     d = load_deck(deck)
     _emit(odds_mod.deck_report(d, hand, games, seed, chunk), d, fmt)
 
@@ -121,8 +135,9 @@ def odds_report(deck, games, seed, chunk, fmt, hand) -> None:
 @click.option("--filter", "filter_expr", required=True,
               help="Card filter, e.g. 'kind=section&section=L | kind=multi'.")
 @click.option("-k", "k", type=int, default=1, show_default=True, help="At least this many.")
-def odds_at_least(deck, games, seed, chunk, fmt, hand, filter_expr, k) -> None:
+def odds_at_least(deck, games, seed, chunk, fmt, threads, hand, filter_expr, k) -> None:
     """P(at least k cards matching a filter in a hand)."""
+    _use_threads(threads)
     d = load_deck(deck)
     _emit(odds_mod.at_least(d, filter_expr, hand, k, games, seed, chunk), d, fmt)
 
@@ -130,8 +145,9 @@ def odds_at_least(deck, games, seed, chunk, fmt, hand, filter_expr, k) -> None:
 @odds.command("rack")
 @_odds_options
 @click.option("--section", type=click.Choice(SECTIONS), required=True)
-def odds_rack(deck, games, seed, chunk, fmt, section) -> None:
+def odds_rack(deck, games, seed, chunk, fmt, threads, section) -> None:
     """P(a fresh 5-card rack offers at least one card that can order in a section)."""
+    _use_threads(threads)
     d = load_deck(deck)
     _emit(odds_mod.rack_offers(d, section, games, seed, chunk), d, fmt)
 
@@ -139,8 +155,9 @@ def odds_rack(deck, games, seed, chunk, fmt, section) -> None:
 @odds.command("orders")
 @_odds_options
 @click.option("--hand", type=int, default=6, show_default=True)
-def odds_orders(deck, games, seed, chunk, fmt, hand) -> None:
+def odds_orders(deck, games, seed, chunk, fmt, threads, hand) -> None:
     """Distribution of the fixed orders per section held in a hand."""
+    _use_threads(threads)
     d = load_deck(deck)
     _emit(odds_mod.orders_distribution(d, hand, games, seed, chunk), d, fmt)
 
@@ -148,8 +165,9 @@ def odds_orders(deck, games, seed, chunk, fmt, hand) -> None:
 @odds.command("same-section")
 @_odds_options
 @click.option("--hand", type=int, default=6, show_default=True)
-def odds_same_section(deck, games, seed, chunk, fmt, hand) -> None:
+def odds_same_section(deck, games, seed, chunk, fmt, threads, hand) -> None:
     """P(hand and rack are all section cards of one section): rule E4."""
+    _use_threads(threads)
     d = load_deck(deck)
     _emit(odds_mod.same_section(d, hand, games, seed, chunk), d, fmt)
 
@@ -157,8 +175,9 @@ def odds_same_section(deck, games, seed, chunk, fmt, hand) -> None:
 @odds.command("first")
 @_odds_options
 @click.option("--filter", "filter_expr", required=True, help="Card filter, e.g. 'kind=multi'.")
-def odds_first(deck, games, seed, chunk, fmt, filter_expr) -> None:
+def odds_first(deck, games, seed, chunk, fmt, threads, filter_expr) -> None:
     """Expected draws from a fresh shuffle until a matching card appears."""
+    _use_threads(threads)
     d = load_deck(deck)
     _emit(odds_mod.first_draw(d, filter_expr, games, seed, chunk), d, fmt)
 
@@ -171,8 +190,10 @@ def odds_first(deck, games, seed, chunk, fmt, filter_expr) -> None:
               help="Mulligan every other card when fewer than this many keepers are held.")
 @click.option("--target", type=int, required=True, help="Keepers wanted in the final hand.")
 @click.option("--hand", type=int, default=5, show_default=True, help="Opening hand size.")
-def odds_mulligan(deck, games, seed, chunk, fmt, keep_expr, mulligan_below, target, hand) -> None:
+def odds_mulligan(deck, games, seed, chunk, fmt, threads, keep_expr, mulligan_below, target,
+                  hand) -> None:
     """Epic TCG opening hand with its one mulligan (1 Mojo a card) under a stated keep rule."""
+    _use_threads(threads)
     d = load_deck(deck)
     df = odds_mod.mulligan(d, keep_expr, mulligan_below, target, games, seed, hand, chunk)
     _emit(df, d, fmt)
@@ -224,10 +245,12 @@ def _build_sim(scenario, policy, deck, sets):
               help="Result folder (refused if it holds results, unless --force).")
 @click.option("--force", is_flag=True, help="Replace an existing result folder.")
 @click.option("--no-per-game", is_flag=True, help="Keep aggregates only (no games.parquet).")
-def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game):
+@_threads_option
+def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
     from napsim.results import write_results
 
+    _use_threads(threads)
     sim = _build_sim(scenario, policy, deck, sets)
     with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
         done = [0]
@@ -268,13 +291,38 @@ def trace_cmd(scenario, seed, policy, deck, sets, game):
 @click.option("--target-error", type=float, default=None,
               help="Stop each point when the main metric's 95% half-width is below this.")
 @click.option("--no-report", is_flag=True, help="Skip writing report.md / report.html at the end.")
-def run_cmd(study_file, out_dir, force, target_error, no_report):
-    """Run a study file (every sweep point, common random numbers); resumes where it stopped."""
+@_threads_option
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Play the chunks on a running Dask cluster (dask scheduler + dask workers).")
+@click.option("--dask-local", type=int, default=None, metavar="N",
+              help="Play the chunks on a local Dask cluster of N single-threaded worker processes.")
+def run_cmd(study_file, out_dir, force, target_error, no_report, threads, scheduler, dask_local):
+    """Run a study file (every sweep point, common random numbers); resumes where it stopped.
+
+    The chunks, and so the results, are the same with any --threads, --scheduler or --dask-local."""
+    from napsim import backends
     from napsim import report as report_mod
     from napsim import study as study_mod
 
+    backends.check_options(threads, scheduler, dask_local)
+    backends.use_threads(threads)
     st = study_mod.load_study(study_file)
     study_mod.check_out(st, out_dir, force)  # refuse before the progress bar starts
+    with backends.make_runner(threads, scheduler, dask_local) as runner:
+        if runner.parallel:
+            click.echo(f"running on {runner.describe()}", err=True)
+        meta = _run_study(st, out_dir, force, target_error, runner)
+    games = sum(s["games"] for s in meta["status"].values())
+    click.echo(f"ran {len(st.points)} point(s), {games:,} games in {meta['wall_seconds']:.1f} s -> {out_dir}")
+    if not no_report:
+        path = report_mod.write_report(out_dir)
+        click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
+
+
+def _run_study(st, out_dir, force, target_error, runner) -> dict:
+    """`study.execute` under a progress bar with an ETA (chunk granularity)."""
+    from napsim import study as study_mod
+
     cap = st.cap_for(target_error)
     n_points = len(st.points)
     labels = {p.index: p.label for p in st.points}
@@ -291,12 +339,8 @@ def run_cmd(study_file, out_dir, force, target_error, no_report):
         def progress(advance, point_index, games_in_point):
             bar.update(advance, (point_index, games_in_point))
 
-        meta = study_mod.execute(st, out_dir, force=force, target_error=target_error, progress=progress)
-    games = sum(s["games"] for s in meta["status"].values())
-    click.echo(f"ran {n_points} point(s), {games:,} games in {meta['wall_seconds']:.1f} s -> {out_dir}")
-    if not no_report:
-        path = report_mod.write_report(out_dir)
-        click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
+        return study_mod.execute(st, out_dir, force=force, target_error=target_error, progress=progress,
+                                 runner=runner)
 
 
 @cli.command("report")

@@ -583,6 +583,45 @@ def chunk_arrays(rows: np.ndarray, totals: np.ndarray, waits: np.ndarray, first:
     return out
 
 
+KERNEL_GAMES = 16_384  # most games per kernel call: bounds the per-game arrays a chunk needs
+
+
+def compute_chunk(args: tuple, seed: int, first: int, n: int, keep_rows: bool) -> dict:
+    """Play games [first, first + n) with the packed kernel arguments `args` (`Simulation._args()`)
+    and return the chunk file's arrays. The games are played `KERNEL_GAMES` at a time and the
+    parts' sums merged (integers: the same arrays as one call), so a chunk of any size holds at
+    most `KERNEL_GAMES` games' per-game rows in memory (all of them only when `keep_rows`)."""
+    from napsim.engine import epic
+    from napsim.engine.rng import seed_key
+
+    key = seed_key(seed)
+    out = None
+    for lo in range(first, first + max(n, 1), KERNEL_GAMES):
+        m = min(KERNEL_GAMES, first + n - lo)
+        with np.errstate(over="ignore"):
+            res = epic.play_chunk(key, np.int64(lo), np.int64(m), *args, False, True)
+        totals, rows, waits = res[:3]  # (totals, per-game rows, rack waits[, guerrilla histogram])
+        extra = dict(zip(EXTRA_ARRAYS, res[3:], strict=False))
+        part = chunk_arrays(rows, totals, waits, lo, keep_rows, extra)
+        del res, rows
+        out = part if out is None else merge_chunks([out, part])
+    return out
+
+
+def merge_chunks(parts: list[dict]) -> dict:
+    """The arrays of consecutive chunk parts as one chunk (sums added, histograms padded)."""
+    out = dict(parts[0])
+    for ch in parts[1:]:
+        out["n"] = np.int64(out["n"] + ch["n"])
+        for k in ("totals", "sums", "sumsq", "sumxt", "rack_wait", *EXTRA_ARRAYS):
+            if k in ch:
+                out[k] = out[k] + ch[k]
+        out["hist"] = _pad_add(out["hist"], ch["hist"])
+        if "rows" in ch:
+            out["rows"] = np.concatenate([out["rows"], ch["rows"]])
+    return out
+
+
 def _pad_add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     w = max(a.shape[-1], b.shape[-1])
     out = np.zeros((*a.shape[:-1], w), np.int64)
@@ -764,8 +803,7 @@ def point_chunks(meta: dict, point_id: str, out: Path,
 
     Used by the runner and by the report, so both stop at the same chunk.
     """
-    spec, run = meta["spec"], meta["run"]
-    target, cap, chunk = run["target_error"], run["cap"], spec["chunk"]
+    cap, chunk = meta["run"]["cap"], meta["spec"]["chunk"]
     pdir = out / "points" / point_id
     acc = Acc()
     for k, first in enumerate(range(0, cap, chunk)):
@@ -782,12 +820,73 @@ def point_chunks(meta: dict, point_id: str, out: Path,
         acc.add(ch)
         if on_chunk:
             on_chunk(k, ch, acc, fresh)
-        if target is not None:
-            summ = engine_summary(acc, meta["side_keys"], _side_names(meta, point_id))
-            hw = half_width(summ, spec["main_metric"], spec["main_side"])
-            if hw < target:  # NaN never is
-                break
+        if _target_met(meta, point_id, acc):
+            break
     return acc, True
+
+
+def _target_met(meta: dict, point_id: str, acc: Acc) -> bool:
+    """Has the point's main metric reached the run's target error (False without a target)?"""
+    target, spec = meta["run"]["target_error"], meta["spec"]
+    if target is None:
+        return False
+    summ = engine_summary(acc, meta["side_keys"], _side_names(meta, point_id))
+    return half_width(summ, spec["main_metric"], spec["main_side"]) < target  # NaN never is
+
+
+def fill_point(runner, job: dict, meta: dict, point_id: str, out: Path,
+               on_chunk: Callable[[int, dict], None] | None = None) -> set[int]:
+    """Play a point's missing chunks on a parallel runner (`napsim.backends.DaskRunner`), writing
+    each chunk file (atomically) as its result arrives, in whatever order. Without a target error
+    every missing chunk up to the cap is played; with one, the chunks are taken in order and the
+    runner is stopped at the chunk boundary where `point_chunks` stops (chunks already in flight
+    may land beyond it: they are stored and harmless). `on_chunk(k, chunk)` is called for each
+    chunk counted, in arrival order without a target, in chunk order with one. Returns the k's
+    reported, so the in-order walk that follows does not report them twice."""
+    from napsim.backends import run_chunk
+
+    spec, run = meta["spec"], meta["run"]
+    cap, chunk = run["cap"], spec["chunk"]
+    pdir = out / "points" / point_id
+    ranges = [(k, f, min(chunk, cap - f)) for k, f in enumerate(range(0, cap, chunk))]
+    stored = {k for k, f, n in ranges if read_chunk(chunk_path(pdir, k), f, n) is not None}
+    todo = [r for r in ranges if r[0] not in stored]
+    reported: set[int] = set()
+    ordered = run["target_error"] is not None
+    acc, nxt = Acc(), 0
+    fresh: set[int] = set()  # chunks played by this call
+
+    def advance() -> bool:  # walk the stored prefix in order; True when the target is met
+        nonlocal nxt
+        while nxt < len(ranges) and nxt in stored:
+            k, f, n = ranges[nxt]
+            ch = read_chunk(chunk_path(pdir, k), f, n)
+            acc.add(ch)
+            nxt += 1
+            if k in fresh and on_chunk:
+                on_chunk(k, ch)
+                reported.add(k)
+            if _target_met(meta, point_id, acc):
+                return True
+        return False
+
+    if ordered and advance():
+        return reported
+    stream = runner.stream(run_chunk, todo, lambda r: (job, r[1], r[2]), tag=f"napsim-{point_id}")
+    try:
+        for (k, _, _), ch in stream:
+            atomic_write_npz(chunk_path(pdir, k), ch)
+            stored.add(k)
+            fresh.add(k)
+            if not ordered:
+                if on_chunk:
+                    on_chunk(k, ch)
+                reported.add(k)
+            elif advance():
+                break
+    finally:
+        stream.close()
+    return reported
 
 
 def _side_names(meta: dict, point_id: str) -> list[str]:
@@ -924,9 +1023,23 @@ ProgressFn = Callable[[int, int, int], None]  # (games advanced, point index, ga
 
 
 def execute(study: Study | str | Path, out: str | Path, force: bool = False,
-            target_error: float | None = None, progress: ProgressFn | None = None) -> dict:
-    """Run (or resume) every point of a study into `out`; returns the study.json record."""
+            target_error: float | None = None, progress: ProgressFn | None = None,
+            threads: int | None = None, runner=None) -> dict:
+    """Run (or resume) every point of a study into `out`; returns the study.json record.
+
+    `threads`: numba threads of this process for the run (None: numba's setting). `runner`: a
+    `napsim.backends` runner (`DaskRunner` sends the chunks to a Dask cluster); None plays here.
+    The chunks, and so every number, are the same whichever runs them.
+    """
+    from napsim.backends import threads_set
+
     st = study if isinstance(study, Study) else load_study(study)
+    with threads_set(threads):
+        return _execute(st, out, force, target_error, progress, runner)
+
+
+def _execute(st: Study, out: str | Path, force: bool, target_error: float | None,
+             progress: ProgressFn | None, runner) -> dict:
     if target_error is not None:
         if st.kind == "odds":
             raise NapsimInputError("--target-error", "target_error", "odds studies run a fixed number "
@@ -938,13 +1051,16 @@ def execute(study: Study | str | Path, out: str | Path, force: bool = False,
     with _locked(out):
         meta = prepare_dir(st, out, force, target_error)
         t0 = time.perf_counter()
+        parallel = runner is not None and runner.parallel
+        if st.kind == "odds" and parallel:
+            _fill_odds_points(st, out, runner)
         for p in st.points:
             pdir = out / "points" / p.id
             pdir.mkdir(parents=True, exist_ok=True)
             _clean_temp(pdir)
             t1 = time.perf_counter()
             if st.kind == "engine":
-                games, chunks = _run_engine_point(st, meta, p, out, progress)
+                games, chunks = _run_engine_point(st, meta, p, out, progress, runner if parallel else None)
             else:
                 games, chunks = _run_odds_point(st, p, pdir, progress)
             meta["status"][p.id] = dict(games=games, chunks=chunks, done=True,
@@ -955,27 +1071,38 @@ def execute(study: Study | str | Path, out: str | Path, force: bool = False,
     return meta
 
 
-def _run_engine_point(st: Study, meta: dict, p: Point, out: Path, progress) -> tuple[int, int]:
-    from napsim.engine import epic
-    from napsim.engine.rng import seed_key
+def point_job(st: Study, meta: dict, p: Point) -> dict:
+    """The plain-data job a Dask worker plays a point's chunks from (`napsim.backends.run_chunk`)."""
+    from napsim.backends import engine_job
 
+    sc, dk, policies = st.load_point(p)
+    return engine_job(f"{meta['identity_sha256']}/{p.id}", sc, dk, policies, st.seed, st.per_game)
+
+
+def _run_engine_point(st: Study, meta: dict, p: Point, out: Path, progress,
+                      runner=None) -> tuple[int, int]:
     cap = meta["run"]["cap"]
     state = {}
 
     def compute(first: int, n: int) -> dict:
-        if "sim" not in state:
-            sim = st.build(p)
-            state["sim"], state["args"] = sim, sim._args()
-        with np.errstate(over="ignore"):
-            res = epic.play_chunk(seed_key(st.seed), np.int64(first), np.int64(n), *state["args"],
-                                  False, True)
-        m, rows, w = res[:3]  # (totals, per-game rows, rack waits[, guerrilla per-turn histogram])
-        extra = dict(zip(EXTRA_ARRAYS, res[3:], strict=False))
-        return chunk_arrays(rows, m, w, first, st.per_game, extra)
+        if "args" not in state:
+            state["args"] = st.build(p)._args()
+        return compute_chunk(state["args"], st.seed, first, n, st.per_game)
+
+    reported: set[int] = set()
+    done = [0]  # games reported so far (the progress bar's position in this point)
+    if runner is not None:
+        def on_fresh(k, ch):
+            done[0] += int(ch["n"])
+            if progress:
+                progress(int(ch["n"]), p.index, done[0])
+
+        reported = fill_point(runner, point_job(st, meta, p), meta, p.id, out, on_fresh)
 
     def on_chunk(k, ch, acc, fresh):
-        if progress:
-            progress(int(ch["n"]), p.index, acc.games)
+        if progress and k not in reported:
+            done[0] += int(ch["n"])
+            progress(int(ch["n"]), p.index, done[0])
 
     acc, _ = point_chunks(meta, p.id, out, compute, on_chunk)
     if progress and acc.games < cap:
@@ -987,9 +1114,9 @@ def odds_point(st_questions: list, deck_ref: str, hand: int, games: int, seed: i
                chunk: int) -> pd.DataFrame:
     """Answer every question of an odds study for one deck and hand size."""
     from napsim import odds
-    from napsim.cards import load_deck
+    from napsim.cards import Deck, load_deck
 
-    deck = load_deck(deck_ref)
+    deck = deck_ref if isinstance(deck_ref, Deck) else load_deck(deck_ref)
     frames = []
     for q in st_questions:
         ask = q["ask"]
@@ -1017,6 +1144,24 @@ def odds_point(st_questions: list, deck_ref: str, hand: int, games: int, seed: i
     out = pd.concat(frames, ignore_index=True)
     out["deck_warning"] = deck.estimated_warning() or ""
     return out
+
+
+def _fill_odds_points(st: Study, out: Path, runner) -> None:
+    """Answer the odds points without an odds.csv on a parallel runner, one task per point
+    (the validated deck travels with the task), writing each file as it arrives."""
+    from napsim.backends import run_odds_point
+    from napsim.cards import load_deck
+
+    todo = [p for p in st.points if not (out / "points" / p.id / "odds.csv").is_file()]
+
+    def args_of(p: Point) -> tuple:
+        deck, hand = st.odds_inputs(p)
+        return (st.questions, load_deck(deck), hand, st.games, st.seed, st.chunk)
+
+    for p, data in runner.stream(run_odds_point, todo, args_of, tag="napsim-odds"):
+        pdir = out / "points" / p.id
+        pdir.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(pdir / "odds.csv", data)
 
 
 def _run_odds_point(st: Study, p: Point, pdir: Path, progress) -> tuple[int, int]:
@@ -1090,12 +1235,14 @@ class StudyResult:
 
 def run_study(path: str | Path, out: str | Path | None = None, force: bool = False,
               target_error: float | None = None, progress: ProgressFn | None = None,
-              report: bool = False) -> StudyResult:
+              report: bool = False, threads: int | None = None, runner=None) -> StudyResult:
     """Run (or resume) a study and return its `StudyResult`. Without `out` the results go to
-    ``out/<study name>`` under the current folder, so a second call resumes instead of rerunning."""
+    ``out/<study name>`` under the current folder, so a second call resumes instead of rerunning.
+    `threads` and `runner` as in `execute` (e.g. ``runner=napsim.backends.DaskRunner(...)``)."""
     st = load_study(path)
     out = Path(out) if out is not None else Path("out") / st.name
-    execute(st, out, force=force, target_error=target_error, progress=progress)
+    execute(st, out, force=force, target_error=target_error, progress=progress, threads=threads,
+            runner=runner)
     res = StudyResult(out)
     if report:
         res.report()

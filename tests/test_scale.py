@@ -270,6 +270,17 @@ def test_worker_killed_mid_run_loses_no_chunk(tmp_path, dask_cluster):
     client.wait_for_workers(2, timeout=60)  # the nanny restarts the worker for the next tests
 
 
+def test_run_command_with_scheduler_address(tmp_path, dask_cluster):
+    """`napsim run --scheduler tcp://HOST:PORT` from another process, on the running cluster."""
+    path = write(tmp_path, games=600, chunk=200, turns=3)
+    r = run_napsim("run", str(path), "--out", str(tmp_path / "out"), "--scheduler", dask_cluster.address,
+                   "--no-report", timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert f"running on dask scheduler {dask_cluster.address}" in r.stderr
+    study.execute(path, tmp_path / "local")
+    assert_same_chunks(tmp_path / "local", tmp_path / "out")
+
+
 def test_unreachable_scheduler_is_one_line():
     pytest.importorskip("distributed")
     with pytest.raises(NapsimInputError, match="cannot reach tcp://127.0.0.1:9"):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import tomllib
 from collections import Counter
 from fractions import Fraction
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tomlwrite import dump_toml
 
 from napsim import NapsimInputError, exact
 from napsim.cards import DECK_DIR, load_deck
@@ -87,29 +87,6 @@ def write_deck(path: Path, counts: dict[str, int],
     return path
 
 
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return json.dumps(v)
-    return repr(v)
-
-
-def dump_toml(data: dict) -> str:
-    lines: list[str] = []
-
-    def emit(prefix: str, table: dict) -> None:
-        if prefix:
-            lines.append(f"[{prefix}]")
-        for k, v in table.items():
-            if not isinstance(v, dict):
-                lines.append(f"{k} = {_toml_value(v)}")
-        for k, v in table.items():
-            if isinstance(v, dict):
-                emit(f"{prefix}.{k}" if prefix else k, v)
-
-    emit("", data)
-    return "\n".join(lines) + "\n"
 
 
 def write_scenario(path: Path, changes: dict[str, object]):

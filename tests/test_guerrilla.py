@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import tomllib
 from functools import cache
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import run_napsim
+from tomlwrite import dump_toml
 
 from napsim.cards import DECK_DIR
 from napsim.engine import epic
@@ -74,21 +74,6 @@ def write_deck(path, counts: dict[str, int]) -> str:
     return str(path)
 
 
-def _toml(data: dict) -> str:
-    lines: list[str] = []
-
-    def emit(prefix: str, table: dict) -> None:
-        if prefix:
-            lines.append(f"[{prefix}]")
-        for k, v in table.items():
-            if not isinstance(v, dict):
-                lines.append(f"{k} = {json.dumps(v)}")
-        for k, v in table.items():
-            if isinstance(v, dict):
-                emit(f"{prefix}.{k}" if prefix else k, v)
-
-    emit("", data)
-    return "\n".join(lines) + "\n"
 
 
 def write_scenario(path, changes: dict) -> str:
@@ -100,7 +85,7 @@ def write_scenario(path, changes: dict) -> str:
         for k in head:
             node = node[k]
         node[last] = value
-    path.write_text(_toml(data), encoding="utf-8")
+    path.write_text(dump_toml(data), encoding="utf-8")
     return str(path)
 
 

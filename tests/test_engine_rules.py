@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tomlwrite import dump_toml
+from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim import NapsimInputError, exact
 from napsim.cards import DECK_DIR, load_deck
@@ -37,9 +38,7 @@ from napsim.tables import (
     units_array,
 )
 
-M = {name: i for i, name in enumerate(epic.METRIC_NAMES)}
 # event-log columns (epic._trace): code, ply, side, then the event's fields a..h
-CODE, PLY, SIDE, A, B, C, D, E, F, G, H = range(11)
 HAND0, RACK0 = 11, 11 + epic.MAX_HAND
 
 PLAIN = {  # no Scout, Elan, First Strike, Counter-Attack, star or Tactician-draw card
@@ -144,22 +143,7 @@ def tables_for(ct: CardTable, u: np.ndarray, cmax: int = 7):
     return pair_tables(ct, np.stack([u, u]), cmax, pol, False)
 
 
-def by_ply(events: np.ndarray) -> dict[int, np.ndarray]:
-    """Event rows grouped by ply (setup events have ply -1), in log order."""
-    out: dict[int, list] = {}
-    for row in events:
-        out.setdefault(int(row[PLY]), []).append(row)
-    return {k: np.array(v) for k, v in out.items()}
 
-
-def rows_of(rows: np.ndarray, code: int) -> np.ndarray:
-    return rows[rows[:, CODE] == code]
-
-
-def one(rows: np.ndarray, code: int) -> np.ndarray:
-    r = rows_of(rows, code)
-    assert len(r) == 1, (code, rows)
-    return r[0]
 
 
 def turn_cards(turn: np.ndarray) -> tuple[list[int], list[int]]:

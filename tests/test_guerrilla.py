@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from conftest import run_napsim
 from tomlwrite import dump_toml
+from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim.cards import DECK_DIR
 from napsim.engine import epic
@@ -28,8 +29,6 @@ from napsim.simulate import GUERRILLA_RATES, Simulation
 from napsim.tables import KIND_PLACED, KIND_SECTION
 from napsim.tracefmt import DIE_FACES, format_trace
 
-M = {name: i for i, name in enumerate(epic.METRIC_NAMES)}
-CODE, PLY, SIDE, A, B, C, D, E, F, G, H = range(11)
 FRENCH, SPANISH = 0, 1  # tamames: [sides.F] then [sides.S]; the French move first
 SEED = 4242
 REPO = Path(__file__).resolve().parents[1]
@@ -94,21 +93,7 @@ def traces(sim: Simulation, games: int, seed: int = SEED):
         yield sim.trace(seed, g)[1]
 
 
-def by_ply(events: np.ndarray) -> dict[int, np.ndarray]:
-    out: dict[int, list] = {}
-    for row in events:
-        out.setdefault(int(row[PLY]), []).append(row)
-    return {k: np.array(v) for k, v in out.items()}
 
-
-def rows_of(rows: np.ndarray, code: int) -> np.ndarray:
-    return rows[rows[:, CODE] == code]
-
-
-def one(rows: np.ndarray, code: int) -> np.ndarray:
-    r = rows_of(rows, code)
-    assert len(r) == 1, (code, rows)
-    return r[0]
 
 
 def attempts(sim: Simulation, games: int, seed: int = SEED):

@@ -83,7 +83,7 @@ class Simulation:
             np.array([s.square_form for s in sc.sides], np.float64),
             np.array([s.square_leave for s in sc.sides], np.float64),
             self.policies, self.ctab, self.cards.deck, self.counts, t.best_val, t.best_k, t.best_list,
-            t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only, t.play_val,
+            t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only, t.play_val, t.play_key,
             guerrilla_config(sc),
         )
 

@@ -310,7 +310,7 @@ class PairTables:
     place_list: np.ndarray  # [a, b, k] k-th legal placement
     e4_only: np.ndarray    # [a, b] legal only in the E4 situation
     play_val: np.ndarray   # [side, e4 situation 0/1, cmd, a, b]: best_val, or NEG when illegal
-
+    play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] int32 rank of play_val (see play_keys)
 
 
 def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.ndarray,
@@ -338,7 +338,41 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     play_val[:, 1] = np.where(legal, best_val, NEG)
     play_val[:, 0] = np.where(legal & ~e4_only, best_val, NEG)
     return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only,
-                      play_val)
+                      play_val, play_keys(play_val))
+
+
+TIE = 1e-9  # the greedy choice treats scores within TIE as equal
+
+
+def play_keys(play_val: np.ndarray) -> np.ndarray:
+    """Integer ranks of the greedy scores, so that the kernel compares ints instead of floats.
+
+    Per (side, command) the legal scores fall into groups of values within TIE of each other;
+    key = group rank (0 the lowest), -1 where illegal. Ranks decide exactly as the float
+    comparisons `v > best + TIE` / `v >= best - TIE` do when every group spans well under TIE and
+    the gaps between groups are well over it; a side where that fails gets key -3 everywhere
+    (the kernel then compares the floats). (VOID, VOID) is always legal, so its key >= 0 marks a
+    side as ranked.
+    """
+    keys = np.full(play_val.shape, -1, np.int32)
+    for s in range(play_val.shape[0]):
+        for c in range(play_val.shape[2]):
+            v = play_val[s, :, c]
+            legal = v > NEG / 10
+            u = np.unique(v[legal])
+            if u.size == 0:
+                continue
+            new_group = np.diff(u) > TIE
+            rank = np.concatenate([[0], np.cumsum(new_group)])
+            starts = np.concatenate([[0], np.flatnonzero(new_group) + 1])
+            ends = np.concatenate([starts[1:], [u.size]]) - 1
+            spans_ok = bool(np.all(u[ends] - u[starts] < 0.25 * TIE))
+            gaps_ok = bool(np.all(np.diff(u)[new_group] > 4 * TIE))
+            if not (spans_ok and gaps_ok):
+                keys[s] = -3
+                break
+            keys[s, :, c][legal] = rank[np.searchsorted(u, v[legal])]
+    return keys
 
 
 assert PARAMS["w_l"] == 1 and PARAMS["march_prob"] == 9  # _build reads these slots

@@ -269,7 +269,7 @@ def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
 @njit(cache=True, _nrt=False)
 def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, gcfg, gst, g_turn, check, met, wait_hist, trace, tn,
+              e4_only, play_val, play_key, gcfg, gst, g_turn, check, met, wait_hist, trace, tn,
               pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait]."""
     start_game(rs, run_key, game)
@@ -399,13 +399,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         c = min(cmd, best_val.shape[1] - 1)
         hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, last_hand[o], void,
                                    pol, ctab, best_val, best_k, best_list, n_place, place_list,
-                                   e4_only, res_scratch, play_val)
+                                   e4_only, res_scratch, play_val, play_key)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
             hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, last_hand[o],
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
-                                       place_list, e4_only, res_scratch, play_val)
+                                       place_list, e4_only, res_scratch, play_val, play_key)
         ta = void
         tb = void
         if hi >= 0:
@@ -585,7 +585,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
 
 @njit(cache=True, inline="always")
 def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
-            best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val):
+            best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val, play_key):
     """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
     rack slot or -1, placement, score); hand slot -1 when nothing is legal.
 
@@ -638,6 +638,41 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
     keep_w = pol[s, 7]
     e4i = 1 if e4 else 0
     deny_w = pol[s, 8]
+    if keep_w == 0.0 and deny_w == 0.0 and play_key[s, e4i, c, void, void] >= 0:
+        # integer ranks (napsim.tables.play_keys): one branch-free pass finds the top rank, the
+        # first pair holding it and how many hold it; hashes only when several do
+        top = np.int64(-1)
+        packed = np.int64(-1)
+        n_top = 0
+        for i in range(na):
+            krow = play_key[s, e4i, c, res_scratch[0, i]]
+            for j in range(nb):
+                r = np.int64(krow[res_scratch[1, j]])
+                n_top = 1 if r > top else (n_top + 1 if r == top else n_top)
+                top = max(top, r)
+                packed = max(packed, (r << 12) | (4095 - (i * 64 + j)))
+        if top < 0:
+            return hi, rj, p, best
+        best_code = 4095 - (packed & 4095)
+        bi = best_code // 64
+        bj = best_code % 64
+        best = play_val[s, e4i, c, res_scratch[0, bi], res_scratch[1, bj]]
+        if n_top > 1:
+            best_pr = mix64(tie_key ^ np.uint64(best_code))
+            for i in range(na):
+                krow = play_key[s, e4i, c, res_scratch[0, i]]
+                for j in range(nb):
+                    if krow[res_scratch[1, j]] == top:
+                        pr = mix64(tie_key ^ np.uint64(i * 64 + j))
+                        if pr > best_pr:
+                            best_pr = pr
+                            bi = i
+                            bj = j
+        hi = bi if n_h > 0 else -2
+        rj = bj if n_r > 0 else -1
+        k = best_k[s, c, res_scratch[0, bi], res_scratch[1, bj]]
+        p = best_list[s, c, res_scratch[0, bi], res_scratch[1, bj], bounded(rs, k) if k > 1 else 0]
+        return hi, rj, p, best
     for i in range(na):
         ra = res_scratch[0, i]
         keep = keep_w * best_val[s, c, ra, void]
@@ -691,7 +726,7 @@ def _resolve(ctab, t, opp_last, void):
 @njit(cache=True, parallel=True)
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-               place_list, e4_only, play_val, gcfg, check, per_game):
+               place_list, e4_only, play_val, play_key, gcfg, check, per_game):
     """Play games [first_game, first_game + n). Returns (metrics summed over the chunk [2, M],
     per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
     guerrilla per-turn histogram [offered/spent/nullified, turn])."""
@@ -722,7 +757,8 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
             met[:, :] = 0
             play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
                       sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
-                      n_place, place_list, e4_only, play_val, gcfg, gst, gturn_b[b], check, met,
+                      n_place, place_list, e4_only, play_val, play_key, gcfg, gst, gturn_b[b],
+                      check, met,
                       wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st)
             met_b[b] += met
@@ -733,7 +769,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
                deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-               e4_only, play_val, gcfg, max_events=20000):
+               e4_only, play_val, play_key, gcfg, max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     n_cards = deck.shape[0]
     rs = np.empty(2, np.uint64)
@@ -743,7 +779,8 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
     tn = np.zeros(1, np.int64)
     play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, gcfg, np.zeros((2, 8), np.int64), np.zeros((3, turns), np.int64),
+              e4_only, play_val, play_key, gcfg, np.zeros((2, 8), np.int64),
+              np.zeros((3, turns), np.int64),
               True, met, wait, trace, tn, np.empty(n_cards, np.int64),
               np.empty(n_cards, np.int64), np.empty((2, MAX_HAND + n_cards), np.int64),
               np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),

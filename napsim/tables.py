@@ -311,6 +311,7 @@ class PairTables:
     e4_only: np.ndarray    # [a, b] legal only in the E4 situation
     play_val: np.ndarray   # [side, e4 situation 0/1, cmd, a, b]: best_val, or NEG when illegal
     play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] int32 rank of play_val (see play_keys)
+    orders: np.ndarray | None = None  # [side, cmd, a, b, placement, nominal/eff/rem, section] int16
 
 
 def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.ndarray,
@@ -338,7 +339,7 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     play_val[:, 1] = np.where(legal, best_val, NEG)
     play_val[:, 0] = np.where(legal & ~e4_only, best_val, NEG)
     return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only,
-                      play_val, play_keys(play_val))
+                      play_val, play_keys(play_val), np.ascontiguousarray(np.stack([nom, eff, rem], -2)))
 
 
 TIE = 1e-9  # the greedy choice treats scores within TIE as equal

@@ -269,11 +269,13 @@ def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
 @njit(cache=True, _nrt=False)
 def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, play_key, gcfg, gst, g_turn, check, met, wait_hist, trace, tn,
+              e4_only, play_val, play_key, ner_t, gcfg, gst, g_turn, check, met, wait_hist, trace,
+              tn,
               pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait]."""
     start_game(rs, run_key, game)
     void = ctab.shape[0] - 1
+    tracing = trace.shape[0] > 0  # without a buffer no event is formatted or counted
     n_cards = deck.shape[0]
     for i in range(n_cards):
         pile[i] = deck[i]
@@ -365,19 +367,30 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                     break
         cmd = hn[s]  # E6: the hand at the start of the turn, the played card included
         rack_size = rn[0]
+        n_h = hn[s]
+        n_r = rn[0] if not standard else 0
+        # every card as it would play this turn (a Counter-Attack counts as the card it copies),
+        # resolved once for the E4 test and the choice
+        for i in range(max(n_h, 1)):
+            res_scratch[0, i] = _resolve(ctab, hand[s, i] if n_h > 0 else void, last_hand[o], void)
+        for j in range(max(n_r, 1)):
+            res_scratch[1, j] = _resolve(ctab, rack[j] if n_r > 0 else void, last_hand[o], void)
         # E4: every hand and rack card is a section card of one section
         e4 = False
-        if not standard and hn[s] > 0 and rn[0] > 0:
-            # on the cards as they would play (a Counter-Attack counts as the card it copies)
-            t = _resolve(ctab, hand[s, 0], last_hand[o], void)
+        if not standard and n_h > 0 and n_r > 0:
+            t = res_scratch[0, 0]
             sec0 = ctab[t, C_SEC]
             e4 = ctab[t, C_KIND] == 0
-            for i in range(hn[s]):
-                t = _resolve(ctab, hand[s, i], last_hand[o], void)
-                e4 = e4 and ctab[t, C_KIND] == 0 and ctab[t, C_SEC] == sec0
-            for j in range(rn[0]):
-                t = _resolve(ctab, rack[j], last_hand[o], void)
-                e4 = e4 and ctab[t, C_KIND] == 0 and ctab[t, C_SEC] == sec0
+            for i in range(1, n_h):
+                if not e4:
+                    break
+                t = res_scratch[0, i]
+                e4 = ctab[t, C_KIND] == 0 and ctab[t, C_SEC] == sec0
+            for j in range(n_r):
+                if not e4:
+                    break
+                t = res_scratch[1, j]
+                e4 = ctab[t, C_KIND] == 0 and ctab[t, C_SEC] == sec0
             if e4:
                 met[s, M_E4] += 1
         if check:
@@ -394,12 +407,11 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 for j in range(rn[0]):
                     trace[k, 11 + MAX_HAND + j] = rack[j]
         # the choice: hand slot hi (-2: none), rack slot rj (-1: none), placement p
-        n_h = hn[s]
-        n_r = rn[0] if not standard else 0
         c = min(cmd, best_val.shape[1] - 1)
-        hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, last_hand[o], void,
-                                   pol, ctab, best_val, best_k, best_list, n_place, place_list,
-                                   e4_only, res_scratch, play_val, play_key)
+        hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
+                                            last_hand[o], void, pol, ctab, best_val, best_k,
+                                            best_list, n_place, place_list, e4_only, res_scratch,
+                                            play_val, play_key)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
@@ -435,8 +447,9 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             met[s, M_E4_USED] += 1
         pa = p // 3
         pb = p % 3
-        _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
-               1 if pol[s, 0] == 1.0 else 0)
+        if tracing:
+            _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
+                   1 if pol[s, 0] == 1.0 else 0)
         # G1/G5 Spanish Guerrilla Action against the French cards, before any orders
         pq = p
         turn_over = False
@@ -445,20 +458,21 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t, eff_t, met,
                 g_turn, trace, tn)
         wasted = 0
+        ner = ner_t[s, c, ra, rb, pq]  # [nominal, effective, units left] x section
         for x in range(3):
-            nominal[x] = nom_t[s, c, ra, rb, pq, x]
+            nominal[x] = ner[0, x]
             met[s, M_NOM + x] += nominal[x]
-            met[s, M_EFF + x] += eff_t[s, c, ra, rb, pq, x]
-            wasted += nominal[x] - eff_t[s, c, ra, rb, pq, x]
+            met[s, M_EFF + x] += ner[1, x]
+            wasted += nominal[x] - ner[1, x]
         met[s, M_WASTED] += wasted
         # G3/G4: a Spanish Scout may trade its second draw (and, in EPIC, its stars) for a counter
         gain_sec = -1
         if gcfg[s, G_RULE] != G_OFF:
             gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
         # E8 / P3 stars: March Move up to 3 free units in the card's section, else a Tactician
-        r0 = rem_t[s, c, ra, rb, pq, 0]
-        r1 = rem_t[s, c, ra, rb, pq, 1]
-        r2 = rem_t[s, c, ra, rb, pq, 2]
+        r0 = np.int64(ner[2, 0])
+        r1 = np.int64(ner[2, 1])
+        r2 = np.int64(ner[2, 2])
         tac_draws = ctab[ra, C_TDRAW] + ctab[rb, C_TDRAW]
         marched = 0
         for k in range(2):
@@ -485,9 +499,9 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 tac_draws += 1
                 met[s, M_STARS_TAC] += 1
         met[s, M_MARCH_UNITS] += marched
-        _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2],
-               eff_t[s, c, ra, rb, pq, 0], eff_t[s, c, ra, rb, pq, 1], eff_t[s, c, ra, rb, pq, 2],
-               marched, tac_draws)
+        if tracing:
+            _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2], ner[1, 0],
+                   ner[1, 1], ner[1, 2], marched, tac_draws)
         # D7: played cards (and a First Strike) go to the discards at the end of the turn
         if ta != void:
             disc[dn[0]] = ta
@@ -502,7 +516,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             if t >= 0:
                 hand[o, hn[o]] = t
                 hn[o] += 1
-                _trace(trace, tn, EV_DRAW, ply, o, t, 0, 0, 0, 0, 0, 0, 0)
+                if tracing:
+                    _trace(trace, tn, EV_DRAW, ply, o, t, 0, 0, 0, 0, 0, 0, 0)
         # E9.1 / E9.2 draw one, or with a Scout draw two and keep the better (P2); a Scout
         # traded for a Guerrilla counter (G3/G4) draws one
         scouted = (ctab[ra, C_SCOUT] == 1 or ctab[rb, C_SCOUT] == 1) and gain_sec < 0
@@ -527,11 +542,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 t1 = keep
                 disc[dn[0]] = drop
                 dn[0] += 1
-                _trace(trace, tn, EV_SCOUT, ply, s, keep, drop, 0, 0, 0, 0, 0, 0)
+                if tracing:
+                    _trace(trace, tn, EV_SCOUT, ply, s, keep, drop, 0, 0, 0, 0, 0, 0)
         if t1 >= 0:
             hand[s, hn[s]] = t1
             hn[s] += 1
-            _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
+            if tracing:
+                _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
         if turn_over:  # G1: a nullified turn ends with the replacement draw
             tac_draws = 0
         # E9.3 Tactician draws
@@ -562,8 +579,9 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 rack[rn[0]] = t
                 rack_t[rn[0]] = ply + 1
                 rn[0] += 1
-            _trace(trace, tn, EV_REFILL, ply, s, rn[0], rack[0], rack[1], rack[2], rack[3],
-                   rack[4], 0, 0)
+            if tracing:
+                _trace(trace, tn, EV_REFILL, ply, s, rn[0], rack[0], rack[1], rack[2], rack[3],
+                       rack[4], 0, 0)
         if check:
             met[s, M_VIOLATIONS] += _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq,
                                            sqn, hand0, scratch)
@@ -595,42 +613,31 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
     symmetric, and a tie costs one hash instead of a bounded draw with a branch.
     random: uniform over all legal triples.
     """
+    for i in range(max(n_h, 1)):
+        res_scratch[0, i] = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
+    for j in range(max(n_r, 1)):
+        res_scratch[1, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
+    return _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
+                            best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
+                            play_val, play_key)
+
+
+@njit(cache=True, inline="always")
+def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
+                     best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
+                     play_val, play_key):
+    """_choose with res_scratch[0, :max(n_h, 1)] and res_scratch[1, :max(n_r, 1)] already holding
+    the resolved hand and rack cards (VOID in slot 0 of an empty one)."""
     hi = -1
     rj = -1
     p = 0
-    score = 0.0
-    is_random = pol[s, 0] == 1.0
-    if is_random:
-        total = 0
-        for i in range(max(n_h, 1)):
-            ra = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
-            for j in range(max(n_r, 1)):
-                rb = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
-                if not (e4_only[ra, rb] and not e4):
-                    total += n_place[ra, rb]
-        if total == 0:
-            return hi, rj, p, score
-        pick = bounded(rs, total)
-        for i in range(max(n_h, 1)):
-            ra = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
-            for j in range(max(n_r, 1)):
-                rb = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
-                if e4_only[ra, rb] and not e4:
-                    continue
-                if pick < n_place[ra, rb]:
-                    return (i if n_h > 0 else -2, j if n_r > 0 else -1,
-                            place_list[ra, rb, pick], best_val[s, c, ra, rb])
-                pick -= n_place[ra, rb]
-        return hi, rj, p, score
+    if pol[s, 0] == 1.0:
+        return _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only,
+                              res_scratch)
     best = -1.0e18
     cmax = best_val.shape[1] - 1
-    # resolve every card once
     na = max(n_h, 1)
     nb = max(n_r, 1)
-    for i in range(na):
-        res_scratch[0, i] = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
-    for j in range(nb):
-        res_scratch[1, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
     tie_key = next_u64(rs)  # ties: the largest hash of (turn draw, hand slot, rack slot) wins
     best_pr = np.uint64(0)
     best_code = 0
@@ -713,6 +720,32 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
 
 
 @njit(cache=True, inline="always")
+def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only, res_scratch):
+    """The random policy's choice: uniform over all legal (hand card, rack card, placement)."""
+    total = 0
+    for i in range(max(n_h, 1)):
+        ra = res_scratch[0, i]
+        for j in range(max(n_r, 1)):
+            rb = res_scratch[1, j]
+            if not (e4_only[ra, rb] and not e4):
+                total += n_place[ra, rb]
+    if total == 0:
+        return -1, -1, 0, 0.0
+    pick = bounded(rs, total)
+    for i in range(max(n_h, 1)):
+        ra = res_scratch[0, i]
+        for j in range(max(n_r, 1)):
+            rb = res_scratch[1, j]
+            if e4_only[ra, rb] and not e4:
+                continue
+            if pick < n_place[ra, rb]:
+                return (i if n_h > 0 else -2, j if n_r > 0 else -1, place_list[ra, rb, pick],
+                        best_val[s, c, ra, rb])
+            pick -= n_place[ra, rb]
+    return -1, -1, 0, 0.0
+
+
+@njit(cache=True, inline="always")
 def _resolve(ctab, t, opp_last, void):
     """The card a type plays as this turn: First Strike gives nothing on its owner's turn,
     Counter-Attack plays as the opponent's last hand card mirrored left/right."""
@@ -726,7 +759,7 @@ def _resolve(ctab, t, opp_last, void):
 @njit(cache=True, parallel=True)
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-               place_list, e4_only, play_val, play_key, gcfg, check, per_game):
+               place_list, e4_only, play_val, play_key, ner_t, gcfg, check, per_game):
     """Play games [first_game, first_game + n). Returns (metrics summed over the chunk [2, M],
     per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
     guerrilla per-turn histogram [offered/spent/nullified, turn])."""
@@ -757,8 +790,8 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
             met[:, :] = 0
             play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
                       sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
-                      n_place, place_list, e4_only, play_val, play_key, gcfg, gst, gturn_b[b],
-                      check, met,
+                      n_place, place_list, e4_only, play_val, play_key, ner_t, gcfg, gst,
+                      gturn_b[b], check, met,
                       wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st)
             met_b[b] += met
@@ -769,7 +802,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
                deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-               e4_only, play_val, play_key, gcfg, max_events=20000):
+               e4_only, play_val, play_key, ner_t, gcfg, max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     n_cards = deck.shape[0]
     rs = np.empty(2, np.uint64)
@@ -779,7 +812,7 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
     tn = np.zeros(1, np.int64)
     play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, play_key, gcfg, np.zeros((2, 8), np.int64),
+              e4_only, play_val, play_key, ner_t, gcfg, np.zeros((2, 8), np.int64),
               np.zeros((3, turns), np.int64),
               True, met, wait, trace, tn, np.empty(n_cards, np.int64),
               np.empty(n_cards, np.int64), np.empty((2, MAX_HAND + n_cards), np.int64),

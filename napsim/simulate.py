@@ -84,7 +84,7 @@ class Simulation:
             np.array([s.square_leave for s in sc.sides], np.float64),
             self.policies, self.ctab, self.cards.deck, self.counts, t.best_val, t.best_k, t.best_list,
             t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only, t.play_val, t.play_key,
-            t.orders,
+            t.record,
             guerrilla_config(sc),
         )
 

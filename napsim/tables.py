@@ -311,7 +311,7 @@ class PairTables:
     e4_only: np.ndarray    # [a, b] legal only in the E4 situation
     play_val: np.ndarray   # [side, e4 situation 0/1, cmd, a, b]: best_val, or NEG when illegal
     play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] int32 rank of play_val (see play_keys)
-    orders: np.ndarray | None = None  # [side, cmd, a, b, placement, nominal/eff/rem, section] int16
+    record: np.ndarray | None = None  # [side, cmd, a, b, :] one compact row per pair (pair_records)
 
 
 def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.ndarray,
@@ -339,7 +339,25 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     play_val[:, 1] = np.where(legal, best_val, NEG)
     play_val[:, 0] = np.where(legal & ~e4_only, best_val, NEG)
     return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only,
-                      play_val, play_keys(play_val), np.ascontiguousarray(np.stack([nom, eff, rem], -2)))
+                      play_val, play_keys(play_val), pair_records(nom, eff, rem, best_k, best_list))
+
+
+REC_K, REC_LIST, REC_WIDTH = 81, 82, 96  # napsim.engine.epic reads the same layout
+
+
+def pair_records(nom: np.ndarray, eff: np.ndarray, rem: np.ndarray, best_k: np.ndarray,
+                 best_list: np.ndarray) -> np.ndarray:
+    """What the kernel reads about one played pair, in one small row [side, cmd, a, b, :]:
+    orders of placement p at 9 p + 3 w + section (w: nominal, effective, units left), the number
+    of tied best placements at REC_K and those placements from REC_LIST. int8 when every value
+    fits (a row is then 1.5 cache lines), else int16."""
+    orders = np.stack([nom, eff, rem], -2).reshape(*nom.shape[:4], 81)
+    small = max(int(orders.max(initial=0)), N_PLACE) <= 127 and int(orders.min(initial=0)) >= -128
+    rec = np.zeros((*nom.shape[:4], REC_WIDTH), np.int8 if small else np.int16)
+    rec[..., :81] = orders
+    rec[..., REC_K] = best_k
+    rec[..., REC_LIST:REC_LIST + N_PLACE] = best_list
+    return rec
 
 
 TIE = 1e-9  # the greedy choice treats scores within TIE as equal

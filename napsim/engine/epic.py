@@ -64,6 +64,11 @@ G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
 C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR, C_EQ = range(10)
 N_CCOLS = 10
 
+# one pair record rec_t[side, cmd, a, b, :] (napsim.tables.pair_records): orders of placement p at
+# REC_ORD + 9 p + 3 w + section (w: nominal, effective, units left), then the number of tied best
+# placements and those placements
+REC_ORD, REC_K, REC_LIST, REC_WIDTH = 0, 81, 82, 96
+
 
 @njit(cache=True, inline="always")
 def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
@@ -269,7 +274,7 @@ def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
 @njit(cache=True, _nrt=False)
 def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, play_key, ner_t, gcfg, gst, g_turn, check, met, wait_hist, trace,
+              e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn, check, met, wait_hist, trace,
               tn,
               pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait]."""
@@ -371,10 +376,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         n_r = rn[0] if not standard else 0
         # every card as it would play this turn (a Counter-Attack counts as the card it copies),
         # resolved once for the E4 test and the choice
-        for i in range(max(n_h, 1)):
-            res_scratch[0, i] = _resolve(ctab, hand[s, i] if n_h > 0 else void, last_hand[o], void)
-        for j in range(max(n_r, 1)):
-            res_scratch[1, j] = _resolve(ctab, rack[j] if n_r > 0 else void, last_hand[o], void)
+        cm = ctab[last_hand[o], C_MIRROR] if last_hand[o] != void else void
+        res_scratch[0, 0] = void
+        res_scratch[1, 0] = void
+        for i in range(n_h):
+            res_scratch[0, i] = _resolve_mirror(ctab, hand[s, i], cm, void)
+        for j in range(n_r):
+            res_scratch[1, j] = _resolve_mirror(ctab, rack[j], cm, void)
         # E4: every hand and rack card is a section card of one section
         e4 = False
         if not standard and n_h > 0 and n_r > 0:
@@ -411,13 +419,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
                                             last_hand[o], void, pol, ctab, best_val, best_k,
                                             best_list, n_place, place_list, e4_only, res_scratch,
-                                            play_val, play_key)
+                                            play_val, play_key, rec_t)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
             hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, last_hand[o],
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
-                                       place_list, e4_only, res_scratch, play_val, play_key)
+                                       place_list, e4_only, res_scratch, play_val, play_key, rec_t)
         ta = void
         tb = void
         if hi >= 0:
@@ -458,21 +466,22 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t, eff_t, met,
                 g_turn, trace, tn)
         wasted = 0
-        ner = ner_t[s, c, ra, rb, pq]  # [nominal, effective, units left] x section
+        ner = rec_t[s, c, ra, rb]
+        q0 = REC_ORD + 9 * pq  # nominal, effective, units left per section
         for x in range(3):
-            nominal[x] = ner[0, x]
+            nominal[x] = ner[q0 + x]
             met[s, M_NOM + x] += nominal[x]
-            met[s, M_EFF + x] += ner[1, x]
-            wasted += nominal[x] - ner[1, x]
+            met[s, M_EFF + x] += ner[q0 + 3 + x]
+            wasted += nominal[x] - ner[q0 + 3 + x]
         met[s, M_WASTED] += wasted
         # G3/G4: a Spanish Scout may trade its second draw (and, in EPIC, its stars) for a counter
         gain_sec = -1
         if gcfg[s, G_RULE] != G_OFF:
             gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
         # E8 / P3 stars: March Move up to 3 free units in the card's section, else a Tactician
-        r0 = np.int64(ner[2, 0])
-        r1 = np.int64(ner[2, 1])
-        r2 = np.int64(ner[2, 2])
+        r0 = np.int64(ner[q0 + 6])
+        r1 = np.int64(ner[q0 + 7])
+        r2 = np.int64(ner[q0 + 8])
         tac_draws = ctab[ra, C_TDRAW] + ctab[rb, C_TDRAW]
         marched = 0
         for k in range(2):
@@ -500,8 +509,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 met[s, M_STARS_TAC] += 1
         met[s, M_MARCH_UNITS] += marched
         if tracing:
-            _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2], ner[1, 0],
-                   ner[1, 1], ner[1, 2], marched, tac_draws)
+            _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2], ner[q0 + 3],
+                   ner[q0 + 4], ner[q0 + 5], marched, tac_draws)
         # D7: played cards (and a First Strike) go to the discards at the end of the turn
         if ta != void:
             disc[dn[0]] = ta
@@ -603,7 +612,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
 
 @njit(cache=True, inline="always")
 def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
-            best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val, play_key):
+            best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val, play_key,
+            rec_t):
     """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
     rack slot or -1, placement, score); hand slot -1 when nothing is legal.
 
@@ -619,13 +629,13 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
         res_scratch[1, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
     return _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
                             best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
-                            play_val, play_key)
+                            play_val, play_key, rec_t)
 
 
 @njit(cache=True, inline="always")
 def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
                      best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
-                     play_val, play_key):
+                     play_val, play_key, rec_t):
     """_choose with res_scratch[0, :max(n_h, 1)] and res_scratch[1, :max(n_r, 1)] already holding
     the resolved hand and rack cards (VOID in slot 0 of an empty one)."""
     hi = -1
@@ -646,39 +656,40 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
     e4i = 1 if e4 else 0
     deny_w = pol[s, 8]
     if keep_w == 0.0 and deny_w == 0.0 and play_key[s, e4i, c, void, void] >= 0:
-        # integer ranks (napsim.tables.play_keys): one branch-free pass finds the top rank, the
-        # first pair holding it and how many hold it; hashes only when several do
+        # integer ranks (napsim.tables.play_keys): one branch-free pass finds the top rank and
+        # lists the pairs holding it in res_scratch[2] (in pair order); hashes only for a tie
         top = np.int64(-1)
-        packed = np.int64(-1)
         n_top = 0
+        ties = res_scratch[2]
         for i in range(na):
             krow = play_key[s, e4i, c, res_scratch[0, i]]
             for j in range(nb):
                 r = np.int64(krow[res_scratch[1, j]])
-                n_top = 1 if r > top else (n_top + 1 if r == top else n_top)
+                up = r > top
+                ties[0 if up else n_top] = i * 64 + j
+                n_top = 1 if up else (n_top + 1 if r == top else n_top)
                 top = max(top, r)
-                packed = max(packed, (r << 12) | (4095 - (i * 64 + j)))
         if top < 0:
             return hi, rj, p, best
-        best_code = 4095 - (packed & 4095)
+        best_code = np.int64(ties[0])
         bi = best_code // 64
         bj = best_code % 64
         best = play_val[s, e4i, c, res_scratch[0, bi], res_scratch[1, bj]]
         if n_top > 1:
             best_pr = mix64(tie_key ^ np.uint64(best_code))
-            for i in range(na):
-                krow = play_key[s, e4i, c, res_scratch[0, i]]
-                for j in range(nb):
-                    if krow[res_scratch[1, j]] == top:
-                        pr = mix64(tie_key ^ np.uint64(i * 64 + j))
-                        if pr > best_pr:
-                            best_pr = pr
-                            bi = i
-                            bj = j
+            for k in range(1, n_top):
+                code = np.int64(ties[k])
+                pr = mix64(tie_key ^ np.uint64(code))
+                if pr > best_pr:
+                    best_pr = pr
+                    best_code = code
+            bi = best_code // 64
+            bj = best_code % 64
         hi = bi if n_h > 0 else -2
         rj = bj if n_r > 0 else -1
-        k = best_k[s, c, res_scratch[0, bi], res_scratch[1, bj]]
-        p = best_list[s, c, res_scratch[0, bi], res_scratch[1, bj], bounded(rs, k) if k > 1 else 0]
+        rec = rec_t[s, c, res_scratch[0, bi], res_scratch[1, bj]]
+        k = np.int64(rec[REC_K])
+        p = np.int64(rec[REC_LIST + (bounded(rs, k) if k > 1 else 0)])
         return hi, rj, p, best
     for i in range(na):
         ra = res_scratch[0, i]
@@ -746,6 +757,15 @@ def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_onl
 
 
 @njit(cache=True, inline="always")
+def _resolve_mirror(ctab, t, cm, void):
+    """_resolve with cm = the Counter-Attack's card (ctab[opp_last, C_MIRROR], or VOID) given:
+    both columns are read unconditionally, so the choice compiles to selects, not branches."""
+    fs = ctab[t, C_FS] == 1
+    ca = ctab[t, C_COUNTER] == 1
+    return void if fs else (cm if ca else np.int64(t))
+
+
+@njit(cache=True, inline="always")
 def _resolve(ctab, t, opp_last, void):
     """The card a type plays as this turn: First Strike gives nothing on its owner's turn,
     Counter-Attack plays as the opponent's last hand card mirrored left/right."""
@@ -759,7 +779,7 @@ def _resolve(ctab, t, opp_last, void):
 @njit(cache=True, parallel=True)
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-               place_list, e4_only, play_val, play_key, ner_t, gcfg, check, per_game):
+               place_list, e4_only, play_val, play_key, rec_t, gcfg, check, per_game):
     """Play games [first_game, first_game + n). Returns (metrics summed over the chunk [2, M],
     per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
     guerrilla per-turn histogram [offered/spent/nullified, turn])."""
@@ -771,14 +791,15 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
     n_cards = deck.shape[0]
     for b in prange(nb):
         rs = np.empty(2, np.uint64)
-        pile = np.empty(n_cards, np.int64)
-        disc = np.empty(n_cards, np.int64)
-        hand = np.empty((2, MAX_HAND + n_cards), np.int64)
-        rack = np.zeros(RACK, np.int64)
+        # card types as unsigned 16-bit: compact, and indexing with them needs no sign fix-up
+        pile = np.empty(n_cards, np.uint16)
+        disc = np.empty(n_cards, np.uint16)
+        hand = np.empty((2, MAX_HAND + n_cards), np.uint16)
+        rack = np.zeros(RACK, np.uint16)
         rack_t = np.zeros(RACK, np.int64)
-        sq = np.empty((2, MAX_HAND), np.int64)
+        sq = np.empty((2, MAX_HAND), np.uint16)
         scratch = np.zeros(counts.shape[0], np.int64)
-        res_scratch = np.zeros((2, MAX_HAND + n_cards), np.int64)
+        res_scratch = np.zeros((3, (MAX_HAND + n_cards) * RACK), np.uint16)
         st = np.zeros(16, np.int64)
         gst = np.zeros((2, 8), np.int64)
         met = np.zeros((2, N_METRICS), np.int64)
@@ -790,7 +811,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
             met[:, :] = 0
             play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
                       sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
-                      n_place, place_list, e4_only, play_val, play_key, ner_t, gcfg, gst,
+                      n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, gst,
                       gturn_b[b], check, met,
                       wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st)
@@ -802,7 +823,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
                deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-               e4_only, play_val, play_key, ner_t, gcfg, max_events=20000):
+               e4_only, play_val, play_key, rec_t, gcfg, max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     n_cards = deck.shape[0]
     rs = np.empty(2, np.uint64)
@@ -812,11 +833,11 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
     tn = np.zeros(1, np.int64)
     play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, play_key, ner_t, gcfg, np.zeros((2, 8), np.int64),
+              e4_only, play_val, play_key, rec_t, gcfg, np.zeros((2, 8), np.int64),
               np.zeros((3, turns), np.int64),
-              True, met, wait, trace, tn, np.empty(n_cards, np.int64),
-              np.empty(n_cards, np.int64), np.empty((2, MAX_HAND + n_cards), np.int64),
-              np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
-              np.empty((2, MAX_HAND), np.int64), np.zeros(counts.shape[0], np.int64),
-              np.zeros((2, MAX_HAND + n_cards), np.int64), np.zeros(16, np.int64))
+              True, met, wait, trace, tn, np.empty(n_cards, np.uint16),
+              np.empty(n_cards, np.uint16), np.empty((2, MAX_HAND + n_cards), np.uint16),
+              np.zeros(RACK, np.uint16), np.zeros(RACK, np.int64),
+              np.empty((2, MAX_HAND), np.uint16), np.zeros(counts.shape[0], np.int64),
+              np.zeros((3, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(16, np.int64))
     return met, trace[: min(tn[0], max_events)]

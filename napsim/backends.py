@@ -139,7 +139,7 @@ def _job_args(job: dict) -> tuple:
                 f"worker {os.uname().nodename} (pid {os.getpid()}) runs napsim engine code that differs "
                 "from the driver's; install the same napsim version on every worker")
         sim = Simulation.build(job["scenario"], [tuple(p) for p in job["policies"]], job["deck"])
-        args = sim._args()
+        args = sim.kernel_args()
         _JOBS[job["key"]] = args
         while len(_JOBS) > JOB_CACHE:
             _JOBS.popitem(last=False)

@@ -33,6 +33,10 @@ PARAMS = {
     "g_threshold": 13,     # P4: effective orders of the French card that make a counter worth it
     "g_gain_mode": 14,     # P5: 0 always trade a Scout draw for a counter, 1 never, 2 below n held
     "g_gain_below": 15,    # P5: the n of mode 2
+    "corps_own_min": 16,   # P6 (LGB): a Corps commander without a gift plays his best own card
+                           # when it scores at least this
+    "corps_swap_margin": 17,  # P6 (LGB): he discards the CIC's card for his best own card when
+                              # that scores more than this above the gift
 }
 N_PARAMS = len(PARAMS)
 
@@ -40,11 +44,13 @@ DEFAULTS = {
     "greedy": dict(kind=0, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=1.0,
                    first_strike_prob=0.5, tactician_use_prob=0.5, g_spend_mode=0,
-                   g_threshold=3, g_gain_mode=0, g_gain_below=3),
+                   g_threshold=3, g_gain_mode=0, g_gain_below=3, corps_own_min=2.0,
+                   corps_swap_margin=1.0),
     "random": dict(kind=1, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=0.5,
                    first_strike_prob=0.5, tactician_use_prob=0.5, g_spend_mode=0,
-                   g_threshold=3, g_gain_mode=0, g_gain_below=3),
+                   g_threshold=3, g_gain_mode=0, g_gain_below=3, corps_own_min=2.0,
+                   corps_swap_margin=1.0),
 }
 _RANGES = {"kind": (0, 1), "march_prob": (0, 1), "first_strike_prob": (0, 1),
            "tactician_use_prob": (0, 1), "g_threshold": (0, 99), "g_gain_below": (0, 99)}

@@ -15,13 +15,16 @@ import numpy as np
 import pandas as pd
 
 from napsim.cards import SECTIONS, Deck, load_deck
-from napsim.engine import epic
+from napsim.engine import commanders as cm
+from napsim.engine import epic, lgb
+from napsim.engine.commanders import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES, N_CM
 from napsim.engine.rng import seed_key
 from napsim.errors import NapsimInputError
 from napsim.policies import policy_vector
 from napsim.scenarios import Scenario, load_scenario
 from napsim.stats import wilson
 from napsim.tables import KIND_NAMES, CardTable, PairTables, card_table, pair_tables, units_array
+from napsim.tables_lgb import LgbTables, lgb_tables, units6_array
 
 DEFAULT_CHUNK = 20_000
 GUERRILLA_RULE_CODES = {"off": epic.G_OFF, "base": epic.G_BASE, "epic": epic.G_EPIC}
@@ -53,6 +56,7 @@ class Simulation:
     tables: PairTables
     ctab: np.ndarray = field(repr=False)
     counts: np.ndarray = field(repr=False)
+    lgb: LgbTables | None = field(default=None, repr=False)  # La Grande Battles tables
 
     @classmethod
     def build(cls, scenario: Scenario | str, policies=(("greedy", {}), ("greedy", {})),
@@ -72,7 +76,18 @@ class Simulation:
                          cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd],
                         axis=1).astype(np.int64)
         counts = np.bincount(cards.deck, minlength=len(cards.names)).astype(np.int64)
-        return cls(sc, dk, (policies[0][0], policies[1][0]), pol, cards, tables, ctab, counts)
+        lgb_t = None
+        if sc.format == "lgb":
+            u6 = units6_array(sc)
+            pairs = u6[:, :, 0::2].sum(axis=1) + u6[:, :, 1::2].sum(axis=1)
+            hands = max(max(s.hand, *s.corps_hand) for s in sc.sides)
+            # E6 orders beyond a Corps commander's units change nothing effective, so commands are
+            # clamped at the largest of hands and units (nominal counts clamp there too)
+            lgb_cmax = min(max(hands, int(pairs.max())) + 1, epic.MAX_HAND + dk.n_cards - 1)
+            fm = np.zeros(len(cards.names), np.int64)
+            fm[:-1] = dk.cards["force_march"].to_numpy()
+            lgb_t = lgb_tables(cards, fm, u6, lgb_cmax, pol)
+        return cls(sc, dk, (policies[0][0], policies[1][0]), pol, cards, tables, ctab, counts, lgb_t)
 
     def _args(self):
         sc, t = self.scenario, self.tables
@@ -88,6 +103,30 @@ class Simulation:
             guerrilla_config(sc),
         )
 
+    def _lgb_args(self):
+        sc, t = self.scenario, self.lgb
+        scfg = np.zeros((2, lgb.N_SCFG), np.int64)
+        for k, side in enumerate(sc.sides):
+            scfg[k, lgb.S_HAND] = side.hand
+            scfg[k, lgb.S_CORPS_HAND:lgb.S_CORPS_HAND + 3] = side.corps_hand
+            scfg[k, lgb.S_CORPS_TAC:lgb.S_CORPS_TAC + 3] = side.corps_tactician
+            scfg[k, lgb.S_G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
+            scfg[k, lgb.S_FRENCH] = 1 if side.french else 0
+            six = side.lgb_sections
+            scfg[k, lgb.S_SPAN:lgb.S_SPAN + 3] = [six[2 * c].spanish + six[2 * c + 1].spanish
+                                                   for c in range(3)]
+            scfg[k, lgb.S_G_START:lgb.S_G_START + 3] = corps_guerrilla(side)
+        sqp = np.array([[s.square_form, s.square_leave] for s in sc.sides], np.float64)
+        return (np.int64(sc.turns), np.int64(sc.first), scfg, sqp, self.policies, self.ctab,
+                self.cards.deck, self.counts, t.nom, t.eff, t.rem, t.val, t.best, t.bopt, t.units,
+                np.int64(sc.guerrilla_pool))
+
+    def kernel_args(self) -> tuple:
+        """(kernel name, packed arguments): what `play_chunk` needs; plain, picklable arrays."""
+        if self.scenario.format == "lgb":
+            return ("lgb", self._lgb_args())
+        return ("epic", self._args())
+
     def run(self, games: int, seed: int, chunk: int = DEFAULT_CHUNK, per_game: bool = False,
             check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
         """Play games [0, games) in chunks; identical results for any chunk size and threads."""
@@ -96,32 +135,93 @@ class Simulation:
         if chunk <= 0:
             raise NapsimInputError("--chunk", "chunk", f"{chunk} is not positive", ">= 1")
         key = seed_key(seed)
-        args = self._args()
+        args = self.kernel_args()
+        turns = self.scenario.turns
         totals = np.zeros((2, epic.N_METRICS), np.int64)
         waits = np.zeros((4, epic.WAIT_BINS), np.int64)
-        g_turns = np.zeros((3, self.scenario.turns), np.int64)
+        g_turns = np.zeros((3, turns), np.int64)
+        cmet = np.zeros((2, 4, N_CM), np.int64)
+        tac_turns = np.zeros((2, turns), np.int64)
         rows = []
+        crows = []
         t0 = time.perf_counter()
         for first in range(0, games, chunk):
             n = min(chunk, games - first)
-            with np.errstate(over="ignore"):
-                m, r, w, gt = epic.play_chunk(key, np.int64(first), np.int64(n), *args, check,
-                                              per_game)
-            totals += m
-            waits += w
-            g_turns += gt
+            out = play_chunk(args, key, first, n, check, per_game)
+            totals += out.totals
+            waits += out.rack_wait
+            g_turns += out.guerrilla_turns
+            cmet += out.commander_totals
+            tac_turns += out.tactician_turns
             if per_game:
-                rows.append(r)
+                rows.append(out.rows)
+                crows.append(out.commander_rows)
             if progress:
                 progress(first + n, games)
         wall = time.perf_counter() - t0
         per = np.concatenate(rows) if per_game else None
-        return SimResult(self, games, seed, totals, per, waits, wall, g_turns)
+        cper = np.concatenate(crows) if per_game else None
+        return SimResult(self, games, seed, totals, per, waits, wall, g_turns, cmet, cper, tac_turns)
 
     def trace(self, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
         """(metrics, event log) of one game, replayed from (seed, game index)."""
+        kind, args = self.kernel_args()
         with np.errstate(over="ignore"):
-            return epic.trace_game(seed_key(seed), np.int64(game), *self._args())
+            if kind == "lgb":
+                return lgb.trace_game_lgb(seed_key(seed), np.int64(game), *args)
+            return epic.trace_game(seed_key(seed), np.int64(game), *args)
+
+
+def corps_guerrilla(side) -> list[int]:
+    """G6 in LGB: each Corps commander's starting counters (`corps_guerrilla`); a scenario that
+    gives only `guerrilla` has it split as for 3-4 players a side (`guerrilla_split`)."""
+    if any(side.corps_guerrilla) or side.guerrilla == 0:
+        return list(side.corps_guerrilla)
+    six = side.lgb_sections
+    return guerrilla_split(side.guerrilla, [six[2 * c].spanish + six[2 * c + 1].spanish for c in range(3)])
+
+
+def guerrilla_split(counters: int, spanish: list[int]) -> list[int]:
+    """G6 for 3-4 players a side: counters split evenly among the commanders whose sections hold
+    at least four Spanish units; the remainder goes one each to those with the most Spanish units
+    (the leftmost on ties: the policy napsim uses for the CIC's pick). With no such commander the
+    counters stay in the unacquired pool (`unassigned`)."""
+    eligible = [i for i, n in enumerate(spanish) if n >= 4]
+    out = [0] * len(spanish)
+    if not eligible:
+        return out
+    for i in eligible:
+        out[i] = counters // len(eligible)
+    for i in sorted(eligible, key=lambda i: (-spanish[i], i))[: counters % len(eligible)]:
+        out[i] += 1
+    return out
+
+
+@dataclass
+class ChunkOut:
+    """What one kernel call returns, the same for every format."""
+
+    totals: np.ndarray            # [side, metric]
+    rows: np.ndarray              # [games or 0, side, metric]
+    rack_wait: np.ndarray         # [kind, wait]
+    guerrilla_turns: np.ndarray   # [offered/spent/nullified, turn]
+    commander_totals: np.ndarray  # [side, commander, CM]
+    commander_rows: np.ndarray    # [games or 0, side, commander, CM]
+    tactician_turns: np.ndarray   # [side, turn]: Tactician cards held at the start of its turns
+
+
+def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool) -> ChunkOut:
+    """Games [first, first + n) on the kernel that `Simulation.kernel_args()` names."""
+    kind, kargs = args
+    with np.errstate(over="ignore"):
+        if kind == "lgb":
+            m, r, cm, cr, w, gt, tt = lgb.play_chunk_lgb(key, np.int64(first), np.int64(n), *kargs,
+                                                          check, per_game)
+            return ChunkOut(m, r, w, gt, cm, cr, tt)
+        m, r, w, gt = epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check, per_game)[:4]
+    turns = gt.shape[1]
+    return ChunkOut(m, r, w, gt, np.zeros((2, 4, N_CM), np.int64),
+                    np.zeros((r.shape[0], 2, 4, N_CM), np.int64), np.zeros((2, turns), np.int64))
 
 
 @dataclass
@@ -136,6 +236,9 @@ class SimResult:
     rack_wait: np.ndarray
     wall_seconds: float
     guerrilla_turns: np.ndarray | None = None  # [offered, spent, nullified] x turn of a side
+    commanders: np.ndarray | None = None       # [side, commander, CM] per-commander totals (M, L)
+    commander_rows: np.ndarray | None = None   # [game, side, commander, CM] when per_game
+    tactician_turns: np.ndarray | None = None  # [side, turn] Tactician cards held, summed over games
 
     def metric(self, name: str) -> np.ndarray:
         """Total of one metric per side."""
@@ -189,6 +292,22 @@ class SimResult:
                                  ci_low=np.nan, ci_high=np.nan, n=turns))
             if self._guerrilla_rows():
                 rows += _guerrilla_summary(side.name, tot, turns)
+            if self.commanders is not None:
+                rows += _commander_summary(side.name, self.commanders, s, self.games, turns)
+        return pd.DataFrame(rows)
+
+    def commander_frame(self) -> pd.DataFrame:
+        """Per-commander totals (RULES.md M, L): one row per side and commander, a column per
+        metric, with the commander's role in this format."""
+        if self.commanders is None:
+            raise ValueError("no per-commander metrics in this result")
+        roles = COMMANDER_ROLES.get(self.sim.scenario.format, ("CIC",))
+        rows = []
+        for s, side in enumerate(self.sim.scenario.sides):
+            for c, role in enumerate(roles):
+                row = dict(side=side.name, commander=COMMANDER_KEYS[c], role=role, games=self.games)
+                row.update({n: int(self.commanders[s, c, i]) for i, n in enumerate(CM_NAMES)})
+                rows.append(row)
         return pd.DataFrame(rows)
 
     def _guerrilla_rows(self) -> bool:
@@ -234,4 +353,52 @@ def _guerrilla_summary(side: str, tot: np.ndarray, turns: int) -> list[dict]:
                       ("g_denied_effective_per_turn", epic.M_G_DENIED_EFF)):
         rows.append(dict(side=side, metric=name, kind="mean_per_turn", value=tot[idx] / max(turns, 1),
                          ci_low=np.nan, ci_high=np.nan, n=turns))
+    return rows
+
+
+# per-commander rates (RULES.md M6.2, L6): name -> (events, trials); the dice give exact values
+# for the last two (a double 2/9, two sabres 1/36), which the tests check
+COMMANDER_RATES = {
+    "initiative_share": (cm.CM_INIT, cm.CM_TURNS),
+    "initiative_double_rate": (cm.CM_DOUBLES, cm.CM_INIT),
+    "initiative_two_sabres_rate": (cm.CM_TWO_SABRES, cm.CM_INIT),
+}
+COMMANDER_MEANS = ("cards_received", "own_cards_played", "cic_cards_rejected", "initiative_rolls",
+                   "initiative_ordered", "initiative_march", "initiative_melee", "blocks_lost",
+                   "initiative_command_draws", "initiative_tactician", "card_effective",
+                   "tactician_drawn", "tactician_held_end", "cic_keep_one", "cic_give_both",
+                   "scout_gifts", "hand_end", "cards_passed", "g_spent", "g_nullified", "g_acquired")
+
+
+def _commander_summary(side: str, cmet: np.ndarray, s: int, games: int, turns: int) -> list[dict]:
+    """Rows for every commander with any activity in either side (so both sides list the same
+    rows): `<commander>.<metric>`, e.g. `c1.initiative_share`, plus the side's overall share of
+    commander-turns that fall back on initiative."""
+    rows = []
+    present = [c for c in range(cmet.shape[1]) if cmet[:, c, :].any()]
+    for c in present:
+        x = cmet[s, c]
+        key = COMMANDER_KEYS[c]
+        for name, (num, den) in COMMANDER_RATES.items():
+            k, n = int(x[num]), int(x[den])
+            lo, hi = wilson(k, n)
+            rows.append(dict(side=side, metric=f"{key}.{name}", kind="rate",
+                             value=k / n if n else np.nan, ci_low=lo, ci_high=hi, n=n))
+        for name in COMMANDER_MEANS:
+            rows.append(dict(side=side, metric=f"{key}.{name}", kind="mean_per_game",
+                             value=x[CM_NAMES.index(name)] / max(games, 1), ci_low=np.nan,
+                             ci_high=np.nan, n=games))
+        n_t = int(x[cm.CM_TURNS])
+        rows.append(dict(side=side, metric=f"{key}.tactician_held_mean", kind="mean_per_turn",
+                         value=x[cm.CM_TAC_HELD_SUM] / n_t if n_t else np.nan, ci_low=np.nan,
+                         ci_high=np.nan, n=n_t))
+    if present:
+        k, n = int(cmet[s, :, cm.CM_INIT].sum()), int(cmet[s, :, cm.CM_TURNS].sum())
+        lo, hi = wilson(k, n)
+        rows.append(dict(side=side, metric="initiative_share", kind="rate", value=k / n if n else np.nan,
+                         ci_low=lo, ci_high=hi, n=n))
+        tot = int(cmet[s, :, cm.CM_INIT_ORDERED].sum() + cmet[s, :, cm.CM_INIT_MARCH].sum()
+                  + cmet[s, :, cm.CM_INIT_MELEE].sum())
+        rows.append(dict(side=side, metric="initiative_orders_per_turn", kind="mean_per_turn",
+                         value=tot / max(turns, 1), ci_low=np.nan, ci_high=np.nan, n=turns))
     return rows

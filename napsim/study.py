@@ -587,22 +587,21 @@ KERNEL_GAMES = 16_384  # most games per kernel call: bounds the per-game arrays 
 
 
 def compute_chunk(args: tuple, seed: int, first: int, n: int, keep_rows: bool) -> dict:
-    """Play games [first, first + n) with the packed kernel arguments `args` (`Simulation._args()`)
+    """Play games [first, first + n) with the packed kernel arguments `args` (`Simulation.kernel_args()`)
     and return the chunk file's arrays. The games are played `KERNEL_GAMES` at a time and the
     parts' sums merged (integers: the same arrays as one call), so a chunk of any size holds at
     most `KERNEL_GAMES` games' per-game rows in memory (all of them only when `keep_rows`)."""
-    from napsim.engine import epic
     from napsim.engine.rng import seed_key
+    from napsim.simulate import play_chunk
 
     key = seed_key(seed)
     out = None
     for lo in range(first, first + max(n, 1), KERNEL_GAMES):
         m = min(KERNEL_GAMES, first + n - lo)
-        with np.errstate(over="ignore"):
-            res = epic.play_chunk(key, np.int64(lo), np.int64(m), *args, False, True)
-        totals, rows, waits = res[:3]  # (totals, per-game rows, rack waits[, guerrilla histogram])
-        extra = dict(zip(EXTRA_ARRAYS, res[3:], strict=False))
-        part = chunk_arrays(rows, totals, waits, lo, keep_rows, extra)
+        res = play_chunk(args, key, lo, m, False, True)
+        rows = res.rows
+        extra = {k: getattr(res, k) for k in EXTRA_ARRAYS}
+        part = chunk_arrays(rows, res.totals, res.rack_wait, lo, keep_rows, extra)
         del res, rows
         out = part if out is None else merge_chunks([out, part])
     return out
@@ -630,7 +629,9 @@ def _pad_add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-EXTRA_ARRAYS = ("guerrilla_turns",)  # further kernel histograms, summed like the totals
+# further kernel arrays, summed like the totals: guerrilla per turn, per-commander totals (M, L)
+# and Tactician cards held per turn
+EXTRA_ARRAYS = ("guerrilla_turns", "commander_totals", "tactician_turns")
 
 
 class Acc:
@@ -663,13 +664,14 @@ class Acc:
 def summary_metric_names() -> list[str]:
     """Every metric name `engine_summary` reports (kernel means, rates, per-turn means, extras)."""
     from napsim.engine import epic
+    from napsim.engine.commanders import N_CM
 
     acc = Acc()
     c = len(per_game_columns())
     acc.add(dict(totals=np.zeros((2, epic.N_METRICS), np.int64), sums=np.zeros((2, c), np.int64),
                  sumsq=np.zeros((2, c), np.int64), sumxt=np.zeros((2, c), np.int64),
                  hist=np.zeros((2, c, 1), np.int64), rack_wait=np.zeros((4, epic.WAIT_BINS), np.int64),
-                 n=1))
+                 commander_totals=np.ones((2, 4, N_CM), np.int64), n=1))
     return list(dict.fromkeys(engine_summary(acc, ["A", "B"], ["A", "B"])["metric"]))
 
 
@@ -694,7 +696,8 @@ def engine_summary(acc: Acc, side_keys, side_names) -> pd.DataFrame:
     columns = per_game_columns()
     view = SimpleNamespace(scenario=SimpleNamespace(sides=[SimpleNamespace(name=n) for n in side_names]))
     with np.errstate(divide="ignore", invalid="ignore"):
-        base = SimResult(view, acc.games, 0, acc.totals, None, acc.rack_wait, 0.0).summary()
+        base = SimResult(view, acc.games, 0, acc.totals, None, acc.rack_wait, 0.0,
+                         commanders=acc.extra.get("commander_totals")).summary()
     per_side = len(base) // 2
     frames = []
     turns_col = columns.index("turns")
@@ -1086,7 +1089,7 @@ def _run_engine_point(st: Study, meta: dict, p: Point, out: Path, progress,
 
     def compute(first: int, n: int) -> dict:
         if "args" not in state:
-            state["args"] = st.build(p)._args()
+            state["args"] = st.build(p).kernel_args()
         return compute_chunk(state["args"], st.seed, first, n, st.per_game)
 
     reported: set[int] = set()

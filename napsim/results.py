@@ -1,4 +1,5 @@
-"""Write a run's results atomically: games.parquet, summary.csv, rack_wait.csv, manifest.json."""
+"""Write a run's results atomically: games.parquet, summary.csv, rack_wait.csv, manifest.json,
+and for the multi-player formats commanders.csv and commander_games.parquet."""
 
 from __future__ import annotations
 
@@ -44,6 +45,10 @@ def write_results(res, out_dir: str | Path, force: bool = False) -> Path:
             res.per_game_frame().to_parquet(tmp / "games.parquet", index=False)
         res.summary().to_csv(tmp / "summary.csv", index=False)
         res.rack_wait_frame().to_csv(tmp / "rack_wait.csv", index=False)
+        if res.commanders is not None and res.sim.scenario.format not in ("standard", "epic1"):
+            res.commander_frame().to_csv(tmp / "commanders.csv", index=False)
+            if res.commander_rows is not None:
+                res.commander_games_frame().to_parquet(tmp / "commander_games.parquet", index=False)
         (tmp / "manifest.json").write_text(json.dumps(manifest(res), indent=2))
         if out.exists():
             shutil.rmtree(out)

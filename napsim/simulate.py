@@ -296,6 +296,22 @@ class SimResult:
                 rows += _commander_summary(side.name, self.commanders, s, self.games, turns)
         return pd.DataFrame(rows)
 
+    def commander_games_frame(self) -> pd.DataFrame:
+        """Tidy per-game commander frame: one row per game, side and commander of the format."""
+        if self.commander_rows is None:
+            raise ValueError("run with per_game=True to keep per-game rows")
+        n = self.commander_rows.shape[0]
+        roles = COMMANDER_ROLES.get(self.sim.scenario.format, ("CIC",))
+        frames = []
+        for s, side in enumerate(self.sim.scenario.sides):
+            for c in range(len(roles)):
+                df = pd.DataFrame(self.commander_rows[:, s, c, :], columns=list(CM_NAMES))
+                df.insert(0, "commander", COMMANDER_KEYS[c])
+                df.insert(0, "side", side.name)
+                df.insert(0, "game", np.arange(n))
+                frames.append(df)
+        return pd.concat(frames, ignore_index=True)
+
     def commander_frame(self) -> pd.DataFrame:
         """Per-commander totals (RULES.md M, L): one row per side and commander, a column per
         metric, with the commander's role in this format."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from napsim.cards import SECTIONS
-from napsim.engine import epic
+from napsim.engine import epic, lgb
 from napsim.tables import KIND_PLACED
 
 DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")
@@ -22,6 +22,11 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
         code, ply, s = int(ev[0]), int(ev[1]), int(ev[2])
         a = [int(x) for x in ev[3:11]]
         who = sides[s] if 0 <= s < 2 else "?"
+        if sc.format == "lgb":
+            line = _lgb_event(sim, code, s, who, a)
+            if line is not None:
+                out.append(line)
+                continue
         if code == epic.EV_TURN:
             cmd, rn, e4, hn, sqn, tac, pn, dn = a
             hand = ", ".join(names[int(t)] for t in ev[11:11 + hn])
@@ -94,3 +99,79 @@ def _card(names, kind, t: int, p: int, resolved: int) -> str:
     if kind[resolved] == KIND_PLACED:
         label += f" placed in {SECTIONS[p]}"
     return label
+
+
+WINGS = ("left wing", "centre wing", "right wing")
+LGB_SOURCES = {lgb.SRC_CIC: "the CIC's card", lgb.SRC_OWN: "his own card"}
+LGB_DRAWS = {lgb.DRAW_SCOUT_GIFT: "a Scout gift", lgb.DRAW_STARS: "unused stars (L7)",
+             lgb.DRAW_TWO_SABRES: "two sabres (L6)"}
+
+
+def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
+    """La Grande Battles lines (engine.lgb events and the events it reads differently)."""
+    names = sim.cards.names
+    void = len(names) - 1
+
+    def corps(k: int) -> str:
+        return f"{who} Corps {WINGS[k]}"
+
+    if code == lgb.EV_CORPS_HANDS:
+        return (f"  Corps hands (left/centre/right): {a[0]}/{a[1]}/{a[2]} cards, Tactician "
+                f"{a[3]}/{a[4]}/{a[5]}")
+    if code == lgb.EV_GIVE:
+        ta, tb, ka, kb, ra, rb, score, is_random = a
+        why = "uniform over legal gifts (random)" if is_random else \
+            f"best gain {score / 1000:.2f} over the receivers' own options (greedy, P6)"
+        parts = []
+        for t, k, r, src in ((ta, ka, ra, "hand"), (tb, kb, rb, "rack")):
+            if t == void:
+                continue
+            label = names[t] + (f" (plays as {names[r]})" if r != t else "")
+            parts.append(f"{label} from {src} to " + (WINGS[k] if k >= 0 else "nobody (no orders)"))
+        return f"  CIC gives {' and '.join(parts) or 'nothing'}: {why}"
+    if code == lgb.EV_CORPS_PLAY:
+        k, src, t, r, opt, nom, ea, eb = a
+        if src == lgb.SRC_HOLD:
+            return f"  {corps(k)} keeps his cards and issues no orders"
+        if nom < 0:
+            return f"    and also {names[t]} (E4: both cards in his wing)"
+        label = names[t] + (f" (plays as {names[r]})" if r != t and r != void else "")
+        if r == void:
+            label += " (nullified)"
+        return (f"  {corps(k)} plays {label}, {LGB_SOURCES.get(src, '?')}, option {opt}: "
+                f"nominal {nom}, effective {ea} + {eb} in his two sections")
+    if code == lgb.EV_REJECT:
+        return f"  {corps(a[0])} discards the CIC's {names[a[1]]} to play one of his own (L5)"
+    if code == lgb.EV_INITIATIVE:
+        k, d1, d2, ordered, _tac, cmd_draw = a[:6]
+        extra = "; two sabres: no block lost, he draws a Command card" if cmd_draw else ""
+        return (f"  {corps(k)} has no card: initiative roll {DIE_FACES[d1]} + {DIE_FACES[d2]}, "
+                f"{ordered} units ordered{extra}")
+    if code == lgb.EV_CORPS_DRAW:
+        return f"  {corps(a[0])} draws {names[a[1]]} into his hand"
+    if code == lgb.EV_CORPS_TACTICIAN:
+        return f"  {corps(a[0])} draws a Tactician card (now {a[1]})"
+    if code == epic.EV_SCOUT:
+        return (f"  Scout: the CIC draws two, keeps {names[a[0]]} and gives {names[a[1]]} to the "
+                f"{WINGS[a[2]]} Corps commander")
+    if code in (epic.EV_SQUARE, epic.EV_UNSQUARE):
+        owner = "the CIC" if a[1] == 3 else f"the {WINGS[a[1]]} Corps commander"
+        if code == epic.EV_SQUARE:
+            return f"  {who} forms a square: {names[a[0]]} from {owner} goes to the Square Track"
+        return f"  {who} leaves square: {names[a[0]]} returns to {owner}"
+    if code == epic.EV_G_ATTEMPT:
+        which, k, t_eff, roll, outcome = a[0:5]
+        card = f"the {'second ' if which else ''}card played by the French {WINGS[k]}"
+        if outcome == epic.G_OUT_DECLINED:
+            return f"  Guerrilla: {who} could spend a counter against {card} ({t_eff} effective) but keeps it"
+        result = "a sabre: the guerrillas are stopped" if outcome == epic.G_OUT_SABRE else \
+            "no sabre: the card is nullified"
+        return (f"  Guerrilla: {who} {WINGS[k]} spends a counter against {card} ({t_eff} effective "
+                f"orders); French roll {DIE_FACES[roll]}: {result}")
+    if code == epic.EV_G_GAIN:
+        return (f"  Guerrilla: {who}'s Scout in the {WINGS[a[0]]} gains a counter; the CIC draws one "
+                f"card instead of two (pool now {a[1]})")
+    if code == epic.EV_ORDERS:
+        return ("  orders by wing L/C/R nominal " + "/".join(map(str, a[0:3])) + ", effective "
+                + "/".join(map(str, a[3:6])) + f"; March Moves {a[6]}; Tactician draws due {a[7]}")
+    return None

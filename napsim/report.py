@@ -52,7 +52,19 @@ class StudyData:
 
     @property
     def sweep_paths(self) -> list[str]:
-        return list(self.meta["spec"]["sweep"])
+        """Swept parameter paths, with joined keys (``a+b``) split into their paths."""
+        return list(sweep_values(self.meta["spec"]["sweep"]))
+
+
+def sweep_values(sweep: dict) -> dict:
+    """{path: values} of a sweep table; a joined key ``a+b`` with values [[x, y], ...] gives
+    a: [x, ...] and b: [y, ...]."""
+    out = {}
+    for key, values in sweep.items():
+        paths = key.split("+")
+        for i, path in enumerate(paths):
+            out[path] = [v[i] for v in values] if len(paths) > 1 else list(values)
+    return out
 
 
 def load(out: str | Path) -> StudyData:
@@ -263,6 +275,7 @@ def per_game_frame(data: StudyData) -> pd.DataFrame:
 def chart_inputs(data: StudyData) -> dict:
     """Everything `napsim.charts.figure` draws from."""
     spec = data.meta["spec"]
+    spec = dict(spec, sweep=sweep_values(spec["sweep"]))
     inp = dict(kind=data.kind, spec=spec, sweep=data.sweep_paths, side_keys=data.meta["side_keys"],
                points=data.meta["points"], summary=summary_frame(data))
     if data.kind == "engine":
@@ -455,7 +468,7 @@ def _warnings(data: StudyData) -> list[str]:
             decks.update(w for w in df["deck_warning"] if w)
         return out + sorted(decks)
     spec = data.meta["spec"]
-    refs = {spec["deck"]} | set(spec["sweep"].get("deck", [])) | ({spec["set"]["deck"]}
+    refs = {spec["deck"]} | set(sweep_values(spec["sweep"]).get("deck", [])) | ({spec["set"]["deck"]}
                                                                     if "deck" in spec["set"] else set())
     if None in refs:
         from napsim.scenarios import load_scenario

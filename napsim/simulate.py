@@ -290,6 +290,14 @@ class SimResult:
                 rows.append(dict(side=side.name, metric=f"effective_per_turn_{sec}",
                                  kind="mean_per_turn", value=tot[epic.M_EFF + x] / max(turns, 1),
                                  ci_low=np.nan, ci_high=np.nan, n=turns))
+            init = 0
+            if self.commanders is not None:
+                init = int(self.commanders[s, :, cm.CM_INIT_ORDERED].sum()
+                           + self.commanders[s, :, cm.CM_INIT_MARCH].sum()
+                           + self.commanders[s, :, cm.CM_INIT_MELEE].sum())
+            rows.append(dict(side=side.name, metric="orders_per_turn_with_initiative",
+                             kind="mean_per_turn", value=(eff + init) / max(turns, 1),
+                             ci_low=np.nan, ci_high=np.nan, n=turns))
             if self._guerrilla_rows():
                 rows += _guerrilla_summary(side.name, tot, turns)
             if self.commanders is not None:

@@ -2,7 +2,8 @@
 
 A study file has a ``[study]`` table, an optional ``[set]`` table (fixed parameter values) and an
 optional ``[sweep]`` table (a list of values per parameter path; the sweep points are the cartesian
-product, first key slowest). Two kinds:
+product, first key slowest). Paths joined by ``+`` move together: ``"scenario.format+deck" =
+[["standard", "ccn70"], ["epic1", "gmt90"]]`` is two points, not four. Two kinds:
 
 ``kind = "engine"`` (default) plays whole games with `napsim.simulate.Simulation`::
 
@@ -105,8 +106,8 @@ DEFAULT_METRICS = ("effective_per_turn", "effective_per_turn_L", "effective_per_
                    "effective_per_turn_R", "effective_share_of_nominal", "share_picks_from_5",
                    "share_picks_from_4", "share_picks_from_3", "same_section_turn_rate",
                    "scout_turn_rate")
-CODE_FILES = ("engine/*.py", "tables.py", "policies.py", "simulate.py", "odds.py", "exact.py",
-              "filters.py", "cards/__init__.py", "scenarios/__init__.py")
+CODE_FILES = ("engine/*.py", "tables.py", "tables_lgb.py", "policies.py", "simulate.py", "odds.py",
+              "exact.py", "filters.py", "cards/__init__.py", "scenarios/__init__.py")
 
 
 # --------------------------------------------------------------------------------------------
@@ -361,14 +362,23 @@ def load_study(path: str | Path) -> Study:
         if not isinstance(values, list) or not values:
             raise NapsimInputError(f"{where}: [sweep]", key, f"{values!r} is not a non-empty list",
                                    "a list of values, e.g. [4, 5, 6]")
+        paths = key.split("+")
         for v in values:
-            if isinstance(v, dict | list):
+            if len(paths) > 1:  # joined paths: each value is one list with a value per path
+                if not isinstance(v, list) or len(v) != len(paths) or any(
+                        isinstance(x, dict | list) for x in v):
+                    raise NapsimInputError(f"{where}: [sweep]", key, f"{v!r} is not {len(paths)} values",
+                                           f"lists of {len(paths)} values, one per path joined by +")
+            elif isinstance(v, dict | list):
                 raise NapsimInputError(f"{where}: [sweep]", key, f"{v!r} is not a single value",
                                        "numbers, strings or booleans")
     combos = list(itertools.product(*sweep.values())) if sweep else [()]
     points = []
     for i, combo in enumerate(combos):
-        params = dict(zip(sweep, combo, strict=True))
+        params = {}
+        for key, value in zip(sweep, combo, strict=True):
+            paths = key.split("+")
+            params.update(zip(paths, value if len(paths) > 1 else [value], strict=True))
         label = ", ".join(f"{k}={v}" for k, v in params.items())
         points.append(Point(i, f"p{i:03d}", params, label))
     if len(points) > 10_000:
@@ -418,7 +428,8 @@ def _engine_fields(st: Study, head: dict, w: str) -> None:
     st.side_keys = tuple(sc_raw.get("sides", {}))
     for table, paths in (("set", st.fixed), ("sweep", st.sweep)):
         for p in paths:
-            _check_engine_path(st, f"{st.path}: [{table}]", p)
+            for q in p.split("+") if table == "sweep" else [p]:
+                _check_engine_path(st, f"{st.path}: [{table}]", q)
     st.per_game = get_bool(w, head, "per_game", False)
     valid = summary_metric_names()
     st.main_metric = _metric_choice(w, head, "main_metric", valid, "effective_per_turn")

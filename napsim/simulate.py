@@ -172,6 +172,44 @@ class Simulation:
             return epic.trace_game(seed_key(seed), np.int64(game), *args)
 
 
+FORMAT_PLAYERS = {"standard": 1, "epic1": 1, "epic2": 2, "epic3": 3, "epic4": 4, "lgb": 4}
+
+
+def commander_config(sc: Scenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """EPIC with 1-4 players a side (RULES.md M): (commander of each section [side, 3]; starting
+    Tactician cards per commander [side, 4]; Guerrilla counters per section [side, 3]).
+
+    Commander 0 is the CIC. epic3: the CIC holds `cic_section`, sub-commanders 1 and 2 the other
+    two (left to right); epic4: Corps commanders 1-3 hold L, C, R; epic1/epic2: the CIC gives every
+    order (the epic2 sub-commander has no section of his own). Tactician cards (M6.3, M8.2): the
+    CIC holds them all in epic1/epic2; in epic3 each player starts with one plus an even share of
+    the scenario's cards, in epic4 each Corps commander does (the CIC none); the remainder goes
+    one each to the holders from the CIC (epic3) or the left (epic4) on: the policy napsim uses
+    for the CIC's pick. Guerrilla counters (G6): epic3/epic4 split them by section commander
+    (`guerrilla_split`); otherwise they stay with the CIC (all zeros here)."""
+    n = FORMAT_PLAYERS.get(sc.format, 1)
+    cmd_sec = np.zeros((2, 3), np.int64)
+    tac = np.zeros((2, 4), np.int64)
+    g_sec = np.zeros((2, 3), np.int64)
+    for k, side in enumerate(sc.sides):
+        if n == 3:
+            subs = [x for x in range(3) if x != side.cic_section]
+            cmd_sec[k, subs] = (1, 2)
+            holders = [0, 1, 2]
+        elif n == 4:
+            cmd_sec[k] = (1, 2, 3)
+            holders = [1, 2, 3]
+        else:
+            tac[k, 0] = side.tactician
+            holders = []
+        if holders:
+            for i, c in enumerate(holders):
+                tac[k, c] = 1 + side.tactician // 3 + (1 if i < side.tactician % 3 else 0)
+        if n >= 3 and side.guerrilla_rule != "off":
+            g_sec[k] = guerrilla_split(side.guerrilla, [x.spanish for x in side.sections])
+    return cmd_sec, tac, g_sec
+
+
 def corps_guerrilla(side) -> list[int]:
     """G6 in LGB: each Corps commander's starting counters (`corps_guerrilla`); a scenario that
     gives only `guerrilla` has it split as for 3-4 players a side (`guerrilla_split`)."""

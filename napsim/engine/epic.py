@@ -665,9 +665,11 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
             krow = play_key[s, e4i, c, res_scratch[0, i]]
             for j in range(nb):
                 r = np.int64(krow[res_scratch[1, j]])
-                up = r > top
-                ties[0 if up else n_top] = i * 64 + j
-                n_top = 1 if up else (n_top + 1 if r == top else n_top)
+                # arithmetic, not selects, so that the compiler keeps it free of branches
+                up = np.int64(r > top)
+                pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
+                ties[np.uint64(pos)] = i * 64 + j
+                n_top = pos + up + np.int64(r == top)
                 top = max(top, r)
         if top < 0:
             return hi, rj, p, best

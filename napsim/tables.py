@@ -310,7 +310,7 @@ class PairTables:
     place_list: np.ndarray  # [a, b, k] k-th legal placement
     e4_only: np.ndarray    # [a, b] legal only in the E4 situation
     play_val: np.ndarray   # [side, e4 situation 0/1, cmd, a, b]: best_val, or NEG when illegal
-    play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] int32 rank of play_val (see play_keys)
+    play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] rank of play_val (see play_keys)
     record: np.ndarray | None = None  # [side, cmd, a, b, :] one compact row per pair (pair_records)
 
 
@@ -374,6 +374,7 @@ def play_keys(play_val: np.ndarray) -> np.ndarray:
     side as ranked.
     """
     keys = np.full(play_val.shape, -1, np.int32)
+    small = True
     for s in range(play_val.shape[0]):
         for c in range(play_val.shape[2]):
             v = play_val[s, :, c]
@@ -391,7 +392,8 @@ def play_keys(play_val: np.ndarray) -> np.ndarray:
                 keys[s] = -3
                 break
             keys[s, :, c][legal] = rank[np.searchsorted(u, v[legal])]
-    return keys
+            small = small and int(rank[-1]) < 32767
+    return keys.astype(np.int16) if small else keys  # int16: half the cache lines
 
 
 assert PARAMS["w_l"] == 1 and PARAMS["march_prob"] == 9  # _build reads these slots

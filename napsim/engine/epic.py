@@ -9,7 +9,7 @@ counter-based stream, so a game is a pure function of (seed, game index).
 import numpy as np
 from numba import njit, prange
 
-from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
+from napsim.engine.rng import battle_die, bounded, mix64, next_u64, shuffle, start_game, uniform
 
 # metric slots per side
 M_NOM, M_EFF = 0, 3            # + section
@@ -101,11 +101,7 @@ def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
             pile[i] = disc[i]
         pn[0] = dn[0]
         dn[0] = 0
-        for i in range(pn[0] - 1, 0, -1):
-            j = bounded(rs, i + 1)
-            t = pile[i]
-            pile[i] = pile[j]
-            pile[j] = t
+        shuffle(rs, pile, pn[0])
         met[side, M_RESHUFFLE] += 1
         _trace(trace, tn, EV_RESHUFFLE, ply, side, pn[0], 0, 0, 0, 0, 0, 0, 0)
     pn[0] -= 1
@@ -284,11 +280,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     n_cards = deck.shape[0]
     for i in range(n_cards):
         pile[i] = deck[i]
-    for i in range(n_cards - 1, 0, -1):
-        j = bounded(rs, i + 1)
-        t = pile[i]
-        pile[i] = pile[j]
-        pile[j] = t
+    shuffle(rs, pile, n_cards)
     # small counters live in one caller-owned array: no allocation in the game loop
     st[:] = 0
     pn = st[0:1]
@@ -354,10 +346,11 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 hand[s, i] = hand[s, hn[s]]
                 met[s, M_SQ_FORMED] += 1
         # Tactician cards are spent at a policy rate (they only matter to card flow as counts)
-        if tac[s] > 0 and uniform(rs) < pol[s, 11]:
-            tac[s] -= 1
-            tac_disc[0] += 1
-            met[s, M_TAC_PLAYED] += 1
+        if tac[s] > 0:
+            used = np.int64(uniform(rs) < pol[s, 11])  # a coin: counted, not branched on
+            tac[s] -= used
+            tac_disc[0] += used
+            met[s, M_TAC_PLAYED] += used
         # P7: the opponent may play a First Strike from hand during this turn
         fs_card = -1
         if pol[o, 10] > 0.0:
@@ -569,11 +562,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 pile[pn[0]] = disc[i]
                 pn[0] += 1
             dn[0] = 0
-            for i in range(pn[0] - 1, 0, -1):
-                j = bounded(rs, i + 1)
-                t = pile[i]
-                pile[i] = pile[j]
-                pile[j] = t
+            shuffle(rs, pile, pn[0])
             met[s, M_ELAN] += 1
             _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
             for k in range(2):
@@ -760,11 +749,12 @@ def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_onl
 
 @njit(cache=True, inline="always")
 def _resolve_mirror(ctab, t, cm, void):
-    """_resolve with cm = the Counter-Attack's card (ctab[opp_last, C_MIRROR], or VOID) given:
-    both columns are read unconditionally, so the choice compiles to selects, not branches."""
-    fs = ctab[t, C_FS] == 1
-    ca = ctab[t, C_COUNTER] == 1
-    return void if fs else (cm if ca else np.int64(t))
+    """_resolve with cm = the Counter-Attack's card (ctab[opp_last, C_MIRROR], or VOID) given.
+    The mark columns hold 0 or 1 (napsim.cards validates them), so the choice is arithmetic on
+    them: no branch per card."""
+    r = np.int64(t)
+    r += (cm - r) * ctab[t, C_COUNTER]
+    return r + (void - r) * ctab[t, C_FS]
 
 
 @njit(cache=True, inline="always")

@@ -342,21 +342,30 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
                       play_val, play_keys(play_val), pair_records(nom, eff, rem, best_k, best_list))
 
 
-REC_K, REC_LIST, REC_WIDTH = 81, 82, 96  # napsim.engine.epic reads the same layout
+REC_K, REC_LIST, REC_ORD, REC_WIDTH = 0, 1, 10, 64  # napsim.engine.epic reads the same layout
 
 
 def pair_records(nom: np.ndarray, eff: np.ndarray, rem: np.ndarray, best_k: np.ndarray,
                  best_list: np.ndarray) -> np.ndarray:
-    """What the kernel reads about one played pair, in one small row [side, cmd, a, b, :]:
-    orders of placement p at 9 p + 3 w + section (w: nominal, effective, units left), the number
-    of tied best placements at REC_K and those placements from REC_LIST. int8 when every value
-    fits (a row is then 1.5 cache lines), else int16."""
-    orders = np.stack([nom, eff, rem], -2).reshape(*nom.shape[:4], 81)
+    """What the kernel reads about one played pair, in one 64-byte row [side, cmd, a, b, :]
+    starting on a cache-line boundary: the number of tied best placements at REC_K, those
+    placements from REC_LIST, and the orders of placement p at REC_ORD + 6 p + 3 w + section
+    (w: 0 nominal, 1 effective). Units left unordered are the section's units minus the
+    effective orders (eval_pair keeps rem = total - eff), the totals being rem[side, 0, VOID,
+    VOID, 0]. int8 when every value fits, else int16 (two lines a row)."""
+    orders = np.stack([nom, eff], -2).reshape(*nom.shape[:4], 54)
+    total = rem[:, :1, -1:, -1:, :1, :]  # no card played: nothing ordered, every unit left
+    unused = (nom == 0) & (eff == 0) & (rem == 0)  # placements that are not legal
+    assert np.all((rem + eff == total) | unused)
     small = max(int(orders.max(initial=0)), N_PLACE) <= 127 and int(orders.min(initial=0)) >= -128
-    rec = np.zeros((*nom.shape[:4], REC_WIDTH), np.int8 if small else np.int16)
-    rec[..., :81] = orders
+    dtype = np.dtype(np.int8 if small else np.int16)
+    n = int(np.prod(nom.shape[:4])) * REC_WIDTH
+    buf = np.zeros(n + 64, dtype)  # aligned to 64 bytes below
+    skip = (-buf.ctypes.data % 64) // dtype.itemsize
+    rec = buf[skip:skip + n].reshape(*nom.shape[:4], REC_WIDTH)
     rec[..., REC_K] = best_k
     rec[..., REC_LIST:REC_LIST + N_PLACE] = best_list
+    rec[..., REC_ORD:REC_ORD + 54] = orders
     return rec
 
 

@@ -64,10 +64,10 @@ G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
 C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR, C_EQ = range(10)
 N_CCOLS = 10
 
-# one pair record rec_t[side, cmd, a, b, :] (napsim.tables.pair_records): orders of placement p at
-# REC_ORD + 9 p + 3 w + section (w: nominal, effective, units left), then the number of tied best
-# placements and those placements
-REC_ORD, REC_K, REC_LIST, REC_WIDTH = 0, 81, 82, 96
+# one pair record rec_t[side, cmd, a, b, :] (napsim.tables.pair_records), one cache line: the
+# number of tied best placements, those placements, then the orders of placement p at
+# REC_ORD + 6 p + 3 w + section (w: 0 nominal, 1 effective; units left = section units - effective)
+REC_K, REC_LIST, REC_ORD, REC_WIDTH = 0, 1, 10, 64
 
 
 @njit(cache=True, inline="always")
@@ -460,7 +460,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 g_turn, trace, tn)
         wasted = 0
         ner = rec_t[s, c, ra, rb]
-        q0 = REC_ORD + 9 * pq  # nominal, effective, units left per section
+        q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
         for x in range(3):
             nominal[x] = ner[q0 + x]
             met[s, M_NOM + x] += nominal[x]
@@ -472,9 +472,9 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         if gcfg[s, G_RULE] != G_OFF:
             gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
         # E8 / P3 stars: March Move up to 3 free units in the card's section, else a Tactician
-        r0 = np.int64(ner[q0 + 6])
-        r1 = np.int64(ner[q0 + 7])
-        r2 = np.int64(ner[q0 + 8])
+        r0 = rem_t[s, 0, void, void, 0, 0] - np.int64(ner[q0 + 3])  # units left unordered
+        r1 = rem_t[s, 0, void, void, 0, 1] - np.int64(ner[q0 + 4])
+        r2 = rem_t[s, 0, void, void, 0, 2] - np.int64(ner[q0 + 5])
         tac_draws = ctab[ra, C_TDRAW] + ctab[rb, C_TDRAW]
         marched = 0
         for k in range(2):

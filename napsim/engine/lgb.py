@@ -18,7 +18,12 @@ Readings of points the rules leave open (policy where the rules say so):
   fewest cards (the leftmost on ties);
 - a First Strike may be played by the CIC or a Corps commander holding one; only the CIC draws a
   replacement (Corps hands refill only through L6, L7 and L9);
-- a Counter-Attack plays as the opponent CIC's last hand card, mirrored.
+- a Counter-Attack plays as the opponent CIC's last hand card, mirrored;
+- a greedy Corps commander's best own card is the first of equal score in his hand, and option ties
+  (L4 split, a Center card's section, Force March) take the lower option; the random policy picks
+  own cards and options uniformly;
+- G4 in LGB: a Scout gains a counter for the Corps commander who played it when his two sections
+  together hold at least four Spanish units.
 """
 
 import numpy as np
@@ -408,7 +413,9 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                                 if ra != void and qb == qa:
                                     if not (e4 and ctab[ra, C_KIND] == 0 and ctab[rb, C_KIND] == 0):
                                         continue  # L2: two different Corps commanders
-                                    gb = vb  # E4: the wing's commander plays both
+                                    # E4: the wing's commander plays both (no swap): both scores
+                                    # minus his alternative
+                                    gb = va + vb - pl[2, qa] - ga
                                 else:
                                     gb = (vb if vb + margin >= pl[0, qb] else pl[0, qb]) - pl[2, qb]
                             if is_random:
@@ -743,8 +750,10 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             met[s, M_SCOUT] += 1
             if t2 >= 0:
                 c2 = min(hn[s] + 1, cmax)
-                v1 = max(best_t[s, 0, 0, c2, t1], max(best_t[s, 1, 0, c2, t1], best_t[s, 2, 0, c2, t1]))
-                v2 = max(best_t[s, 0, 0, c2, t2], max(best_t[s, 1, 0, c2, t2], best_t[s, 2, 0, c2, t2]))
+                r1 = _resolve(ctab, t1, void, void)  # P2: each card as it would play
+                r2 = _resolve(ctab, t2, void, void)
+                v1 = max(best_t[s, 0, 0, c2, r1], max(best_t[s, 1, 0, c2, r1], best_t[s, 2, 0, c2, r1]))
+                v2 = max(best_t[s, 0, 0, c2, r2], max(best_t[s, 1, 0, c2, r2], best_t[s, 2, 0, c2, r2]))
                 keep, give = t1, t2
                 if v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1):
                     keep, give = t2, t1

@@ -143,8 +143,9 @@ class _LgbGame:
         raise AssertionError("illegal option played")
 
     def keep_value(self, s: int, c: int, t: int) -> float:
-        """Rule P2 after a Scout: a drawn card's best score as a gift to any Corps commander
-        (the card type itself, as the kernel reads it: a First Strike scores its own orders)."""
+        """Rule P2 after a Scout: a drawn card's best score as a gift to any Corps commander, the
+        card as it would play (a First Strike plays as nothing on its owner's turn)."""
+        t = self.resolve(t, self.void)
         return max(b[0] for b in (self.best(s, w, SRC_CIC, c, t) for w in range(3)) if b is not None)
 
     # rules D3 (First Strike, Counter-Attack as the opponent CIC's last hand card) and D6 (draw,

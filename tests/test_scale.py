@@ -124,7 +124,7 @@ def test_study_same_bits_for_threads_and_chunk_sizes(tmp_path, restore_threads):
 def test_chunk_played_in_parts_equals_one_kernel_call(tmp_path, monkeypatch):
     """compute_chunk bounds memory by playing KERNEL_GAMES games per kernel call: same arrays."""
     st = study.load_study(write(tmp_path, per_game=True))
-    args = st.build(st.points[1])._args()
+    args = st.build(st.points[1]).kernel_args()
     whole = study.compute_chunk(args, st.seed, 100, 1000, True)
     monkeypatch.setattr(study, "KERNEL_GAMES", 77)
     parts = study.compute_chunk(args, st.seed, 100, 1000, True)

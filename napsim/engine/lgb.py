@@ -127,8 +127,8 @@ from napsim.engine.epic import _trace as _trace_inline
 from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
 
 # the EPIC kernel inlines these at numba IR level; here plain calls keep compilation short
-_trace = njit(cache=True)(_trace_inline.py_func)
-_draw_card = njit(cache=True)(_draw_card_inline.py_func)
+_trace = njit(cache=True)(getattr(_trace_inline, "py_func", _trace_inline))
+_draw_card = njit(cache=True)(getattr(_draw_card_inline, "py_func", _draw_card_inline))
 
 # side configuration scfg[side, column]
 S_HAND, S_CORPS_HAND, S_CORPS_TAC, S_G_RULE, S_FRENCH, S_SPAN, S_G_START = 0, 1, 4, 7, 8, 9, 12

@@ -31,16 +31,23 @@ GUERRILLA_RULE_CODES = {"off": epic.G_OFF, "base": epic.G_BASE, "epic": epic.G_E
 
 
 def guerrilla_config(sc: Scenario) -> np.ndarray:
-    """gcfg[side, column] for the kernel: rule, starting counters, French flag, Spanish units
-    per section, and (row 0) the unacquired pool."""
-    g = np.zeros((2, 8), np.int64)
+    """gcfg[side, column] for the kernel: rule, the CIC's starting counters, French flag, Spanish
+    units per section, each section commander's starting counters (G6 with 3-4 players a side;
+    counters no commander may hold stay in the pool) and (row 0) the unacquired pool."""
+    g = np.zeros((2, epic.N_GCFG), np.int64)
+    _, _, g_sec = commander_config(sc)
+    pool = sc.guerrilla_pool
     for k, side in enumerate(sc.sides):
         g[k, epic.G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
-        g[k, epic.G_START] = side.guerrilla
         g[k, epic.G_FRENCH] = 1 if side.french else 0
         for x, sec in enumerate(side.sections):
             g[k, epic.G_SPAN + x] = sec.spanish
-    g[0, epic.G_POOL0] = sc.guerrilla_pool
+        if FORMAT_PLAYERS.get(sc.format, 1) >= 3:
+            g[k, epic.G_START_L:epic.G_START_L + 3] = g_sec[k]
+            pool += side.guerrilla - int(g_sec[k].sum())
+        else:
+            g[k, epic.G_START] = side.guerrilla
+    g[0, epic.G_POOL0] = pool
     return g
 
 
@@ -100,8 +107,15 @@ class Simulation:
             self.policies, self.ctab, self.cards.deck, self.counts, t.best_val, t.best_k, t.best_list,
             t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only, t.play_val, t.play_key,
             t.record,
-            guerrilla_config(sc),
+            guerrilla_config(sc), *self._commander_args(),
         )
+
+    def _commander_args(self):
+        """(players a side, commander of each section, starting Tactician cards per commander,
+        units [side, type, section]) for the EPIC kernel's commander layer (RULES.md M)."""
+        cmd_sec, tac, _ = commander_config(self.scenario)
+        return (np.int64(FORMAT_PLAYERS.get(self.scenario.format, 1)), cmd_sec, tac,
+                units_array(self.scenario))
 
     def _lgb_args(self):
         sc, t = self.scenario, self.lgb
@@ -256,10 +270,11 @@ def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool
             m, r, cm, cr, w, gt, tt = lgb.play_chunk_lgb(key, np.int64(first), np.int64(n), *kargs,
                                                           check, per_game)
             return ChunkOut(m, r, w, gt, cm, cr, tt)
-        m, r, w, gt = epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check, per_game)[:4]
-    turns = gt.shape[1]
-    return ChunkOut(m, r, w, gt, np.zeros((2, 4, N_CM), np.int64),
-                    np.zeros((r.shape[0], 2, 4, N_CM), np.int64), np.zeros((2, turns), np.int64))
+        m, r, w, gt, cm_, cr, tt = epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,
+                                                   per_game)
+    if cr.shape[0] != r.shape[0]:  # one player a side: no commander rows are kept
+        cr = np.zeros((r.shape[0], 2, 4, N_CM), np.int64)
+    return ChunkOut(m, r, w, gt, cm_, cr, tt)
 
 
 @dataclass

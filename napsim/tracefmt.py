@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from napsim.cards import SECTIONS
-from napsim.engine import epic, lgb
+from napsim.engine import commanders, epic, lgb
 from napsim.tables import KIND_PLACED
 
 DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")
@@ -84,6 +84,17 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             where = f"section {SECTIONS[a[0]]}" if a[0] < 3 else "the commander"
             out.append(f"  Guerrilla: {who}'s Scout draws one card instead of two and gains a "
                        f"counter for {where} (pool now {a[1]})")
+        elif code == commanders.EV_INITIATIVE:
+            k, d1, d2, ordered, tac = a[:5]
+            extra = "; a double: he draws a Tactician card" if tac else ""
+            out.append(f"  {who} {_role(sc, k)} ({SECTIONS[a[6]]}) has no card and no multi-section "
+                       f"orders: initiative roll {DIE_FACES[d1]} + {DIE_FACES[d2]}, {ordered} "
+                       f"units ordered{extra}")
+        elif code == commanders.EV_PASS:
+            out.append(f"  {who} CIC passes {names[a[0]]} ({SECTIONS[a[1]]}) to his sub-commander "
+                       f"and plays the other card")
+        elif code == commanders.EV_COMMANDER_TACTICIAN:
+            out.append(f"  {who} {_role(sc, a[0])} draws a Tactician card (now {a[1]})")
         elif code == epic.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
     return "\n".join(out)
@@ -175,3 +186,8 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
         return ("  orders by wing L/C/R nominal " + "/".join(map(str, a[0:3])) + ", effective "
                 + "/".join(map(str, a[3:6])) + f"; March Moves {a[6]}; Tactician draws due {a[7]}")
     return None
+
+
+def _role(sc, k: int) -> str:
+    roles = commanders.COMMANDER_ROLES.get(sc.format, ("CIC",))
+    return roles[k] if 0 <= k < len(roles) else f"commander {k}"

@@ -42,6 +42,9 @@ COMMANDER_ROLES = {
     "lgb": ("CIC", "Corps left wing", "Corps centre wing", "Corps right wing"),
 }
 
+# trace events of the commander layer (engine.lgb uses 16-22, these are shared)
+EV_INITIATIVE, EV_PASS, EV_COMMANDER_TACTICIAN = 20, 23, 24
+
 # battle die faces (D5): 0-1 infantry, 2 cavalry, 3 artillery, 4 flag, 5 sabre
 FACE_SYMBOL = (0, 0, 1, 2, 3, 4)
 

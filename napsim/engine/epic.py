@@ -9,6 +9,26 @@ counter-based stream, so a game is a pure function of (seed, game index).
 import numpy as np
 from numba import njit, prange
 
+from napsim.engine.commanders import (
+    CM_EFF,
+    CM_G_START,
+    CM_GIVE_BOTH,
+    CM_KEEP,
+    CM_NO_CARD,
+    CM_NOM,
+    CM_PASSED,
+    CM_RECEIVED,
+    CM_TAC_DRAWN,
+    CM_TAC_HELD_END,
+    CM_TAC_HELD_SUM,
+    CM_TAC_PLAYED,
+    CM_TURNS,
+    EV_COMMANDER_TACTICIAN,
+    EV_INITIATIVE,
+    EV_PASS,
+    N_CM,
+    roll_initiative,
+)
 from napsim.engine.rng import battle_die, bounded, mix64, next_u64, shuffle, start_game, uniform
 
 # metric slots per side
@@ -58,6 +78,8 @@ G_OUT_DECLINED, G_OUT_SABRE, G_OUT_NULLIFIED = 0, 1, 2
 # guerrilla configuration gcfg[side, column] and state gst[side, column] (pool in row 0)
 G_OFF, G_BASE, G_EPIC = 0, 1, 2
 G_RULE, G_START, G_FRENCH, G_SPAN, G_POOL0 = 0, 1, 2, 3, 6  # G_SPAN + section
+G_START_L = 8  # + section: counters of each section commander at the start (G6, 3-4 a side)
+N_GCFG = 11
 G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
 
 # card-table columns packed into one int array: ctab[type, column]
@@ -272,8 +294,17 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
               e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn, check, met, wait_hist, trace,
               tn,
-              pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st):
-    """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait]."""
+              pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec, tac_start,
+              units, cmet, tacc, tturn):
+    """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait].
+
+    fmt: players a side (1 for EPIC one a side and the standard game). With 2-4 (RULES.md M) the
+    card flow is E's and the commander layer adds: the card passed to the sub-commander (M4);
+    initiative rolls for a section commander without a card or multi-section orders (M6.2,
+    M8.2); Tactician cards per commander (tacc[side, commander], M6.3, M6.4, M8.2); per-commander
+    metrics cmet[side, commander, CM]. cmd_sec[side, section] is the section's commander,
+    tac_start[side, commander] the starting Tactician cards, units[side, type, section].
+    tturn[side, turn] sums the Tactician cards a side holds at the start of its turns."""
     start_game(rs, run_key, game)
     void = ctab.shape[0] - 1
     tracing = trace.shape[0] > 0  # without a buffer no event is formatted or counted
@@ -299,10 +330,17 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     last_hand[1] = void
     gst[:, :] = 0
     gst[0, G_POOL] = gcfg[0, G_POOL0]
+    g_total = gst[0, G_POOL]
     for k in range(2):
         if gcfg[k, G_RULE] != G_OFF:
             gst[k, G_HELD_ANY] = gcfg[k, G_START]  # G6: one or two a side, all to the CIC
-    g_total = gst[0, G_POOL] + gst[0, G_HELD_ANY] + gst[1, G_HELD_ANY]
+            g_total += gst[k, G_HELD_ANY]
+            for x in range(3):  # G6: three or four a side, by section commander
+                gst[k, G_HELD_L + x] = gcfg[k, G_START_L + x]
+                g_total += gcfg[k, G_START_L + x]
+                if fmt >= 3:
+                    cmet[k, cmd_sec[k, x], CM_G_START] += gcfg[k, G_START_L + x]
+    multi = fmt >= 2
     # E1 setup: hands (first player first), Tactician cards, then the rack
     for k in range(2):
         s = (first + k) % 2
@@ -311,9 +349,16 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             if t >= 0:  # D6: a starved deal is skipped (counted), never a card -1
                 hand[s, hn[s]] = t
                 hn[s] += 1
-        take = min(tac0[s], tac_pile[0])
-        tac[s] = take
-        tac_pile[0] -= take
+        if multi:  # M6.3 / M8.2: Tactician cards per commander
+            for cc in range(4):
+                take = min(tac_start[s, cc], tac_pile[0])
+                tacc[s, cc] = take
+                tac[s] += take
+                tac_pile[0] -= take
+        else:
+            take = min(tac0[s], tac_pile[0])
+            tac[s] = take
+            tac_pile[0] -= take
     if not standard:
         for _ in range(RACK):
             t = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, -1)
@@ -346,7 +391,18 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 hand[s, i] = hand[s, hn[s]]
                 met[s, M_SQ_FORMED] += 1
         # Tactician cards are spent at a policy rate (they only matter to card flow as counts)
-        if tac[s] > 0:
+        tturn[s, ply // 2] += tac[s]
+        if multi:  # each holder may spend one of his own (a card is used in his section)
+            for cc in range(4):
+                if tacc[s, cc] > 0:
+                    used = np.int64(uniform(rs) < pol[s, 11])
+                    tacc[s, cc] -= used
+                    tac[s] -= used
+                    tac_disc[0] += used
+                    met[s, M_TAC_PLAYED] += used
+                    cmet[s, cc, CM_TAC_PLAYED] += used
+                cmet[s, cc, CM_TAC_HELD_SUM] += tacc[s, cc]
+        elif tac[s] > 0:
             used = np.int64(uniform(rs) < pol[s, 11])  # a coin: counted, not branched on
             tac[s] -= used
             tac_disc[0] += used
@@ -454,6 +510,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         # G1/G5 Spanish Guerrilla Action against the French cards, before any orders
         pq = p
         turn_over = False
+        ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
+        rb0 = rb
         if gcfg[o, G_RULE] != G_OFF and gcfg[s, G_FRENCH] == 1:
             pq, ra, rb, turn_over = _guerrilla_attack(
                 rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t, eff_t, met,
@@ -477,6 +535,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         r2 = rem_t[s, 0, void, void, 0, 2] - np.int64(ner[q0 + 5])
         tac_draws = ctab[ra, C_TDRAW] + ctab[rb, C_TDRAW]
         marched = 0
+        star_tac_a = 0
+        star_tac_b = 0
         for k in range(2):
             t = ra if k == 0 else rb
             if ctab[t, C_STARS] == 0:
@@ -500,6 +560,10 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             else:
                 tac_draws += 1
                 met[s, M_STARS_TAC] += 1
+                if k == 0:
+                    star_tac_a = 1
+                else:
+                    star_tac_b = 1
         met[s, M_MARCH_UNITS] += marched
         if tracing:
             _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2], ner[q0 + 3],
@@ -553,9 +617,17 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
         if turn_over:  # G1: a nullified turn ends with the replacement draw
             tac_draws = 0
-        # E9.3 Tactician draws
-        for _ in range(tac_draws):
-            _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
+        if multi and not turn_over:
+            _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner,
+                             q0, r0, r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val,
+                             cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn)
+        elif fmt >= 3:
+            for x in range(3):
+                cmet[s, cmd_sec[s, x], CM_TURNS] += 1
+        else:
+            # E9.3 Tactician draws
+            for _ in range(tac_draws):
+                _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
         # E9.4 Elan: draw pile and discards shuffled together; every player draws a Tactician
         if ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1:
             for i in range(dn[0]):
@@ -566,7 +638,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             met[s, M_ELAN] += 1
             _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
             for k in range(2):
-                _draw_tactician(tac, tac_pile, tac_disc, met, (s + k) % 2, trace, tn, ply)
+                if multi:  # M6.4: every Tactician holder of both sides draws one
+                    for cc in range(4):
+                        if _holds_tactician(fmt, cc):
+                            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet,
+                                                 (s + k) % 2, cc, trace, tn, ply)
+                else:
+                    _draw_tactician(tac, tac_pile, tac_disc, met, (s + k) % 2, trace, tn, ply)
         # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
         if not standard and rn[0] <= 2:
             met[s, M_REFILLS] += 1
@@ -593,10 +671,139 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 met[s, M_VIOLATIONS] += 1
     for s in range(2):
         met[s, M_TAC_HELD] += tac[s]
+        if multi:
+            for cc in range(4):
+                cmet[s, cc, CM_TAC_HELD_END] += tacc[s, cc]
         if gcfg[s, G_RULE] != G_OFF:
             met[s, M_G_HELD_END] += gst[s, G_HELD_ANY] + gst[s, G_HELD_L] + gst[s, G_HELD_L + 1] \
                 + gst[s, G_HELD_L + 2]
             met[s, M_G_POOL_END] += gst[0, G_POOL]
+
+
+@njit(cache=True, inline="always")
+def _holds_tactician(fmt, cc):
+    """Who holds Tactician cards: the CIC alone with 1-2 players a side (M4), every player with 3
+    (M6.3), the Corps commanders with 4 (M8.2)."""
+    if fmt <= 2:
+        return cc == 0
+    if fmt == 3:
+        return cc <= 2
+    return cc >= 1
+
+
+@njit(cache=True)
+def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply):
+    """One Tactician card (D4) for commander cc of side s."""
+    if tac_pile[0] == 0:
+        tac_pile[0] = tac_disc[0]
+        tac_disc[0] = 0
+    if tac_pile[0] == 0:
+        met[s, M_TAC_STARVED] += 1
+        return
+    tac_pile[0] -= 1
+    tac[s] += 1
+    tacc[s, cc] += 1
+    met[s, M_TAC_DRAWN] += 1
+    cmet[s, cc, CM_TAC_DRAWN] += 1
+    _trace(trace, tn, EV_COMMANDER_TACTICIAN, ply, s, cc, tacc[s, cc], tac[s], 0, 0, 0, 0, 0)
+
+
+@njit(cache=True)
+def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner, q0, r0,
+                     r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val, cmet, tacc, tac,
+                     tac_pile, tac_disc, met, trace, tn):
+    """One turn of the commander layer (RULES.md M4, M6, M8): who received which card, initiative
+    rolls for section commanders left without a card or multi-section orders, and the turn's
+    Tactician draws (E9.3) for the commander who earned them.
+
+    ra0/rb0 are the cards as played, ra/rb after any Guerrilla nullification (a nullified card
+    still reached its commander but earns no Tactician card); r0-r2 the units left unordered per
+    section after the cards and March Moves."""
+    ka = ctab[ra0, C_KIND]
+    kb = ctab[rb0, C_KIND]
+    xa = ctab[ra0, C_SEC] if ka == 0 else (pa if ka == 2 else -1)  # section it was placed in
+    xb = ctab[rb0, C_SEC] if kb == 0 else (pb if kb == 2 else -1)
+    da = ctab[ra, C_TDRAW] + star_tac_a  # Tactician cards each card earned (E8, E9.3)
+    db = ctab[rb, C_TDRAW] + star_tac_b
+    if fmt == 2:
+        # M4: the CIC plays one card and his sub-commander the other (the CIC keeps the better
+        # by the P1 single-card score); a multi-section card is played face up by the CIC
+        give = -1
+        if xa >= 0 and xb >= 0:
+            give = 1 if best_val[s, c, ra0, void] >= best_val[s, c, rb0, void] else 0
+        elif xa >= 0 and kb == 1:
+            give = 0
+        elif xb >= 0 and ka == 1:
+            give = 1
+        nom = ner[q0] + ner[q0 + 1] + ner[q0 + 2]
+        eff = ner[q0 + 3] + ner[q0 + 4] + ner[q0 + 5]
+        cmet[s, 0, CM_TURNS] += 1
+        cmet[s, 1, CM_TURNS] += 1
+        if give >= 0:
+            xg = xa if give == 0 else xb
+            cmet[s, 0, CM_PASSED] += 1
+            cmet[s, 1, CM_RECEIVED] += 1
+            cmet[s, 1, CM_NOM] += ner[q0 + xg]
+            cmet[s, 1, CM_EFF] += ner[q0 + 3 + xg]
+            nom -= ner[q0 + xg]
+            eff -= ner[q0 + 3 + xg]
+            _trace(trace, tn, EV_PASS, ply, s, ra0 if give == 0 else rb0, xg, 0, 0, 0, 0, 0, 0)
+        else:
+            cmet[s, 1, CM_NO_CARD] += 1
+        cmet[s, 0, CM_NOM] += nom
+        cmet[s, 0, CM_EFF] += eff
+        for _ in range(da + db):  # M4: the CIC holds every Tactician card
+            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, 0, trace, tn, ply)
+        return
+    # M6.1 / M8.1: a section or tactic card goes to the commander of the section it is placed in
+    for x in range(3):
+        cx = cmd_sec[s, x]
+        got = (1 if xa == x else 0) + (1 if xb == x else 0)
+        multi_orders = 0
+        if ka == 1:
+            multi_orders += nom_t[s, c, ra0, void, 0, x]
+        if kb == 1:
+            multi_orders += nom_t[s, c, rb0, void, 0, x]
+        cmet[s, cx, CM_TURNS] += 1
+        cmet[s, cx, CM_NOM] += ner[q0 + x]
+        cmet[s, cx, CM_EFF] += ner[q0 + 3 + x]
+        if got > 0:
+            cmet[s, cx, CM_RECEIVED] += got
+            continue
+        cmet[s, cx, CM_NO_CARD] += 1
+        if multi_orders > 0:
+            continue
+        # M6.2 / M8.2: no card and no multi-section orders in his section: two battle dice
+        free = r0 if x == 0 else (r1 if x == 1 else r2)
+        tdr, cdr, d1, d2, ordered = roll_initiative(rs, False, units[s], x, -1, free, cmet[s, cx])
+        _trace(trace, tn, EV_INITIATIVE, ply, s, cx, d1, d2, ordered, tdr, cdr, x, 0)
+        for _ in range(tdr):
+            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cx, trace, tn, ply)
+    if fmt == 3:
+        xc = 0
+        for x in range(3):
+            if cmd_sec[s, x] == 0:
+                xc = x
+        if xa == xc or xb == xc:
+            cmet[s, 0, CM_KEEP] += 1
+        elif xa >= 0 and xb >= 0:
+            cmet[s, 0, CM_GIVE_BOTH] += 1
+    for k in range(2):
+        d = da if k == 0 else db
+        x = xa if k == 0 else xb
+        if d == 0:
+            continue
+        if x >= 0:
+            cc = cmd_sec[s, x]
+        elif fmt == 3:
+            cc = 0  # a multi-section card is the CIC's (played face up)
+        else:  # M8.2: the CIC holds none; the Corps commander with the fewest takes it
+            cc = 1
+            for k2 in range(2, 4):
+                if tacc[s, k2] < tacc[s, cc]:
+                    cc = k2
+        for _ in range(d):
+            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply)
 
 
 @njit(cache=True, inline="always")
@@ -771,15 +978,21 @@ def _resolve(ctab, t, opp_last, void):
 @njit(cache=True, parallel=True)
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-               place_list, e4_only, play_val, play_key, rec_t, gcfg, check, per_game):
+               place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
+               check, per_game):
     """Play games [first_game, first_game + n). Returns (metrics summed over the chunk [2, M],
     per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
-    guerrilla per-turn histogram [offered/spent/nullified, turn])."""
+    guerrilla per-turn histogram [offered/spent/nullified, turn], per-commander metrics
+    [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per turn
+    [2, turns])."""
     nb = max(1, min(n, 64))
     met_b = np.zeros((nb, 2, N_METRICS), np.int64)
     wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
     gturn_b = np.zeros((nb, 3, turns), np.int64)
+    tturn_b = np.zeros((nb, 2, turns), np.int64)
+    cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
     rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
+    crows = np.zeros((n if per_game and fmt >= 2 else 0, 2, 4, N_CM), np.int64)
     n_cards = deck.shape[0]
     for b in prange(nb):
         rs = np.empty(2, np.uint64)
@@ -795,27 +1008,38 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
         st = np.zeros(16, np.int64)
         gst = np.zeros((2, 8), np.int64)
         met = np.zeros((2, N_METRICS), np.int64)
+        cmet = np.zeros((2, 4, N_CM), np.int64)
+        tacc = np.zeros((2, 4), np.int64)
         trace = np.zeros((0, TRACE_WIDTH), np.int64)
         tn = np.zeros(1, np.int64)
         lo = (n * b) // nb
         hi = (n * (b + 1)) // nb
         for g in range(lo, hi):
             met[:, :] = 0
+            if fmt >= 2:
+                cmet[:, :, :] = 0
             play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
                       sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
                       n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, gst,
                       gturn_b[b], check, met,
                       wait_b[b], trace, tn,
-                      pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st)
+                      pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec,
+                      tac_start, units, cmet, tacc, tturn_b[b])
             met_b[b] += met
+            if fmt >= 2:
+                cmet_b[b] += cmet
             if per_game:
                 rows[g] = met
-    return met_b.sum(axis=0), rows, wait_b.sum(axis=0), gturn_b.sum(axis=0)
+                if fmt >= 2:
+                    crows[g] = cmet
+    return (met_b.sum(axis=0), rows, wait_b.sum(axis=0), gturn_b.sum(axis=0), cmet_b.sum(axis=0),
+            crows, tturn_b.sum(axis=0))
 
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
                deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-               e4_only, play_val, play_key, rec_t, gcfg, max_events=20000):
+               e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
+               max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     n_cards = deck.shape[0]
     rs = np.empty(2, np.uint64)
@@ -831,5 +1055,7 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
               np.empty(n_cards, np.uint16), np.empty((2, MAX_HAND + n_cards), np.uint16),
               np.zeros(RACK, np.uint16), np.zeros(RACK, np.int64),
               np.empty((2, MAX_HAND), np.uint16), np.zeros(counts.shape[0], np.int64),
-              np.zeros((3, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(16, np.int64))
+              np.zeros((3, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(16, np.int64), fmt,
+              cmd_sec, tac_start, units, np.zeros((2, 4, N_CM), np.int64), np.zeros((2, 4), np.int64),
+              np.zeros((2, turns), np.int64))
     return met, trace[: min(tn[0], max_events)]

@@ -51,6 +51,7 @@ from napsim.engine.commanders import (
     CM_TAC_HELD_SUM,
     CM_TAC_PLAYED,
     CM_TURNS,
+    EV_INITIATIVE,
     N_CM,
     roll_initiative,
 )
@@ -134,7 +135,7 @@ _draw_card = njit(cache=True)(getattr(_draw_card_inline, "py_func", _draw_card_i
 S_HAND, S_CORPS_HAND, S_CORPS_TAC, S_G_RULE, S_FRENCH, S_SPAN, S_G_START = 0, 1, 4, 7, 8, 9, 12
 N_SCFG = 15
 # trace events of this format (the others are engine.epic's)
-EV_CORPS_HANDS, EV_GIVE, EV_CORPS_PLAY, EV_REJECT, EV_INITIATIVE, EV_CORPS_DRAW = 16, 17, 18, 19, 20, 21
+EV_CORPS_HANDS, EV_GIVE, EV_CORPS_PLAY, EV_REJECT, EV_CORPS_DRAW = 16, 17, 18, 19, 21
 EV_CORPS_TACTICIAN = 22
 DRAW_SCOUT_GIFT, DRAW_STARS, DRAW_TWO_SABRES, DRAW_REPLACEMENT = 0, 1, 2, 3
 SRC_NONE, SRC_CIC, SRC_OWN, SRC_INITIATIVE, SRC_HOLD = -1, 0, 1, 2, 3

@@ -110,12 +110,28 @@ def bench_odds(games: int, threads: int) -> dict:
     }
 
 
-def _bench_engine(kernel: str, scenario: str, games: int, threads: int) -> dict:
+def _reference(fmt: str):
+    """(play_games(sim, n, seed), source) of the pure-Python engine for a format, or (None, why)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    try:
+        if fmt == "lgb":
+            from reference.lgb import play_games_lgb  # type: ignore[import-not-found]
+
+            return play_games_lgb, "tests/reference/lgb.py (pure Python)"
+        from reference.engine import play_games  # type: ignore[import-not-found]
+    except ImportError:
+        return None, "unavailable (tests/reference not found: run from a source checkout)"
+    return play_games, "tests/reference/engine.py (pure Python)"
+
+
+def _bench_engine(kernel: str, scenario, games: int, threads: int) -> dict:
     """Greedy vs greedy games of one scenario; the per-core figure is from one thread, and the
     ratio compares it with the pure-Python engine of tests/reference (a source checkout)."""
     from napsim.simulate import Simulation
 
     sim = Simulation.build(scenario)
+    if not isinstance(scenario, str):
+        scenario = f"{scenario.name} ({scenario.format})"
     # one kernel call of n games: play_chunk splits it into min(n, 64) blocks, so with n in the
     # thousands every thread gets many blocks of hundreds of games (a fair 1 -> N comparison)
     n = max(4_000, games // 1000)
@@ -127,11 +143,9 @@ def _bench_engine(kernel: str, scenario: str, games: int, threads: int) -> dict:
            "turns_per_second": round(rates[threads]),
            f"speedup_1_to_{threads}_threads": round(rates[threads] / rates[1], 2),
            "speedup_median_of_pairs": round(rates["pairs"], 2), "timing": f"best of {REPEATS}"}
-    try:
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-        from reference.engine import play_games  # type: ignore[import-not-found]
-    except ImportError:
-        out["reference"] = "unavailable (tests/reference/engine.py not found)"
+    play_games, source = _reference(sim.scenario.format)
+    if play_games is None:
+        out["reference"] = source
     else:
         ref_games = 20
         # best of REF_REPEATS slices, as the kernel's figure is a best of slices: a busy host
@@ -139,7 +153,7 @@ def _bench_engine(kernel: str, scenario: str, games: int, threads: int) -> dict:
         ref_sec = min(_time(lambda: play_games(sim, ref_games, seed=1), 0.5)[0]
                       for _ in range(REF_REPEATS))
         ref_rate = ref_games * 2 * sim.scenario.turns / ref_sec
-        out.update(reference="tests/reference/engine.py (pure Python)",
+        out.update(reference=source,
                    reference_timing=f"best of {REF_REPEATS}",
                    reference_per_second=round(ref_rate),
                    ratio_vs_reference=round(rates[1] / ref_rate, 1))
@@ -157,10 +171,15 @@ def bench_guerrilla(games: int, threads: int) -> dict:
     return _bench_engine("guerrilla", "tamames", games, threads)
 
 
-def bench_formats(games: int, threads: int) -> dict:
-    """EPIC 2-4 a side and La Grande Battles are not implemented yet (issue 5)."""
-    return {"kernel": "formats", "available": False,
-            "reason": "EPIC 2/3/4 a side and LGB kernels are not implemented yet", **_versions()}
+def bench_formats(games: int, threads: int) -> list[dict]:
+    """EPIC 2, 3 and 4 a side and La Grande Battles on the formats study's armies, one line each."""
+    from napsim.scenarios import load_scenario
+
+    out = []
+    for fmt in ("epic2", "epic3", "epic4", "lgb"):
+        sc = load_scenario("formats-armies", overrides={"scenario.format": fmt})
+        out.append(_bench_engine(f"formats-{fmt}", sc, games, threads))
+    return out
 
 
 BENCHES = {"odds": bench_odds, "epic": bench_epic, "guerrilla": bench_guerrilla,
@@ -177,8 +196,10 @@ def main(which: str, games: int, threads: int) -> None:
     """Print one JSON line per benchmark."""
     todo = list(BENCHES) if which == "all" else [which]
     for name in todo:
-        click.echo(json.dumps(BENCHES[name](games, threads)))
-        sys.stdout.flush()
+        result = BENCHES[name](games, threads)
+        for line in result if isinstance(result, list) else [result]:
+            click.echo(json.dumps(line))
+            sys.stdout.flush()
 
 
 if __name__ == "__main__":

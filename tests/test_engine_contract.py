@@ -1,9 +1,11 @@
 """Contract of the EPIC / standard game kernels (issue 3, item 6).
 
-At least 10,000 games of random legal play on every shipped scenario and on the standard format,
-with the kernel's own recount of every card after every turn (check=True); the rack cycle, turn
-counts and Tactician counts per game; identical results for any chunk size and thread count; and
-the first turn's E4 frequency against napsim.exact.
+At least 10,000 games of random legal play on every shipped scenario and on every format (the
+standard game, EPIC with 1-4 players a side; La Grande Battles has its own contract in
+tests/test_lgb.py), with the kernel's own recount of every card after every turn (check=True);
+the rack cycle, turn counts and Tactician counts per game, per commander where the format has
+several; identical results for any chunk size and thread count; and the first turn's E4 frequency
+against napsim.exact.
 """
 
 from __future__ import annotations
@@ -15,13 +17,22 @@ from test_engine_rules import M, write_deck
 
 from napsim import exact
 from napsim.cards import load_deck
+from napsim.engine import commanders as cm
 from napsim.engine import epic
 from napsim.odds import section_flags
 from napsim.scenarios import builtin_scenarios, load_scenario
-from napsim.simulate import Simulation
+from napsim.simulate import FORMAT_PLAYERS, Simulation, commander_config
 
 GAMES = 10_000
 RANDOM = (("random", {}), ("random", {}))
+
+
+# the random-play contract below: every shipped EPIC scenario, the standard game, and the
+# formats study's armies in every EPIC format ("scenario:format" overrides its format)
+CONTRACT = ["symmetric", "tamames", "talavera-epic", "standard", "epic2-talavera", "epic3-tamames",
+            "epic4-symmetric", "formats-armies", "formats-armies:epic2", "formats-armies:epic3",
+            "formats-armies:epic4"]
+LGB_CONTRACT = ["lgb-symmetric"]  # tests/test_lgb.py::test_contract
 
 
 def _scenario(name: str):
@@ -29,7 +40,8 @@ def _scenario(name: str):
         sc = load_scenario("symmetric", overrides={"scenario.format": "standard",
                                                    "scenario.deck": "ccn70"})
         return sc, "ccn70"
-    sc = load_scenario(name)
+    name, _, fmt = name.partition(":")
+    sc = load_scenario(name, overrides={"scenario.format": fmt} if fmt else None)
     return sc, sc.deck
 
 
@@ -46,13 +58,21 @@ def expected_picks(sc) -> np.ndarray:
 
 
 def test_every_shipped_scenario_is_covered():
-    assert builtin_scenarios() == ["symmetric", "talavera-epic", "tamames"]
+    shipped = ["epic2-talavera", "epic3-tamames", "epic4-symmetric", "formats-armies",
+               "lgb-symmetric", "symmetric", "talavera-epic", "tamames"]
+    assert builtin_scenarios() == shipped
+    covered = {n.partition(":")[0] for n in CONTRACT if n != "standard"} | set(LGB_CONTRACT)
+    assert covered == set(shipped)
+    formats = {_scenario(n)[0].format for n in CONTRACT} | {load_scenario(n).format
+                                                            for n in LGB_CONTRACT}
+    assert formats == set(FORMAT_PLAYERS) == {"standard", "epic1", "epic2", "epic3", "epic4",
+                                              "lgb"}
 
 
-@pytest.mark.parametrize("name", ["symmetric", "tamames", "talavera-epic", "standard"])
+@pytest.mark.parametrize("name", CONTRACT)
 def test_random_play_contract(name):
-    # rule D6, rule D7, rule E2, rule E9.6, rule E10, rule E11, rule E12: invariants over
-    # many games of random legal play
+    # rule D6, rule D7, rule E2, rule E9.6, rule E10, rule E11, rule E12, rule M4, rule M6.3,
+    # rule M8.2: invariants over many games of random legal play
     sc, deck = _scenario(name)
     sim = Simulation.build(sc, RANDOM, deck=deck)
     assert sim.deck.name == deck
@@ -82,6 +102,9 @@ def test_random_play_contract(name):
         assert (rows[ok][:, :, M["refills"]].sum(axis=1) == (2 * sc.turns) // 3).all()
     # Tactician cards: start + drawn - played = held at the end, and never below zero
     tac0 = np.array([s.tactician for s in sc.sides])
+    if FORMAT_PLAYERS[sc.format] >= 2:
+        tac0 = commander_config(sc)[1].sum(axis=1)  # M6.3 / M8.2: one more for each holder
+        _commander_contract(sc, rows, res.commander_rows)
     held = rows[:, :, M["tactician_held_end"]]
     assert (held == tac0 + rows[:, :, M["tactician_drawn"]]
             - rows[:, :, M["tactician_played"]]).all()
@@ -95,6 +118,47 @@ def test_random_play_contract(name):
     if any(s.square_form > 0 for s in sc.sides):
         assert rows[:, :, M["squares_formed"]].sum() > 0
     assert res.rack_wait.sum() == (0 if sc.format == "standard" else rack.sum())
+
+
+def _commander_contract(sc, rows: np.ndarray, crows: np.ndarray):
+    """Per-commander rows of EPIC with 2-4 players a side agree with the side's rows."""
+    n = FORMAT_PLAYERS[sc.format]
+    assert crows.shape == (rows.shape[0], 2, 4, cm.N_CM) and (crows >= 0).all()
+    turns = rows[:, :, M["turns"]]
+    in_play = [0, 1] if n == 2 else ([0, 1, 2] if n == 3 else [1, 2, 3])
+    holders = [0] if n == 2 else in_play  # M4: the epic2 CIC holds every Tactician card
+    for c in range(4):
+        x = crows[:, :, c]
+        assert (x[:, :, cm.CM_TURNS] == (turns if c in in_play else 0)).all(), c
+        if c not in holders:
+            assert (x[:, :, cm.CM_TAC_DRAWN] == 0).all() and (x[:, :, cm.CM_TAC_HELD_END] == 0).all()
+    tac_start = commander_config(sc)[1]
+    held = crows[:, :, :, cm.CM_TAC_HELD_END]
+    assert (held == tac_start + crows[:, :, :, cm.CM_TAC_DRAWN] - crows[:, :, :, cm.CM_TAC_PLAYED]).all()
+    for slot, metric in ((cm.CM_TAC_DRAWN, "tactician_drawn"), (cm.CM_TAC_PLAYED, "tactician_played"),
+                         (cm.CM_TAC_HELD_END, "tactician_held_end")):
+        assert (crows[:, :, :, slot].sum(axis=2) == rows[:, :, M[metric]]).all(), metric
+    # every order of the turn's cards is some commander's (initiative orders come on top)
+    nom = _cols(rows, "nominal_L", "nominal_R").sum(axis=2)
+    eff = _cols(rows, "effective_L", "effective_R").sum(axis=2)
+    assert (crows[:, :, :, cm.CM_NOM].sum(axis=2) == nom).all()
+    assert (crows[:, :, :, cm.CM_EFF].sum(axis=2) == eff).all()
+    # M6.2 / M8.2: dice only for a commander without a card; a double draws a Tactician card
+    x = crows.sum(axis=(0, 1, 2))
+    assert (crows[..., cm.CM_INIT] <= crows[..., cm.CM_NO_CARD]).all()
+    assert (crows[..., cm.CM_NO_CARD] <= crows[..., cm.CM_TURNS]).all()
+    assert x[cm.CM_FACE:cm.CM_FACE + 5].sum() == 2 * x[cm.CM_INIT]
+    assert x[cm.CM_INIT_TAC] == x[cm.CM_DOUBLES] and x[cm.CM_TWO_SABRES] <= x[cm.CM_DOUBLES]
+    assert x[cm.CM_INIT_ORDERED] + x[cm.CM_INIT_MARCH] + x[cm.CM_INIT_MELEE] <= 2 * x[cm.CM_INIT]
+    if n == 2:
+        assert x[cm.CM_INIT] == 0  # M4: the sub-commander never rolls
+        assert (crows[:, :, 0, cm.CM_PASSED] == crows[:, :, 1, cm.CM_RECEIVED]).all()
+    else:
+        assert x[cm.CM_INIT] > 0 and x[cm.CM_PASSED] == 0
+        # M6.1 / M8.1: the two cards of a turn reach at most two commanders
+        assert (crows[:, :, :, cm.CM_RECEIVED].sum(axis=2) <= 2 * turns).all()
+    if n == 3:
+        assert (crows[:, :, 0, cm.CM_KEEP] + crows[:, :, 0, cm.CM_GIVE_BOTH] <= turns).all()
 
 
 def test_greedy_play_keeps_the_invariants():
@@ -129,6 +193,39 @@ def test_same_totals_for_any_chunk_size_and_thread_count(restore_threads):
         assert np.array_equal(r.rack_wait, ref.rack_wait), key
     other = sim.run(2000, seed=34)
     assert not np.array_equal(other.totals, sim.run(2000, seed=33).totals)
+
+
+def test_epic3_same_results_for_any_chunk_size_and_thread_count(restore_threads):
+    # rule D6 (determinism) for the commander layer: epic3-tamames, greedy against random, with
+    # Guerrilla counters by section commander, initiative rolls and Tactician cards per commander
+    sim = Simulation.build("epic3-tamames", (("greedy", {}), ("random", {})))
+    threads = [t for t in (1, 2) if t <= numba.config.NUMBA_NUM_THREADS]
+    out = {}
+    for t in threads:
+        numba.set_num_threads(t)
+        for chunk in (1000, 3333, GAMES):
+            if t == threads[0] or chunk == GAMES:
+                out[t, chunk] = sim.run(GAMES, seed=37, chunk=chunk, per_game=True, check=True)
+    ref = out[threads[-1], GAMES]
+    assert len(out) == 2 + len(threads)
+    assert ref.metric("invariant_violations").tolist() == [0, 0]
+    assert ref.commanders[:, :3, cm.CM_INIT].min() > 0 and ref.metric("g_spent")[1] > 0
+    for key, r in out.items():
+        for name in ("totals", "per_game", "commanders", "commander_rows", "rack_wait",
+                     "guerrilla_turns", "tactician_turns"):
+            assert np.array_equal(getattr(r, name), getattr(ref, name)), (key, name)
+    other = sim.run(2000, seed=38)
+    assert not np.array_equal(other.commanders, sim.run(2000, seed=37).commanders)
+
+
+def test_epic2_turns_ended_by_the_guerrillas_are_counted():
+    # rule M4, rule G1: under the base rule a nullified French turn ends at once; it is still a
+    # turn of both French commanders
+    sc = load_scenario("epic2-talavera", overrides={"sides.A.guerrilla_rule": "base"})
+    res = Simulation.build(sc).run(1000, seed=39, check=True, per_game=True)
+    assert res.metric("g_cards_nullified")[1] > 1000
+    assert res.metric("invariant_violations").tolist() == [0, 0]
+    assert (res.commander_rows[:, :, :2, cm.CM_TURNS] == sc.turns).all()
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread here")

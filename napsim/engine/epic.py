@@ -624,6 +624,9 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         elif fmt >= 3:
             for x in range(3):
                 cmet[s, cmd_sec[s, x], CM_TURNS] += 1
+        elif multi:  # M4: a turn the Guerrillas ended (G1) is still both commanders' turn
+            cmet[s, 0, CM_TURNS] += 1
+            cmet[s, 1, CM_TURNS] += 1
         else:
             # E9.3 Tactician draws
             for _ in range(tac_draws):

@@ -1,10 +1,39 @@
 """A slow, obvious, pure-Python re-implementation of the card flow of napsim.engine.epic.play_game.
 
-EPIC one a side (format 'epic1') and the standard one-card game. It reads the scenario, the policy
-vectors and the card table of a `Simulation`, but never its precomputed pair tables: every greedy
-score is computed here from `napsim.tables.eval_pair` (the order arithmetic of one pair of cards
-and placements). Randomness comes from Python's `random.Random(seed)`, so results agree with the
-kernel only statistically. Card locations are plain Python lists.
+EPIC one a side (format 'epic1'), the standard one-card game, and EPIC with 2, 3 and 4 players a
+side (formats 'epic2'-'epic4', RULES.md M: E's card flow plus the commander layer below). It reads
+the scenario, the policy vectors and the card table of a `Simulation`, but never its precomputed
+pair tables: every greedy score is computed here from `napsim.tables.eval_pair` (the order
+arithmetic of one pair of cards and placements). Randomness comes from Python's
+`random.Random(seed)`, so results agree with the kernel only statistically. Card locations are
+plain Python lists.
+
+The commander layer (2-4 a side), as the kernel reads RULES.md M:
+- who commands what: epic2 the CIC gives every order (his sub-commander has no section); epic3 the
+  CIC holds `cic_section` and sub-commanders 1, 2 the other two sections, left to right; epic4
+  Corps commanders 1-3 hold L, C, R and the CIC none.
+- M4 (epic2): of two cards each placed in a section the CIC keeps the one with the higher P1
+  single-card score (the hand card on a tie) and passes the other; a placed card played with a
+  multi-section card is passed; otherwise nothing is passed. The sub-commander's orders are those
+  of the section his card went to.
+- M6.1 / M8.1: a section or tactic card goes to the commander of the section it is placed in; a
+  commander's orders are those of his section.
+- M6.2 / M8.2: a section commander with no card and no multi-section orders in his section rolls
+  two battle dice on his units left unordered (after the cards and March Moves): a unit symbol
+  orders one unit of that type if the section has one (not yet ordered by this roll), a flag one
+  unit to March Move, a sabre one unit to melee; a double (two equal symbols) draws him a
+  Tactician card.
+- M6.3 / M8.2 Tactician cards per commander: the CIC holds them all in epic2; every player in
+  epic3, the Corps commanders in epic4, each starting with one plus an even share of the
+  scenario's cards (the remainder one each from the first holder on). A card's Tactician draws
+  (E8, E9.3) go to the commander who played it; a multi-section card's to the CIC in epic3 and to
+  the Corps commander holding the fewest in epic4 (the leftmost on ties). Each holder spends his
+  own at the policy rate. M6.4 Elan: every holder of both sides draws one.
+- G6: with 3-4 a side the Guerrilla counters are dealt one at a time, in turn, to the section
+  commanders with at least four Spanish units (most Spanish units first, the leftmost on ties);
+  with no such commander they go to the unacquired pool. With 1-2 a side the CIC holds them all.
+- a turn the Guerrillas end (G1) is a turn for every commander but nobody's card: no receiver,
+  no initiative roll, no Tactician draw.
 
 Spanish Guerrilla Action (RULES.md G1-G7, P4, P5) is played as the kernel plays it: counters held
 per section (index 0-2) or by the CIC for any section (index 3); at most one counter per French
@@ -21,12 +50,16 @@ from functools import lru_cache
 
 import numpy as np
 
+from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import METRIC_NAMES, N_METRICS, RACK, TACTICIAN_DECK
 from napsim.policies import PARAMS
 from napsim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
 
 _eval_pair = getattr(eval_pair, "py_func", eval_pair)
 M = {name: i for i, name in enumerate(METRIC_NAMES)}
+CM = {name: i for i, name in enumerate(CM_NAMES)}
+PLAYERS = {"epic2": 2, "epic3": 3, "epic4": 4}  # players a side; every other format plays one
+DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")  # rule D5
 KIND_SLOT = ("section", "multi", "tactic", "other")
 TOL = 1e-9
 GENERAL = 3  # index of the CIC's counters (usable in any section) in a side's holding
@@ -49,6 +82,9 @@ class _Game:
         self.units = units_array(sc)
         self.pol = sim.policies
         self.met = np.zeros((2, N_METRICS), np.int64)
+        self.cmet = np.zeros((2, 4, N_CM), np.int64)
+        self.players = PLAYERS.get(sc.format, 1)
+        self.owner = [self.section_owners(side) for side in sc.sides]
         self.g_rule = [s.guerrilla_rule for s in sc.sides]
         self.spanish = [[sec.spanish for sec in s.sections] for s in sc.sides]
         self._score_cache = lru_cache(maxsize=None)(self._pair_best)
@@ -157,8 +193,9 @@ class _Game:
             self.met[side, M["deck_reshuffles"]] += 1
         return self.pile.pop()
 
-    def draw_tactician(self, side: int) -> None:
-        """Rule D4: one Tactician card, its pile rebuilt from its discards when empty."""
+    def draw_tactician(self, side: int, commander: int | None = None) -> None:
+        """Rule D4: one Tactician card, its pile rebuilt from its discards when empty; with 2-4
+        players a side it goes to `commander` (rules M6.3, M8.2)."""
         if self.tac_pile == 0:
             self.tac_pile, self.tac_disc = self.tac_disc, 0
         if self.tac_pile == 0:
@@ -167,6 +204,149 @@ class _Game:
         self.tac_pile -= 1
         self.tac[side] += 1
         self.met[side, M["tactician_drawn"]] += 1
+        if commander is not None:
+            self.tac_by[side][commander] += 1
+            self.cmet[side, commander, CM["tactician_drawn"]] += 1
+
+    # ----- the commander layer, 2-4 players a side (rules M4, M6, M8, G6) -------------------------
+    def section_owners(self, side) -> list[int]:
+        """The commander of each section L, C, R (0 the CIC)."""
+        if self.players == 3:  # rule M6.1: the CIC holds one section, his two subs the others
+            subs = iter([1, 2])
+            return [0 if x == side.cic_section else next(subs) for x in range(3)]
+        if self.players == 4:  # rule M8.1: one Corps commander a section
+            return [1, 2, 3]
+        return [0, 0, 0]
+
+    def tactician_holders(self) -> list[int]:
+        """Rules M4, M6.3, M8.2: who holds Tactician cards."""
+        return {2: [0], 3: [0, 1, 2], 4: [1, 2, 3]}[self.players]
+
+    def tactician_start(self, side) -> list[int]:
+        """Rules M6.3 / M8.2: one each plus an even share, the remainder from the first holder on;
+        with two a side the CIC holds the scenario's cards."""
+        out = [0, 0, 0, 0]
+        if self.players == 2:
+            out[0] = side.tactician
+            return out
+        holders = self.tactician_holders()
+        for c in holders:
+            out[c] = 1
+        for i in range(side.tactician):
+            out[holders[i % len(holders)]] += 1
+        return out
+
+    def guerrilla_start(self, side) -> list[int]:
+        """Rule G6 (3-4 a side): counters per section, dealt one at a time to the sections with at
+        least four Spanish units, most Spanish units first (leftmost on ties)."""
+        spanish = [sec.spanish for sec in side.sections]
+        order = sorted((x for x in range(3) if spanish[x] >= 4), key=lambda x: (-spanish[x], x))
+        out = [0, 0, 0]
+        if side.guerrilla_rule == "off" or not order:
+            return out
+        for i in range(side.guerrilla):
+            out[order[i % len(order)]] += 1
+        return out
+
+    def initiative(self, s: int, cc: int, x: int, free: int) -> None:
+        """Rules M6.2 / M8.2: commander cc of side s rolls two battle dice for section x, where
+        `free` units are still unordered this turn."""
+        cm = self.cmet[s, cc]
+        faces = [DIE_FACES[self.rng.randrange(6)] for _ in range(2)]
+        cm[CM["initiative_rolls"]] += 1
+        for f in faces:
+            cm[CM["face_" + f]] += 1
+        double = faces[0] == faces[1]
+        if double:
+            cm[CM["initiative_doubles"]] += 1
+            cm[CM["initiative_tactician"]] += 1
+            if faces[0] == "sabre":
+                cm[CM["initiative_two_sabres"]] += 1
+        sec = self.sim.scenario.sides[s].sections[x]
+        left = {"infantry": sec.infantry, "cavalry": sec.cavalry, "artillery": sec.artillery}
+        for f in faces:
+            if free == 0:
+                break
+            if f in left:  # a unit symbol: one unit of that type, if there is one
+                if left[f] > 0:
+                    left[f] -= 1
+                    free -= 1
+                    cm[CM["initiative_ordered"]] += 1
+            else:  # a flag: one unit March Moves; a sabre: one unit melees
+                free -= 1
+                cm[CM["initiative_march" if f == "flag" else "initiative_melee"]] += 1
+        if double:
+            self.draw_tactician(s, cc)
+
+    def commanders_turn(self, s: int, c: int, played, earned: list[int], nom, eff,
+                        free: list[int]) -> None:
+        """Who received which card, initiative rolls and the turn's Tactician draws (E8, E9.3).
+
+        played: the two cards as played (before any Guerrilla nullification) with the section
+        each was placed in (-1: none); earned: the Tactician draws each card earned; nom, eff:
+        the turn's orders per section; free: units left unordered per section."""
+        cm, kind = self.cmet[s], self.cards.kind
+        if self.players == 2:
+            # rule M4: the CIC keeps one placed card and passes the other; never a multi card
+            placed = [k for k in range(2) if played[k][1] >= 0]
+            multi = [k for k in range(2) if kind[played[k][0]] == KIND_MULTI]
+            passed = None
+            if len(placed) == 2:
+                keep_a = (self.single_value(s, c, played[0][0])
+                          >= self.single_value(s, c, played[1][0]))
+                passed = 1 if keep_a else 0
+            elif len(placed) == 1 and len(multi) == 1:
+                passed = placed[0]
+            cm[0, CM["commander_turns"]] += 1
+            cm[1, CM["commander_turns"]] += 1
+            sub_nom = sub_eff = 0
+            if passed is None:
+                cm[1, CM["turns_without_card"]] += 1
+            else:
+                x = played[passed][1]
+                sub_nom, sub_eff = nom[x], eff[x]
+                cm[0, CM["cards_passed"]] += 1
+                cm[1, CM["cards_received"]] += 1
+                cm[1, CM["card_nominal"]] += sub_nom
+                cm[1, CM["card_effective"]] += sub_eff
+            cm[0, CM["card_nominal"]] += sum(nom) - sub_nom
+            cm[0, CM["card_effective"]] += sum(eff) - sub_eff
+            for _ in range(sum(earned)):  # the CIC holds every Tactician card
+                self.draw_tactician(s, 0)
+            return
+        owner = self.owner[s]
+        # rules M6.1 / M8.1: each section's commander gets the cards placed in his section
+        for x in range(3):
+            cx = owner[x]
+            cm[cx, CM["commander_turns"]] += 1
+            cm[cx, CM["card_nominal"]] += nom[x]
+            cm[cx, CM["card_effective"]] += eff[x]
+            got = sum(1 for _, sx in played if sx == x)
+            if got:
+                cm[cx, CM["cards_received"]] += got
+                continue
+            cm[cx, CM["turns_without_card"]] += 1
+            multi_orders = sum(self._eval_cache(s, c, t, self.void, 0)[0][x]
+                               for t, _ in played if kind[t] == KIND_MULTI)
+            if multi_orders == 0:  # rules M6.2 / M8.2
+                self.initiative(s, cx, x, free[x])
+        if self.players == 3:  # rule M6.1: the CIC keeps one, or gives one to each sub
+            secs = [sx for _, sx in played]
+            if owner.index(0) in secs:
+                cm[0, CM["cic_keep_one"]] += 1
+            elif all(sx >= 0 for sx in secs):
+                cm[0, CM["cic_give_both"]] += 1
+        for (_, x), n in zip(played, earned, strict=True):
+            if n == 0:
+                continue
+            if x >= 0:
+                cc = owner[x]
+            elif self.players == 3:
+                cc = 0  # a multi-section card is the CIC's
+            else:  # rule M8.2: the Corps commander holding the fewest
+                cc = min([1, 2, 3], key=lambda k: (self.tac_by[s][k], k))
+            for _ in range(n):
+                self.draw_tactician(s, cc)
 
     # ----- Spanish Guerrilla Action (rules G1-G7, P4, P5) ------------------------------------------
     def guerrilla_attack(self, s: int, o: int, c: int, ra: int, rb: int, p: int):
@@ -295,6 +475,7 @@ class _Game:
         sim, rng, cd, met = self.sim, self.rng, self.cards, self.met
         sc = sim.scenario
         void = self.void
+        self.cmet = np.zeros((2, 4, N_CM), np.int64)  # per commander, 2-4 players a side
         self.pile = [int(t) for t in cd.deck]
         rng.shuffle(self.pile)
         self.disc: list[int] = []
@@ -302,19 +483,37 @@ class _Game:
         squares: list[list[int]] = [[], []]
         rack: list[int] = []
         self.tac = [0, 0]
+        self.tac_by = [[0, 0, 0, 0], [0, 0, 0, 0]]  # per commander, 2-4 players a side
         self.tac_pile = TACTICIAN_DECK
         self.tac_disc = 0
         last_hand = [void, void]
         first = sc.first
-        # rule G6: one commander a side, so the starting counters all go to the CIC
+        multi = self.players >= 2
         self.g_pool = sc.guerrilla_pool
-        self.g_held = [[0, 0, 0, sc.sides[k].guerrilla if self.g_rule[k] != "off" else 0]
-                       for k in range(2)]
+        if self.players >= 3:
+            # rule G6: counters by section commander; the ones nobody may hold go to the pool
+            self.g_held = []
+            for k, side in enumerate(sc.sides):
+                start = self.guerrilla_start(side)
+                self.g_held.append(start + [0])
+                self.g_pool += side.guerrilla - sum(start)
+                for x in range(3):
+                    self.cmet[k, self.owner[k][x], CM["g_start"]] += start[x]
+        else:  # rule G6: one or two a side, so the starting counters all go to the CIC
+            self.g_held = [[0, 0, 0, sc.sides[k].guerrilla if self.g_rule[k] != "off" else 0]
+                           for k in range(2)]
         # rule E1: hands (first player first), Tactician cards, then the rack of 5
         for k in range(2):
             s = (first + k) % 2
             for _ in range(self.hand0[s]):
                 self.hand[s].append(self.draw(s))
+            if multi:  # rules M6.3 / M8.2: each commander's own
+                for cc, n in enumerate(self.tactician_start(sc.sides[s])):
+                    take = min(n, self.tac_pile)
+                    self.tac_by[s][cc] = take
+                    self.tac[s] += take
+                    self.tac_pile -= take
+                continue
             take = min(sc.sides[s].tactician, self.tac_pile)
             self.tac[s] = take
             self.tac_pile -= take
@@ -340,8 +539,17 @@ class _Game:
                 if len(squares[s]) < self.hand0[s] - 1 and hand:
                     squares[s].append(hand.pop(rng.randrange(len(hand))))
                     met[s, M["squares_formed"]] += 1
-            # Tactician cards spent at the policy rate
-            if self.tac[s] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
+            # Tactician cards spent at the policy rate; with 2-4 a side each holder his own
+            if multi:
+                for cc in range(4):
+                    if self.tac_by[s][cc] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
+                        self.tac_by[s][cc] -= 1
+                        self.tac[s] -= 1
+                        self.tac_disc += 1
+                        met[s, M["tactician_played"]] += 1
+                        self.cmet[s, cc, CM["tactician_played"]] += 1
+                    self.cmet[s, cc, CM["tactician_held_sum"]] += self.tac_by[s][cc]
+            elif self.tac[s] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
                 self.tac[s] -= 1
                 self.tac_disc += 1
                 met[s, M["tactician_played"]] += 1
@@ -386,6 +594,8 @@ class _Game:
                 met[s, M["same_section_used"]] += 1
             # rules G1 / G5: Spanish Guerrilla Action against the French cards, before any orders
             turn_over = False
+            # the cards as played and where (who received what, rules M4, M6.1, M8.1)
+            played = [(ra, self.placed_section(ra, p // 3)), (rb, self.placed_section(rb, p % 3))]
             if self.g_rule[o] != "off" and sc.sides[s].french:
                 ra, rb, p, turn_over = self.guerrilla_attack(s, o, c, ra, rb, p)
             nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
@@ -397,8 +607,8 @@ class _Game:
             gain = self.guerrilla_gain(s, ra, rb) if self.g_rule[s] != "off" else None
             # rules E8 / P3: stars March Move up to 3 free units in the card's section, else draw
             r = list(rem)
-            tac_draws = int(cd.tdraw[ra] + cd.tdraw[rb])
-            for t, pl in ((ra, p // 3), (rb, p % 3)):
+            earned = [int(cd.tdraw[ra]), int(cd.tdraw[rb])]  # Tactician draws per card
+            for k, (t, pl) in enumerate(((ra, p // 3), (rb, p % 3))):
                 if cd.stars[t] == 0:
                     continue
                 kd = cd.kind[t]
@@ -411,7 +621,7 @@ class _Game:
                     met[s, M["stars_march"]] += 1
                     met[s, M["march_units"]] += avail
                 else:
-                    tac_draws += 1
+                    earned[k] += 1
                     met[s, M["stars_tactician"]] += 1
             # rule D7: played cards (and a First Strike) to the discards; First Strike redraw
             for t in (ta, tb):
@@ -445,19 +655,28 @@ class _Game:
                     self.disc.append(drop)
             if t1 >= 0:
                 hand.append(t1)
-            if turn_over:  # rule G1: the nullified turn ends with the replacement draw
-                tac_draws = 0
-            # rule E9.3: Tactician draws the played cards call for
-            for _ in range(tac_draws):
-                self.draw_tactician(s)
+            # rule E9.3: Tactician draws the played cards call for, none after a turn the
+            # Guerrillas ended (rule G1); with 2-4 a side the commander layer deals them
+            if multi and turn_over:
+                for cc in sorted(set(self.owner[s]) if self.players >= 3 else {0, 1}):
+                    self.cmet[s, cc, CM["commander_turns"]] += 1
+            elif multi:
+                self.commanders_turn(s, c, played, earned, nom, eff, r)
+            elif not turn_over:
+                for _ in range(sum(earned)):
+                    self.draw_tactician(s)
             # rule E9.4: Elan shuffles draw pile and discards together; every player draws one
             if cd.elan[ra] == 1 or cd.elan[rb] == 1:
                 self.pile.extend(self.disc)
                 self.disc = []
                 rng.shuffle(self.pile)
                 met[s, M["elan_reshuffles"]] += 1
-                self.draw_tactician(s)
-                self.draw_tactician(o)
+                for k in (s, o):  # rule M6.4: every Tactician holder of both sides
+                    if multi:
+                        for cc in self.tactician_holders():
+                            self.draw_tactician(k, cc)
+                    else:
+                        self.draw_tactician(k)
             # rules E9.5 / E9.6: refill the rack (after all draws) when it holds 2 or fewer
             if not self.standard and len(rack) <= 2:
                 met[s, M["refills"]] += 1
@@ -468,6 +687,8 @@ class _Game:
                     rack.append(t)
         for s in range(2):
             met[s, M["tactician_held_end"]] += self.tac[s]
+            for cc in range(4):
+                self.cmet[s, cc, CM["tactician_held_end"]] += self.tac_by[s][cc]
             if self.g_rule[s] != "off":
                 met[s, M["g_held_end"]] += sum(self.g_held[s])
                 met[s, M["g_pool_end"]] += self.g_pool
@@ -486,4 +707,20 @@ def play_games(sim, n_games: int, seed: int, per_game: bool = False):
     return (totals, rows) if per_game else totals
 
 
-__all__ = ["play_games", "KIND_MULTI"]
+def play_games_multi(sim, n_games: int, seed: int, per_game: bool = False):
+    """Play n_games of any EPIC format (per-commander metrics are zero with one player a side).
+    Returns (metric totals [2, N_METRICS], commander totals [2, 4, N_CM]); with per_game, the
+    per-game rows instead ([n, 2, N_METRICS], [n, 2, 4, N_CM])."""
+    game = _Game(sim, random.Random(seed))
+    rows = np.zeros((n_games, 2, N_METRICS), np.int64)
+    crows = np.zeros((n_games, 2, 4, N_CM), np.int64)
+    for g in range(n_games):
+        game.met = np.zeros((2, N_METRICS), np.int64)
+        rows[g] = game.play()
+        crows[g] = game.cmet
+    if per_game:
+        return rows, crows
+    return rows.sum(axis=0), crows.sum(axis=0)
+
+
+__all__ = ["play_games", "play_games_multi", "KIND_MULTI"]

@@ -1,0 +1,161 @@
+"""EPIC with 2, 3 and 4 players a side: the kernel (napsim.engine.epic.play_game, commander layer)
+against the pure-Python reference engine of tests/reference/engine.py. Per-game means of the side
+metrics and the per-commander metrics must agree within Z standard errors of the difference of
+means; a metric without variance in either sample must agree exactly.
+
+Rules exercised: M4 the pass to the sub-commander, M6.1 / M8.1 receivers by placement section,
+M6.2 / M8.2 initiative rolls (D5 battle die), M6.3 / M8.2 Tactician cards per commander, M6.4
+Elan, the E card flow underneath (E1-E11, D4, D6, D7, P1-P3, P7), and the Spanish Guerrilla Action
+with several commanders: G1 / G3 base rule, G4 / G5 EPIC rule, G6 counters per section commander.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from napsim.engine.commanders import CM_NAMES, N_CM
+from napsim.engine.epic import METRIC_NAMES, N_METRICS
+from napsim.scenarios import load_scenario
+from napsim.simulate import Simulation
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reference.engine import play_games, play_games_multi  # noqa: E402
+
+KERNEL_GAMES = 4000
+REF_GAMES = 800
+Z = 4.0
+SEED = 4242
+
+# every side metric: rules S2, E2-E11 (orders, picks, refills, stars, Scout, Elan, E4, squares),
+# D4 / D6 (Tactician deck, reshuffles), P7, and G1-G7 (zero on a side without the guerrilla rule)
+METRICS = METRIC_NAMES
+
+COMMANDER_METRICS = (
+    "commander_turns",                                # rules M4, M6.1, M8.1
+    "cards_received", "turns_without_card",           # rules M4, M6.1, M8.1
+    "cards_passed",                                   # rule M4
+    "cic_keep_one", "cic_give_both",                  # rule M6.1
+    "card_nominal", "card_effective",                 # rules M4, M6.1, M8.1, E5
+    "initiative_rolls",                               # rules M6.2, M8.2
+    "face_infantry", "face_cavalry", "face_artillery", "face_flag", "face_sabre",  # rule D5
+    "initiative_ordered", "initiative_march", "initiative_melee",  # rule M6.2
+    "initiative_doubles", "initiative_tactician", "initiative_two_sabres",
+    "tactician_drawn", "tactician_played",            # rules M6.3, M6.4, M8.2, E9.3
+    "tactician_held_sum", "tactician_held_end",
+    "g_start",                                        # rule G6
+)
+
+POLICIES = {"greedy": (("greedy", {}), ("greedy", {})), "random": (("random", {}), ("random", {}))}
+GREEDY = POLICIES["greedy"]
+
+
+def _columns(rows: np.ndarray, crows: np.ndarray) -> np.ndarray:
+    """Per-game values [games, column] of every compared metric, in the order of _labels()."""
+    side = rows[:, :, [METRIC_NAMES.index(n) for n in METRICS]].reshape(len(rows), -1)
+    # the commander slots the EPIC layer never fills (La Grande Battles ones) must stay zero too
+    cm = crows[:, :, :, [CM_NAMES.index(n) for n in CM_ORDER]].transpose(0, 3, 1, 2)
+    return np.concatenate([side, cm.reshape(len(crows), -1)], axis=1).astype(float)
+
+
+CM_ORDER = COMMANDER_METRICS + tuple(n for n in CM_NAMES if n not in COMMANDER_METRICS)
+
+
+def _labels() -> list[str]:
+    return ([f"{n}[side {s}]" for n in METRICS for s in range(2)]
+            + [f"{n}[side {s}, commander {c}]" for n in CM_ORDER for s in range(2) for c in range(4)])
+
+
+def _compare(sim: Simulation, seed: int = SEED, ref_games: int = REF_GAMES) -> list[str]:
+    k = sim.run(KERNEL_GAMES, seed, per_game=True)
+    r_rows, r_crows = play_games_multi(sim, ref_games, seed=seed, per_game=True)
+    assert r_rows.shape == (ref_games, 2, N_METRICS) and r_crows.shape == (ref_games, 2, 4, N_CM)
+    kc, rc = _columns(k.per_game, k.commander_rows), _columns(r_rows, r_crows)
+    # standard error of the difference of means; a rare event the smaller reference sample lacks
+    # takes the kernel's variance, and zero variance in both samples demands exact agreement
+    vk, vr = kc.var(axis=0, ddof=1), rc.var(axis=0, ddof=1)
+    se = np.sqrt(vk / len(kc) + np.maximum(vk, vr) / len(rc))
+    km, rm = kc.mean(axis=0), rc.mean(axis=0)
+    diff = np.abs(km - rm)
+    return [f"{label}: kernel {km[i]:.4f} reference {rm[i]:.4f} (diff {diff[i]:.4f}, "
+            f"{Z:g} se = {Z * se[i]:.4f})"
+            for i, label in enumerate(_labels()) if diff[i] > Z * se[i] + 1e-12]
+
+
+def _assert_agree(sim: Simulation, **kw) -> None:
+    bad = _compare(sim, **kw)
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("policy", ["greedy", "random"])
+def test_epic2_talavera(policy):
+    # rule M4: the CIC keeps the better placed card by the P1 single-card score and passes the
+    # other (never a multi-section card), the sub-commander's orders are his card's section's;
+    # rules M4 / E9.3 / E9.4: the CIC holds every Tactician card; rule G6: the Allied counter is
+    # the CIC's (G4 / G5 EPIC rule against the French); rules E1-E11, P1-P3, P7 underneath
+    _assert_agree(Simulation.build("epic2-talavera", POLICIES[policy]), ref_games=REF_GAMES // 2)
+
+
+@pytest.mark.parametrize("policy", ["greedy", "random"])
+def test_epic3_tamames(policy):
+    # rule M6.1: cards go to the commander of the section they are placed in (the CIC holds C),
+    # keep one / give both; rule M6.2: initiative for a commander without a card or multi-section
+    # orders (unit symbols, flag March Move, sabre melee, a double draws a Tactician card); rule
+    # M6.3: one Tactician card each plus an even share, draws to the card's commander, a
+    # multi-section card's to the CIC; rule M6.4: Elan draws for every player of both sides;
+    # rule G6: the Spanish counters split among the section commanders (G4 / G5 per section)
+    _assert_agree(Simulation.build("epic3-tamames", POLICIES[policy]))
+
+
+@pytest.mark.parametrize("policy", ["greedy", "random"])
+def test_epic4_symmetric(policy):
+    # rule M8.1: the CIC commands no section and gives his cards to the Corps commanders of the
+    # sections they are placed in; rule M8.2: initiative for each Corps commander without a card
+    # or multi-section orders; Tactician cards with the Corps commanders only (the CIC none), a
+    # multi-section card's draws to the Corps commander holding the fewest; rule M6.4: Elan
+    # draws for every Corps commander of both sides
+    _assert_agree(Simulation.build("epic4-symmetric", POLICIES[policy]))
+
+
+def test_epic2_guerrillas_end_turns():
+    # rules G1 / G3 (base rule) with two a side: a turn the Guerrillas end is still a turn of
+    # both commanders (commander_turns) but nobody's card, no pass (M4), no Tactician draw
+    sc = load_scenario("epic2-talavera", {"sides.A.guerrilla_rule": "base"})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+def test_epic3_cic_left_one_guerrilla_section():
+    # rule M6.1 with the Spanish CIC on the left (sub-commanders C and R); rule G6: only the
+    # centre has four Spanish units, so its commander holds all three counters (G4 gains there)
+    sc = load_scenario("epic3-tamames", {"sides.S.cic_section": "L", "sides.S.sections.L.spanish": 2,
+                                         "sides.S.sections.R.spanish": 3})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+def test_epic4_guerrilla_leftovers_base_rule():
+    # rule G6: no section has four Spanish units, so the counters go to the unacquired pool;
+    # rules G1 / G3 (base rule) with four a side: a Scout gains a counter for the CIC, a spent one
+    # ends the French turn (every Corps commander's turn, nobody's card); rule M8.2 initiative
+    sc = load_scenario("epic4-symmetric", {
+        "sides.A.sections.L.spanish": 3, "sides.A.sections.C.spanish": 3,
+        "sides.A.sections.R.spanish": 2, "sides.A.guerrilla": 2, "sides.A.guerrilla_rule": "base",
+        "sides.B.french": True, "scenario.guerrilla_pool": 3})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+def test_play_games_multi_shapes():
+    # rules M6.1 / M8.1: every section commander takes every turn of his side; with one player a
+    # side there are no commander metrics; play_games keeps its one-array return for any format
+    sim = Simulation.build("epic3-tamames", GREEDY)
+    met, cmet = play_games_multi(sim, 2, seed=1)
+    assert met.shape == (2, N_METRICS) and met.dtype == np.int64
+    assert cmet.shape == (2, 4, N_CM) and cmet.dtype == np.int64
+    turns = 2 * sim.scenario.turns
+    assert (cmet[:, :3, CM_NAMES.index("commander_turns")] == turns).all()
+    assert (cmet[:, 3] == 0).all()
+    assert play_games(sim, 2, seed=1).shape == (2, N_METRICS)
+    _, cmet1 = play_games_multi(Simulation.build("symmetric", GREEDY), 2, seed=1)
+    assert not cmet1.any()

@@ -128,8 +128,8 @@ from napsim.engine.epic import _trace as _trace_inline
 from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
 
 # the EPIC kernel inlines these at numba IR level; here plain calls keep compilation short
-_trace = njit(cache=True)(getattr(_trace_inline, "py_func", _trace_inline))
-_draw_card = njit(cache=True)(getattr(_draw_card_inline, "py_func", _draw_card_inline))
+_trace = njit(cache=True, _nrt=False)(getattr(_trace_inline, "py_func", _trace_inline))
+_draw_card = njit(cache=True, _nrt=False)(getattr(_draw_card_inline, "py_func", _draw_card_inline))
 
 # side configuration scfg[side, column]
 S_HAND, S_CORPS_HAND, S_CORPS_TAC, S_G_RULE, S_FRENCH, S_SPAN, S_G_START = 0, 1, 4, 7, 8, 9, 12
@@ -184,11 +184,11 @@ def _pick_opt(rs, is_random, s, k, src, c, r, val, bopt):
     return 0 if val[s, k, src, c, r, 0] > NEG_HALF else 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, check, met, cmet, wait_hist,
                   g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,
-                  scratch, pl):
+                  scratch, pl, gsc, res, st, cn, tac, gst):
     """Play one La Grande Battles game; add its metrics to met[side], cmet[side, commander],
     wait_hist[kind, wait], g_turn[offered/spent/nullified, turn] and tac_turn[side, turn]."""
     start_game(rs, run_key, game)
@@ -202,17 +202,21 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         t = pile[i]
         pile[i] = pile[j]
         pile[j] = t
-    pn = np.zeros(1, np.int64)
-    dn = np.zeros(1, np.int64)
-    rn = np.zeros(1, np.int64)
-    hn = np.zeros(2, np.int64)
-    cn = np.zeros((2, 3), np.int64)
-    tac = np.zeros((2, 3), np.int64)
-    sqn = np.zeros(2, np.int64)
-    tac_pile = np.zeros(1, np.int64)
-    tac_disc = np.zeros(1, np.int64)
-    last_hand = np.full(2, void, np.int64)
-    gst = np.zeros((2, 3), np.int64)  # Guerrilla counters per Corps commander
+    # small counters live in caller-owned arrays: no allocation (and no reference counting) here
+    st[:] = 0
+    pn = st[0:1]
+    dn = st[1:2]
+    rn = st[2:3]
+    hn = st[3:5]
+    sqn = st[5:7]
+    tac_pile = st[7:8]
+    tac_disc = st[8:9]
+    last_hand = st[9:11]
+    last_hand[0] = void
+    last_hand[1] = void
+    cn[:, :] = 0
+    tac[:, :] = 0
+    gst[:, :] = 0  # Guerrilla counters per Corps commander
     pool = g_pool0
     pn[0] = n_cards
     tac_pile[0] = TACTICIAN_DECK
@@ -221,7 +225,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             for c in range(3):
                 gst[k, c] = scfg[k, S_G_START + c]
                 cmet[k, c + 1, CM_G_START] += gst[k, c]
-    g_total = pool + gst.sum()
+    g_total = pool + gst[0, 0] + gst[0, 1] + gst[0, 2] + gst[1, 0] + gst[1, 1] + gst[1, 2]
     # L1 setup: the CIC's hand, then each Corps commander's, then Tactician cards, then the rack
     for k in range(2):
         s = (first + k) % 2
@@ -376,77 +380,8 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             pl[1, kc] = slot
             pl[2, kc] = b if (slot >= 0 and b >= own_min) else 0.0
         # the CIC's choice: hand slot hi, rack slot rj, receivers ka, kb
-        n_h = hn[s]
-        n_r = rn[0]
-        hi = -2
-        rj = -1
-        ka = -1
-        kb = -1
-        best_score = -1.0e18
-        total = 0
-        pick = -1
-        tie_key = next_u64(rs)
-        best_pr = np.uint64(0)
-        for rep in range(2 if is_random else 1):
-            if rep == 1:
-                if total == 0:
-                    break
-                pick = bounded(rs, total)
-                total = 0
-            done = False
-            for i in range(max(n_h, 1)):
-                ra = _resolve(ctab, hand[s, i], opp_last, void) if n_h > 0 else void
-                for j in range(max(n_r, 1)):
-                    rb = _resolve(ctab, rack[j], opp_last, void) if n_r > 0 else void
-                    for qa in range(3 if ra != void else 1):
-                        ga = 0.0
-                        if ra != void:
-                            va = best_t[s, qa, 0, c, ra]
-                            if va < NEG_HALF:
-                                continue
-                            ga = (va if va + margin >= pl[0, qa] else pl[0, qa]) - pl[2, qa]
-                        for qb in range(3 if rb != void else 1):
-                            gb = 0.0
-                            if rb != void:
-                                vb = best_t[s, qb, 0, c, rb]
-                                if vb < NEG_HALF:
-                                    continue
-                                if ra != void and qb == qa:
-                                    if not (e4 and ctab[ra, C_KIND] == 0 and ctab[rb, C_KIND] == 0):
-                                        continue  # L2: two different Corps commanders
-                                    # E4: the wing's commander plays both (no swap): both scores
-                                    # minus his alternative
-                                    gb = va + vb - pl[2, qa] - ga
-                                else:
-                                    gb = (vb if vb + margin >= pl[0, qb] else pl[0, qb]) - pl[2, qb]
-                            if is_random:
-                                if rep == 1 and total == pick:
-                                    hi, rj = (i if n_h > 0 else -2), (j if n_r > 0 else -1)
-                                    ka, kb = (qa if ra != void else -1), (qb if rb != void else -1)
-                                    best_score = ga + gb
-                                    done = True
-                                    break
-                                total += 1
-                                continue
-                            v = ga + gb
-                            code = np.uint64(((i * 8 + j) * 4 + qa) * 4 + qb)
-                            if v > best_score + 1e-9:
-                                best_score = v
-                                best_pr = mix64(tie_key ^ code)
-                                hi, rj = (i if n_h > 0 else -2), (j if n_r > 0 else -1)
-                                ka, kb = (qa if ra != void else -1), (qb if rb != void else -1)
-                            elif v >= best_score - 1e-9:
-                                pr = mix64(tie_key ^ code)
-                                if pr > best_pr:
-                                    best_pr = pr
-                                    hi, rj = (i if n_h > 0 else -2), (j if n_r > 0 else -1)
-                                    ka, kb = (qa if ra != void else -1), (qb if rb != void else -1)
-                        if done:
-                            break
-                    if done:
-                        break
-                if done:
-                    break
+        hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, hand, hn[s], rack, rn[0],
+                                                opp_last, void, ctab, best_t, pl, margin, gsc, res)
         ta = void
         tb = void
         if hi >= 0:
@@ -836,6 +771,95 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
 
 
 @njit(cache=True, inline="always")
+def _cic_gifts(rs, s, c, e4, is_random, hand, n_h, rack, n_r, opp_last, void, ctab, best_t, pl,
+               margin, gsc, res):
+    """L2 / P6: the CIC's hand card, rack card and their receivers: (hand slot or -2, rack slot or
+    -1, receiver of the hand card or -1, of the rack card or -1, score).
+
+    greedy: each gift scores what the receiver gains over his own alternative (pl rows 0 and 2:
+    his best own card's score, and what he would do without a gift); ties go to the largest hash
+    of a per-turn draw. random: uniform over every legal (hand card, rack card, receivers).
+    Each card's score per receiver is computed once (gsc) before the pairs are combined."""
+    na = max(n_h, 1)
+    nb = max(n_r, 1)
+    for i in range(na):
+        ra = _resolve(ctab, hand[s, i], opp_last, void) if n_h > 0 else void
+        res[0, i] = ra
+        for q in range(3):
+            va = best_t[s, q, 0, c, ra]
+            gsc[0, i, q] = va
+            gsc[1, i, q] = (va if va + margin >= pl[0, q] else pl[0, q]) - pl[2, q]
+    for j in range(nb):
+        rb = _resolve(ctab, rack[j], opp_last, void) if n_r > 0 else void
+        res[1, j] = rb
+        for q in range(3):
+            vb = best_t[s, q, 0, c, rb]
+            gsc[2, j, q] = vb
+            gsc[3, j, q] = (vb if vb + margin >= pl[0, q] else pl[0, q]) - pl[2, q]
+    hi = -2
+    rj = -1
+    ka = -1
+    kb = -1
+    best_score = -1.0e18
+    total = 0
+    pick = -1
+    tie_key = next_u64(rs)
+    best_pr = np.uint64(0)
+    for rep in range(2 if is_random else 1):
+        if rep == 1:
+            if total == 0:
+                break
+            pick = bounded(rs, total)
+            total = 0
+        for i in range(na):
+            ra = res[0, i]
+            for j in range(nb):
+                rb = res[1, j]
+                both_section = e4 and ctab[ra, C_KIND] == 0 and ctab[rb, C_KIND] == 0
+                for qa in range(3 if ra != void else 1):
+                    ga = 0.0
+                    if ra != void:
+                        if gsc[0, i, qa] < NEG_HALF:
+                            continue
+                        ga = gsc[1, i, qa]
+                    for qb in range(3 if rb != void else 1):
+                        gb = 0.0
+                        if rb != void:
+                            vb = gsc[2, j, qb]
+                            if vb < NEG_HALF:
+                                continue
+                            if ra != void and qb == qa:
+                                if not both_section:
+                                    continue  # L2: two different Corps commanders
+                                # E4: the wing's commander plays both (no swap): both scores
+                                # minus his alternative
+                                gb = gsc[0, i, qa] + vb - pl[2, qa] - ga
+                            else:
+                                gb = gsc[3, j, qb]
+                        if is_random:
+                            if rep == 1 and total == pick:
+                                return ((i if n_h > 0 else -2), (j if n_r > 0 else -1),
+                                        (qa if ra != void else -1), (qb if rb != void else -1),
+                                        ga + gb)
+                            total += 1
+                            continue
+                        v = ga + gb
+                        code = np.uint64(((i * 8 + j) * 4 + qa) * 4 + qb)
+                        if v > best_score + 1e-9:
+                            best_score = v
+                            best_pr = mix64(tie_key ^ code)
+                            hi, rj = (i if n_h > 0 else -2), (j if n_r > 0 else -1)
+                            ka, kb = (qa if ra != void else -1), (qb if rb != void else -1)
+                        elif v >= best_score - 1e-9:
+                            pr = mix64(tie_key ^ code)
+                            if pr > best_pr:
+                                best_pr = pr
+                                hi, rj = (i if n_h > 0 else -2), (j if n_r > 0 else -1)
+                                ka, kb = (qa if ra != void else -1), (qb if rb != void else -1)
+    return hi, rj, ka, kb, best_score
+
+
+@njit(cache=True, inline="always")
 def _cic_squares(sq_own, sqn, s):
     """Cards of the CIC's own hand on his side's Square Track."""
     n = 0
@@ -845,7 +869,7 @@ def _cic_squares(sq_own, sqn, s):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _check_lgb(counts, pile, pn, disc, dn, hand, hn, chand, cn, rack, rn, sq, sqn, scratch):
     """Invariant violations: every card in exactly one place (draw pile, discards, a CIC or Corps
     hand, the rack, a Square Track)."""
@@ -877,7 +901,9 @@ def _scratch(n_cards, n_types):
     return (np.empty(n_cards, np.int64), np.empty(n_cards, np.int64), np.empty((2, cap), np.int64),
             np.empty((2, 3, cap), np.int64), np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
             np.empty((2, cap), np.int64), np.empty((2, cap), np.int64), np.zeros(n_types, np.int64),
-            np.zeros((13, 3), np.float64))
+            np.zeros((13, 3), np.float64), np.zeros((4, cap, 3), np.float64),
+            np.zeros((2, cap), np.int64), np.zeros(16, np.int64), np.zeros((2, 3), np.int64),
+            np.zeros((2, 3), np.int64), np.zeros((2, 3), np.int64))
 
 
 @njit(cache=True, parallel=True)
@@ -908,6 +934,12 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
         sq_own = np.empty((2, cap), np.int64)
         scratch = np.zeros(counts.shape[0], np.int64)
         pl = np.zeros((13, 3), np.float64)
+        gsc = np.zeros((4, cap, 3), np.float64)
+        res = np.zeros((2, cap), np.int64)
+        st = np.zeros(16, np.int64)
+        cn = np.zeros((2, 3), np.int64)
+        tac = np.zeros((2, 3), np.int64)
+        gst = np.zeros((2, 3), np.int64)
         met = np.zeros((2, N_METRICS), np.int64)
         cmet = np.zeros((2, 4, N_CM), np.int64)
         trace = np.zeros((0, TRACE_WIDTH), np.int64)
@@ -920,7 +952,7 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
             play_game_lgb(rs, first_game + g, run_key, turns, first, scfg, sqp, pol, ctab, deck,
                           counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, check,
                           met, cmet, wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand,
-                          chand, rack, rack_t, sq, sq_own, scratch, pl)
+                          chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst)
             met_b[b] += met
             cmet_b[b] += cmet
             if per_game:
@@ -938,10 +970,11 @@ def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, coun
     cmet = np.zeros((2, 4, N_CM), np.int64)
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
-    pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl = _scratch(n_cards, counts.shape[0])
+    pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
+        _scratch(n_cards, counts.shape[0])
     play_game_lgb(np.empty(2, np.uint64), game, run_key, turns, first, scfg, sqp, pol, ctab, deck,
                   counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, True, met,
                   cmet, np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
                   np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t,
-                  sq, sq_own, scratch, pl)
+                  sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst)
     return met, trace[: min(tn[0], max_events)]

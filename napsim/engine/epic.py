@@ -11,6 +11,9 @@ from numba import njit, prange
 
 from napsim.engine.commanders import (
     CM_EFF,
+    CM_G_ACQUIRED,
+    CM_G_NULLIFIED,
+    CM_G_SPENT,
     CM_G_START,
     CM_GIVE_BOTH,
     CM_KEEP,
@@ -302,7 +305,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     card flow is E's and the commander layer adds: the card passed to the sub-commander (M4);
     initiative rolls for a section commander without a card or multi-section orders (M6.2,
     M8.2); Tactician cards per commander (tacc[side, commander], M6.3, M6.4, M8.2); per-commander
-    metrics cmet[side, commander, CM]. cmd_sec[side, section] is the section's commander,
+    metrics cmet[side, commander, CM]. Readings of open points: with 2 a side the CIC holds every
+    Tactician card, so an Elan gives each side one (his); a card the Guerrillas nullify still
+    reached its commander (no initiative roll); in the E4 situation with 3-4 a side the section's
+    commander plays both cards; an initiative unit symbol orders a unit of that type when the
+    section has one and some unit there is still unordered (the pair tables keep unordered units
+    per section, not per type); the epic2 sub-commander's orders are those of the section his card
+    is in. cmd_sec[side, section] is the section's commander,
     tac_start[side, commander] the starting Tactician cards, units[side, type, section].
     tturn[side, turn] sums the Tactician cards a side holds at the start of its turns."""
     start_game(rs, run_key, game)
@@ -335,6 +344,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         if gcfg[k, G_RULE] != G_OFF:
             gst[k, G_HELD_ANY] = gcfg[k, G_START]  # G6: one or two a side, all to the CIC
             g_total += gst[k, G_HELD_ANY]
+            if fmt == 2:
+                cmet[k, 0, CM_G_START] += gcfg[k, G_START]
             for x in range(3):  # G6: three or four a side, by section commander
                 gst[k, G_HELD_L + x] = gcfg[k, G_START_L + x]
                 g_total += gcfg[k, G_START_L + x]
@@ -513,9 +524,14 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
         rb0 = rb
         if gcfg[o, G_RULE] != G_OFF and gcfg[s, G_FRENCH] == 1:
+            # which commander spends (G6): the holding that shrinks
+            held = gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30)
+            null0 = met[o, M_G_NULLIFIED]
             pq, ra, rb, turn_over = _guerrilla_attack(
                 rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t, eff_t, met,
                 g_turn, trace, tn)
+            if multi and held != gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30):
+                _commander_spent(o, gst, held, cmd_sec, cmet, met[o, M_G_NULLIFIED] - null0)
         wasted = 0
         ner = rec_t[s, c, ra, rb]
         q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
@@ -591,6 +607,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             gst[s, G_HELD_ANY if gain_sec == 3 else G_HELD_L + gain_sec] += 1
             gst[0, G_POOL] -= 1
             met[s, M_G_ACQUIRED] += 1
+            if multi:  # G4: the counter belongs to the section's commander (the CIC's with 2)
+                cmet[s, cmd_sec[s, gain_sec] if fmt >= 3 and gain_sec < 3 else 0, CM_G_ACQUIRED] += 1
             _trace(trace, tn, EV_G_GAIN, ply, s, gain_sec, gst[0, G_POOL], 0, 0, 0, 0, 0, 0)
         t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
         if scouted and t1 >= 0:
@@ -681,6 +699,18 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             met[s, M_G_HELD_END] += gst[s, G_HELD_ANY] + gst[s, G_HELD_L] + gst[s, G_HELD_L + 1] \
                 + gst[s, G_HELD_L + 2]
             met[s, M_G_POOL_END] += gst[0, G_POOL]
+
+
+@njit(cache=True)
+def _commander_spent(o, gst, held, cmd_sec, cmet, nullified):
+    """G6 metrics: the commander whose holding shrank spent the counter (the CIC's general
+    holding, or a section commander's). `held` packs the holdings before the attempt."""
+    for x in range(4):
+        before = (held >> (10 * x)) & 1023
+        if gst[o, x] < before:
+            cc = 0 if x == G_HELD_ANY else cmd_sec[o, x - G_HELD_L]
+            cmet[o, cc, CM_G_SPENT] += 1
+            cmet[o, cc, CM_G_NULLIFIED] += nullified
 
 
 @njit(cache=True, inline="always")

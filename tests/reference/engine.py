@@ -390,23 +390,32 @@ class _Game:
             met[o, M["g_available_not_spent"]] += 1
             return ra, rb, p, False
         if tsec >= 0 and held[tsec] > 0:
-            held[tsec] -= 1
+            spender = tsec
         elif held[GENERAL] > 0:
-            held[GENERAL] -= 1
+            spender = GENERAL
         else:
-            held[next(x for x in range(3) if held[x] > 0)] -= 1
+            spender = next(x for x in range(3) if held[x] > 0)
+        held[spender] -= 1
         self.g_pool += 1  # spent: back to the unacquired pool, stopped or not
         met[o, M["g_spent"]] += 1
+        # rule G6: the commander who held it (the CIC's general holding, or a section's commander)
+        cc = None
+        if self.players >= 2:
+            cc = 0 if spender == GENERAL else self.owner[o][spender]
+            self.cmet[o, cc, CM["g_spent"]] += 1
         if self.rng.randrange(6) == SABRE:  # rule G1: a sabre stops the guerrillas
             met[o, M["g_stopped_by_sabre"]] += 1
             return ra, rb, p, False
         if target == "both":
             na, nb, q = void, void, 0
-            met[o, M["g_cards_nullified"]] += int(ra != void) + int(rb != void)
+            nullified = int(ra != void) + int(rb != void)
         else:
             na, nb, q = (void, rb, pb) if target == 0 else (ra, void, 3 * pa)
-            met[o, M["g_cards_nullified"]] += 1
+            nullified = 1
             met[o, M["g_nullified_" + "LCR"[tsec]]] += 1
+        met[o, M["g_cards_nullified"]] += nullified
+        if cc is not None:
+            self.cmet[o, cc, CM["g_nullified"]] += nullified
         after = self._eval_cache(s, c, na, nb, q)
         for x in range(3):
             met[o, M["g_denied_nominal"]] += full[0][x] - after[0][x]
@@ -502,6 +511,9 @@ class _Game:
         else:  # rule G6: one or two a side, so the starting counters all go to the CIC
             self.g_held = [[0, 0, 0, sc.sides[k].guerrilla if self.g_rule[k] != "off" else 0]
                            for k in range(2)]
+            if multi:
+                for k in range(2):
+                    self.cmet[k, 0, CM["g_start"]] += self.g_held[k][GENERAL]
         # rule E1: hands (first player first), Tactician cards, then the rack of 5
         for k in range(2):
             s = (first + k) % 2
@@ -637,6 +649,9 @@ class _Game:
                 self.g_held[s][gain] += 1
                 self.g_pool -= 1
                 met[s, M["g_acquired"]] += 1
+                if multi:  # rule G6: the section's commander (the CIC's with two a side)
+                    cc = self.owner[s][gain] if self.players >= 3 and gain < 3 else 0
+                    self.cmet[s, cc, CM["g_acquired"]] += 1
             # rules E9.1 / E9.2 / P2: draw one; with a Scout draw two and keep the better
             t1 = self.draw(s)
             if (cd.scout[ra] == 1 or cd.scout[rb] == 1) and gain is None and t1 >= 0:

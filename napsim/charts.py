@@ -13,6 +13,8 @@ record orders turn by turn, so the heat map's columns are sweep points, and its 
 Odds studies: ``odds`` (simulated answers with intervals over the exact values). A study that
 sweeps a side's starting Guerrilla counters (``sides.<k>.guerrilla``) also gets ``guerrilla``: French
 orders denied per game against the starting counters, one line per spending policy (RULES.md P4).
+A study that sweeps ``scenario.format`` also gets ``tactician``: the Tactician cards the main side
+holds at the start of each of its turns, one line per point (the flow of Tactician cards by format).
 
 Large sweeps stay readable: a line chart with more than `MAX_LINES` lines draws the main side only
 and pins the swept paths with the most values to their first value, and the heat map shows at most
@@ -197,7 +199,8 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     summ = inp["summary"]
     df = summ[summ["metric"] == metric]
     xp = x_path(inp)
-    others = [p for p in inp["sweep"] if p != xp]
+    # with no numeric path the sweep points themselves are the (categorical) x axis
+    others = [p for p in inp["sweep"] if p != xp] if xp else []
     df, others, pin_note = _pin_lines(inp, df, others, df["side_key"].nunique())
     groups = list(df.groupby(["side_key", *others], sort=False)) if others else \
         list(df.groupby(["side_key"], sort=False))
@@ -480,6 +483,38 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
 # odds charts
 
 
+def tactician_figure(inp: dict, ax=None):
+    """Mean Tactician cards the main side holds at the start of each of its turns, per point."""
+    df = inp["tactician"]
+    main = inp["spec"].get("main_side") or inp["side_keys"][0]
+    if ax is None:
+        with matplotlib.rc_context(RC):
+            fig = Figure(figsize=(7.5, 4.4), layout="constrained")
+            ax = fig.subplots()
+    pts, note = shown_points(inp, MAX_LINES)
+    colors = _colors(len(pts))
+    for p, c in zip(pts, colors, strict=True):
+        g = df[(df["point"] == p["id"]) & (df["side_key"] == main)]
+        ax.plot(g["turn"], g["held"], lw=1.4, color=c, label=_point_label(inp, p))
+    ax.set_xlabel("turn of the side")
+    ax.set_ylabel("Tactician cards held (mean)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", frameon=False)
+    ax.set_title(f"{inp['spec']['name']}: Tactician cards held by {_side_name(inp, main)} at the start "
+                 f"of each turn{note}\nmeans over {_games_note(inp)}")
+    return ax.figure
+
+
+def _extra_kinds(inp: dict) -> tuple[str, ...]:
+    """Chart kinds a study gets from what it sweeps."""
+    if inp["kind"] != "engine":
+        return ()
+    out = ("guerrilla",) if guerrilla_paths(inp) else ()
+    if "scenario.format" in inp["sweep"] and "tactician" in inp:
+        out = (*out, "tactician")
+    return out
+
+
 def odds_figure(inp: dict, ax=None):
     """Each single-outcome question: simulated answer (95% interval) over the exact value, per deck."""
     df = inp["summary"]
@@ -527,13 +562,13 @@ def figure(inp: dict, kind: str = "main", metric: str | None = None, ax=None) ->
     """The Figure of one chart kind (see the module docstring)."""
     from napsim.errors import NapsimInputError
 
-    kinds = ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS
-    if inp["kind"] == "engine" and guerrilla_paths(inp):
-        kinds = (*kinds, "guerrilla")
+    kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
     if kind not in kinds:
         raise NapsimInputError("plot", "kind", f"{kind!r} is not a chart of this study", ", ".join(kinds))
     if kind == "guerrilla":
         return guerrilla_figure(inp, metric, ax)
+    if kind == "tactician":
+        return tactician_figure(inp, ax)
     if kind == "main":
         return main_figure(inp, metric, ax)
     if kind == "sweep":
@@ -566,20 +601,21 @@ CAPTIONS = {
     "guerrilla": "French effective orders denied per game by the Spanish Guerrilla Action (mean, 95% "
                  "interval) against the starting counters, one line per spending policy (P4), one panel "
                  "per value of the other swept parameters.",
+    "tactician": "Tactician cards the main side holds at the start of each of its turns (mean over "
+                 "games), one line per sweep point: how each format feeds and spends Tactician cards.",
 }
 TITLES = {"main": "Main result", "sweep": "Reported metrics", "convergence": "Convergence",
           "distribution": "Per-game distributions", "rack_wait": "Courier Rack waiting times",
           "heatmap": "Effective orders by section and sweep point", "odds": "Answers against exact values",
-          "guerrilla": "Orders denied against starting Guerrilla counters"}
+          "guerrilla": "Orders denied against starting Guerrilla counters",
+          "tactician": "Tactician cards held over the game"}
 
 
 def all_charts(inp: dict) -> list[Chart]:
     """Every chart of a study, rendered (empty when no point has results yet)."""
     if inp["summary"].empty:
         return []
-    kinds = ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS
-    if inp["kind"] == "engine" and guerrilla_paths(inp):
-        kinds = (*kinds, "guerrilla")
+    kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
     out = []
     for k in kinds:
         fig = figure(inp, k)

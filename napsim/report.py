@@ -201,6 +201,20 @@ def rack_wait_frame(data: StudyData) -> pd.DataFrame:
     return _with_params(data, pd.DataFrame(rows, columns=["point", "kind", "wait_turns", "cards"]))
 
 
+def tactician_frame(data: StudyData) -> pd.DataFrame:
+    """Mean Tactician cards a side holds at the start of its turn t, per point, side and turn
+    (from the kernel's per-turn sums; summed over the commanders of the side)."""
+    rows = []
+    for pid, acc in data.accs.items():
+        tt = acc.extra.get("tactician_turns")
+        if tt is None or acc.games == 0:
+            continue
+        for s, key in enumerate(data.meta["side_keys"]):
+            for t in range(tt.shape[1]):
+                rows.append(dict(point=pid, side_key=key, turn=t + 1, held=tt[s, t] / acc.games))
+    return pd.DataFrame(rows, columns=["point", "side_key", "turn", "held"])
+
+
 def rack_wait_summary(data: StudyData) -> pd.DataFrame:
     """Per point and card kind: cards taken, mean and std of the wait, share taken without waiting."""
     df = rack_wait_frame(data)
@@ -280,7 +294,7 @@ def chart_inputs(data: StudyData) -> dict:
                points=data.meta["points"], summary=summary_frame(data))
     if data.kind == "engine":
         inp.update(convergence=convergence_frame(data), rack_wait=rack_wait_frame(data),
-                   distribution=distribution_frame(data))
+                   distribution=distribution_frame(data), tactician=tactician_frame(data))
     return inp
 
 

@@ -405,6 +405,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         tturn[s, ply // 2] += tac[s]
         if multi:  # each holder may spend one of his own (a card is used in his section)
             for cc in range(4):
+                cmet[s, cc, CM_TAC_HELD_SUM] += tacc[s, cc]  # held at the start of the turn
                 if tacc[s, cc] > 0:
                     used = np.int64(uniform(rs) < pol[s, 11])
                     tacc[s, cc] -= used
@@ -412,7 +413,6 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                     tac_disc[0] += used
                     met[s, M_TAC_PLAYED] += used
                     cmet[s, cc, CM_TAC_PLAYED] += used
-                cmet[s, cc, CM_TAC_HELD_SUM] += tacc[s, cc]
         elif tac[s] > 0:
             used = np.int64(uniform(rs) < pol[s, 11])  # a coin: counted, not branched on
             tac[s] -= used

@@ -297,16 +297,16 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                     sqn[s] += 1
                     met[s, M_SQ_FORMED] += 1
         # Tactician cards are spent at a policy rate (only their count matters to card flow)
-        for c in range(3):
+        for c in range(3):  # held at the start of the turn, before any is spent (as in EPIC)
+            cmet[s, c + 1, CM_TURNS] += 1
+            cmet[s, c + 1, CM_TAC_HELD_SUM] += tac[s, c]
+            cmet[s, c + 1, CM_HAND_SUM] += cn[s, c]
+            tac_turn[s, turn] += tac[s, c]
             if tac[s, c] > 0 and uniform(rs) < pol[s, 11]:
                 tac[s, c] -= 1
                 tac_disc[0] += 1
                 met[s, M_TAC_PLAYED] += 1
                 cmet[s, c + 1, CM_TAC_PLAYED] += 1
-            cmet[s, c + 1, CM_TURNS] += 1
-            cmet[s, c + 1, CM_TAC_HELD_SUM] += tac[s, c]
-            cmet[s, c + 1, CM_HAND_SUM] += cn[s, c]
-            tac_turn[s, turn] += tac[s, c]
         cmet[s, 0, CM_HAND_SUM] += hn[s]
         # P7: a First Strike held by the opponent's CIC or a Corps commander
         fs_card = -1

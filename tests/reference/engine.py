@@ -553,14 +553,14 @@ class _Game:
                     met[s, M["squares_formed"]] += 1
             # Tactician cards spent at the policy rate; with 2-4 a side each holder his own
             if multi:
-                for cc in range(4):
+                for cc in range(4):  # held counted at the start of the turn, before spending
+                    self.cmet[s, cc, CM["tactician_held_sum"]] += self.tac_by[s][cc]
                     if self.tac_by[s][cc] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
                         self.tac_by[s][cc] -= 1
                         self.tac[s] -= 1
                         self.tac_disc += 1
                         met[s, M["tactician_played"]] += 1
                         self.cmet[s, cc, CM["tactician_played"]] += 1
-                    self.cmet[s, cc, CM["tactician_held_sum"]] += self.tac_by[s][cc]
             elif self.tac[s] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
                 self.tac[s] -= 1
                 self.tac_disc += 1

@@ -320,15 +320,15 @@ class _LgbGame:
                         cmet[s, 0, CM["square_cards"]] += 1
                         met[s, M["squares_formed"]] += 1
             # Tactician cards spent at the policy rate (their count is all that matters)
-            for w in range(3):
+            for w in range(3):  # held counted at the start of the turn, before spending
+                cmet[s, w + 1, CM["commander_turns"]] += 1
+                cmet[s, w + 1, CM["tactician_held_sum"]] += self.tac[s][w]
+                cmet[s, w + 1, CM["hand_sum"]] += len(corps[s][w])
                 if self.tac[s][w] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
                     self.tac[s][w] -= 1
                     self.tac_disc += 1
                     met[s, M["tactician_played"]] += 1
                     cmet[s, w + 1, CM["tactician_played"]] += 1
-                cmet[s, w + 1, CM["commander_turns"]] += 1
-                cmet[s, w + 1, CM["tactician_held_sum"]] += self.tac[s][w]
-                cmet[s, w + 1, CM["hand_sum"]] += len(corps[s][w])
             cmet[s, 0, CM["hand_sum"]] += len(hand[s])
             # rule P7: the opponent's first commander holding a First Strike may play it
             fs_card = -1

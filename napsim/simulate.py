@@ -343,14 +343,6 @@ class SimResult:
                 rows.append(dict(side=side.name, metric=f"effective_per_turn_{sec}",
                                  kind="mean_per_turn", value=tot[epic.M_EFF + x] / max(turns, 1),
                                  ci_low=np.nan, ci_high=np.nan, n=turns))
-            init = 0
-            if self.commanders is not None:
-                init = int(self.commanders[s, :, cm.CM_INIT_ORDERED].sum()
-                           + self.commanders[s, :, cm.CM_INIT_MARCH].sum()
-                           + self.commanders[s, :, cm.CM_INIT_MELEE].sum())
-            rows.append(dict(side=side.name, metric="orders_per_turn_with_initiative",
-                             kind="mean_per_turn", value=(eff + init) / max(turns, 1),
-                             ci_low=np.nan, ci_high=np.nan, n=turns))
             if self._guerrilla_rows():
                 rows += _guerrilla_summary(side.name, tot, turns)
             if self.commanders is not None:
@@ -474,8 +466,4 @@ def _commander_summary(side: str, cmet: np.ndarray, s: int, games: int, turns: i
         lo, hi = wilson(k, n)
         rows.append(dict(side=side, metric="initiative_share", kind="rate", value=k / n if n else np.nan,
                          ci_low=lo, ci_high=hi, n=n))
-        tot = int(cmet[s, :, cm.CM_INIT_ORDERED].sum() + cmet[s, :, cm.CM_INIT_MARCH].sum()
-                  + cmet[s, :, cm.CM_INIT_MELEE].sum())
-        rows.append(dict(side=side, metric="initiative_orders_per_turn", kind="mean_per_turn",
-                         value=tot / max(turns, 1), ci_low=np.nan, ci_high=np.nan, n=turns))
     return rows

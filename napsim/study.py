@@ -96,12 +96,17 @@ ODDS_ASKS = {
 }
 # per-game columns computed from the kernel's metrics: name -> metrics summed
 DERIVED = {"nominal_total": ("nominal_L", "nominal_C", "nominal_R"),
-           "effective_total": ("effective_L", "effective_C", "effective_R")}
+           "effective_total": ("effective_L", "effective_C", "effective_R"),
+           # card orders plus initiative orders (RULES.md M6.2, L6): every unit a side ordered
+           "orders_total": ("effective_L", "effective_C", "effective_R", "initiative_orders")}
 # summary rows added to SimResult.summary(): name -> (kind, per-game column)
 EXTRA_ROWS = {"nominal_total": ("mean_per_game", "nominal_total"),
               "effective_total": ("mean_per_game", "effective_total"),
               "nominal_per_turn": ("mean_per_turn", "nominal_total"),
-              "effective_per_turn": ("mean_per_turn", "effective_total")}
+              "effective_per_turn": ("mean_per_turn", "effective_total"),
+              "orders_total": ("mean_per_game", "orders_total"),
+              "orders_per_turn": ("mean_per_turn", "orders_total"),
+              "initiative_orders_per_turn": ("mean_per_turn", "initiative_orders")}
 DEFAULT_METRICS = ("effective_per_turn", "effective_per_turn_L", "effective_per_turn_C",
                    "effective_per_turn_R", "effective_share_of_nominal", "share_picks_from_5",
                    "share_picks_from_4", "share_picks_from_3", "same_section_turn_rate",
@@ -756,6 +761,9 @@ def engine_summary(acc: Acc, side_keys, side_names) -> pd.DataFrame:
                     r["ci_low"], r["ci_high"] = ratio - half, ratio + half
         frames.append(pd.DataFrame(rows))
     out = pd.concat(frames, ignore_index=True)
+    # a mean with no per-game column behind it (per-commander means, orders with initiative) has
+    # no interval: say so rather than label NaNs normal95
+    out.loc[out["ci_low"].isna() & (out["kind"] != "rate"), "interval"] = "none"
     return out[["side_key", "side", "metric", "kind", "value", "std", "ci_low", "ci_high", "n", "games",
                 "interval"]]
 

@@ -49,7 +49,8 @@ M_G_FRENCH_TURNS, M_G_OFFERED, M_G_SPENT, M_G_SABRE, M_G_NULLIFIED = 40, 41, 42,
 M_G_DENIED_NOM, M_G_DENIED_EFF, M_G_NOT_SPENT = 45, 46, 47
 M_G_NULL_SEC, M_G_DENIED_EFF_SEC = 48, 51  # + section
 M_G_ACQUIRED, M_G_HELD_END, M_G_POOL_END = 54, 55, 56
-N_METRICS = 57
+M_INIT_ORDERS = 57  # units ordered by initiative rolls (M6.2, L6; zero with 1-2 players a side)
+N_METRICS = 58
 METRIC_NAMES = (
     "nominal_L", "nominal_C", "nominal_R", "effective_L", "effective_C", "effective_R",
     "wasted", "turns", "hand_section", "hand_multi", "hand_tactic", "hand_other",
@@ -63,7 +64,7 @@ METRIC_NAMES = (
     "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
     "g_nullified_L", "g_nullified_C", "g_nullified_R",
     "g_denied_effective_L", "g_denied_effective_C", "g_denied_effective_R",
-    "g_acquired", "g_held_end", "g_pool_end",
+    "g_acquired", "g_held_end", "g_pool_end", "initiative_orders",
 )
 assert len(METRIC_NAMES) == N_METRICS
 
@@ -809,6 +810,7 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
         # M6.2 / M8.2: no card and no multi-section orders in his section: two battle dice
         free = r0 if x == 0 else (r1 if x == 1 else r2)
         tdr, cdr, d1, d2, ordered = roll_initiative(rs, False, units[s], x, -1, free, cmet[s, cx])
+        met[s, M_INIT_ORDERS] += ordered
         _trace(trace, tn, EV_INITIATIVE, ply, s, cx, d1, d2, ordered, tdr, cdr, x, 0)
         for _ in range(tdr):
             _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cx, trace, tn, ply)

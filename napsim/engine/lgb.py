@@ -99,6 +99,7 @@ from napsim.engine.epic import (
     M_G_SABRE,
     M_G_SPENT,
     M_HAND_KIND,
+    M_INIT_ORDERS,
     M_MARCH_UNITS,
     M_NOM,
     M_PICK_FROM,
@@ -580,6 +581,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             if src == SRC_INITIATIVE:
                 tdr, cdr, d1, d2, ordered = roll_initiative(rs, True, units[s], xa, xb,
                                                             tot_a + tot_b, cmet[s, kc + 1])
+                met[s, M_INIT_ORDERS] += ordered
                 pl[11, kc] += cdr
                 pl[12, kc] += tdr
                 _trace(trace, tn, EV_INITIATIVE, ply, s, kc, d1, d2, ordered, tdr, cdr, 0, 0)

@@ -272,9 +272,11 @@ class _Game:
                     left[f] -= 1
                     free -= 1
                     cm[CM["initiative_ordered"]] += 1
+                    self.met[s, M["initiative_orders"]] += 1
             else:  # a flag: one unit March Moves; a sabre: one unit melees
                 free -= 1
                 cm[CM["initiative_march" if f == "flag" else "initiative_melee"]] += 1
+                self.met[s, M["initiative_orders"]] += 1
         if double:
             self.draw_tactician(s, cc)
 

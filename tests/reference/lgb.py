@@ -190,10 +190,12 @@ class _LgbGame:
                     free -= 1
                     used[x] += 1
                     cm[CM["initiative_ordered"]] += 1
+                    self.met[s, M["initiative_orders"]] += 1
             elif x == FLAG:  # one unit March Moves
                 if free > 0:
                     free -= 1
                     cm[CM["initiative_march"]] += 1
+                    self.met[s, M["initiative_orders"]] += 1
             elif sum(units[u, y] for u in range(3) for y in secs) > 0:  # a sabre: one block lost
                 cm[CM["blocks_lost"]] += 1
         return 0

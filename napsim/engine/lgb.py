@@ -126,7 +126,7 @@ from napsim.engine.epic import (
 )
 from napsim.engine.epic import _draw_card as _draw_card_inline
 from napsim.engine.epic import _trace as _trace_inline
-from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
+from napsim.engine.rng import battle_die, bounded, mix64, next_u64, shuffle, start_game, uniform
 
 # the EPIC kernel inlines these at numba IR level; here plain calls keep compilation short
 _trace = njit(cache=True, _nrt=False)(getattr(_trace_inline, "py_func", _trace_inline))
@@ -198,11 +198,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
     n_cards = deck.shape[0]
     for i in range(n_cards):
         pile[i] = deck[i]
-    for i in range(n_cards - 1, 0, -1):
-        j = bounded(rs, i + 1)
-        t = pile[i]
-        pile[i] = pile[j]
-        pile[j] = t
+    shuffle(rs, pile, n_cards)
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
     st[:] = 0
     pn = st[0:1]
@@ -727,11 +723,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                 pile[pn[0]] = disc[i]
                 pn[0] += 1
             dn[0] = 0
-            for i in range(pn[0] - 1, 0, -1):
-                j = bounded(rs, i + 1)
-                t = pile[i]
-                pile[i] = pile[j]
-                pile[j] = t
+            shuffle(rs, pile, pn[0])
             met[s, M_ELAN] += 1
             _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
             for k2 in range(2):

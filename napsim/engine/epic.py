@@ -702,7 +702,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             met[s, M_G_POOL_END] += gst[0, G_POOL]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _commander_spent(o, gst, held, cmd_sec, cmet, nullified):
     """G6 metrics: the commander whose holding shrank spent the counter (the CIC's general
     holding, or a section commander's). `held` packs the holdings before the attempt."""
@@ -725,7 +725,7 @@ def _holds_tactician(fmt, cc):
     return cc >= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply):
     """One Tactician card (D4) for commander cc of side s."""
     if tac_pile[0] == 0:
@@ -742,7 +742,7 @@ def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace,
     _trace(trace, tn, EV_COMMANDER_TACTICIAN, ply, s, cc, tacc[s, cc], tac[s], 0, 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner, q0, r0,
                      r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val, cmet, tacc, tac,
                      tac_pile, tac_disc, met, trace, tn):

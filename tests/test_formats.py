@@ -612,3 +612,16 @@ def test_epic1_has_no_commander_metrics_and_the_same_results():
     three = sim_for(EPIC3).run(200, 5).summary()["metric"]
     assert three.str.startswith("c1.").any() and three.str.startswith("cic.").any()
     assert not three.str.startswith("c3.").any()  # epic3 has three players a side
+
+
+@pytest.mark.parametrize("fmt", ["standard", "epic1", "epic2", "epic3", "epic4", "lgb"])
+def test_game_length_is_the_scenario_turn_limit(fmt):
+    # rule V1: a game lasts the scenario's fixed number of turns per side, in every format, so
+    # card-flow statistics compare across formats
+    deck = "ccn70" if fmt == "standard" else "gmt90"
+    sc = load_scenario("formats-armies", overrides={"scenario.format": fmt, "scenario.turns": 7,
+                                                    "scenario.deck": deck})
+    res = Simulation.build(sc, (("random", {}), ("random", {}))).run(300, seed=11, per_game=True)
+    turns = res.per_game[:, :, epic.M_TURNS]
+    assert (turns == 7).all()
+    assert res.guerrilla_turns.shape == (3, 7) and res.tactician_turns.shape == (2, 7)

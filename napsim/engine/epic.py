@@ -135,18 +135,26 @@ def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
 
 
 @njit(cache=True, inline="always")
-def _draw_tactician(tac, tac_pile, tac_disc, met, side, trace, tn, ply):
-    """One Tactician card (D4): from its pile, reshuffled from its discards when empty."""
+def _take_tactician(tac_pile, tac_disc, met, side):
+    """Take one card from the Tactician deck (D4), reshuffled from its discards when empty;
+    False (counted as starved) when both are empty. The caller credits the holder."""
     if tac_pile[0] == 0:
         tac_pile[0] = tac_disc[0]
         tac_disc[0] = 0
     if tac_pile[0] == 0:
         met[side, M_TAC_STARVED] += 1
-        return
+        return False
     tac_pile[0] -= 1
-    tac[side] += 1
     met[side, M_TAC_DRAWN] += 1
-    _trace(trace, tn, EV_TACTICIAN, ply, side, tac[side], 0, 0, 0, 0, 0, 0, 0)
+    return True
+
+
+@njit(cache=True, inline="always")
+def _draw_tactician(tac, tac_pile, tac_disc, met, side, trace, tn, ply):
+    """One Tactician card (D4) for the side's CIC."""
+    if _take_tactician(tac_pile, tac_disc, met, side):
+        tac[side] += 1
+        _trace(trace, tn, EV_TACTICIAN, ply, side, tac[side], 0, 0, 0, 0, 0, 0, 0)
 
 
 @njit(cache=True)
@@ -728,16 +736,10 @@ def _holds_tactician(fmt, cc):
 @njit(cache=True, _nrt=False)
 def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply):
     """One Tactician card (D4) for commander cc of side s."""
-    if tac_pile[0] == 0:
-        tac_pile[0] = tac_disc[0]
-        tac_disc[0] = 0
-    if tac_pile[0] == 0:
-        met[s, M_TAC_STARVED] += 1
+    if not _take_tactician(tac_pile, tac_disc, met, s):
         return
-    tac_pile[0] -= 1
     tac[s] += 1
     tacc[s, cc] += 1
-    met[s, M_TAC_DRAWN] += 1
     cmet[s, cc, CM_TAC_DRAWN] += 1
     _trace(trace, tn, EV_COMMANDER_TACTICIAN, ply, s, cc, tacc[s, cc], tac[s], 0, 0, 0, 0, 0)
 

@@ -109,10 +109,8 @@ from napsim.engine.epic import (
     M_SQ_FORMED,
     M_STARS_MARCH,
     M_STARS_TAC,
-    M_TAC_DRAWN,
     M_TAC_HELD,
     M_TAC_PLAYED,
-    M_TAC_STARVED,
     M_TURNS,
     M_VIOLATIONS,
     M_WASTED,
@@ -123,6 +121,7 @@ from napsim.engine.epic import (
     TRACE_WIDTH,
     WAIT_BINS,
     _resolve,
+    _take_tactician,
 )
 from napsim.engine.epic import _draw_card as _draw_card_inline
 from napsim.engine.epic import _trace as _trace_inline
@@ -147,15 +146,9 @@ NEG_HALF = -5.0e8
 @njit(cache=True, inline="always")
 def _corps_tactician(tac, tac_pile, tac_disc, met, cmet, s, k, trace, tn, ply):
     """One Tactician card for Corps commander k of side s (D4)."""
-    if tac_pile[0] == 0:
-        tac_pile[0] = tac_disc[0]
-        tac_disc[0] = 0
-    if tac_pile[0] == 0:
-        met[s, M_TAC_STARVED] += 1
+    if not _take_tactician(tac_pile, tac_disc, met, s):
         return
-    tac_pile[0] -= 1
     tac[s, k] += 1
-    met[s, M_TAC_DRAWN] += 1
     cmet[s, k + 1, CM_TAC_DRAWN] += 1
     _trace(trace, tn, EV_CORPS_TACTICIAN, ply, s, k, tac[s, k], 0, 0, 0, 0, 0, 0)
 

@@ -157,6 +157,34 @@ def _draw_tactician(tac, tac_pile, tac_disc, met, side, trace, tn, ply):
         _trace(trace, tn, EV_TACTICIAN, ply, side, tac[side], 0, 0, 0, 0, 0, 0, 0)
 
 
+@njit(cache=True, inline="always")
+def _elan_reshuffle(rs, pile, pn, disc, dn, met, s, trace, tn, ply):
+    """E9.4 / L9 Elan: the draw pile and the discards shuffled together (rack cards stay)."""
+    for i in range(dn[0]):
+        pile[pn[0]] = disc[i]
+        pn[0] += 1
+    dn[0] = 0
+    shuffle(rs, pile, pn[0])
+    met[s, M_ELAN] += 1
+    _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn):
+    """E9.6: refill the Courier Rack to five from the draw pile (stops if the draws starve)."""
+    met[s, M_REFILLS] += 1
+    while rn[0] < RACK:
+        t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+        if t < 0:
+            break
+        rack[rn[0]] = t
+        rack_t[rn[0]] = ply + 1
+        rn[0] += 1
+    if trace.shape[0] > 0:
+        _trace(trace, tn, EV_REFILL, ply, s, rn[0], rack[0], rack[1], rack[2], rack[3], rack[4],
+               0, 0)
+
+
 @njit(cache=True)
 def _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq, sqn, hand0, scratch):
     """Count invariant violations: every card in exactly one place; hand + squares = start hand."""
@@ -660,13 +688,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
         # E9.4 Elan: draw pile and discards shuffled together; every player draws a Tactician
         if ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1:
-            for i in range(dn[0]):
-                pile[pn[0]] = disc[i]
-                pn[0] += 1
-            dn[0] = 0
-            shuffle(rs, pile, pn[0])
-            met[s, M_ELAN] += 1
-            _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
+            _elan_reshuffle(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
             for k in range(2):
                 if multi:  # M6.4: every Tactician holder of both sides draws one
                     for cc in range(4):
@@ -677,17 +699,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                     _draw_tactician(tac, tac_pile, tac_disc, met, (s + k) % 2, trace, tn, ply)
         # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
         if not standard and rn[0] <= 2:
-            met[s, M_REFILLS] += 1
-            while rn[0] < RACK:
-                t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
-                if t < 0:
-                    break
-                rack[rn[0]] = t
-                rack_t[rn[0]] = ply + 1
-                rn[0] += 1
-            if tracing:
-                _trace(trace, tn, EV_REFILL, ply, s, rn[0], rack[0], rack[1], rack[2], rack[3],
-                       rack[4], 0, 0)
+            _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
         if check:
             met[s, M_VIOLATIONS] += _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq,
                                            sqn, hand0, scratch)

@@ -66,12 +66,10 @@ from napsim.engine.epic import (
     C_STARS,
     C_TDRAW,
     EV_DRAW,
-    EV_ELAN,
     EV_FIRST_STRIKE,
     EV_G_ATTEMPT,
     EV_G_GAIN,
     EV_ORDERS,
-    EV_REFILL,
     EV_SCOUT,
     EV_SQUARE,
     EV_TURN,
@@ -83,7 +81,6 @@ from napsim.engine.epic import (
     M_E4,
     M_E4_USED,
     M_EFF,
-    M_ELAN,
     M_FIRST_STRIKE,
     M_G_ACQUIRED,
     M_G_DENIED_EFF,
@@ -104,7 +101,6 @@ from napsim.engine.epic import (
     M_NOM,
     M_PICK_FROM,
     M_RACK_KIND,
-    M_REFILLS,
     M_SCOUT,
     M_SQ_FORMED,
     M_STARS_MARCH,
@@ -120,6 +116,8 @@ from napsim.engine.epic import (
     TACTICIAN_DECK,
     TRACE_WIDTH,
     WAIT_BINS,
+    _elan_reshuffle,
+    _refill_rack,
     _resolve,
     _take_tactician,
 )
@@ -712,29 +710,14 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
         # commander of both sides draws a Tactician card
         if elan:
-            for i in range(dn[0]):
-                pile[pn[0]] = disc[i]
-                pn[0] += 1
-            dn[0] = 0
-            shuffle(rs, pile, pn[0])
-            met[s, M_ELAN] += 1
-            _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
+            _elan_reshuffle(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
             for k2 in range(2):
                 for kc in range(3):
                     _corps_tactician(tac, tac_pile, tac_disc, met, cmet, (s + k2) % 2, kc, trace,
                                      tn, ply)
         # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
         if rn[0] <= 2:
-            met[s, M_REFILLS] += 1
-            while rn[0] < RACK:
-                t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
-                if t < 0:
-                    break
-                rack[rn[0]] = t
-                rack_t[rn[0]] = ply + 1
-                rn[0] += 1
-            _trace(trace, tn, EV_REFILL, ply, s, rn[0], rack[0], rack[1], rack[2], rack[3],
-                   rack[4], 0, 0)
+            _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
         if check:
             met[s, M_VIOLATIONS] += _check_lgb(counts, pile, pn, disc, dn, hand, hn, chand, cn,
                                                rack, rn, sq, sqn, scratch)

@@ -98,11 +98,12 @@ def card_table(deck: Deck) -> CardTable:
     )
 
 
-def units_array(scenario: Scenario) -> np.ndarray:
-    """[side, 4, 3]: infantry, cavalry, artillery, leaders per section."""
-    u = np.zeros((2, 4, 3), np.int64)
+def units_array(scenario: Scenario, six: bool = False) -> np.ndarray:
+    """[side, 4, sections]: infantry, cavalry, artillery, leaders per section: the three EPIC
+    sections, or with `six` the LGB sections L1 L2 C1 C2 R1 R2."""
+    u = np.zeros((2, 4, 6 if six else 3), np.int64)
     for s, side in enumerate(scenario.sides):
-        for x, sec in enumerate(side.sections):
+        for x, sec in enumerate(side.lgb_sections if six else side.sections):
             u[s, :, x] = (sec.infantry, sec.cavalry, sec.artillery, sec.leaders)
     return u
 

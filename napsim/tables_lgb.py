@@ -20,7 +20,7 @@ from numba import njit
 
 from napsim.cards import CAP_ALL, CAP_CMD, CAP_NONE
 from napsim.scenarios import Scenario
-from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, NEG, CardTable, _eligible
+from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, NEG, CardTable, _eligible, units_array
 
 SRC_CIC, SRC_OWN = 0, 1
 N_OPT = 2
@@ -28,11 +28,7 @@ N_OPT = 2
 
 def units6_array(scenario: Scenario) -> np.ndarray:
     """[side, 4, 6]: infantry, cavalry, artillery, leaders in L1 L2 C1 C2 R1 R2."""
-    u = np.zeros((2, 4, 6), np.int64)
-    for s, side in enumerate(scenario.sides):
-        for x, sec in enumerate(side.lgb_sections):
-            u[s, :, x] = (sec.infantry, sec.cavalry, sec.artillery, sec.leaders)
-    return u
+    return units_array(scenario, six=True)
 
 
 @njit(cache=True)

@@ -80,7 +80,8 @@ class Simulation:
             raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{epic.MAX_HAND - 1}")
         tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard")
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
-                         cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd],
+                         cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd,
+                         np.where(cards.kind == 0, 1 << np.maximum(cards.sec, 0), 8)],
                         axis=1).astype(np.int64)
         counts = np.bincount(cards.deck, minlength=len(cards.names)).astype(np.int64)
         lgb_t = None

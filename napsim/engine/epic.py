@@ -88,7 +88,8 @@ G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
 
 # card-table columns packed into one int array: ctab[type, column]
 C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR, C_EQ = range(10)
-N_CCOLS = 10
+C_E4BIT = 10  # 1 << section for a section card, 8 for any other (the E4 test ORs them)
+N_CCOLS = 11
 
 # one pair record rec_t[side, cmd, a, b, :] (napsim.tables.pair_records), one cache line: the
 # number of tied best placements, those placements, then the orders of placement p at
@@ -476,28 +477,19 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         cm = ctab[last_hand[o], C_MIRROR] if last_hand[o] != void else void
         res_scratch[0, 0] = void
         res_scratch[1, 0] = void
+        secs = np.int64(0)  # E4 test: the sections of the section cards, bit 3 any other card
         for i in range(n_h):
-            res_scratch[0, i] = _resolve_mirror(ctab, hand[s, i], cm, void)
+            r = _resolve_mirror(ctab, hand[s, i], cm, void)
+            res_scratch[0, i] = r
+            secs |= ctab[r, C_E4BIT]
         for j in range(n_r):
-            res_scratch[1, j] = _resolve_mirror(ctab, rack[j], cm, void)
-        # E4: every hand and rack card is a section card of one section
-        e4 = False
-        if not standard and n_h > 0 and n_r > 0:
-            t = res_scratch[0, 0]
-            sec0 = ctab[t, C_SEC]
-            e4 = ctab[t, C_KIND] == 0
-            for i in range(1, n_h):
-                if not e4:
-                    break
-                t = res_scratch[0, i]
-                e4 = ctab[t, C_KIND] == 0 and ctab[t, C_SEC] == sec0
-            for j in range(n_r):
-                if not e4:
-                    break
-                t = res_scratch[1, j]
-                e4 = ctab[t, C_KIND] == 0 and ctab[t, C_SEC] == sec0
-            if e4:
-                met[s, M_E4] += 1
+            r = _resolve_mirror(ctab, rack[j], cm, void)
+            res_scratch[1, j] = r
+            secs |= ctab[r, C_E4BIT]
+        # E4: every hand and rack card is a section card of one section (a single bit of 0-2)
+        e4 = not standard and n_h > 0 and n_r > 0 and secs < 8 and (secs & (secs - 1)) == 0
+        if e4:
+            met[s, M_E4] += 1
         if check:
             tmp_hand_ok = hn[s] + sqn[s] == hand0[s]
             if not tmp_hand_ok:
@@ -516,13 +508,14 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
                                             last_hand[o], void, pol, ctab, best_val, best_k,
                                             best_list, n_place, place_list, e4_only, res_scratch,
-                                            play_val, play_key, rec_t)
+                                            play_val, play_key, rec_t, tracing)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
             hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, last_hand[o],
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
-                                       place_list, e4_only, res_scratch, play_val, play_key, rec_t)
+                                       place_list, e4_only, res_scratch, play_val, play_key, rec_t,
+                                       tracing)
         ta = void
         tb = void
         if hi >= 0:
@@ -858,7 +851,7 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
 @njit(cache=True, inline="always")
 def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
             best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val, play_key,
-            rec_t):
+            rec_t, tracing):
     """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
     rack slot or -1, placement, score); hand slot -1 when nothing is legal.
 
@@ -874,13 +867,13 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
         res_scratch[1, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
     return _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
                             best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
-                            play_val, play_key, rec_t)
+                            play_val, play_key, rec_t, tracing)
 
 
 @njit(cache=True, inline="always")
 def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
                      best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
-                     play_val, play_key, rec_t):
+                     play_val, play_key, rec_t, tracing):
     """_choose with res_scratch[0, :max(n_h, 1)] and res_scratch[1, :max(n_r, 1)] already holding
     the resolved hand and rack cards (VOID in slot 0 of an empty one)."""
     hi = -1
@@ -919,9 +912,6 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
         if top < 0:
             return hi, rj, p, best
         best_code = np.int64(ties[0])
-        bi = best_code // 64
-        bj = best_code % 64
-        best = play_val[s, e4i, c, res_scratch[0, bi], res_scratch[1, bj]]
         if n_top > 1:
             best_pr = mix64(tie_key ^ np.uint64(best_code))
             for k in range(1, n_top):
@@ -930,8 +920,10 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
                 if pr > best_pr:
                     best_pr = pr
                     best_code = code
-            bi = best_code // 64
-            bj = best_code % 64
+        bi = best_code // 64
+        bj = best_code % 64
+        if tracing:  # the score only shows in a trace: no table load (often a cache miss) else
+            best = play_val[s, e4i, c, res_scratch[0, bi], res_scratch[1, bj]]
         hi = bi if n_h > 0 else -2
         rj = bj if n_r > 0 else -1
         rec = rec_t[s, c, res_scratch[0, bi], res_scratch[1, bj]]

@@ -875,7 +875,8 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
                      best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
                      play_val, play_key, rec_t, tracing):
     """_choose with res_scratch[0, :max(n_h, 1)] and res_scratch[1, :max(n_r, 1)] already holding
-    the resolved hand and rack cards (VOID in slot 0 of an empty one)."""
+    the resolved hand and rack cards (VOID in slot 0 of an empty one). The ranked path reads the
+    score only when `tracing` (it shows in the trace alone) and returns -1e18 otherwise."""
     hi = -1
     rj = -1
     p = 0

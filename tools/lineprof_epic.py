@@ -95,7 +95,7 @@ def _report(work: Path, top: int = 45) -> None:
                          input="\n".join(hex(a) for a in inside), capture_output=True, text=True,
                          check=True).stdout.splitlines()
     lines: Counter = Counter()
-    for addr, loc in zip(out[0::2], out[1::2]):
+    for addr, loc in zip(out[0::2], out[1::2], strict=True):  # addr2line -a: address, place
         m = re.search(r":(\d+)", loc)
         lines[int(m.group(1)) if m else 0] += inside[int(addr, 16)]
     epic = (ROOT / "napsim/engine/epic.py").read_text().splitlines()

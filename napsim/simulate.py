@@ -23,7 +23,15 @@ from napsim.errors import NapsimInputError
 from napsim.policies import policy_vector
 from napsim.scenarios import Scenario, load_scenario
 from napsim.stats import wilson
-from napsim.tables import KIND_NAMES, CardTable, PairTables, card_table, pair_tables, units_array
+from napsim.tables import (
+    KIND_NAMES,
+    KIND_SECTION,
+    CardTable,
+    PairTables,
+    card_table,
+    pair_tables,
+    units_array,
+)
 from napsim.tables_lgb import LgbTables, lgb_tables, units6_array
 
 DEFAULT_CHUNK = 20_000
@@ -81,7 +89,7 @@ class Simulation:
         tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard")
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
                          cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd,
-                         np.where(cards.kind == 0, 1 << np.maximum(cards.sec, 0), 8)],
+                         np.where(cards.kind == KIND_SECTION, 1 << np.maximum(cards.sec, 0), 8)],
                         axis=1).astype(np.int64)
         counts = np.bincount(cards.deck, minlength=len(cards.names)).astype(np.int64)
         lgb_t = None

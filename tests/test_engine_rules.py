@@ -17,13 +17,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numba import njit
 from tomlwrite import dump_toml
 from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim import NapsimInputError, exact
 from napsim.cards import DECK_DIR, load_deck
 from napsim.engine import epic
-from napsim.engine.rng import battle_die, seed_key
+from napsim.engine.rng import battle_die, seed_key, start_game
 from napsim.policies import policy_vector
 from napsim.scenarios import SCENARIO_DIR, load_scenario
 from napsim.simulate import Simulation
@@ -334,6 +335,62 @@ def test_d6_reshuffle_rebuilds_from_discards_only(tmp_path):
                 # the discards (the turn's start plus the two cards just played), nothing more
                 assert r[A] == turn[H] + 2
     assert n_reshuffles > 20
+
+
+@njit(cache=True)
+def _deal_orders(run_key, games, n, first, merge_at):
+    """Deal a pile of cards 0..n-1 through epic._draw_card, game by game. With 0 < merge_at < n,
+    cards first..n-1 start in the discards and join the pile through _elan_reshuffle after
+    merge_at draws (E9.4). Returns the dealt orders [games, n]."""
+    out = np.empty((games, n), np.int64)
+    rs = np.empty(2, np.uint64)
+    pile = np.empty(n, np.uint16)
+    disc = np.empty(n, np.uint16)
+    st = np.zeros(2, np.int64)
+    met = np.zeros((2, epic.N_METRICS), np.int64)
+    trace = np.zeros((0, epic.TRACE_WIDTH), np.int64)
+    tn = np.zeros(1, np.int64)
+    for g in range(games):
+        start_game(rs, run_key, g)
+        for i in range(n):
+            if i < first:
+                pile[i] = i
+            else:
+                disc[i - first] = i
+        st[0] = first
+        st[1] = n - first
+        for k in range(n):
+            if k == merge_at:
+                epic._elan_reshuffle(pile, st[0:1], disc, st[1:2], met, 0, trace, tn, k)
+            out[g, k] = epic._draw_card(rs, pile, st[0:1], disc, st[1:2], met, 0, trace, tn, k)
+    return out
+
+
+@pytest.mark.parametrize("merge_at", [0, 2])
+def test_d6_e9_4_lazy_draws_deal_every_order_equally_often(merge_at):
+    # rule D6, rule E9.4: the kernel keeps its draw pile unordered and takes a uniformly random
+    # card at each draw. Dealt in full, a 5-card pile must come out in each of its 5! = 120 orders
+    # with probability 1/120; after an Elan (merge_at=2: cards 0-2 in the pile, 3-4 discarded,
+    # merged after two draws) the last three cards are a uniform order of the three left.
+    games, n = 120_000, 5
+    first = n if merge_at == 0 else 3
+    orders = _deal_orders(seed_key(23), games, n, first, merge_at)
+    assert (np.sort(orders, axis=1) == np.arange(n)).all()  # each card dealt exactly once
+    if merge_at == 0:
+        codes = orders @ (n ** np.arange(n))
+        counts = np.array(list(Counter(codes.tolist()).values()))
+        assert counts.size == 120
+        p = 1 / 120
+    else:
+        assert np.isin(orders[:, :2], [0, 1, 2]).all()  # before the Elan only the pile deals
+        rest = orders[:, 2:]
+        left = np.sort(rest, axis=1)
+        codes = (rest[:, :, None] == left[:, None, :]).argmax(axis=2) @ (3 ** np.arange(3))
+        counts = np.bincount(codes, minlength=27)[np.bincount(codes, minlength=27) > 0]
+        assert counts.size == 6
+        p = 1 / 6
+    se = np.sqrt(games * p * (1 - p))
+    assert (np.abs(counts - games * p) < 4.5 * se).all(), counts  # 4.5 sigma over 120 cells
 
 
 def test_d6_starved_draws_counted(tmp_path):

@@ -32,7 +32,7 @@ from napsim.engine.commanders import (
     N_CM,
     roll_initiative,
 )
-from napsim.engine.rng import battle_die, bounded, mix64, next_u64, shuffle, start_game, uniform
+from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
 
 # metric slots per side
 M_NOM, M_EFF = 0, 3            # + section
@@ -118,7 +118,13 @@ def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
 
 @njit(cache=True, inline="always")
 def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
-    """Top card of the draw pile, reshuffling the discards when it is empty (D6); -1 if starved."""
+    """The next card of the draw pile, reshuffling the discards into it when it is empty (D6);
+    -1 if starved.
+
+    The pile is kept unordered and shuffled lazily: each draw takes a uniformly random card of
+    it (one Fisher-Yates step). The cards come out in the same distribution as drawing from the
+    top of a fully shuffled pile, at one random draw per card dealt instead of one per card
+    shuffled, and a reshuffle is only the move of the discards."""
     if pn[0] == 0:
         if dn[0] == 0:
             met[side, M_STARVED] += 1
@@ -128,11 +134,14 @@ def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
             pile[i] = disc[i]
         pn[0] = dn[0]
         dn[0] = 0
-        shuffle(rs, pile, pn[0])
         met[side, M_RESHUFFLE] += 1
         _trace(trace, tn, EV_RESHUFFLE, ply, side, pn[0], 0, 0, 0, 0, 0, 0, 0)
-    pn[0] -= 1
-    return pile[pn[0]]
+    n = pn[0] - 1
+    j = bounded(rs, n + 1)
+    t = pile[j]
+    pile[j] = pile[n]
+    pn[0] = n
+    return t
 
 
 @njit(cache=True, inline="always")
@@ -159,13 +168,13 @@ def _draw_tactician(tac, tac_pile, tac_disc, met, side, trace, tn, ply):
 
 
 @njit(cache=True, inline="always")
-def _elan_reshuffle(rs, pile, pn, disc, dn, met, s, trace, tn, ply):
-    """E9.4 / L9 Elan: the draw pile and the discards shuffled together (rack cards stay)."""
+def _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply):
+    """E9.4 / L9 Elan: the draw pile and the discards shuffled together (rack cards stay). The
+    pile is shuffled lazily (_draw_card), so the discards only join it."""
     for i in range(dn[0]):
         pile[pn[0]] = disc[i]
         pn[0] += 1
     dn[0] = 0
-    shuffle(rs, pile, pn[0])
     met[s, M_ELAN] += 1
     _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
 
@@ -357,8 +366,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     tracing = trace.shape[0] > 0  # without a buffer no event is formatted or counted
     n_cards = deck.shape[0]
     for i in range(n_cards):
-        pile[i] = deck[i]
-    shuffle(rs, pile, n_cards)
+        pile[i] = deck[i]  # shuffled lazily, one random card at each draw (_draw_card)
     # small counters live in one caller-owned array: no allocation in the game loop
     st[:] = 0
     pn = st[0:1]
@@ -681,7 +689,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
         # E9.4 Elan: draw pile and discards shuffled together; every player draws a Tactician
         if ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1:
-            _elan_reshuffle(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
             for k in range(2):
                 if multi:  # M6.4: every Tactician holder of both sides draws one
                     for cc in range(4):

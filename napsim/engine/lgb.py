@@ -123,7 +123,7 @@ from napsim.engine.epic import (
 )
 from napsim.engine.epic import _draw_card as _draw_card_inline
 from napsim.engine.epic import _trace as _trace_inline
-from napsim.engine.rng import battle_die, bounded, mix64, next_u64, shuffle, start_game, uniform
+from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
 
 # the EPIC kernel inlines these at numba IR level; here plain calls keep compilation short
 _trace = njit(cache=True, _nrt=False)(getattr(_trace_inline, "py_func", _trace_inline))
@@ -188,8 +188,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
     cmax = best_t.shape[3] - 1
     n_cards = deck.shape[0]
     for i in range(n_cards):
-        pile[i] = deck[i]
-    shuffle(rs, pile, n_cards)
+        pile[i] = deck[i]  # shuffled lazily, one random card at each draw (_draw_card)
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
     st[:] = 0
     pn = st[0:1]
@@ -710,7 +709,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
         # commander of both sides draws a Tactician card
         if elan:
-            _elan_reshuffle(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
             for k2 in range(2):
                 for kc in range(3):
                     _corps_tactician(tac, tac_pile, tac_disc, met, cmet, (s + k2) % 2, kc, trace,

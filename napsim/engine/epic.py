@@ -398,6 +398,17 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 if fmt >= 3:
                     cmet[k, cmd_sec[k, x], CM_G_START] += gcfg[k, G_START_L + x]
     multi = fmt >= 2
+    # rmap[t]: the card type t plays as this turn (_resolve). Only the Counter-Attack entries
+    # change from turn to turn (they copy the opponent's last card), so each turn rewrites those
+    # few and every hand and rack card then resolves with one load.
+    rmap = res_scratch[3]
+    ca_types = res_scratch[4]
+    n_ca = 0
+    for t in range(void + 1):
+        rmap[t] = void if ctab[t, C_FS] == 1 else t
+        if ctab[t, C_COUNTER] == 1 and ctab[t, C_FS] == 0:
+            ca_types[n_ca] = t
+            n_ca += 1
     # E1 setup: hands (first player first), Tactician cards, then the rack
     for k in range(2):
         s = (first + k) % 2
@@ -483,15 +494,17 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         # every card as it would play this turn (a Counter-Attack counts as the card it copies),
         # resolved once for the E4 test and the choice
         cm = ctab[last_hand[o], C_MIRROR] if last_hand[o] != void else void
+        for k in range(n_ca):
+            rmap[ca_types[k]] = cm
         res_scratch[0, 0] = void
         res_scratch[1, 0] = void
         secs = np.int64(0)  # E4 test: the sections of the section cards, bit 3 any other card
         for i in range(n_h):
-            r = _resolve_mirror(ctab, hand[s, i], cm, void)
+            r = rmap[hand[s, i]]
             res_scratch[0, i] = r
             secs |= ctab[r, C_E4BIT]
         for j in range(n_r):
-            r = _resolve_mirror(ctab, rack[j], cm, void)
+            r = rmap[rack[j]]
             res_scratch[1, j] = r
             secs |= ctab[r, C_E4BIT]
         # E4: every hand and rack card is a section card of one section (a single bit of 0-2)
@@ -538,8 +551,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             rack[rj] = rack[rn[0]]
             rack_t[rj] = rack_t[rn[0]]
             met[s, M_PICK_FROM + rack_size] += 1
-        ra = _resolve(ctab, ta, last_hand[o], void)
-        rb = _resolve(ctab, tb, last_hand[o], void)
+        ra = rmap[ta]
+        rb = rmap[tb]
         if ctab[ta, C_COUNTER] == 1:
             met[s, M_COUNTER] += 1
         if ctab[tb, C_COUNTER] == 1:
@@ -1005,16 +1018,6 @@ def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_onl
 
 
 @njit(cache=True, inline="always")
-def _resolve_mirror(ctab, t, cm, void):
-    """_resolve with cm = the Counter-Attack's card (ctab[opp_last, C_MIRROR], or VOID) given.
-    The mark columns hold 0 or 1 (napsim.cards validates them), so the choice is arithmetic on
-    them: no branch per card."""
-    r = np.int64(t)
-    r += (cm - r) * ctab[t, C_COUNTER]
-    return r + (void - r) * ctab[t, C_FS]
-
-
-@njit(cache=True, inline="always")
 def _resolve(ctab, t, opp_last, void):
     """The card a type plays as this turn: First Strike gives nothing on its owner's turn,
     Counter-Attack plays as the opponent's last hand card mirrored left/right."""
@@ -1054,7 +1057,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
         rack_t = np.zeros(RACK, np.int64)
         sq = np.empty((2, MAX_HAND), np.uint16)
         scratch = np.zeros(counts.shape[0], np.int64)
-        res_scratch = np.zeros((3, (MAX_HAND + n_cards) * RACK), np.uint16)
+        res_scratch = np.zeros((5, (MAX_HAND + n_cards) * RACK), np.uint16)
         st = np.zeros(16, np.int64)
         gst = np.zeros((2, 8), np.int64)
         met = np.zeros((2, N_METRICS), np.int64)
@@ -1105,7 +1108,7 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
               np.empty(n_cards, np.uint16), np.empty((2, MAX_HAND + n_cards), np.uint16),
               np.zeros(RACK, np.uint16), np.zeros(RACK, np.int64),
               np.empty((2, MAX_HAND), np.uint16), np.zeros(counts.shape[0], np.int64),
-              np.zeros((3, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(16, np.int64), fmt,
+              np.zeros((5, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(16, np.int64), fmt,
               cmd_sec, tac_start, units, np.zeros((2, 4, N_CM), np.int64), np.zeros((2, 4), np.int64),
               np.zeros((2, turns), np.int64))
     return met, trace[: min(tn[0], max_events)]

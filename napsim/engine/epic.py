@@ -615,7 +615,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             avail = 0
             if sx >= 0:
                 avail = min(3, r0 if sx == 0 else (r1 if sx == 1 else r2))
-            if avail > 0 and uniform(rs) < pol[s, 9]:
+            coin = uniform(rs)  # drawn for every star card, so the stream does not wait on avail
+            if avail > 0 and coin < pol[s, 9]:
                 marched += avail
                 met[s, M_STARS_MARCH] += 1
                 if sx == 0:
@@ -950,7 +951,9 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
         rj = bj if n_r > 0 else -1
         rec = rec_t[s, c, res_scratch[0, bi], res_scratch[1, bj]]
         k = np.int64(rec[REC_K])
-        p = np.int64(rec[REC_LIST + (bounded(rs, k) if k > 1 else 0)])
+        # one draw even for a single placement: the stream's position then does not wait on
+        # this record (often a cache miss), and later draws need not either
+        p = np.int64(rec[REC_LIST + bounded(rs, k)])
         return hi, rj, p, best
     for i in range(na):
         ra = res_scratch[0, i]
@@ -987,7 +990,7 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
         ra = res_scratch[0, max(hi, 0)]
         rb = res_scratch[1, max(rj, 0)]
         k = best_k[s, c, ra, rb]
-        p = best_list[s, c, ra, rb, bounded(rs, k) if k > 1 else 0]
+        p = best_list[s, c, ra, rb, bounded(rs, k)]  # one draw, as on the ranked path
     return hi, rj, p, best
 
 

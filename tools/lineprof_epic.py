@@ -9,7 +9,7 @@ from a serial driver that mirrors play_chunk, and its object code is kept.
 
 - lines: a NUMBA_DEBUGINFO=1 build; each sample's address is mapped to a source line with
   `addr2line`. Numba's line table names the calling file for inlined helpers, so a line number
-  below ~150 may be napsim/engine/rng.py's (mix64, shuffle); both texts are printed. Caveat: the
+  below ~150 may be napsim/engine/rng.py's (mix64, bounded); both texts are printed. Caveat: the
   debug build calls numba's `max`/`min` overloads out of line (the release build inlines them),
   which inflates loops that use them, the choice scan most; it runs ~20% slower overall.
 - blocks: the release build as the benchmark runs it; samples per 64-byte block of machine code,

@@ -119,27 +119,3 @@ def uniform(rs):
 def battle_die(rs):
     """One battle die (RULES D5): 0,1 infantry, 2 cavalry, 3 artillery, 4 flag, 5 sabre."""
     return bounded(rs, 6)
-
-
-@njit(cache=True, inline="always")
-def shuffle(rs, a, n):
-    """Shuffle a[:n] in place: for i = n-1 down to 1 swap a[i] and a[bounded(rs, i + 1)], the same
-    draws in the same order, with the stream counter kept in a register for the whole loop."""
-    key = rs[0]
-    c = rs[1]
-    for i in range(n - 1, 0, -1):
-        nn = np.uint64(i + 1)
-        m = (draw_u64(key, c) >> _S32) * nn
-        c += _ONE
-        low = m & _LOW32
-        if low < nn:
-            t = (_TWO32 - nn) % nn
-            while low < t:
-                m = (draw_u64(key, c) >> _S32) * nn
-                c += _ONE
-                low = m & _LOW32
-        j = m >> _S32
-        x = a[i]
-        a[i] = a[j]
-        a[j] = x
-    rs[1] = c

@@ -86,7 +86,8 @@ class Simulation:
         cmax = max(s.hand for s in sc.sides) + 1
         if cmax > epic.MAX_HAND:
             raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{epic.MAX_HAND - 1}")
-        tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard")
+        tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard",
+                             cic_forbidden_sections(sc))
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
                          cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd,
                          np.where(cards.kind == KIND_SECTION, 1 << np.maximum(cards.sec, 0), 8)],
@@ -116,7 +117,7 @@ class Simulation:
             self.policies, self.ctab, self.cards.deck, self.counts, t.best_val, t.best_k, t.best_list,
             t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only, t.play_val, t.play_key,
             t.record,
-            guerrilla_config(sc), *self._commander_args(),
+            guerrilla_config(sc), *self._commander_args(), rule_options(sc, self.deck),
         )
 
     def _commander_args(self):
@@ -138,11 +139,11 @@ class Simulation:
             six = side.lgb_sections
             scfg[k, lgb.S_SPAN:lgb.S_SPAN + 3] = [six[2 * c].spanish + six[2 * c + 1].spanish
                                                    for c in range(3)]
-            scfg[k, lgb.S_G_START:lgb.S_G_START + 3] = corps_guerrilla(side)
+            scfg[k, lgb.S_G_START:lgb.S_G_START + 3] = corps_guerrilla(side, sc.rule("guerrilla_share"))
         sqp = np.array([[s.square_form, s.square_leave] for s in sc.sides], np.float64)
         return (np.int64(sc.turns), np.int64(sc.first), scfg, sqp, self.policies, self.ctab,
                 self.cards.deck, self.counts, t.nom, t.eff, t.rem, t.val, t.best, t.bopt, t.units,
-                np.int64(sc.guerrilla_pool))
+                np.int64(sc.guerrilla_pool), rule_options(sc, self.deck))
 
     def kernel_args(self) -> tuple:
         """(kernel name, packed arguments): what `play_chunk` needs; plain, picklable arrays."""
@@ -198,6 +199,28 @@ class Simulation:
 FORMAT_PLAYERS = {"standard": 1, "epic1": 1, "epic2": 2, "epic3": 3, "epic4": 4, "lgb": 4}
 
 
+def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
+    """ropt[R_*] for the kernels: the scenario's readings of the open points as flags, and the
+    Tactician cards that come with the deck (docs/rules.md, "Rule options")."""
+    r = np.zeros(epic.N_ROPT, np.int64)
+    r[epic.R_INIT_NEEDS_NO_ORDERS] = sc.rule("initiative") == "no_card_no_orders"
+    # the same-section pair goes to one commander: always with 1-2 a side, by option with 3-4
+    r[epic.R_E4_PLAYABLE] = (FORMAT_PLAYERS.get(sc.format, 1) <= 2
+                             or sc.rule("same_section_receiver") == "one_commander")
+    r[epic.R_SHUFFLE_FIRST] = sc.rule("elan_order") == "shuffle_first"
+    r[epic.R_CA_EITHER] = sc.rule("counter_attack_copies") == "either"
+    r[epic.R_TAC_DECK] = getattr(deck, "tactician_deck", epic.TACTICIAN_DECK)  # TODO-merge
+    return r
+
+
+def cic_forbidden_sections(sc: Scenario) -> tuple[int, int]:
+    """Per side, the section where no card may join a multi-section card (cic_keeps = one, EPIC
+    with 3 a side: the CIC commands that section and plays at most one card); -1 elsewhere."""
+    if sc.format != "epic3" or sc.rule("cic_keeps") == "both":
+        return (-1, -1)
+    return (sc.sides[0].cic_section, sc.sides[1].cic_section)
+
+
 def commander_config(sc: Scenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """EPIC with 1-4 players a side (RULES.md M): (commander of each section [side, 3]; starting
     Tactician cards per commander [side, 4]; Guerrilla counters per section [side, 3]).
@@ -229,31 +252,36 @@ def commander_config(sc: Scenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             for i, c in enumerate(holders):
                 tac[k, c] = 1 + side.tactician // 3 + (1 if i < side.tactician % 3 else 0)
         if n >= 3 and side.guerrilla_rule != "off":
-            g_sec[k] = guerrilla_split(side.guerrilla, [x.spanish for x in side.sections])
+            g_sec[k] = guerrilla_split(side.guerrilla, [x.spanish for x in side.sections],
+                                       sc.rule("guerrilla_share"))
     return cmd_sec, tac, g_sec
 
 
-def corps_guerrilla(side) -> list[int]:
+def corps_guerrilla(side, share: str = "lost") -> list[int]:
     """G6 in LGB: each Corps commander's starting counters (`corps_guerrilla`); a scenario that
     gives only `guerrilla` has it split as for 3-4 players a side (`guerrilla_split`)."""
     if any(side.corps_guerrilla) or side.guerrilla == 0:
         return list(side.corps_guerrilla)
     six = side.lgb_sections
-    return guerrilla_split(side.guerrilla, [six[2 * c].spanish + six[2 * c + 1].spanish for c in range(3)])
+    return guerrilla_split(side.guerrilla, [six[2 * c].spanish + six[2 * c + 1].spanish for c in range(3)],
+                           share)
 
 
-def guerrilla_split(counters: int, spanish: list[int]) -> list[int]:
-    """G6 for 3-4 players a side: counters split evenly among the commanders whose sections hold
-    at least four Spanish units; the remainder goes one each to those with the most Spanish units
-    (the leftmost on ties: the policy napsim uses for the CIC's pick). With no such commander the
-    counters stay in the unacquired pool (`unassigned`)."""
+def guerrilla_split(counters: int, spanish: list[int], share: str = "lost") -> list[int]:
+    """G6 for 3-4 players a side: only commanders whose sections hold at least four Spanish units
+    receive counters. share = "lost" (the literal reading): the counters are divided evenly among
+    all the commanders and the share of an ineligible one is not given out; "shared": they are
+    divided among the eligible commanders only. The remainder goes one each to the eligible ones
+    with the most Spanish units (the leftmost on ties: the policy napsim uses for the CIC's pick).
+    Counters nobody receives stay in the unacquired pool."""
     eligible = [i for i, n in enumerate(spanish) if n >= 4]
     out = [0] * len(spanish)
     if not eligible:
         return out
+    among = len(eligible) if share == "shared" else len(spanish)
     for i in eligible:
-        out[i] = counters // len(eligible)
-    for i in sorted(eligible, key=lambda i: (-spanish[i], i))[: counters % len(eligible)]:
+        out[i] = counters // among
+    for i in sorted(eligible, key=lambda i: (-spanish[i], i))[: counters % among]:
         out[i] += 1
     return out
 

@@ -475,14 +475,14 @@ def _metric_list(w, head, key, valid, default):
 def engine_path_patterns(side_keys) -> list[str]:
     """The parameter paths a study may set or sweep, as compact patterns."""
     from napsim.policies import PARAMS
-    from napsim.scenarios import SECTION_KEYS, SIDE_KEYS
+    from napsim.scenarios import RULE_OPTIONS, SECTION_KEYS, SIDE_KEYS
 
     sides = "|".join([*side_keys, "*"])
     side_fields = "|".join(k for k in SIDE_KEYS if k not in ("sections", "name"))
     params = "|".join(k for k in PARAMS if k != "kind")
     return [f"scenario.<{'|'.join(scenario_fields())}>", f"sides.<{sides}>.<{side_fields}>",
             f"sides.<{sides}>.sections.<L|C|R|*>.<{'|'.join(SECTION_KEYS)}>", "deck",
-            f"policy.<{sides}>", f"policy.<{sides}>.<{params}>"]
+            f"rules.<{'|'.join(RULE_OPTIONS)}>", f"policy.<{sides}>", f"policy.<{sides}>.<{params}>"]
 
 
 def scenario_fields() -> list[str]:
@@ -494,7 +494,7 @@ def scenario_fields() -> list[str]:
 
 def _check_engine_path(st: Study, where: str, path: str) -> None:
     from napsim.policies import PARAMS
-    from napsim.scenarios import SECTION_KEYS, SIDE_KEYS
+    from napsim.scenarios import RULE_OPTIONS, SECTION_KEYS, SIDE_KEYS
 
     parts = path.split(".")
     sides = (*st.side_keys, "*")
@@ -505,6 +505,7 @@ def _check_engine_path(st: Study, where: str, path: str) -> None:
             and parts[2] in SIDE_KEYS and parts[2] not in ("sections", "name"))
         or (len(parts) == 5 and parts[0] == "sides" and parts[1] in sides and parts[2] == "sections"
             and parts[3] in ("L", "C", "R", "*") and parts[4] in SECTION_KEYS)
+        or (len(parts) == 2 and parts[0] == "rules" and parts[1] in RULE_OPTIONS)
         or (len(parts) == 2 and parts[0] == "policy" and parts[1] in sides)
         or (len(parts) == 3 and parts[0] == "policy" and parts[1] in sides
             and parts[2] in PARAMS and parts[2] != "kind")

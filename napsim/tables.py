@@ -214,8 +214,10 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
 
 
 @njit(cache=True)
-def _legal_placements(kind, sec, ta, tb, standard, out):
-    """Legal placements of (a, b) into out; returns (count, e4_only)."""
+def _legal_placements(kind, sec, ta, tb, standard, forbid, out):
+    """Legal placements of (a, b) into out; returns (count, e4_only). `forbid` >= 0 is a section
+    where no card may be placed beside a multi-section card (cic_keeps = one, M6.1: the CIC, who
+    commands that section, plays the multi-section card and gives the other one away)."""
     n = 0
     ra = 3 if kind[ta] == KIND_PLACED else 1
     rb = 3 if kind[tb] == KIND_PLACED else 1
@@ -224,6 +226,9 @@ def _legal_placements(kind, sec, ta, tb, standard, out):
         for pb in range(rb):
             sa = _placed_section(kind, sec, ta, pa)
             sb = _placed_section(kind, sec, tb, pb)
+            if forbid >= 0 and ((kind[ta] == KIND_MULTI and sb == forbid)
+                                or (kind[tb] == KIND_MULTI and sa == forbid)):
+                continue
             if sa >= 0 and sa == sb and not standard:
                 if kind[ta] == KIND_SECTION and kind[tb] == KIND_SECTION:
                     e4_only = True  # E4: only when hand and rack are all this section
@@ -236,7 +241,7 @@ def _legal_placements(kind, sec, ta, tb, standard, out):
 
 @njit(cache=True)
 def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_command, fallback,
-           stars, tdraw, scout, standard, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+           stars, tdraw, scout, standard, forbid, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
            place_list, e4_only):
     n_types = kind.shape[0]
     nominal = np.zeros(3, np.int64)
@@ -247,7 +252,7 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
     march_bonus, tac_bonus, scout_bonus, march_prob = policy[4], policy[5], policy[6], policy[9]
     for ta in range(n_types):
         for tb in range(n_types):
-            n, e4 = _legal_placements(kind, sec, ta, tb, standard, buf)
+            n, e4 = _legal_placements(kind, sec, ta, tb, standard, forbid, buf)
             n_place[ta, tb] = n
             e4_only[ta, tb] = e4
             for i in range(n):
@@ -307,17 +312,18 @@ class PairTables:
     nominal: np.ndarray    # [side, cmd, a, b, placement, section]
     eff: np.ndarray
     rem: np.ndarray
-    n_place: np.ndarray    # [a, b] number of legal placements
-    place_list: np.ndarray  # [a, b, k] k-th legal placement
-    e4_only: np.ndarray    # [a, b] legal only in the E4 situation
+    n_place: np.ndarray    # [side, a, b] number of legal placements
+    place_list: np.ndarray  # [side, a, b, k] k-th legal placement
+    e4_only: np.ndarray    # [side, a, b] legal only in the E4 situation
     play_val: np.ndarray   # [side, e4 situation 0/1, cmd, a, b]: best_val, or NEG when illegal
     play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] rank of play_val (see play_keys)
     record: np.ndarray | None = None  # [side, cmd, a, b, :] one compact row per pair (pair_records)
 
 
 def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.ndarray,
-                standard: bool) -> PairTables:
-    """Evaluate every (a, b, placement) for both sides and commands 0..cmax."""
+                standard: bool, forbid: tuple[int, int] = (-1, -1)) -> PairTables:
+    """Evaluate every (a, b, placement) for both sides and commands 0..cmax. forbid[side] >= 0:
+    the section of that side's CIC under cic_keeps = one (see _legal_placements)."""
     t = len(cards.names)
     shape = (2, cmax + 1, t, t)
     best_val = np.zeros(shape, np.float64)
@@ -326,19 +332,18 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     nom = np.zeros((*shape, N_PLACE, 3), np.int16)
     eff = np.zeros_like(nom)
     rem = np.zeros_like(nom)
-    n_place = np.zeros((t, t), np.int64)
-    place_list = np.zeros((t, t, N_PLACE), np.int64)
-    e4_only = np.zeros((t, t), np.bool_)
+    n_place = np.zeros((2, t, t), np.int64)
+    place_list = np.zeros((2, t, t, N_PLACE), np.int64)
+    e4_only = np.zeros((2, t, t), np.bool_)
     for s in range(2):
         _build(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
                cards.cap, cards.filt, cards.take_command, cards.fallback, cards.stars,
-               cards.tdraw, cards.scout, standard, best_val[s], best_k[s], best_list[s], nom[s],
-               eff[s],
-               rem[s], n_place, place_list, e4_only)
-    legal = n_place > 0
+               cards.tdraw, cards.scout, standard, np.int64(forbid[s]), best_val[s], best_k[s],
+               best_list[s], nom[s], eff[s], rem[s], n_place[s], place_list[s], e4_only[s])
+    legal = (n_place > 0)[:, None]  # [side, 1, a, b] against best_val [side, cmd, a, b]
     play_val = np.full((2, 2, cmax + 1, t, t), NEG)
     play_val[:, 1] = np.where(legal, best_val, NEG)
-    play_val[:, 0] = np.where(legal & ~e4_only, best_val, NEG)
+    play_val[:, 0] = np.where(legal & ~e4_only[:, None], best_val, NEG)
     return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only,
                       play_val, play_keys(play_val), pair_records(nom, eff, rem, best_k, best_list))
 

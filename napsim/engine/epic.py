@@ -47,7 +47,7 @@ M_SQ_FORMED, M_TAC_HELD, M_TAC_STARVED, M_VIOLATIONS = 36, 37, 38, 39
 # Spanish Guerrilla Action (G7), kept on the Spanish side's row
 M_G_FRENCH_TURNS, M_G_OFFERED, M_G_SPENT, M_G_SABRE, M_G_NULLIFIED = 40, 41, 42, 43, 44
 M_G_DENIED_NOM, M_G_DENIED_EFF, M_G_NOT_SPENT = 45, 46, 47
-M_G_NULL_SEC, M_G_DENIED_EFF_SEC = 48, 51  # + section
+M_G_NULL_SEC, M_G_DENIED_EFF_SEC = 48, 51  # + section of the French card, French seat (S4)
 M_G_ACQUIRED, M_G_HELD_END, M_G_POOL_END = 54, 55, 56
 M_INIT_ORDERS = 57  # units ordered by initiative rolls (M6.2, L6; zero with 1-2 players a side)
 N_METRICS = 58
@@ -62,8 +62,9 @@ METRIC_NAMES = (
     "squares_formed", "tactician_held_end", "tactician_starved", "invariant_violations",
     "g_french_turns", "g_offered", "g_spent", "g_stopped_by_sabre", "g_cards_nullified",
     "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
-    "g_nullified_L", "g_nullified_C", "g_nullified_R",
-    "g_denied_effective_L", "g_denied_effective_C", "g_denied_effective_R",
+    "g_nullified_in_french_L", "g_nullified_in_french_C", "g_nullified_in_french_R",
+    "g_denied_effective_in_french_L", "g_denied_effective_in_french_C",
+    "g_denied_effective_in_french_R",
     "g_acquired", "g_held_end", "g_pool_end", "initiative_orders",
 )
 assert len(METRIC_NAMES) == N_METRICS
@@ -85,6 +86,16 @@ G_RULE, G_START, G_FRENCH, G_SPAN, G_POOL0 = 0, 1, 2, 3, 6  # G_SPAN + section
 G_START_L = 8  # + section: counters of each section commander at the start (G6, 3-4 a side)
 N_GCFG = 11
 G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
+
+# rule options ropt[column]: the reading of each open point (docs/rules.md, "Rule options"), as
+# kernel flags packed by napsim.simulate.rule_options
+R_INIT_NEEDS_NO_ORDERS = 0  # 1: no initiative roll when a multi-section card ordered his section
+R_E4_PLAYABLE = 1           # 1: the E4 same-section pair may be played (one commander plays both)
+R_SHUFFLE_FIRST = 2         # 1: the Elan reshuffle comes before the turn's Command draw
+R_CA_EITHER = 3             # 1: Counter-Attack copies either card of the opponent's last turn
+R_TAC_DECK = 4              # Tactician cards that come with the Command deck (0: none, D4)
+N_ROPT = 5
+NO_TACTICIAN_DECK = -1      # tac_disc[0] when the game has no Tactician deck at all
 
 # card-table columns packed into one int array: ctab[type, column]
 C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR, C_EQ = range(10)
@@ -147,8 +158,11 @@ def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
 @njit(cache=True, inline="always")
 def _take_tactician(tac_pile, tac_disc, met, side):
     """Take one card from the Tactician deck (D4), reshuffled from its discards when empty;
-    False (counted as starved) when both are empty. The caller credits the holder."""
+    False (counted as starved) when both are empty, and False uncounted when the Command deck
+    comes without a Tactician deck. The caller credits the holder."""
     if tac_pile[0] == 0:
+        if tac_disc[0] == NO_TACTICIAN_DECK:
+            return False
         tac_pile[0] = tac_disc[0]
         tac_disc[0] = 0
     if tac_pile[0] == 0:
@@ -227,6 +241,9 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
                       eff_t, met, g_turn, trace, tn):
     """The Spanish side o facing French turn of side s (G1, G2, G5, P4).
 
+    Sections are mirrored (S4): a French card in the French section x can be stopped by a counter
+    held in the Spanish section 2 - x; per-section metrics and trace events name the French card's
+    section from the French seat.
     Returns (placement, card a, card b, turn over) after any nullification: a nullified card
     becomes VOID (no orders, no marks, no Tactician draw); under the base rule both cards are
     stopped and the French turn ends with the replacement draw.
@@ -252,9 +269,9 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
             kd = ctab[t, C_KIND]
             if t == void or kd == 1 or kd == 3:  # G5: multi-section cards cannot be stopped
                 continue
-            sx = ctab[t, C_SEC] if kd == 0 else (pa if k == 0 else pb)
-            if gst[o, G_HELD_L + sx] + gst[o, G_HELD_ANY] == 0:
-                continue  # G5: a counter only targets a card in its own section
+            sx = ctab[t, C_SEC] if kd == 0 else (pa if k == 0 else pb)  # from the French seat
+            if gst[o, G_HELD_L + 2 - sx] + gst[o, G_HELD_ANY] == 0:
+                continue  # G5, S4: a counter only targets a card in the section it faces
             if k == 0:
                 e_card = full_eff - _pair_sum(eff_t, s, c, void, rb, pb)
             else:
@@ -277,8 +294,8 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
         met[o, M_G_NOT_SPENT] += 1
         _trace(trace, tn, EV_G_ATTEMPT, ply, o, target, tsec, t_eff, -1, G_OUT_DECLINED, 0, 0, 0)
         return p, ra, rb, False
-    if tsec >= 0 and gst[o, G_HELD_L + tsec] > 0:
-        gst[o, G_HELD_L + tsec] -= 1
+    if tsec >= 0 and gst[o, G_HELD_L + 2 - tsec] > 0:  # the Spanish section facing it (S4)
+        gst[o, G_HELD_L + 2 - tsec] -= 1
     elif gst[o, G_HELD_ANY] > 0:
         gst[o, G_HELD_ANY] -= 1
     else:
@@ -345,7 +362,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
               e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn, check, met, wait_hist, trace,
               tn,
               pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec, tac_start,
-              units, cmet, tacc, tturn):
+              units, cmet, tacc, tturn, ropt):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait].
 
     fmt: players a side (1 for EPIC one a side and the standard game). With 2-4 (RULES.md M) the
@@ -360,7 +377,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     per section, not per type); the epic2 sub-commander's orders are those of the section his card
     is in. cmd_sec[side, section] is the section's commander,
     tac_start[side, commander] the starting Tactician cards, units[side, type, section].
-    tturn[side, turn] sums the Tactician cards a side holds at the start of its turns."""
+    tturn[side, turn] sums the Tactician cards a side holds at the start of its turns. ropt holds
+    the readings of the open points (R_* columns)."""
     start_game(rs, run_key, game)
     void = ctab.shape[0] - 1
     tracing = trace.shape[0] > 0  # without a buffer no event is formatted or counted
@@ -379,10 +397,15 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     tac_disc = st[10:11]
     last_hand = st[11:13]
     nominal = st[13:16]
+    last_rack = st[16:18]
     pn[0] = n_cards
-    tac_pile[0] = TACTICIAN_DECK
+    tac_pile[0] = ropt[R_TAC_DECK]
+    if ropt[R_TAC_DECK] == 0:
+        tac_disc[0] = NO_TACTICIAN_DECK  # D4: no Tactician card is dealt or drawn
     last_hand[0] = void
     last_hand[1] = void
+    last_rack[0] = void
+    last_rack[1] = void
     gst[:, :] = 0
     gst[0, G_POOL] = gcfg[0, G_POOL0]
     g_total = gst[0, G_POOL]
@@ -493,7 +516,13 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         n_r = rn[0] if not standard else 0
         # every card as it would play this turn (a Counter-Attack counts as the card it copies),
         # resolved once for the E4 test and the choice
-        cm = ctab[last_hand[o], C_MIRROR] if last_hand[o] != void else void
+        c = min(cmd, best_val.shape[1] - 1)
+        ca_src = last_hand[o]  # the opponent's card a Counter-Attack copies, mirrored (D3)
+        if ropt[R_CA_EITHER] == 1 and last_rack[o] != void and (
+                ca_src == void or best_val[s, c, ctab[last_rack[o], C_MIRROR], void]
+                > best_val[s, c, ctab[ca_src, C_MIRROR], void] + 1e-9):
+            ca_src = last_rack[o]  # either card of his last turn: the better one to copy
+        cm = ctab[ca_src, C_MIRROR] if ca_src != void else void
         for k in range(n_ca):
             rmap[ca_types[k]] = cm
         res_scratch[0, 0] = void
@@ -511,6 +540,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         e4 = not standard and n_h > 0 and n_r > 0 and secs < 8 and (secs & (secs - 1)) == 0
         if e4:
             met[s, M_E4] += 1
+        e4_play = e4 and ropt[R_E4_PLAYABLE] == 1  # 3-4 a side: see same_section_receiver
         if check:
             tmp_hand_ok = hn[s] + sqn[s] == hand0[s]
             if not tmp_hand_ok:
@@ -525,15 +555,14 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 for j in range(rn[0]):
                     trace[k, 11 + MAX_HAND + j] = rack[j]
         # the choice: hand slot hi (-2: none), rack slot rj (-1: none), placement p
-        c = min(cmd, best_val.shape[1] - 1)
-        hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
-                                            last_hand[o], void, pol, ctab, best_val, best_k,
+        hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4_play,
+                                            ca_src, void, pol, ctab, best_val, best_k,
                                             best_list, n_place, place_list, e4_only, res_scratch,
                                             play_val, play_key, rec_t, tracing)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
-            hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, last_hand[o],
+            hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4_play, ca_src,
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
                                        place_list, e4_only, res_scratch, play_val, play_key, rec_t,
                                        tracing)
@@ -562,6 +591,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             last_hand[s] = ra
         if tb != void:
             met[s, M_RACK_KIND + ctab[tb, C_KIND]] += 1
+        last_rack[s] = rb  # the rack card of this turn (void if none), for R_CA_EITHER
         if e4 and ra != void and rb != void and ctab[ra, C_SEC] == ctab[rb, C_SEC]:
             met[s, M_E4_USED] += 1
         pa = p // 3
@@ -662,6 +692,9 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             if multi:  # G4: the counter belongs to the section's commander (the CIC's with 2)
                 cmet[s, cmd_sec[s, gain_sec] if fmt >= 3 and gain_sec < 3 else 0, CM_G_ACQUIRED] += 1
             _trace(trace, tn, EV_G_GAIN, ply, s, gain_sec, gst[0, G_POOL], 0, 0, 0, 0, 0, 0)
+        elan = ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1
+        if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
+            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
         t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
         if scouted and t1 >= 0:
             t2 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
@@ -690,7 +723,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         if multi and not turn_over:
             _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner,
                              q0, r0, r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val,
-                             cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn)
+                             cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn, ropt)
         elif fmt >= 3:
             for x in range(3):
                 cmet[s, cmd_sec[s, x], CM_TURNS] += 1
@@ -701,9 +734,11 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             # E9.3 Tactician draws
             for _ in range(tac_draws):
                 _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
-        # E9.4 Elan: draw pile and discards shuffled together; every player draws a Tactician
-        if ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1:
-            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
+        # E9.4 Elan: draw pile and discards shuffled together (after the Command draws unless
+        # elan_order = shuffle_first); every player draws a Tactician
+        if elan:
+            if ropt[R_SHUFFLE_FIRST] == 0:
+                _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
             for k in range(2):
                 if multi:  # M6.4: every Tactician holder of both sides draws one
                     for cc in range(4):
@@ -774,7 +809,7 @@ def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace,
 @njit(cache=True, _nrt=False)
 def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner, q0, r0,
                      r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val, cmet, tacc, tac,
-                     tac_pile, tac_disc, met, trace, tn):
+                     tac_pile, tac_disc, met, trace, tn, ropt):
     """One turn of the commander layer (RULES.md M4, M6, M8): who received which card, initiative
     rolls for section commanders left without a card or multi-section orders, and the turn's
     Tactician draws (E9.3) for the commander who earned them.
@@ -834,9 +869,9 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
             cmet[s, cx, CM_RECEIVED] += got
             continue
         cmet[s, cx, CM_NO_CARD] += 1
-        if multi_orders > 0:
-            continue
-        # M6.2 / M8.2: no card and no multi-section orders in his section: two battle dice
+        if multi_orders > 0 and ropt[R_INIT_NEEDS_NO_ORDERS] == 1:
+            continue  # initiative = no_card_no_orders
+        # M6.2 / M8.2: no card (and, by the option, no multi-section orders): two battle dice
         free = r0 if x == 0 else (r1 if x == 1 else r2)
         tdr, cdr, d1, d2, ordered = roll_initiative(rs, False, units[s], x, -1, free, cmet[s, cx])
         met[s, M_INIT_ORDERS] += ordered
@@ -1002,8 +1037,8 @@ def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_onl
         ra = res_scratch[0, i]
         for j in range(max(n_r, 1)):
             rb = res_scratch[1, j]
-            if not (e4_only[ra, rb] and not e4):
-                total += n_place[ra, rb]
+            if not (e4_only[s, ra, rb] and not e4):
+                total += n_place[s, ra, rb]
     if total == 0:
         return -1, -1, 0, 0.0
     pick = bounded(rs, total)
@@ -1011,12 +1046,12 @@ def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_onl
         ra = res_scratch[0, i]
         for j in range(max(n_r, 1)):
             rb = res_scratch[1, j]
-            if e4_only[ra, rb] and not e4:
+            if e4_only[s, ra, rb] and not e4:
                 continue
-            if pick < n_place[ra, rb]:
-                return (i if n_h > 0 else -2, j if n_r > 0 else -1, place_list[ra, rb, pick],
+            if pick < n_place[s, ra, rb]:
+                return (i if n_h > 0 else -2, j if n_r > 0 else -1, place_list[s, ra, rb, pick],
                         best_val[s, c, ra, rb])
-            pick -= n_place[ra, rb]
+            pick -= n_place[s, ra, rb]
     return -1, -1, 0, 0.0
 
 
@@ -1035,7 +1070,7 @@ def _resolve(ctab, t, opp_last, void):
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
                place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
-               check, per_game):
+               ropt, check, per_game):
     """Play games [first_game, first_game + n). Returns (metrics summed over the chunk [2, M],
     per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
     guerrilla per-turn histogram [offered/spent/nullified, turn], per-commander metrics
@@ -1061,7 +1096,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
         sq = np.empty((2, MAX_HAND), np.uint16)
         scratch = np.zeros(counts.shape[0], np.int64)
         res_scratch = np.zeros((5, (MAX_HAND + n_cards) * RACK), np.uint16)
-        st = np.zeros(16, np.int64)
+        st = np.zeros(18, np.int64)
         gst = np.zeros((2, 8), np.int64)
         met = np.zeros((2, N_METRICS), np.int64)
         cmet = np.zeros((2, 4, N_CM), np.int64)
@@ -1080,7 +1115,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
                       gturn_b[b], check, met,
                       wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec,
-                      tac_start, units, cmet, tacc, tturn_b[b])
+                      tac_start, units, cmet, tacc, tturn_b[b], ropt)
             met_b[b] += met
             if fmt >= 2:
                 cmet_b[b] += cmet
@@ -1094,7 +1129,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
                deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-               e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
+               e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt,
                max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     n_cards = deck.shape[0]
@@ -1111,7 +1146,7 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
               np.empty(n_cards, np.uint16), np.empty((2, MAX_HAND + n_cards), np.uint16),
               np.zeros(RACK, np.uint16), np.zeros(RACK, np.int64),
               np.empty((2, MAX_HAND), np.uint16), np.zeros(counts.shape[0], np.int64),
-              np.zeros((5, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(16, np.int64), fmt,
+              np.zeros((5, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(18, np.int64), fmt,
               cmd_sec, tac_start, units, np.zeros((2, 4, N_CM), np.int64), np.zeros((2, 4), np.int64),
-              np.zeros((2, turns), np.int64))
+              np.zeros((2, turns), np.int64), ropt)
     return met, trace[: min(tn[0], max_events)]

@@ -112,8 +112,10 @@ from napsim.engine.epic import (
     M_WASTED,
     MAX_HAND,
     N_METRICS,
+    NO_TACTICIAN_DECK,
+    R_SHUFFLE_FIRST,
+    R_TAC_DECK,
     RACK,
-    TACTICIAN_DECK,
     TRACE_WIDTH,
     WAIT_BINS,
     _elan_reshuffle,
@@ -178,7 +180,8 @@ def _pick_opt(rs, is_random, s, k, src, c, r, val, bopt):
 
 @njit(cache=True, _nrt=False)
 def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
-                  eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, check, met, cmet, wait_hist,
+                  eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, met, cmet,
+                  wait_hist,
                   g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,
                   scratch, pl, gsc, res, st, cn, tac, gst):
     """Play one La Grande Battles game; add its metrics to met[side], cmet[side, commander],
@@ -206,7 +209,9 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
     gst[:, :] = 0  # Guerrilla counters per Corps commander
     pool = g_pool0
     pn[0] = n_cards
-    tac_pile[0] = TACTICIAN_DECK
+    tac_pile[0] = ropt[R_TAC_DECK]
+    if ropt[R_TAC_DECK] == 0:
+        tac_disc[0] = NO_TACTICIAN_DECK  # D4: no Tactician card is dealt or drawn
     for k in range(2):
         if scfg[k, S_G_RULE] != 0:
             for c in range(3):
@@ -485,9 +490,9 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             t_second = 0
             t_eff = -1
             t_assault = 0
-            for kc in range(3):
-                if gst[o, kc] == 0 or (pl[3, kc] != SRC_CIC and pl[3, kc] != SRC_OWN):
-                    continue
+            for kc in range(3):  # kc: the French Corps (wing) whose card it is, French seat
+                if gst[o, 2 - kc] == 0 or (pl[3, kc] != SRC_CIC and pl[3, kc] != SRC_OWN):
+                    continue  # S4: only the Spanish Corps facing his wing may spend against it
                 src = int(pl[3, kc])
                 for which in range(2):
                     r = int(pl[4, kc]) if which == 0 else int(pl[8, kc])
@@ -515,10 +520,10 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                     _trace(trace, tn, EV_G_ATTEMPT, ply, o, t_second, target, t_eff, -1,
                            G_OUT_DECLINED, 0, 0, 0)
                 else:
-                    gst[o, target] -= 1
+                    gst[o, 2 - target] -= 1  # the facing Spanish Corps spends it (S4)
                     pool += 1  # a spent counter returns to the unacquired pool
                     met[o, M_G_SPENT] += 1
-                    cmet[o, target + 1, CM_G_SPENT] += 1
+                    cmet[o, 3 - target, CM_G_SPENT] += 1
                     g_turn[1, turn] += 1
                     roll = battle_die(rs)
                     if roll == 5:
@@ -532,7 +537,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                         q = int(pl[6, target]) if t_second == 0 else int(pl[10, target])
                         met[o, M_G_NULLIFIED] += 1
                         met[o, M_G_NULL_SEC + target] += 1
-                        cmet[o, target + 1, CM_G_NULLIFIED] += 1
+                        cmet[o, 3 - target, CM_G_NULLIFIED] += 1
                         g_turn[2, turn] += 1
                         met[o, M_G_DENIED_NOM] += nom_t[s, target, src, cc, r, q]
                         met[o, M_G_DENIED_EFF] += t_eff
@@ -667,6 +672,8 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         if fs_card >= 0:
             disc[dn[0]] = fs_card
             dn[0] += 1
+        if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
+            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
         # L9 end of turn: the CIC draws one; after a Scout two, keeps one, gives one away
         t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
         if scouted and t1 >= 0:
@@ -709,7 +716,8 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
         # commander of both sides draws a Tactician card
         if elan:
-            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
+            if ropt[R_SHUFFLE_FIRST] == 0:
+                _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
             for k2 in range(2):
                 for kc in range(3):
                     _corps_tactician(tac, tac_pile, tac_disc, met, cmet, (s + k2) % 2, kc, trace,
@@ -877,7 +885,7 @@ def _scratch(n_cards, n_types):
 
 @njit(cache=True, parallel=True)
 def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
-                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, check, per_game):
+                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
     """Play games [first_game, first_game + n). Returns (metrics [2, M], per-game metrics
     [n or 0, 2, M], per-commander metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM],
     rack waits [4, bins], guerrilla per turn [3, turns], Tactician held per turn [2, turns])."""
@@ -919,7 +927,7 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
             met[:, :] = 0
             cmet[:, :, :] = 0
             play_game_lgb(rs, first_game + g, run_key, turns, first, scfg, sqp, pol, ctab, deck,
-                          counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, check,
+                          counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
                           met, cmet, wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand,
                           chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst)
             met_b[b] += met
@@ -932,7 +940,7 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
 
 
 def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
-                   rem_t, val_t, best_t, bopt_t, units, g_pool0, max_events=40000):
+                   rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events=40000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     n_cards = deck.shape[0]
     met = np.zeros((2, N_METRICS), np.int64)
@@ -942,7 +950,7 @@ def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, coun
     pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
         _scratch(n_cards, counts.shape[0])
     play_game_lgb(np.empty(2, np.uint64), game, run_key, turns, first, scfg, sqp, pol, ctab, deck,
-                  counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, True, met,
+                  counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, met,
                   cmet, np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
                   np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t,
                   sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst)

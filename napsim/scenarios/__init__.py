@@ -36,6 +36,17 @@ SIDE_KEYS = (
 SCENARIO_KEYS = ("name", "format", "deck", "turns", "first", "description", "examples",
                  "guerrilla_pool")
 GUERRILLA_RULES = ("off", "base", "epic")
+# Open readings of the rule texts (docs/rules.md, "Rule options"): the optional [rules] table of a
+# scenario picks one per point; the first value is the default, the most literal reading.
+RULE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "initiative": ("no_card", "no_card_no_orders"),            # M6.2, M8.2
+    "same_section_receiver": ("two_commanders", "one_commander"),  # E4 with M6.1, M8.1
+    "cic_keeps": ("one", "both"),                              # M6.1
+    "guerrilla_share": ("lost", "shared"),                     # G6
+    "elan_order": ("draw_first", "shuffle_first"),             # E9.4, L9
+    "counter_attack_copies": ("either", "hand"),               # D3 counter_attack
+}
+DEFAULT_RULES: dict[str, str] = {k: v[0] for k, v in RULE_OPTIONS.items()}
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,11 @@ class Scenario:
     examples: str = ""
     guerrilla_pool: int = 0
     sha256: str = field(default="", repr=False)
+    rules: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_RULES))  # RULE_OPTIONS
+
+    def rule(self, name: str) -> str:
+        """The reading in force for one open point (a key of RULE_OPTIONS)."""
+        return self.rules[name]
 
 
 def builtin_scenarios() -> list[str]:
@@ -125,6 +141,8 @@ def load_scenario(name_or_path: str | Path, overrides: dict | None = None) -> Sc
 def apply_override(data: dict, dotted: str, value, where: str) -> None:
     """Set data[a][b][c] = value for 'a.b.c'; every step but the last must already exist."""
     keys = dotted.split(".")
+    if keys[0] == "rules" and len(keys) == 2:
+        data.setdefault("rules", {})  # the [rules] table is optional in a scenario file
     node = data
     for i, k in enumerate(keys[:-1]):
         if not isinstance(node, dict) or k not in node:
@@ -139,7 +157,7 @@ def apply_override(data: dict, dotted: str, value, where: str) -> None:
 def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
     """Validate a parsed TOML document into a Scenario."""
     where = str(path)
-    check_keys(where, data, ("scenario", "sides"), ("scenario", "sides"))
+    check_keys(where, data, ("scenario", "sides", "rules"), ("scenario", "sides"))
     head = data["scenario"]
     w = f"{where}: [scenario]"
     check_keys(w, head, SCENARIO_KEYS, ("name", "format", "deck", "turns", "first"))
@@ -183,8 +201,17 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
         name=get_str(w, head, "name"), path=path, format=fmt, deck=deck, turns=turns,
         first=list(sides_raw).index(first_key), sides=sides,
         description=get_str(w, head, "description", ""), examples=get_str(w, head, "examples", ""),
-        guerrilla_pool=pool, sha256=sha256,
+        guerrilla_pool=pool, sha256=sha256, rules=parse_rules(where, data.get("rules", {})),
     )
+
+
+def parse_rules(where: str, table) -> dict[str, str]:
+    """The [rules] table: one reading per open point, the literal reading where not given."""
+    w = f"{where}: [rules]"
+    if not isinstance(table, dict):
+        raise NapsimInputError(where, "rules", "not a table", "[rules] with " + ", ".join(RULE_OPTIONS))
+    check_keys(w, table, tuple(RULE_OPTIONS))
+    return {k: get_choice(w, table, k, v, v[0]) for k, v in RULE_OPTIONS.items()}
 
 
 def _parse_section(w: str, table: dict) -> Section:

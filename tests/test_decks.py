@@ -247,8 +247,10 @@ def test_unknown_header_line(tmp_path, builtin_path):
     path, lines = _bad_deck(tmp_path, builtin_path, _add_comment("# author: me"))
     with pytest.raises(NapsimInputError) as err:
         load_deck(path)
-    assert lines[HEADER] == 5  # title, total, note, the bad line, then the table
-    assert str(err.value).startswith(f"{path}:4: ")
+    comments, _, _, _ = read_deck_csv(builtin_path("ccn70"))
+    bad = len(comments) + 1  # the file's own header lines, the bad line, then the table
+    assert lines[HEADER] == bad + 1
+    assert str(err.value).startswith(f"{path}:{bad}: ")
     assert err.value.field == "header"
 
 

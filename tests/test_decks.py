@@ -21,11 +21,12 @@ from napsim.cli import main
 # rule D1 and shared/data/decks.md: the confirmed deck sizes.
 DECK_TOTALS = {"gmt90": 90, "ccn70": 70, "cca60": 60, "epic-tcg-sealed30": 30}
 
-# shared/data/decks.md: composition by kind ("section" in that text counts multi-section cards).
+# composition by napsim kind (the card lists' "section" group also counts multi-section cards;
+# for cca60 the Ancients groups map onto kinds as in tests/test_deck_data.py).
 DECK_KINDS = {
     "gmt90": {"section": 50, "multi": 10, "tactic": 30},
     "ccn70": {"section": 40, "multi": 8, "tactic": 22},
-    "cca60": {"section": 23, "multi": 4, "troop": 10, "leadership": 6, "tactic": 17},
+    "cca60": {"section": 26, "multi": 4, "troop": 10, "leadership": 3, "tactic": 17},
 }
 
 

@@ -38,7 +38,8 @@ def decks(ctx: click.Context) -> None:
             kinds = d.cards.groupby("kind")["count"].sum().to_dict()
             mix = ", ".join(f"{k} {v}" for k, v in kinds.items())
             flag = "  (some counts estimated)" if d.estimated_rows else ""
-            rows.append(f"{name:<20} {d.n_cards:>3} cards  {mix}{flag}\n{'':<20} {d.title}")
+            rows.append(f"{name:<20} {d.n_cards:>3} cards  {mix}{flag}\n"
+                        f"{'':<20} {d.title}; {_tactician_text(d)}")
         click.echo("\n".join(rows))
 
 
@@ -48,8 +49,10 @@ def decks_show(deck: str) -> None:
     """Print a deck's composition grouped by kind and section."""
     d = load_deck(deck)
     click.echo(f"{d.title}  [{d.path}]")
-    if d.note:
-        click.echo(f"note: {d.note}")
+    for line in filter(None, d.note.splitlines()):
+        click.echo(f"note: {line}")
+    default = "" if d.tactician_deck_declared else " (default: the file has no '# tactician_deck:' line)"
+    click.echo(_tactician_text(d) + default)
     c = d.cards
     for kind, group in c.groupby("kind", sort=False):
         click.echo(f"\n{kind} cards: {int(group['count'].sum())}")
@@ -59,9 +62,24 @@ def decks_show(deck: str) -> None:
             for _, r in sub.iterrows():
                 click.echo(f"    {r['count']:>3}  {r['name']:<28} {_describe(r)}  [{r['confidence']}]")
     click.echo(f"\ntotal: {d.n_cards} cards in {d.n_types} types")
+    outside = d.unit_classes_outside_model()
+    if outside:  # the engine orders these cards' units by unit_filter alone
+        treated: dict[str, list[str]] = {}
+        for uc, filters in outside.items():
+            treated.setdefault(" or ".join(_FILTER_WORDS.get(f, f) for f in filters), []).append(uc)
+        click.echo(f"unit classes not in napsim's model: {', '.join(outside)} (treated as: "
+                   + "; ".join(f"{', '.join(ucs)} = {t}" for t, ucs in treated.items()) + ")")
     warning = d.estimated_warning()
     if warning:
         click.echo(warning)
+
+
+_FILTER_WORDS = {"any": "any unit", "inf": "infantry", "cav": "cavalry", "art": "artillery",
+                 "inf_art": "infantry or artillery", "leader": "leaders and their units"}
+
+
+def _tactician_text(d) -> str:
+    return f"Tactician deck: {d.tactician_deck} cards" if d.tactician_deck else "no Tactician deck"
 
 
 def _describe(r) -> str:
@@ -80,6 +98,8 @@ def _describe(r) -> str:
         marks.insert(0, f"stars {r['stars']}")
     if marks:
         parts.append("marks: " + ", ".join(marks))
+    if r["unit_class"]:
+        parts.append(f"unit class: {r['unit_class']}")
     return "; ".join(parts)
 
 

@@ -14,12 +14,12 @@ import re
 import numpy as np
 import pandas as pd
 
-from napsim.cards import COLUMNS, SECTIONS, Deck
+from napsim.cards import ALL_COLUMNS, SECTIONS, Deck
 from napsim.errors import NapsimInputError
 
 _TERM = re.compile(r"^\s*([a-z_]+)\s*(!=|>=|<=|=|>|<)\s*(.+?)\s*$")
 DERIVED = ("orders_in",)
-FIELDS = tuple(c for c in COLUMNS if c not in ("source",)) + DERIVED
+FIELDS = tuple(c for c in ALL_COLUMNS if c not in ("source",)) + DERIVED
 _NUMERIC = {
     "count", "orders_l", "orders_c", "orders_r", "equal_to_command", "cap", "stars",
     "tactician_draw", "scout", "elan", "first_strike", "counter_attack", "force_march",

@@ -21,11 +21,12 @@ from napsim.cli import main
 # rule D1 and shared/data/decks.md: the confirmed deck sizes.
 DECK_TOTALS = {"gmt90": 90, "ccn70": 70, "cca60": 60, "epic-tcg-sealed30": 30}
 
-# shared/data/decks.md: composition by kind ("section" in that text counts multi-section cards).
+# composition by napsim kind (the card lists' "section" group also counts multi-section cards;
+# for cca60 the Ancients groups map onto kinds as in tests/test_deck_data.py).
 DECK_KINDS = {
     "gmt90": {"section": 50, "multi": 10, "tactic": 30},
     "ccn70": {"section": 40, "multi": 8, "tactic": 22},
-    "cca60": {"section": 23, "multi": 4, "troop": 10, "leadership": 6, "tactic": 17},
+    "cca60": {"section": 26, "multi": 4, "troop": 10, "leadership": 3, "tactic": 17},
 }
 
 
@@ -247,8 +248,10 @@ def test_unknown_header_line(tmp_path, builtin_path):
     path, lines = _bad_deck(tmp_path, builtin_path, _add_comment("# author: me"))
     with pytest.raises(NapsimInputError) as err:
         load_deck(path)
-    assert lines[HEADER] == 5  # title, total, note, the bad line, then the table
-    assert str(err.value).startswith(f"{path}:4: ")
+    comments, _, _, _ = read_deck_csv(builtin_path("ccn70"))
+    bad = len(comments) + 1  # the file's own header lines, the bad line, then the table
+    assert lines[HEADER] == bad + 1
+    assert str(err.value).startswith(f"{path}:{bad}: ")
     assert err.value.field == "header"
 
 

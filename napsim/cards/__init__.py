@@ -1,7 +1,21 @@
 """Command deck files: one CSV row per card type, validated into a `Deck`.
 
-A deck file starts with `# key: value` header lines (`title`, `total`, `note`), then a CSV table.
-The `total` header is a declared card count that must match the sum of `count`.
+A deck file starts with `# key: value` header lines, then a CSV table. Header keys:
+
+- `title`: the deck's name for display (default: the file name).
+- `total`: a declared card count that must match the sum of `count` (optional).
+- `note`: free text shown by `napsim decks show`; may be given on several lines, kept in order.
+- `tactician_deck`: how many Tactician cards come with this Command deck, a non-negative integer;
+  0 means the deck has no Tactician deck (no Tactician cards are dealt or drawn with it). Optional:
+  a file without the line gets DEFAULT_TACTICIAN_DECK (50, the GM&T Tactician deck), so deck files
+  written before the key existed keep their old meaning. Every shipped deck sets it explicitly.
+
+Each key but `note` may appear once. The table has the columns in COLUMNS (all required) and may
+add those in OPTIONAL_COLUMNS:
+
+- `unit_class`: the unit class the card's own text names (free text, e.g. "light", "mounted"),
+  kept for display and filters. Classes that napsim's scenario model lacks are listed by
+  `Deck.unit_classes_outside_model()`; the engine orders units by `unit_filter` alone.
 """
 
 from __future__ import annotations
@@ -33,7 +47,15 @@ COLUMNS = (
     "name", "count", "kind", "section", *ORDER_COLUMNS, "equal_to_command", "cap",
     "unit_filter", "stars", *MARKS, "category", "confidence", "source",
 )
-HEADER_KEYS = ("title", "total", "note")
+OPTIONAL_COLUMNS = ("unit_class",)
+ALL_COLUMNS = (*COLUMNS, *OPTIONAL_COLUMNS)
+HEADER_KEYS = ("title", "total", "note", "tactician_deck")
+REPEATABLE_HEADER_KEYS = ("note",)
+# Tactician cards assumed when a deck file has no `# tactician_deck:` line (the GM&T deck's 50).
+DEFAULT_TACTICIAN_DECK = 50
+MAX_TACTICIAN_DECK = 999
+# unit classes of napsim's scenario model (a unit_class outside these is display-only)
+MODEL_UNIT_CLASSES = ("infantry", "cavalry", "artillery", "leader")
 
 # `cap` codes in the packed tables: a number of units, or one of these.
 CAP_NONE, CAP_CMD, CAP_ALL = -1, -2, -3
@@ -51,6 +73,10 @@ class Deck:
     note: str
     cards: pd.DataFrame = field(repr=False)
     sha256: str = field(repr=False)
+    # Tactician cards that come with this Command deck; 0: the deck has no Tactician deck.
+    tactician_deck: int = DEFAULT_TACTICIAN_DECK
+    # True when the file says so with a `# tactician_deck:` line, False when the default was used.
+    tactician_deck_declared: bool = False
 
     @property
     def n_cards(self) -> int:
@@ -68,6 +94,15 @@ class Deck:
     def estimated_rows(self) -> list[str]:
         """Names of card types whose count or marks are our estimate, not a published fact."""
         return self.cards.loc[self.cards["confidence"] == "estimated", "name"].tolist()
+
+    def unit_classes_outside_model(self) -> dict[str, list[str]]:
+        """Unit classes named by the cards (`unit_class`) that napsim's scenario model lacks, each
+        with the sorted `unit_filter` values the engine uses for those cards instead."""
+        out: dict[str, set[str]] = {}
+        for uc, filt in zip(self.cards["unit_class"], self.cards["unit_filter"], strict=True):
+            if uc and uc.lower() not in MODEL_UNIT_CLASSES:
+                out.setdefault(uc, set()).add(filt)
+        return {uc: sorted(f) for uc, f in sorted(out.items())}
 
     def card_types(self) -> np.ndarray:
         """The deck as one type index per physical card (length `n_cards`), in file order."""
@@ -141,7 +176,7 @@ def load_deck(name_or_path: str | Path) -> Deck:
         records.append(row)
     if not records:
         raise NapsimInputError(str(path), "count", "the deck has no cards")
-    cards = pd.DataFrame.from_records(records, columns=COLUMNS)
+    cards = pd.DataFrame.from_records(records, columns=ALL_COLUMNS)
     total = int(cards["count"].sum())
     if total <= 0:
         raise NapsimInputError(str(path), "count", "the deck has no cards")
@@ -152,6 +187,12 @@ def load_deck(name_or_path: str | Path) -> Deck:
             raise NapsimInputError(
                 where, "total", f"declared total {declared} but the counts sum to {total}"
             )
+    tactician_deck = DEFAULT_TACTICIAN_DECK
+    if "tactician_deck" in header:
+        tactician_deck = _parse_int(
+            f"{path}:{header_lines['tactician_deck']}", "tactician_deck", header["tactician_deck"],
+            0, MAX_TACTICIAN_DECK,
+        )
     return Deck(
         name=path.stem,
         path=path,
@@ -159,6 +200,8 @@ def load_deck(name_or_path: str | Path) -> Deck:
         note=header.get("note", ""),
         cards=cards,
         sha256=hashlib.sha256(raw).hexdigest(),
+        tactician_deck=tactician_deck,
+        tactician_deck_declared="tactician_deck" in header,
     )
 
 
@@ -180,17 +223,26 @@ def _split_header(
         if not sep or key not in HEADER_KEYS:
             raise NapsimInputError(
                 f"{path}:{n + 1}", "header", f"unknown header line '{stripped}'",
-                "# title: ..., # total: N, # note: ...",
+                "# title: ..., # total: N, # note: ..., # tactician_deck: N",
             )
-        header[key] = value.strip()
-        header_lines[key] = n + 1
+        if key in header and key not in REPEATABLE_HEADER_KEYS:
+            raise NapsimInputError(
+                f"{path}:{n + 1}", key, f"header line given twice (first on line {header_lines[key]})",
+                "once; only '# note:' may repeat",
+            )
+        value = value.strip()
+        header[key] = f"{header[key]}\n{value}" if key in header else value
+        header_lines.setdefault(key, n + 1)
     return header, header_lines, [], len(lines)
 
 
 def _check_columns(where: str, columns: list[str]) -> None:
-    unknown = [c for c in columns if c not in COLUMNS]
+    unknown = [c for c in columns if c not in ALL_COLUMNS]
     if unknown:
-        raise NapsimInputError(where, unknown[0], "unknown column", ", ".join(COLUMNS))
+        raise NapsimInputError(
+            where, unknown[0], "unknown column",
+            ", ".join(COLUMNS) + "; optional: " + ", ".join(OPTIONAL_COLUMNS),
+        )
     repeated = [c for i, c in enumerate(columns) if c in columns[:i]]
     if repeated:
         raise NapsimInputError(where, repeated[0], "column given twice", "each column once")
@@ -238,6 +290,7 @@ def _parse_row(where: str, row: dict[str, str]) -> dict:
     out["category"] = row["category"].strip()
     out["confidence"] = _parse_choice(where, "confidence", row["confidence"], CONFIDENCE)
     out["source"] = row["source"].strip()
+    out["unit_class"] = row.get("unit_class", "").strip()  # optional column
     _check_kind_consistency(where, out, kind)
     return out
 

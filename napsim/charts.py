@@ -12,7 +12,7 @@ by kind) and ``heatmap`` (effective orders per turn, section by sweep point: the
 record orders turn by turn, so the heat map's columns are sweep points, and its title says so).
 Odds studies: ``odds`` (simulated answers with intervals over the exact values). A study that
 sweeps a side's starting Guerrilla counters (``sides.<k>.guerrilla``) also gets ``guerrilla``: French
-orders denied per game against the starting counters, one line per spending policy (RULES.md P4).
+orders denied per game against the starting counters, one line per spending policy (docs/rules.md P4).
 A study that sweeps ``scenario.format`` also gets ``tactician``: the Tactician cards the main side
 holds at the start of each of its turns, one line per point (the flow of Tactician cards by format).
 
@@ -475,7 +475,7 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
     note = f" ({', '.join(pinned)} only)" if pinned else ""
     fig.suptitle(f"{inp['spec']['name']}: French orders denied per game ({metric}, side "
                  f"{_side_name(inp, side)}) against starting Guerrilla counters{note}\none line per "
-                 "spending policy (RULES.md P4); 95% intervals; common random numbers")
+                 "spending policy (docs/rules.md P4); 95% intervals; common random numbers")
     return fig
 
 

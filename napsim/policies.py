@@ -1,4 +1,4 @@
-"""Scripted policies as parameter vectors the kernels read (RULES.md section P).
+"""Scripted policies as parameter vectors the kernels read (docs/rules.md section P).
 
 A policy is a name plus float parameters. `greedy` scores every legal (hand card, rack card,
 placement) by weighted effective orders plus bonuses (P1), keeps the better Scout card (P2),

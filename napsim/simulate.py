@@ -122,7 +122,7 @@ class Simulation:
 
     def _commander_args(self):
         """(players a side, commander of each section, starting Tactician cards per commander,
-        units [side, type, section]) for the EPIC kernel's commander layer (RULES.md M)."""
+        units [side, type, section]) for the EPIC kernel's commander layer (docs/rules.md, M)."""
         cmd_sec, tac, _ = commander_config(self.scenario)
         return (np.int64(FORMAT_PLAYERS.get(self.scenario.format, 1)), cmd_sec, tac,
                 units_array(self.scenario))
@@ -222,7 +222,7 @@ def cic_forbidden_sections(sc: Scenario) -> tuple[int, int]:
 
 
 def commander_config(sc: Scenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """EPIC with 1-4 players a side (RULES.md M): (commander of each section [side, 3]; starting
+    """EPIC with 1-4 players a side (docs/rules.md, M): (commander of each section [side, 3]; starting
     Tactician cards per commander [side, 4]; Guerrilla counters per section [side, 3]).
 
     Commander 0 is the CIC. epic3: the CIC holds `cic_section`, sub-commanders 1 and 2 the other
@@ -403,7 +403,7 @@ class SimResult:
         return pd.concat(frames, ignore_index=True)
 
     def commander_frame(self) -> pd.DataFrame:
-        """Per-commander totals (RULES.md M, L): one row per side and commander, a column per
+        """Per-commander totals (docs/rules.md, M, L): one row per side and commander, a column per
         metric, with the commander's role in this format."""
         if self.commanders is None:
             raise ValueError("no per-commander metrics in this result")
@@ -462,7 +462,7 @@ def _guerrilla_summary(side: str, tot: np.ndarray, turns: int) -> list[dict]:
     return rows
 
 
-# per-commander rates (RULES.md M6.2, L6): name -> (events, trials); the dice give exact values
+# per-commander rates (docs/rules.md M6.2, L6): name -> (events, trials); the dice give exact values
 # for the last two (a double 2/9, two sabres 1/36), which the tests check
 COMMANDER_RATES = {
     "initiative_share": (cm.CM_INIT, cm.CM_TURNS),

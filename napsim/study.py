@@ -97,7 +97,7 @@ ODDS_ASKS = {
 # per-game columns computed from the kernel's metrics: name -> metrics summed
 DERIVED = {"nominal_total": ("nominal_L", "nominal_C", "nominal_R"),
            "effective_total": ("effective_L", "effective_C", "effective_R"),
-           # card orders plus initiative orders (RULES.md M6.2, L6): every unit a side ordered
+           # card orders plus initiative orders (docs/rules.md M6.2, L6): every unit a side ordered
            "orders_total": ("effective_L", "effective_C", "effective_R", "initiative_orders")}
 # summary rows added to SimResult.summary(): name -> (kind, per-game column)
 EXTRA_ROWS = {"nominal_total": ("mean_per_game", "nominal_total"),

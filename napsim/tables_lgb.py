@@ -1,4 +1,4 @@
-"""La Grande Battles tables: what one card does for one Corps commander (RULES.md L3-L5, L7).
+"""La Grande Battles tables: what one card does for one Corps commander (docs/rules.md L3-L5, L7).
 
 In LGB the two cards the CIC hands out go to two different Corps commanders, so a card's value
 depends only on (side, Corps commander, source, command, card type, option) and is evaluated once

@@ -299,7 +299,7 @@ WORD = st.text("abcdefghij XYZ-()", min_size=1, max_size=12).map(str.strip).filt
 
 @st.composite
 def valid_rows(draw) -> list[dict[str, str]]:
-    """Rows consistent with cards._check_kind_consistency (RULES.md D2)."""
+    """Rows consistent with cards._check_kind_consistency (docs/rules.md D2)."""
     n = draw(st.integers(1, 10))
     rows = []
     for i in range(n):

@@ -1,4 +1,4 @@
-"""One test (at least) per rule ID of RULES.md sections D, S and E (issue 3, item 6).
+"""One test (at least) per rule ID of docs/rules.md sections D, S and E (issue 3, item 6).
 
 Order arithmetic is checked on the packed pair tables (napsim.tables.eval_pair / pair_tables) with
 hand-built unit arrays [4, 3] (infantry, cavalry, artillery, leaders x sections L, C, R). Card flow

@@ -1,4 +1,4 @@
-"""EPIC with 2, 3 and 4 players a side (RULES.md M4, M6, M8, G6 and P6): the commander layer of
+"""EPIC with 2, 3 and 4 players a side (docs/rules.md M4, M6, M8, G6 and P6): the commander layer of
 the EPIC kernel.
 
 Card flow is checked on whole games of the shipped scenarios (epic2-talavera, epic3-tamames,

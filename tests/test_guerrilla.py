@@ -1,4 +1,4 @@
-"""Spanish Guerrilla Action (RULES.md G1-G7, P4, P5; issue 4): one test or more per rule ID.
+"""Spanish Guerrilla Action (docs/rules.md G1-G7, P4, P5; issue 4): one test or more per rule ID.
 
 Whole games of the tamames scenario (Spanish side S with the guerrilla rule, French side F) and
 variants of it (dotted scenario overrides, custom decks written to tmp_path) are checked through

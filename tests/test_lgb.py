@@ -1,4 +1,4 @@
-"""La Grande Battles (RULES.md L1-L9, G4-G6 in LGB, P6): one test or more per rule ID.
+"""La Grande Battles (docs/rules.md L1-L9, G4-G6 in LGB, P6): one test or more per rule ID.
 
 Order arithmetic is checked on napsim.tables_lgb (`eval_corps_card`, `lgb_tables`) with hand-built
 unit arrays [4, 6] (infantry, cavalry, artillery, leaders x sections L1 L2 C1 C2 R1 R2). Card flow

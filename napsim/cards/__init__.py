@@ -305,7 +305,7 @@ def _parse_cap(where: str, cap: str) -> int:
 
 
 def _check_kind_consistency(where: str, row: dict, kind: str) -> None:
-    """Each kind uses the columns its rules need (RULES.md D2), and no others that would mislead."""
+    """Each kind uses the columns its rules need (docs/rules.md D2), and no others that would mislead."""
     orders = sum(row[c] for c in ORDER_COLUMNS)
     if kind == "section":
         if row["section"] == "-":

@@ -1,4 +1,4 @@
-"""The commander layer of the multi-player formats (RULES.md M, L): per-commander metric slots and
+"""The commander layer of the multi-player formats (docs/rules.md, M, L): per-commander metric slots and
 the initiative roll, shared by the EPIC kernel (2-4 a side) and the La Grande Battles kernel.
 
 Commander 0 is the Commander in Chief; 1-3 are the sub-commanders (EPIC 2 and 3 a side) or the

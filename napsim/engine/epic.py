@@ -365,7 +365,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
               units, cmet, tacc, tturn, ropt):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait].
 
-    fmt: players a side (1 for EPIC one a side and the standard game). With 2-4 (RULES.md M) the
+    fmt: players a side (1 for EPIC one a side and the standard game). With 2-4 (docs/rules.md, M) the
     card flow is E's and the commander layer adds: the card passed to the sub-commander (M4);
     initiative rolls for a section commander without a card or multi-section orders (M6.2,
     M8.2); Tactician cards per commander (tacc[side, commander], M6.3, M6.4, M8.2); per-commander
@@ -810,7 +810,7 @@ def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace,
 def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner, q0, r0,
                      r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val, cmet, tacc, tac,
                      tac_pile, tac_disc, met, trace, tn, ropt):
-    """One turn of the commander layer (RULES.md M4, M6, M8): who received which card, initiative
+    """One turn of the commander layer (docs/rules.md M4, M6, M8): who received which card, initiative
     rolls for section commanders left without a card or multi-section orders, and the turn's
     Tactician draws (E9.3) for the commander who earned them.
 

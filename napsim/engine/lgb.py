@@ -1,4 +1,4 @@
-"""La Grande Battles (RULES.md L1-L9, G4-G6 in LGB): whole games in one kernel call.
+"""La Grande Battles (docs/rules.md L1-L9, G4-G6 in LGB): whole games in one kernel call.
 
 Each side has a CIC with a Command hand and three Corps commanders (left, centre, right wing),
 each with two sections and a hand of his own. Each turn the CIC gives a hand card and a rack card

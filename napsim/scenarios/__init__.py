@@ -1,10 +1,10 @@
-"""Scenario files (TOML): the battlefield as napsim knows it (RULES.md S1).
+"""Scenario files (TOML): the battlefield as napsim knows it (docs/rules.md S1).
 
 Per side: name, Command hand size, starting Tactician cards, Guerrilla counters, square event
 rates (E11); per section: infantry, cavalry, artillery, leaders and how many units are Spanish.
 Per game: format, deck, turns per side (V1), who moves first.
 
-Formats (RULES.md E, M, L): `standard`, `epic1`, `epic2`, `epic3`, `epic4` (1-4 players a side) and
+Formats (docs/rules.md, E, M, L): `standard`, `epic1`, `epic2`, `epic3`, `epic4` (1-4 players a side) and
 `lgb` (La Grande Battles, six sections). Sections are given either as the three EPIC sections
 L, C, R or as the six LGB sections L1 L2 C1 C2 R1 R2; the other view is derived (a pair is merged,
 or a section split in two with the odd unit in its first half), so one army can be played in

@@ -1,14 +1,14 @@
 """A slow, obvious, pure-Python re-implementation of the card flow of napsim.engine.epic.play_game.
 
 EPIC one a side (format 'epic1'), the standard one-card game, and EPIC with 2, 3 and 4 players a
-side (formats 'epic2'-'epic4', RULES.md M: E's card flow plus the commander layer below). It reads
+side (formats 'epic2'-'epic4', docs/rules.md, M: E's card flow plus the commander layer below). It reads
 the scenario, the policy vectors and the card table of a `Simulation`, but never its precomputed
 pair tables: every greedy score is computed here from `napsim.tables.eval_pair` (the order
 arithmetic of one pair of cards and placements). Randomness comes from Python's
 `random.Random(seed)`, so results agree with the kernel only statistically. Card locations are
 plain Python lists.
 
-The commander layer (2-4 a side), as the kernel reads RULES.md M:
+The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
 - who commands what: epic2 the CIC gives every order (his sub-commander has no section); epic3 the
   CIC holds `cic_section` and sub-commanders 1, 2 the other two sections, left to right; epic4
   Corps commanders 1-3 hold L, C, R and the CIC none.
@@ -35,7 +35,7 @@ The commander layer (2-4 a side), as the kernel reads RULES.md M:
 - a turn the Guerrillas end (G1) is a turn for every commander but nobody's card: no receiver,
   no initiative roll, no Tactician draw.
 
-Spanish Guerrilla Action (RULES.md G1-G7, P4, P5) is played as the kernel plays it: counters held
+Spanish Guerrilla Action (docs/rules.md G1-G7, P4, P5) is played as the kernel plays it: counters held
 per section (index 0-2) or by the CIC for any section (index 3); at most one counter per French
 turn, against the French card with the larger own effective orders among those its counters may
 reach (a tie goes to the hand card; a policy that saves counters for Assaults targets an Assault

@@ -1,6 +1,6 @@
 """A slow, obvious, pure-Python re-implementation of napsim.engine.lgb.play_game_lgb.
 
-La Grande Battles (RULES.md L1-L9, with D, E and the LGB Guerrilla rules G4-G6, policies P1-P7).
+La Grande Battles (docs/rules.md L1-L9, with D, E and the LGB Guerrilla rules G4-G6, policies P1-P7).
 It reads the scenario, the policy vectors and the card table of a `Simulation`, but never its
 precomputed `Simulation.lgb` tables: what one card does for one Corps commander comes from
 `napsim.tables_lgb.eval_corps_card` (the order arithmetic), and every greedy score, gain and

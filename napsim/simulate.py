@@ -209,7 +209,7 @@ def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
                              or sc.rule("same_section_receiver") == "one_commander")
     r[epic.R_SHUFFLE_FIRST] = sc.rule("elan_order") == "shuffle_first"
     r[epic.R_CA_EITHER] = sc.rule("counter_attack_copies") == "either"
-    r[epic.R_TAC_DECK] = getattr(deck, "tactician_deck", epic.TACTICIAN_DECK)  # TODO-merge
+    r[epic.R_TAC_DECK] = deck.tactician_deck
     return r
 
 

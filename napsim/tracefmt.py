@@ -9,6 +9,7 @@ from napsim.engine import commanders, epic, lgb
 from napsim.tables import KIND_PLACED
 
 DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")
+SECTION_WORDS = ("Left", "Centre", "Right")  # L, C, R, each named from its own side's seat (S4)
 
 
 def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
@@ -70,16 +71,15 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
         elif code == epic.EV_G_ATTEMPT:
             target, tsec, t_eff, roll, outcome = a[0:5]
             card = {0: "the hand card", 1: "the rack card", 2: "the turn's cards"}[target]
-            where = f" in {SECTIONS[tsec]}" if tsec >= 0 else ""
+            # S4: the French card's section from the French seat, and the Spanish one facing it
+            where = (f" in the French {SECTION_WORDS[tsec]} (facing the Spanish "
+                     f"{SECTION_WORDS[2 - tsec]})") if tsec >= 0 else ""
             if outcome == epic.G_OUT_DECLINED:
                 out.append(f"  Guerrilla: {who} holds a counter against {card}{where} "
                            f"({t_eff} effective orders) but keeps it (policy P4)")
             else:
-                die = DIE_FACES[roll]
-                result = "a sabre: the guerrillas are stopped, the card is carried out" \
-                    if outcome == epic.G_OUT_SABRE else "no sabre: the card is nullified"
                 out.append(f"  Guerrilla: {who} spends a counter against {card}{where} "
-                           f"({t_eff} effective orders); French roll {die}: {result}")
+                           f"({t_eff} effective orders); {_guerrilla_roll(roll, outcome)}")
         elif code == epic.EV_G_GAIN:
             where = f"section {SECTIONS[a[0]]}" if a[0] < 3 else "the commander"
             out.append(f"  Guerrilla: {who}'s Scout draws one card instead of two and gains a "
@@ -172,13 +172,14 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
         return f"  {who} leaves square: {names[a[0]]} returns to {owner}"
     if code == epic.EV_G_ATTEMPT:
         which, k, t_eff, roll, outcome = a[0:5]
+        # S4: the French wing k faces the Spanish wing 2 - k, whose Corps commander spends
         card = f"the {'second ' if which else ''}card played by the French {WINGS[k]}"
+        spender = f"{who} {WINGS[2 - k]} (facing it)"
         if outcome == epic.G_OUT_DECLINED:
-            return f"  Guerrilla: {who} could spend a counter against {card} ({t_eff} effective) but keeps it"
-        result = "a sabre: the guerrillas are stopped" if outcome == epic.G_OUT_SABRE else \
-            "no sabre: the card is nullified"
-        return (f"  Guerrilla: {who} {WINGS[k]} spends a counter against {card} ({t_eff} effective "
-                f"orders); French roll {DIE_FACES[roll]}: {result}")
+            return (f"  Guerrilla: {spender} could spend a counter against {card} ({t_eff} "
+                    "effective orders) but keeps it")
+        return (f"  Guerrilla: {spender} spends a counter against {card} ({t_eff} effective "
+                f"orders); {_guerrilla_roll(roll, outcome)}")
     if code == epic.EV_G_GAIN:
         return (f"  Guerrilla: {who}'s Scout in the {WINGS[a[0]]} gains a counter; the CIC draws one "
                 f"card instead of two (pool now {a[1]})")
@@ -186,6 +187,13 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
         return ("  orders by wing L/C/R nominal " + "/".join(map(str, a[0:3])) + ", effective "
                 + "/".join(map(str, a[3:6])) + f"; March Moves {a[6]}; Tactician draws due {a[7]}")
     return None
+
+
+def _guerrilla_roll(roll: int, outcome: int) -> str:
+    """The French die against a spent counter, in words (G1)."""
+    if outcome == epic.G_OUT_SABRE:
+        return "the French roll a sabre: the guerrillas are stopped and the card is carried out"
+    return f"the French roll {DIE_FACES[roll]}, no sabre: the card is nullified"
 
 
 def _role(sc, k: int) -> str:

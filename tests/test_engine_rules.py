@@ -579,7 +579,7 @@ def test_e3_placement_tables(gmt):
 
     def legal(a, b):
         ia, ib = idx(gmt, a), idx(gmt, b)
-        return sorted(divmod(int(p), 3) for p in t.place_list[ia, ib, :t.n_place[ia, ib]])
+        return sorted(divmod(int(p), 3) for p in t.place_list[0, ia, ib, :t.n_place[0, ia, ib]])
 
     assert legal("Probe Left", "Attack Right") == [(0, 0)]
     assert legal("Probe Left", "Bayonet Charge") == [(0, 1), (0, 2)]  # never in the left
@@ -611,14 +611,14 @@ def test_e3_engine_never_places_two_cards_in_one_section():
 def test_e4_same_section_pairs_flagged(gmt):
     # rule E4
     t = tables_for(gmt, FULL)
-    e4 = t.e4_only
+    e4 = t.e4_only[0]
     for a in gmt.names[:-1]:
         for b in gmt.names[:-1]:
             ia, ib = idx(gmt, a), idx(gmt, b)
             same = (gmt.kind[ia] == gmt.kind[ib] == KIND_SECTION and gmt.sec[ia] == gmt.sec[ib])
             assert bool(e4[ia, ib]) == same, (a, b)
     ia, ib = idx(gmt, "Attack Left"), idx(gmt, "Scout Left")
-    assert t.n_place[ia, ib] == 1
+    assert t.n_place[0, ia, ib] == 1
     assert orders(gmt, "Attack Left", "Scout Left", FULL)[0] == [4, 0, 0]
 
 

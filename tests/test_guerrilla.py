@@ -264,32 +264,39 @@ def test_g5_target_is_the_card_with_more_own_effective_orders():
     assert ties > 0
 
 
-def test_g4_g5_g6_a_counter_only_targets_a_card_in_its_own_section():
-    # rules G4, G5, G6: no starting counters; four or more Spanish units only on the left, so every
-    # counter is gained (by a Scout) for section L, held there, and spent only on a French card
-    # placed in L
+def test_s4_g4_g5_g6_a_counter_only_targets_a_card_in_the_section_it_faces():
+    # rules S4, G4, G5, G6: no starting counters; four or more Spanish units only in the Spanish
+    # Left, so every counter is gained (by a Scout) for the Spanish Left, held there, and spent only
+    # on a French card placed in the section facing it: the French Right (sections are named from
+    # each side's own seat)
     only_left = {"sides.S.guerrilla": 0, "sides.S.sections.L.spanish": 6,
                  "sides.S.sections.C.spanish": 3, "sides.S.sections.R.spanish": 2}
     sim = sim_for(only_left)
     res = sim.run(2000, SEED, check=True)
     assert res.metric("invariant_violations").tolist() == [0, 0]
     m = res.totals[SPANISH]
-    assert m[M["g_acquired"]] > 500 and m[M["g_nullified_L"]] > 200
-    assert m[M["g_nullified_C"]] == 0 and m[M["g_nullified_R"]] == 0
+    assert m[M["g_acquired"]] > 500 and m[M["g_nullified_in_french_R"]] > 200
+    assert m[M["g_nullified_in_french_L"]] == 0 and m[M["g_nullified_in_french_C"]] == 0
+    assert m[M["g_denied_effective_in_french_R"]] > 0
     n_gain = n_att = 0
     for ev in traces(sim, 40):
         for _, rows in by_ply(ev).items():
             for gain in rows_of(rows, epic.EV_G_GAIN):
-                assert gain[SIDE] == SPANISH and gain[A] == 0
+                assert gain[SIDE] == SPANISH and gain[A] == 0  # held in the Spanish Left
                 n_gain += 1
             for att in rows_of(rows, epic.EV_G_ATTEMPT):
                 card, p = target_card(att, one(rows, epic.EV_CHOICE))
-                assert att[B] == 0 and placed_section(sim, card, p) == 0
+                # the French card sits in the French Right (French seat), facing the Spanish Left
+                assert att[B] == 2 and placed_section(sim, card, p) == 2
                 n_att += 1
     assert n_gain > 10 and n_att > 10
+    # the trace names the section from the French seat and the Spanish section facing it
+    lines = [ln for g in range(40) for ln in format_trace(sim, sim.trace(SEED, g)[1], SEED, g).splitlines()
+             if "spends a counter" in ln]
+    assert lines and all("in the French Right (facing the Spanish Left)" in ln for ln in lines)
     # rule G6: starting counters are the CIC's, good in any section
     res = sim_for({**only_left, "sides.S.guerrilla": 3}).run(2000, SEED)
-    assert all(res.metric(f"g_nullified_{x}")[SPANISH] > 100 for x in "LCR")
+    assert all(res.metric(f"g_nullified_in_french_{x}")[SPANISH] > 100 for x in "LCR")
 
 
 def test_g5_never_two_counters_in_one_french_turn():
@@ -490,8 +497,9 @@ def test_g1_g3_base_rule_nullifies_the_whole_french_turn(fmt):
         assert m[M["g_cards_nullified"]] == m[M["g_spent"]] - m[M["g_stopped_by_sabre"]]
     else:  # both cards of a turn (fewer only when a card played as nothing)
         assert m[M["g_cards_nullified"]] > 1.9 * (m[M["g_spent"]] - m[M["g_stopped_by_sabre"]])
-    assert m[M["g_nullified_L"]] == m[M["g_nullified_C"]] == m[M["g_nullified_R"]] == 0
-    assert m[M["g_denied_effective"]] == sum(m[M[f"g_denied_effective_{x}"]] for x in "LCR")
+    assert m[M["g_nullified_in_french_L"]] == m[M["g_nullified_in_french_C"]] \
+        == m[M["g_nullified_in_french_R"]] == 0
+    assert m[M["g_denied_effective"]] == sum(m[M[f"g_denied_effective_in_french_{x}"]] for x in "LCR")
 
 
 def test_g3_base_rule_gain_is_the_commanders_in_the_standard_game():
@@ -521,8 +529,8 @@ def test_g7_metrics_add_up_and_the_trace_shows_every_decision():
     m = res.totals[SPANISH]
     assert m[M["g_offered"]] == m[M["g_spent"]] + m[M["g_available_not_spent"]]
     assert m[M["g_cards_nullified"]] == m[M["g_spent"]] - m[M["g_stopped_by_sabre"]]
-    assert m[M["g_cards_nullified"]] == sum(m[M[f"g_nullified_{x}"]] for x in "LCR")
-    assert m[M["g_denied_effective"]] == sum(m[M[f"g_denied_effective_{x}"]] for x in "LCR")
+    assert m[M["g_cards_nullified"]] == sum(m[M[f"g_nullified_in_french_{x}"]] for x in "LCR")
+    assert m[M["g_denied_effective"]] == sum(m[M[f"g_denied_effective_in_french_{x}"]] for x in "LCR")
     assert m[M["g_denied_nominal"]] >= m[M["g_denied_effective"]] > m[M["g_cards_nullified"]]
     assert not res.totals[FRENCH, M["g_french_turns"]:M["g_pool_end"] + 1].any()
     seen = 0
@@ -533,7 +541,8 @@ def test_g7_metrics_add_up_and_the_trace_shows_every_decision():
         assert len(lines) == len(att) + len(rows_of(ev, epic.EV_G_GAIN))
         for row in att:
             if row[E] != epic.G_OUT_DECLINED:
-                assert any(f"French roll {DIE_FACES[row[D]]}" in ln for ln in lines)
+                roll = "a sabre" if row[D] == 5 else f"{DIE_FACES[row[D]]}, no sabre"
+                assert any(f"the French roll {roll}" in ln for ln in lines)
         seen += len(att)
         declined = int((att[:, E] == epic.G_OUT_DECLINED).sum()) if len(att) else 0
         assert sum("keeps it (policy P4)" in ln for ln in lines) == declined

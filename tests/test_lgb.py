@@ -30,6 +30,7 @@ from napsim.scenarios import SCENARIO_DIR, load_scenario
 from napsim.simulate import Simulation
 from napsim.tables import KIND_MULTI, KIND_SECTION, NEG, card_table
 from napsim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card
+from napsim.tracefmt import format_trace
 
 SCEN = "lgb-symmetric"
 HAND0, RACK0 = 11, 11 + epic.MAX_HAND  # EV_TURN rows list the CIC's hand and the rack here
@@ -649,8 +650,9 @@ def _resolve(ct, t: int, opp_last: int) -> int:
 
 @pytest.mark.parametrize("french", [GREEDY, RANDOM])
 def test_guerrilla_counters_target_the_facing_corps(french):
-    # rule G5, rule G6, rule G4, rule G2: a counter held by the Spanish Corps commander of a
-    # wing is spent only against a card played by the French Corps commander of that wing, never
+    # rule G5, rule S4, rule G6, rule G4, rule G2: a counter held by the Spanish Corps commander of
+    # a wing is spent only against a card played by the French Corps commander facing him (the
+    # mirror: the Spanish left wing faces the French right wing), never
     # a multi-section card, at most one a French turn, at every chance (spend mode 0); counters
     # gained only by a Scout of a Corps commander with four Spanish units or more
     sim = sim_for(GUERRILLA, GREEDY, french)
@@ -684,22 +686,49 @@ def test_guerrilla_counters_target_the_facing_corps(french):
                 for k in range(3):
                     for which, row in enumerate(cards_played(rows, s, k)):
                         r = _resolve(ct, int(row[C]), last[SPANISH])
-                        if held[k] > 0 and r != ct.void and ct.kind[r] != KIND_MULTI:
+                        if held[2 - k] > 0 and r != ct.void and ct.kind[r] != KIND_MULTI:
                             targets[k, which] = row
-                        seen["multi"] += held[k] > 0 and r != ct.void and ct.kind[r] == KIND_MULTI
+                        seen["multi"] += held[2 - k] > 0 and r != ct.void and ct.kind[r] == KIND_MULTI
                 assert len(att) == (1 if targets else 0)
                 if targets:
                     which, k, _, roll, outcome = (int(x) for x in att[0, A:F])
                     assert att[0, SIDE] == SPANISH and (k, which) in targets
                     nullified = targets[k, which][D] == ct.void
                     assert nullified == (outcome == epic.G_OUT_NULLIFIED) == (roll != 5)
-                    held[k] -= 1
+                    held[2 - k] -= 1
                     pool += 1
                     seen["attempt"] += 1
             if give[A] != ct.void:
                 last[s] = int(give[E])
         assert min(held) >= 0 and sum(held) + pool == 9
     assert seen["attempt"] > 300 and seen["gain"] > 30 and seen["multi"] > 10
+
+
+def test_s4_spanish_left_wing_counters_stop_only_french_right_wing_cards():
+    # rules S4, G5: Spanish units (and counters) only on the Spanish left wing; the six sections
+    # face each other in reverse order, so every nullified French card was played by the French
+    # right wing (trace and metrics), and the Spanish left wing spent every counter
+    only_left = {**GUERRILLA, "sides.A.corps_guerrilla": [3, 0, 0],
+                 "sides.A.sections.L1.spanish": 3, "sides.A.sections.L2.spanish": 2,
+                 **{f"sides.A.sections.{x}.spanish": 0 for x in ("C1", "C2", "R1", "R2")}}
+    sim = sim_for(only_left, GREEDY, GREEDY)
+    res = sim.run(1000, 17, check=True)
+    m = res.totals[SPANISH]
+    assert m[M["g_nullified_in_french_R"]] > 100
+    assert m[M["g_cards_nullified"]] == m[M["g_nullified_in_french_R"]]
+    assert m[M["g_nullified_in_french_L"]] == m[M["g_nullified_in_french_C"]] == 0
+    spent = res.commanders[SPANISH, :, cm.CM_NAMES.index("g_spent")]
+    assert spent[1] == m[M["g_spent"]] > 0 and spent[2] == spent[3] == 0  # the left wing's
+    n = 0
+    for g in range(20):
+        for row in rows_of(sim.trace(17, g)[1], epic.EV_G_ATTEMPT):
+            assert row[B] == 2  # the French right wing's card
+            n += 1
+        text = format_trace(sim, sim.trace(17, g)[1], 17, g)
+        for ln in text.splitlines():
+            if "spends a counter" in ln:
+                assert "left wing (facing it)" in ln and "by the French right wing" in ln
+    assert n > 5
 
 
 def test_guerrilla_rates_and_conservation():

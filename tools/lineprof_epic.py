@@ -49,7 +49,7 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
     @njit
     def drive(run_key, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab, deck,
               counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units):
+              e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt):
         n_cards = deck.shape[0]
         rs = np.empty(2, np.uint64)
         met = np.zeros((2, E.N_METRICS), np.int64)
@@ -67,9 +67,9 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
                         np.zeros(E.RACK, np.int64), np.empty((2, E.MAX_HAND), np.uint16),
                         np.zeros(counts.shape[0], np.int64),
                         np.zeros((5, (E.MAX_HAND + n_cards) * E.RACK), np.uint16),
-                        np.zeros(16, np.int64), fmt, cmd_sec, tac_start, units,
+                        np.zeros(18, np.int64), fmt, cmd_sec, tac_start, units,
                         np.zeros((2, 4, E.N_CM), np.int64), np.zeros((2, 4), np.int64),
-                        np.zeros((2, turns), np.int64))
+                        np.zeros((2, turns), np.int64), ropt)
             tot += met
         return tot
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 import numpy as np
@@ -378,6 +379,25 @@ def report_cmd(run_dir, dest, no_charts):
     if unfinished:
         click.echo(f"note: {unfinished} point(s) not finished; the report shows what is on disk", err=True)
     click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
+
+
+@cli.command("readings")
+@click.argument("readings_file", metavar="READINGS", type=click.Path(dir_okay=False))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder for readings.csv, report.md and manifest.json.")
+@click.option("--games", type=click.IntRange(2, 10_000_000), default=None,
+              help="Games per reading and scenario (default: the file's).")
+@click.option("--force", is_flag=True, help="Replace the results already in --out.")
+def readings_cmd(readings_file, out_dir, games, force):
+    """Play every open reading of the rules against its default on the same games (paired)."""
+    from napsim import readings
+
+    spec = readings.load_readings_spec(readings_file)
+    if Path(out_dir).exists() and any(Path(out_dir).iterdir()) and not force:
+        raise NapsimInputError(out_dir, "--out", "folder already holds results", "--force")
+    dest = readings.write_readings(spec, out_dir, games, force,
+                                   progress=lambda line: click.echo(line, err=True))
+    click.echo(f"wrote {dest / 'report.md'} and {dest / 'readings.csv'}")
 
 
 @cli.command("regen")

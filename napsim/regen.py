@@ -36,9 +36,15 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
                results_dir: str | Path = "results", work_dir: str | Path = "out/studies",
                force: bool = False) -> Iterator[str]:
     """Run every study (resuming) and write its report into results/<name>; yields progress lines."""
-    from napsim import report, study
+    from napsim import readings, report, study
 
     for f in study_files(studies_dir, names):
+        if readings.is_readings_file(f):  # rule readings: paired runs, no chunk files to resume
+            t0 = time.perf_counter()
+            spec = readings.load_readings_spec(f)
+            dest = readings.write_readings(spec, Path(results_dir) / spec.name, force=True)
+            yield f"{f}: {len(spec.cases)} case(s) in {time.perf_counter() - t0:.1f} s -> {dest}"
+            continue
         st = study.load_study(f)
         t0 = time.perf_counter()
         work = Path(work_dir) / st.name

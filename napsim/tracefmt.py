@@ -16,10 +16,15 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
     names = sim.cards.names
     sides = [s.name for s in sim.scenario.sides]
     sc = sim.scenario
-    out = [f"napsim trace: scenario {sc.name} ({sc.format}), deck {sim.deck.name}, seed {seed}, "
-           f"game {game}; policies {sim.policy_names[0]} vs {sim.policy_names[1]}"]
+    lines = [f"napsim trace: scenario {sc.name} ({sc.format}), deck {sim.deck.name}, seed {seed}, "
+             f"game {game}; policies {sim.policy_names[0]} vs {sim.policy_names[1]}"]
+    # the kernels log a turn's first events (squares, a First Strike of the opponent and its
+    # replacement draw) before the turn's header: they are held back and printed under it
+    early: list[str] = []
+    header_ply = -1
     for ev in events:
         code, ply, s = int(ev[0]), int(ev[1]), int(ev[2])
+        out = early if ply > header_ply and code != epic.EV_TURN else lines
         a = [int(x) for x in ev[3:11]]
         who = sides[s] if 0 <= s < 2 else "?"
         if sc.format == "lgb":
@@ -34,6 +39,9 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             out.append("")
             out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (command {cmd}, "
                        f"squares {sqn}, Tactician {tac}, draw pile {pn}, discards {dn})")
+            out.extend(early)
+            early.clear()
+            header_ply = ply
             out.append(f"  hand: {hand}")
             out.append(f"  rack ({rn}): {rack}" + ("   [E4: all one section]" if e4 else ""))
         elif code == epic.EV_CHOICE:
@@ -97,7 +105,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             out.append(f"  {who} {_role(sc, a[0])} draws a Tactician card (now {a[1]})")
         elif code == epic.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
-    return "\n".join(out)
+    return "\n".join(lines + early)
 
 
 def _card(names, kind, t: int, p: int, resolved: int) -> str:

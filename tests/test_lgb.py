@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from test_engine_rules import write_deck
 from tomlwrite import dump_toml
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
+from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
 from napsim import NapsimInputError
 from napsim.cards import load_deck
@@ -578,6 +578,30 @@ def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
         assert (res.commander_rows[g, :, 1:, cm.CM_SCOUT_GIFT] == gifts).all()
         assert (res.per_game[g, :, M["scout_draws"]] == gifts.sum(axis=1)).all()
     assert n_scout > 100
+
+
+def test_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
+    # rule P7: the kernel logs a First Strike of the opponent's CIC or Corps commander (and the
+    # CIC's replacement draw) before the turn's header; the text shows it under that header
+    from napsim.tracefmt import format_trace
+
+    sim = sim_for(None, ("greedy", (("first_strike_prob", 1.0),)))
+    seen = 0
+    for g in range(5):
+        _, ev = sim.trace(83, g)
+        blocks = turn_blocks(format_trace(sim, ev, 83, g))
+        assert not any("First Strike (" in line for line in blocks[-1])
+        for ply, rows in by_ply(ev).items():
+            n = len(rows_of(rows, epic.EV_FIRST_STRIKE))
+            if ply < 0:
+                continue
+            lines = blocks[ply]
+            assert sum(" plays First Strike (" in line for line in lines) == n
+            if n:
+                seen += 1
+                at = next(i for i, line in enumerate(lines) if " plays First Strike (" in line)
+                assert 0 < at < lines.index(next(x for x in lines if x.startswith("  hand:")))
+    assert seen > 10
 
 
 def test_elan_gives_every_corps_commander_a_tactician_card():

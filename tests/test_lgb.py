@@ -544,12 +544,13 @@ def test_squares_track_limit_and_the_cic_keeps_a_card():
 
 
 def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
-    # rule L9, rule E9.2, rule P2: after a Scout the CIC draws two, keeps one and gives the other
-    # to a Corps commander (napsim: the one with the fewest cards, leftmost on ties)
+    # rule L9, rule E9.2, rule P2, rule P6: after a Scout the CIC draws two, keeps one and gives
+    # the other to a Corps commander (napsim: the one with the fewest cards, ties drawn uniformly)
     sim = sim_for(None, ("greedy", (("first_strike_prob", 0.0),)))
     n_games = 60
     res = sim.run(n_games, seed=81, per_game=True)
     n_scout = 0
+    tied = Counter()  # receiver among the tied fewest (first, second or third of them)
     for g, met, ps in traced(sim, 81, n_games):
         assert met[:, M["starved_draws"]].sum() == 0
         gifts = np.zeros((2, 3), np.int64)
@@ -568,7 +569,10 @@ def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
             assert len(sc) == int(scouted)
             if scouted:
                 keep, give, to = (int(x) for x in sc[0, A:D])
-                assert to == int(np.argmin(cn))
+                assert cn[to] == min(cn)
+                low = [k for k in range(3) if cn[k] == min(cn)]
+                if len(low) > 1:
+                    tied[low.index(to)] += 1
                 gifts[s, to] += 1
                 draw = rows_of(rows, epic.EV_DRAW)
                 assert draw[draw[:, SIDE] == s, A].tolist() == [keep]  # he keeps one
@@ -578,6 +582,20 @@ def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
         assert (res.commander_rows[g, :, 1:, cm.CM_SCOUT_GIFT] == gifts).all()
         assert (res.per_game[g, :, M["scout_draws"]] == gifts.sum(axis=1)).all()
     assert n_scout > 100
+    assert tied[0] > 0 and tied[1] > 0  # not always the leftmost of the tied
+
+
+def test_scout_gifts_favour_neither_flank():
+    # rule L9, rule P2, rule P6: on lgb-symmetric (the left and right wings mirror each other) the
+    # CIC's Scout gifts reach the left and right wing equally often: the mean per-game difference
+    # lies within 4 standard errors of zero (ties for the fewest cards are no longer broken
+    # leftmost, which gave the left wing over four times the right wing's gifts)
+    sim = sim_for()
+    res = sim.run(GAMES, seed=84, per_game=True)
+    gifts = res.commander_rows[:, :, 1:, cm.CM_SCOUT_GIFT].sum(axis=1)  # [game, wing]
+    assert gifts.sum() > 5 * GAMES
+    d = (gifts[:, 0] - gifts[:, 2]).astype(float)
+    assert abs(d.mean()) <= 4 * d.std(ddof=1) / np.sqrt(GAMES), gifts.sum(axis=0)
 
 
 def test_trace_prints_a_first_strike_under_the_turn_it_is_played_in():

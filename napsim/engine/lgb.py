@@ -15,7 +15,8 @@ Readings of points the rules leave open (policy where the rules say so):
   `corps_own_min`;
 - the CIC lends a card for a square (L8) whenever he holds two or more;
 - after a Scout the CIC keeps the better card and gives the other to the Corps commander with the
-  fewest cards (the leftmost on ties);
+  fewest cards (ties drawn uniformly from the game's stream, one bounded draw only when there is a
+  tie);
 - a First Strike may be played by the CIC or a Corps commander holding one; only the CIC draws a
   replacement (Corps hands refill only through L6, L7 and L9);
 - a Counter-Attack plays as the opponent CIC's last hand card, mirrored;
@@ -684,10 +685,20 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                 if is_random and uniform(rs) < 0.5:
                     keep, give = give, keep
                 t1 = keep
+                # to the Corps commander with the fewest cards; ties drawn uniformly (P6)
+                low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
+                n_low = 0
+                for kc in range(3):
+                    if cn[s, kc] == low:
+                        n_low += 1
+                pick = bounded(rs, n_low) if n_low > 1 else 0
                 to = 0
-                for kc in range(1, 3):
-                    if cn[s, kc] < cn[s, to]:
-                        to = kc
+                for kc in range(3):
+                    if cn[s, kc] == low:
+                        if pick == 0:
+                            to = kc
+                            break
+                        pick -= 1
                 chand[s, to, cn[s, to]] = give
                 cn[s, to] += 1
                 cmet[s, to + 1, CM_SCOUT_GIFT] += 1

@@ -21,7 +21,7 @@ The kernel's readings of open rule points (its module docstring) are followed:
   empty, the CIC lends a random one of his when he holds two or more;
 - after a Scout the CIC keeps the better card (by its best gift score over the three Corps
   commanders, as the card type itself; equal scores: the lower type) and gives the other to the
-  Corps commander with the fewest cards (the leftmost on ties);
+  Corps commander with the fewest cards (ties broken uniformly);
 - a First Strike of the opponent: the first of CIC, left, centre, right Corps commander holding
   one may play it, with probability `first_strike_prob`; only the CIC draws a replacement;
 - a Counter-Attack plays as the opponent CIC's last hand card, mirrored;
@@ -573,7 +573,7 @@ class _LgbGame:
                         keep, give = give, keep
                     t1 = keep
                     sizes = [len(corps[s][w]) for w in range(3)]
-                    to = sizes.index(min(sizes))
+                    to = rng.choice([w for w in range(3) if sizes[w] == min(sizes)])
                     corps[s][to].append(give)
                     cmet[s, to + 1, CM["scout_gifts"]] += 1
             if t1 >= 0:

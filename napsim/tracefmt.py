@@ -159,6 +159,12 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
             label += " (nullified)"
         return (f"  {corps(k)} plays {label}, {LGB_SOURCES.get(src, '?')}, option {opt}: "
                 f"nominal {nom}, effective {ea} + {eb} in his two sections")
+    if code == lgb.EV_CORPS_REACH:
+        k, n, into_l, into_r = a[:4]
+        six = ("L1", "L2", "C1", "C2", "R1", "R2")
+        where = [f"{x} in {six[i]}" for x, i in ((into_l, 2 * k - 1), (into_r, 2 * k + 2)) if 0 <= i < 6]
+        return (f"  {corps(k)}'s Take Command reaches the sections next to his (E7): "
+                f"{' and '.join(where)} effective, of {n} orders left")
     if code == lgb.EV_REJECT:
         return f"  {corps(a[0])} discards the CIC's {names[a[1]]} to play one of his own (L5)"
     if code == lgb.EV_INITIATIVE:

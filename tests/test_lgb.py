@@ -283,6 +283,96 @@ def test_own_hand_cards_order_one_section():
     assert corps_card("Force March", SRC_OWN, 1, 4, u, k) == (4, 0, 1)
 
 
+# small wings (3, 4 and 3 units): a Take Command from a CIC hand of 6 orders beyond them
+SMALL_WINGS = {"L1": (1, 0, 0, 0), "L2": (1, 1, 0, 0), "C1": (2, 0, 1, 0), "C2": (1, 0, 0, 0),
+               "R1": (1, 0, 0, 1), "R2": (0, 1, 0, 0)}
+SMALL = both(**{f"sections__{x}__{f}": v[j] for x, v in SMALL_WINGS.items()
+                for j, f in enumerate(("infantry", "cavalry", "artillery", "leaders"))})
+NEXT_DOOR = {0: ((), (2,)), 1: ((1,), (4,)), 2: ((3,), ())}  # sections next to his, left / right
+
+
+def test_take_command_from_the_cic_reaches_the_sections_next_to_his():
+    # rule E7, rule L3, rule D3: a Take Command given by the CIC orders his two sections first;
+    # the orders left may go to the sections next to his two (C1 for the left wing, L2 and R1 for
+    # the centre, C2 for the right wing), at most their units; from his own hand it does not reach
+    # (L5: a tactic card orders his two sections); no other card reaches
+    sim = sim_for(SMALL)
+    ct, t = sim.cards, sim.lgb
+    tc = ct.names.index("Take Command")
+    assert (t.units[0] == units6(**SMALL_WINGS)).all()
+    c = 6
+    for k, (nom, ea, eb, reach) in enumerate(((6, 1, 2, 3), (6, 3, 1, 2), (6, 2, 1, 1))):
+        assert t.nom[0, k, SRC_CIC, c, tc, 0] == nom
+        assert t.eff[0, k, SRC_CIC, c, tc, 0].tolist() == [ea, eb, reach]
+        assert t.eff[0, k, SRC_OWN, c, tc, 0, 2] == 0
+    assert t.eff[0, 0, SRC_CIC, 3, tc, 0].tolist() == [1, 2, 0]  # his own units take 3 orders
+    assert t.eff[0, 1, SRC_CIC, 5, tc, 0, 2] == 1
+    other = np.ones(len(ct.names), bool)
+    other[tc] = False
+    assert not t.eff[:, :, :, :, other, :, 2].any() and not t.eff[:, :, SRC_OWN, ..., 2].any()
+
+
+@pytest.mark.parametrize("pol", [GREEDY, RANDOM])
+def test_take_command_orders_in_a_neighbouring_corps_section(pol):
+    # rule E7, rule L3, rule S2: in play, a Take Command from the CIC orders units of the sections
+    # next to his that their own Corps commander left unordered (no unit ordered twice), as
+    # evenly between L2 and R1 as they allow; those orders count in the wing and section where the
+    # units stand and in the card_effective of the commander who played the card. march_prob 0:
+    # no March Moves, so what a commander leaves unordered is known from the log
+    sim = sim_for(SMALL, (pol[0], (("march_prob", 0.0),)))
+    tc = sim.cards.names.index("Take Command")
+    cmax = sim.lgb.best.shape[3] - 1
+    reached = Counter()
+    for _, _met, ps in traced(sim, 85, 40):
+        for rows in ps:
+            turn = one(rows, epic.EV_TURN)
+            s = int(turn[SIDE])
+            u = sim.lgb.units[s].sum(axis=0)  # units per section
+            room = u.copy()
+            free = np.array([u[0] + u[1], u[2] + u[3], u[4] + u[5]])
+            own = np.zeros(3, np.int64)
+            for k in range(3):
+                for p in cards_played(rows, s, k):
+                    if p[F] >= 0:  # an E4 second card has its orders on the first row
+                        room[2 * k:2 * k + 2] -= p[G:H + 1]
+                        own[k] += p[G] + p[H]
+                for ini in corps_rows(rows, lgb.EV_INITIATIVE, s, k):
+                    free[k] -= ini[D]
+                free[k] -= own[k]
+            eff = own.copy()
+            for r in rows_of(rows, lgb.EV_CORPS_REACH):
+                k, n, into_l, into_r = (int(x) for x in r[A:D + 1])
+                p = cards_played(rows, s, k)
+                assert len(p) == 1 and p[0, B] == lgb.SRC_CIC and p[0, D] == tc
+                cmd = min(int(turn[A]), cmax)
+                assert n == sim.lgb.eff[s, k, SRC_CIC, cmd, tc, 0, 2] > 0
+                assert p[0, G] + p[0, H] == u[2 * k] + u[2 * k + 1]  # his own sections first
+                left, right = NEXT_DOOR[k]
+                rl = min(room[left[0]], free[k - 1]) if left else 0
+                rr = min(room[right[0]], free[k + 1]) if right else 0
+                exp_l = max(min(rl, max(n - rr, (n + 1) // 2)), 0)
+                assert (into_l, into_r) == (exp_l, max(min(rr, n - exp_l), 0))
+                for secs, took, v in ((left, into_l, k - 1), (right, into_r, k + 1)):
+                    if secs:
+                        room[secs[0]] -= took
+                        free[v] -= took
+                        eff[v] += took
+                reached[k] += into_l + into_r
+            assert (room >= 0).all() and (free >= 0).all()  # no unit is ordered twice
+            assert one(rows, epic.EV_ORDERS)[D:F + 1].tolist() == eff.tolist()
+    assert reached[0] > 0 and reached[1] > 0 and reached[2] > 0
+    # per game: the wings' effective orders, the Corps commanders' card_effective and their
+    # sections' effective orders agree in total; wasted is nominal less effective
+    res = sim.run(500, seed=86, per_game=True)
+    rows, crows = res.per_game, res.commander_rows[:, :, 1:]
+    eff = rows[:, :, M["effective_L"]:M["effective_R"] + 1].sum(axis=2)
+    nom = rows[:, :, M["nominal_L"]:M["nominal_R"] + 1].sum(axis=2)
+    assert (crows[..., cm.CM_EFF].sum(axis=2) == eff).all()
+    assert ((crows[..., cm.CM_EFF_A] + crows[..., cm.CM_EFF_A + 1]).sum(axis=2) == eff).all()
+    assert (rows[:, :, M["wasted"]] == nom - eff).all()
+    assert (crows[..., cm.CM_EFF] != crows[..., cm.CM_EFF_A] + crows[..., cm.CM_EFF_A + 1]).any()
+
+
 def test_tables_mark_the_illegal_plays():
     # rule L2, rule L4, rule L5, rule P6: lgb_tables scores illegal (source, option) as NEG and
     # the best option is a legal one
@@ -307,7 +397,7 @@ def test_tables_mark_the_illegal_plays():
                 got = corps_card(name, src, opt, 4, u, 1)
                 if got is not None:
                     assert t.nom[0, 1, src, 4, i(name), opt] == got[0]
-                    assert tuple(t.eff[0, 1, src, 4, i(name), opt]) == got[1:]
+                    assert tuple(t.eff[0, 1, src, 4, i(name), opt, :2]) == got[1:]
 
 
 @pytest.mark.parametrize("pol", [GREEDY, RANDOM])

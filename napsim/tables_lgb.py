@@ -7,8 +7,22 @@ sections, E6 counts the CIC's hand); source 1: from the Corps commander's own ha
 orders his left section only, a Right card his right, a Center card one of the two; E6 counts his
 own hand). Option: where the centre orders of a multi-section card go (L4: 0 his left, 1 his
 right), which section a Center card from his own hand orders, or where Force March orders
-infantry. Take Command orders across his two sections (its reach into a neighbouring Corps'
-section is not modelled).
+infantry.
+
+Take Command (E7, D3 take_command) orders across his two sections first. Reading of the LGB text
+(the most literal one; the others are left for a rule option):
+- only a Take Command given by the CIC reaches further: the LGB text allows the reach when the
+  CIC gives the card, and from his own hand a tactic card orders in his two sections only (L5);
+- it reaches the sections next to his two (E7): C1 for the left wing, L2 and R1 for the centre,
+  C2 for the right wing, never a section two away nor a neighbour's far section;
+- there it orders only units that their own Corps commander did not order this turn (with his
+  cards, March Moves or initiative: a unit is ordered once), as evenly between L2 and R1 as those
+  units allow. These effective orders count where the units stand (the neighbour's wing and
+  section) and in the card_effective of the commander who played the card.
+Not chosen: the reach from his own hand as well, a single further section only, a neighbouring
+Corps' two sections, or any section. eff[..., 2] holds the orders left for those sections (at
+most their units of the card's types); which of them find a unit is settled in the kernel. The
+greedy scores (val, best) count his own two sections only.
 """
 
 from __future__ import annotations
@@ -109,7 +123,7 @@ def eval_corps_card(t, src, opt, cmd, units, k, kind, sec, orders, eq_cmd, cap, 
 
 @njit(cache=True)
 def _build_lgb(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, fallback, force_march,
-               stars, tdraw, scout, nom, eff, rem, val, best, bopt):
+               stars, tdraw, scout, nom, eff, rem, val, best, bopt, take_command):
     n_types = kind.shape[0]
     out = np.zeros(3, np.int64)
     march_bonus, tac_bonus, scout_bonus, march_prob = policy[4], policy[5], policy[6], policy[9]
@@ -130,6 +144,10 @@ def _build_lgb(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, fallba
                         eff[k, src, c, t, opt, 1] = out[2]
                         rem[k, src, c, t, opt, 0] = tot_a - out[1]
                         rem[k, src, c, t, opt, 1] = tot_b - out[2]
+                        if ok and src == SRC_CIC and take_command[t] == 1:  # E7 (module docstring)
+                            near = _eligible(units, filt[t], 2 * k - 1) if k > 0 else 0
+                            near += _eligible(units, filt[t], 2 * k + 2) if k < 2 else 0
+                            eff[k, src, c, t, opt, 2] = max(0, min(out[0] - out[1] - out[2], near))
                         if not ok:
                             val[k, src, c, t, opt] = NEG
                             continue
@@ -153,8 +171,8 @@ class LgbTables:
     """Per side: [side, corps, source, command, type, option(, half)] (see module docstring)."""
 
     nom: np.ndarray    # nominal orders
-    eff: np.ndarray    # effective orders in his left and right section
-    rem: np.ndarray    # units left unordered in each
+    eff: np.ndarray    # effective orders in his left and right section; [..., 2] Take Command's reach
+    rem: np.ndarray    # units left unordered in his left and right section
     val: np.ndarray    # greedy score, NEG when illegal
     best: np.ndarray   # [side, corps, source, command, type] best score over options
     bopt: np.ndarray   # its option (the lowest on ties)
@@ -166,13 +184,13 @@ def lgb_tables(cards: CardTable, force_march: np.ndarray, units: np.ndarray, cma
     """Evaluate every (Corps commander, source, command, card, option) for both sides."""
     t = len(cards.names)
     nom = np.zeros((2, 3, 2, cmax + 1, t, N_OPT), np.int64)
-    eff = np.zeros((*nom.shape, 2), np.int64)
-    rem = np.zeros_like(eff)
+    eff = np.zeros((*nom.shape, 3), np.int64)
+    rem = np.zeros((*nom.shape, 2), np.int64)
     val = np.zeros(nom.shape, np.float64)
     best = np.zeros(nom.shape[:-1], np.float64)
     bopt = np.zeros(nom.shape[:-1], np.int64)
     for s in range(2):
         _build_lgb(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
                    cards.cap, cards.filt, cards.fallback, force_march, cards.stars, cards.tdraw,
-                   cards.scout, nom[s], eff[s], rem[s], val[s], best[s], bopt[s])
+                   cards.scout, nom[s], eff[s], rem[s], val[s], best[s], bopt[s], cards.take_command)
     return LgbTables(nom, eff, rem, val, best, bopt, units)

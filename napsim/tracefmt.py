@@ -17,10 +17,15 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
     names = sim.cards.names
     sides = [s.name for s in sim.scenario.sides]
     sc = sim.scenario
-    out = [f"napsim trace: scenario {sc.name} ({sc.format}), deck {sim.deck.name}, seed {seed}, "
-           f"game {game}; policies {sim.policy_names[0]} vs {sim.policy_names[1]}"]
+    lines = [f"napsim trace: scenario {sc.name} ({sc.format}), deck {sim.deck.name}, seed {seed}, "
+             f"game {game}; policies {sim.policy_names[0]} vs {sim.policy_names[1]}"]
+    # the kernels log a turn's first events (squares, a First Strike of the opponent and its
+    # replacement draw) before the turn's header: they are held back and printed under it
+    early: list[str] = []
+    header_ply = -1
     for ev in events:
         code, ply, s = int(ev[0]), int(ev[1]), int(ev[2])
+        out = early if ply > header_ply and code != epic.EV_TURN else lines
         a = [int(x) for x in ev[3:11]]
         who = sides[s] if 0 <= s < 2 else "?"
         if sc.format == "lgb":
@@ -35,6 +40,9 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             out.append("")
             out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (command {cmd}, "
                        f"squares {sqn}, Tactician {tac}, draw pile {pn}, discards {dn})")
+            out.extend(early)
+            early.clear()
+            header_ply = ply
             out.append(f"  hand: {hand}")
             out.append(f"  rack ({rn}): {rack}" + ("   [E4: all one section]" if e4 else ""))
         elif code == epic.EV_CHOICE:
@@ -97,7 +105,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             out.append(f"  {who} {_role(sc, a[0])} draws a Tactician card (now {a[1]})")
         elif code == epic.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
-    return "\n".join(out)
+    return "\n".join(lines + early)
 
 
 def _card(names, kind, t: int, p: int, resolved: int) -> str:
@@ -151,6 +159,12 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
             label += " (nullified)"
         return (f"  {corps(k)} plays {label}, {LGB_SOURCES.get(src, '?')}, option {opt}: "
                 f"nominal {nom}, effective {ea} + {eb} in his two sections")
+    if code == lgb.EV_CORPS_REACH:
+        k, n, into_l, into_r = a[:4]
+        six = ("L1", "L2", "C1", "C2", "R1", "R2")
+        where = [f"{x} in {six[i]}" for x, i in ((into_l, 2 * k - 1), (into_r, 2 * k + 2)) if 0 <= i < 6]
+        return (f"  {corps(k)}'s Take Command reaches the sections next to his (E7): "
+                f"{' and '.join(where)} effective, of {n} orders left")
     if code == lgb.EV_REJECT:
         return f"  {corps(a[0])} discards the CIC's {names[a[1]]} to play one of his own (L5)"
     if code == lgb.EV_INITIATIVE:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from numba import njit
 from tomlwrite import dump_toml
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
+from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
 from napsim import NapsimInputError, exact
 from napsim.cards import DECK_DIR, load_deck
@@ -250,6 +250,29 @@ def test_d3_first_strike_is_played_in_the_opponents_turn():
                     own += 1
                     assert r == void
     assert seen > 20 and own > 0
+
+
+def test_p7_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
+    # rule P7, rule D3: the kernel logs the opponent's First Strike (and his replacement draw)
+    # before the turn's header; the text shows it under that header, not the previous turn's
+    from napsim.tracefmt import format_trace
+
+    sim = Simulation.build("symmetric", pols(first_strike_prob=1.0))
+    seen = 0
+    for g, (_, ev) in enumerate(traces(sim, 3, 12)):
+        blocks = turn_blocks(format_trace(sim, ev, 3, g))
+        assert not any("First Strike (" in line for line in blocks[-1])
+        for ply, rows in by_ply(ev).items():
+            n = len(rows_of(rows, epic.EV_FIRST_STRIKE))
+            if ply < 0:
+                continue
+            lines = blocks[ply]
+            assert sum(" plays First Strike (" in line for line in lines) == n
+            if n:
+                seen += 1
+                at = next(i for i, line in enumerate(lines) if " plays First Strike (" in line)
+                assert 0 < at < lines.index(next(x for x in lines if x.startswith("  hand:")))
+    assert seen > 10
 
 
 def test_d3_counter_attack_repeats_the_opponents_last_card_mirrored():

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from test_engine_rules import write_deck
 from tomlwrite import dump_toml
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
+from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
 from napsim import NapsimInputError
 from napsim.cards import load_deck
@@ -284,6 +284,96 @@ def test_own_hand_cards_order_one_section():
     assert corps_card("Force March", SRC_OWN, 1, 4, u, k) == (4, 0, 1)
 
 
+# small wings (3, 4 and 3 units): a Take Command from a CIC hand of 6 orders beyond them
+SMALL_WINGS = {"L1": (1, 0, 0, 0), "L2": (1, 1, 0, 0), "C1": (2, 0, 1, 0), "C2": (1, 0, 0, 0),
+               "R1": (1, 0, 0, 1), "R2": (0, 1, 0, 0)}
+SMALL = both(**{f"sections__{x}__{f}": v[j] for x, v in SMALL_WINGS.items()
+                for j, f in enumerate(("infantry", "cavalry", "artillery", "leaders"))})
+NEXT_DOOR = {0: ((), (2,)), 1: ((1,), (4,)), 2: ((3,), ())}  # sections next to his, left / right
+
+
+def test_take_command_from_the_cic_reaches_the_sections_next_to_his():
+    # rule E7, rule L3, rule D3: a Take Command given by the CIC orders his two sections first;
+    # the orders left may go to the sections next to his two (C1 for the left wing, L2 and R1 for
+    # the centre, C2 for the right wing), at most their units; from his own hand it does not reach
+    # (L5: a tactic card orders his two sections); no other card reaches
+    sim = sim_for(SMALL)
+    ct, t = sim.cards, sim.lgb
+    tc = ct.names.index("Take Command")
+    assert (t.units[0] == units6(**SMALL_WINGS)).all()
+    c = 6
+    for k, (nom, ea, eb, reach) in enumerate(((6, 1, 2, 3), (6, 3, 1, 2), (6, 2, 1, 1))):
+        assert t.nom[0, k, SRC_CIC, c, tc, 0] == nom
+        assert t.eff[0, k, SRC_CIC, c, tc, 0].tolist() == [ea, eb, reach]
+        assert t.eff[0, k, SRC_OWN, c, tc, 0, 2] == 0
+    assert t.eff[0, 0, SRC_CIC, 3, tc, 0].tolist() == [1, 2, 0]  # his own units take 3 orders
+    assert t.eff[0, 1, SRC_CIC, 5, tc, 0, 2] == 1
+    other = np.ones(len(ct.names), bool)
+    other[tc] = False
+    assert not t.eff[:, :, :, :, other, :, 2].any() and not t.eff[:, :, SRC_OWN, ..., 2].any()
+
+
+@pytest.mark.parametrize("pol", [GREEDY, RANDOM])
+def test_take_command_orders_in_a_neighbouring_corps_section(pol):
+    # rule E7, rule L3, rule S2: in play, a Take Command from the CIC orders units of the sections
+    # next to his that their own Corps commander left unordered (no unit ordered twice), as
+    # evenly between L2 and R1 as they allow; those orders count in the wing and section where the
+    # units stand and in the card_effective of the commander who played the card. march_prob 0:
+    # no March Moves, so what a commander leaves unordered is known from the log
+    sim = sim_for(SMALL, (pol[0], (("march_prob", 0.0),)))
+    tc = sim.cards.names.index("Take Command")
+    cmax = sim.lgb.best.shape[3] - 1
+    reached = Counter()
+    for _, _met, ps in traced(sim, 85, 40):
+        for rows in ps:
+            turn = one(rows, epic.EV_TURN)
+            s = int(turn[SIDE])
+            u = sim.lgb.units[s].sum(axis=0)  # units per section
+            room = u.copy()
+            free = np.array([u[0] + u[1], u[2] + u[3], u[4] + u[5]])
+            own = np.zeros(3, np.int64)
+            for k in range(3):
+                for p in cards_played(rows, s, k):
+                    if p[F] >= 0:  # an E4 second card has its orders on the first row
+                        room[2 * k:2 * k + 2] -= p[G:H + 1]
+                        own[k] += p[G] + p[H]
+                for ini in corps_rows(rows, lgb.EV_INITIATIVE, s, k):
+                    free[k] -= ini[D]
+                free[k] -= own[k]
+            eff = own.copy()
+            for r in rows_of(rows, lgb.EV_CORPS_REACH):
+                k, n, into_l, into_r = (int(x) for x in r[A:D + 1])
+                p = cards_played(rows, s, k)
+                assert len(p) == 1 and p[0, B] == lgb.SRC_CIC and p[0, D] == tc
+                cmd = min(int(turn[A]), cmax)
+                assert n == sim.lgb.eff[s, k, SRC_CIC, cmd, tc, 0, 2] > 0
+                assert p[0, G] + p[0, H] == u[2 * k] + u[2 * k + 1]  # his own sections first
+                left, right = NEXT_DOOR[k]
+                rl = min(room[left[0]], free[k - 1]) if left else 0
+                rr = min(room[right[0]], free[k + 1]) if right else 0
+                exp_l = max(min(rl, max(n - rr, (n + 1) // 2)), 0)
+                assert (into_l, into_r) == (exp_l, max(min(rr, n - exp_l), 0))
+                for secs, took, v in ((left, into_l, k - 1), (right, into_r, k + 1)):
+                    if secs:
+                        room[secs[0]] -= took
+                        free[v] -= took
+                        eff[v] += took
+                reached[k] += into_l + into_r
+            assert (room >= 0).all() and (free >= 0).all()  # no unit is ordered twice
+            assert one(rows, epic.EV_ORDERS)[D:F + 1].tolist() == eff.tolist()
+    assert reached[0] > 0 and reached[1] > 0 and reached[2] > 0
+    # per game: the wings' effective orders, the Corps commanders' card_effective and their
+    # sections' effective orders agree in total; wasted is nominal less effective
+    res = sim.run(500, seed=86, per_game=True)
+    rows, crows = res.per_game, res.commander_rows[:, :, 1:]
+    eff = rows[:, :, M["effective_L"]:M["effective_R"] + 1].sum(axis=2)
+    nom = rows[:, :, M["nominal_L"]:M["nominal_R"] + 1].sum(axis=2)
+    assert (crows[..., cm.CM_EFF].sum(axis=2) == eff).all()
+    assert ((crows[..., cm.CM_EFF_A] + crows[..., cm.CM_EFF_A + 1]).sum(axis=2) == eff).all()
+    assert (rows[:, :, M["wasted"]] == nom - eff).all()
+    assert (crows[..., cm.CM_EFF] != crows[..., cm.CM_EFF_A] + crows[..., cm.CM_EFF_A + 1]).any()
+
+
 def test_tables_mark_the_illegal_plays():
     # rule L2, rule L4, rule L5, rule P6: lgb_tables scores illegal (source, option) as NEG and
     # the best option is a legal one
@@ -308,7 +398,7 @@ def test_tables_mark_the_illegal_plays():
                 got = corps_card(name, src, opt, 4, u, 1)
                 if got is not None:
                     assert t.nom[0, 1, src, 4, i(name), opt] == got[0]
-                    assert tuple(t.eff[0, 1, src, 4, i(name), opt]) == got[1:]
+                    assert tuple(t.eff[0, 1, src, 4, i(name), opt, :2]) == got[1:]
 
 
 @pytest.mark.parametrize("pol", [GREEDY, RANDOM])
@@ -545,12 +635,13 @@ def test_squares_track_limit_and_the_cic_keeps_a_card():
 
 
 def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
-    # rule L9, rule E9.2, rule P2: after a Scout the CIC draws two, keeps one and gives the other
-    # to a Corps commander (napsim: the one with the fewest cards, leftmost on ties)
+    # rule L9, rule E9.2, rule P2, rule P6: after a Scout the CIC draws two, keeps one and gives
+    # the other to a Corps commander (napsim: the one with the fewest cards, ties drawn uniformly)
     sim = sim_for(None, ("greedy", (("first_strike_prob", 0.0),)))
     n_games = 60
     res = sim.run(n_games, seed=81, per_game=True)
     n_scout = 0
+    tied = Counter()  # receiver among the tied fewest (first, second or third of them)
     for g, met, ps in traced(sim, 81, n_games):
         assert met[:, M["starved_draws"]].sum() == 0
         gifts = np.zeros((2, 3), np.int64)
@@ -569,7 +660,10 @@ def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
             assert len(sc) == int(scouted)
             if scouted:
                 keep, give, to = (int(x) for x in sc[0, A:D])
-                assert to == int(np.argmin(cn))
+                assert cn[to] == min(cn)
+                low = [k for k in range(3) if cn[k] == min(cn)]
+                if len(low) > 1:
+                    tied[low.index(to)] += 1
                 gifts[s, to] += 1
                 draw = rows_of(rows, epic.EV_DRAW)
                 assert draw[draw[:, SIDE] == s, A].tolist() == [keep]  # he keeps one
@@ -579,6 +673,44 @@ def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
         assert (res.commander_rows[g, :, 1:, cm.CM_SCOUT_GIFT] == gifts).all()
         assert (res.per_game[g, :, M["scout_draws"]] == gifts.sum(axis=1)).all()
     assert n_scout > 100
+    assert tied[0] > 0 and tied[1] > 0  # not always the leftmost of the tied
+
+
+def test_scout_gifts_favour_neither_flank():
+    # rule L9, rule P2, rule P6: on lgb-symmetric (the left and right wings mirror each other) the
+    # CIC's Scout gifts reach the left and right wing equally often: the mean per-game difference
+    # lies within 4 standard errors of zero (ties for the fewest cards are no longer broken
+    # leftmost, which gave the left wing over four times the right wing's gifts)
+    sim = sim_for()
+    res = sim.run(GAMES, seed=84, per_game=True)
+    gifts = res.commander_rows[:, :, 1:, cm.CM_SCOUT_GIFT].sum(axis=1)  # [game, wing]
+    assert gifts.sum() > 5 * GAMES
+    d = (gifts[:, 0] - gifts[:, 2]).astype(float)
+    assert abs(d.mean()) <= 4 * d.std(ddof=1) / np.sqrt(GAMES), gifts.sum(axis=0)
+
+
+def test_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
+    # rule P7: the kernel logs a First Strike of the opponent's CIC or Corps commander (and the
+    # CIC's replacement draw) before the turn's header; the text shows it under that header
+    from napsim.tracefmt import format_trace
+
+    sim = sim_for(None, ("greedy", (("first_strike_prob", 1.0),)))
+    seen = 0
+    for g in range(5):
+        _, ev = sim.trace(83, g)
+        blocks = turn_blocks(format_trace(sim, ev, 83, g))
+        assert not any("First Strike (" in line for line in blocks[-1])
+        for ply, rows in by_ply(ev).items():
+            n = len(rows_of(rows, epic.EV_FIRST_STRIKE))
+            if ply < 0:
+                continue
+            lines = blocks[ply]
+            assert sum(" plays First Strike (" in line for line in lines) == n
+            if n:
+                seen += 1
+                at = next(i for i, line in enumerate(lines) if " plays First Strike (" in line)
+                assert 0 < at < lines.index(next(x for x in lines if x.startswith("  hand:")))
+    assert seen > 10
 
 
 def test_elan_gives_every_corps_commander_a_tactician_card():

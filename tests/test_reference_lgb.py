@@ -146,6 +146,19 @@ def test_squares():
     _assert_agree(Simulation.build(sc, GREEDY))
 
 
+def test_take_command_reach():
+    # rule E7, rule L3 (the reading of napsim.tables_lgb): wings of 3, 4 and 3 units, so a Take
+    # Command from a CIC hand of 6 orders units of the sections next to the receiver's that their
+    # own Corps commander left unordered (by cards, March Moves or initiative); random gifts send
+    # it to every wing
+    small = {"L1": (1, 0, 0, 0), "L2": (1, 1, 0, 0), "C1": (2, 0, 1, 0), "C2": (1, 0, 0, 0),
+             "R1": (1, 0, 0, 1), "R2": (0, 1, 0, 0)}
+    sc = load_scenario("lgb-symmetric", {
+        f"sides.{s}.sections.{x}.{f}": v[j] for s in "AB" for x, v in small.items()
+        for j, f in enumerate(("infantry", "cavalry", "artillery", "leaders"))})
+    _assert_agree(Simulation.build(sc, (("random", {}), ("random", {}))))
+
+
 @pytest.mark.parametrize("spanish_policy", [
     {},  # P4 spend at every chance, P5 always gain
     {"g_spend_mode": "assault", "g_gain_mode": "below", "g_gain_below": 4},

@@ -26,3 +26,17 @@ def one(rows: np.ndarray, code: int) -> np.ndarray:
     r = rows_of(rows, code)
     assert len(r) == 1, (code, rows)
     return r[0]
+
+
+def turn_blocks(text: str) -> dict[int, list[str]]:
+    """The lines of a formatted trace (napsim.tracefmt) under each turn header, keyed by ply
+    ("turn 3.2" is ply 5); the lines before the first header under -1."""
+    out: dict[int, list[str]] = {-1: []}
+    ply = -1
+    for line in text.splitlines():
+        if line.startswith("turn "):
+            t, k = line.split()[1].split(".")
+            ply = 2 * (int(t) - 1) + int(k) - 1
+            out[ply] = []
+        out[ply].append(line)
+    return out

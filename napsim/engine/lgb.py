@@ -15,13 +15,16 @@ Readings of points the rules leave open (policy where the rules say so):
   `corps_own_min`;
 - the CIC lends a card for a square (L8) whenever he holds two or more;
 - after a Scout the CIC keeps the better card and gives the other to the Corps commander with the
-  fewest cards (the leftmost on ties);
+  fewest cards (ties drawn uniformly from the game's stream, one bounded draw only when there is a
+  tie);
 - a First Strike may be played by the CIC or a Corps commander holding one; only the CIC draws a
   replacement (Corps hands refill only through L6, L7 and L9);
 - a Counter-Attack plays as the opponent CIC's last hand card, mirrored;
 - a greedy Corps commander's best own card is the first of equal score in his hand, and option ties
   (L4 split, a Center card's section, Force March) take the lower option; the random policy picks
   own cards and options uniformly;
+- a Take Command given by the CIC also orders free units of the sections next to the Corps
+  commander's two (E7; the reading is napsim.tables_lgb's);
 - G4 in LGB: a Scout gains a counter for the Corps commander who played it when his two sections
   together hold at least four Spanish units.
 """
@@ -137,6 +140,7 @@ N_SCFG = 15
 # trace events of this format (the others are engine.epic's)
 EV_CORPS_HANDS, EV_GIVE, EV_CORPS_PLAY, EV_REJECT, EV_CORPS_DRAW = 16, 17, 18, 19, 21
 EV_CORPS_TACTICIAN = 22
+EV_CORPS_REACH = 25  # a Take Command's orders in the sections next to his (E7, napsim.tables_lgb)
 DRAW_SCOUT_GIFT, DRAW_STARS, DRAW_TWO_SABRES, DRAW_REPLACEMENT = 0, 1, 2, 3
 SRC_NONE, SRC_CIC, SRC_OWN, SRC_INITIATIVE, SRC_HOLD = -1, 0, 1, 2, 3
 P_OWN_MIN, P_SWAP_MARGIN = 16, 17  # policy slots (napsim.policies)
@@ -549,7 +553,8 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                         _trace(trace, tn, EV_G_ATTEMPT, ply, o, t_second, target, t_eff, roll,
                                G_OUT_NULLIFIED, 0, 0, 0)
         # orders, stars (L7), initiative (L6), Scout-for-counter (G4) per Corps commander
-        # pl rows: 11 Command cards to draw, 12 Tactician cards to draw
+        # pl rows: 11 Command cards to draw, 12 Tactician cards to draw, 13 and 14 units of his
+        # left and right section no card of his orders, 15 units of his he leaves unordered
         scouted = False
         gained = False
         wasted = 0
@@ -569,10 +574,14 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             xb = 2 * kc + 1
             tot_a = units[s, 0, xa] + units[s, 1, xa] + units[s, 2, xa] + units[s, 3, xa]
             tot_b = units[s, 0, xb] + units[s, 1, xb] + units[s, 2, xb] + units[s, 3, xb]
+            pl[13, kc] = tot_a
+            pl[14, kc] = tot_b
+            pl[15, kc] = tot_a + tot_b
             if src == SRC_INITIATIVE:
                 tdr, cdr, d1, d2, ordered = roll_initiative(rs, True, units[s], xa, xb,
                                                             tot_a + tot_b, cmet[s, kc + 1])
                 met[s, M_INIT_ORDERS] += ordered
+                pl[15, kc] -= ordered
                 pl[11, kc] += cdr
                 pl[12, kc] += tdr
                 _trace(trace, tn, EV_INITIATIVE, ply, s, kc, d1, d2, ordered, tdr, cdr, 0, 0)
@@ -610,6 +619,8 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                 nom_w2 += nom
                 eff_w2 += ea + eb
             free = tot_a + tot_b - ea - eb
+            pl[13, kc] = tot_a - ea
+            pl[14, kc] = tot_b - eb
             _trace(trace, tn, EV_CORPS_PLAY, ply, s, kc, src, int(pl[5, kc]), int(pl[4, kc]),
                    int(pl[6, kc]), nom, ea, eb)
             if pl[9, kc] != void:
@@ -651,6 +662,43 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                     cmet[s, kc + 1, CM_STAR_CMD] += 1
                     pl[11, kc] += 1
                     pl[12, kc] += 1
+            pl[15, kc] = free
+        # E7 in LGB: a Take Command from the CIC orders, beyond his two sections, units of the
+        # sections next to them that their own Corps commander left unordered (as evenly between
+        # the two as they allow); counted where the units stand (napsim.tables_lgb)
+        for kc in range(3):
+            if pl[3, kc] != SRC_CIC:
+                continue
+            n = 0
+            for which in range(2):
+                r = int(pl[4, kc]) if which == 0 else int(pl[8, kc])
+                q = int(pl[6, kc]) if which == 0 else int(pl[10, kc])
+                if r != void:
+                    n += eff_t[s, kc, SRC_CIC, int(pl[7, kc]), r, q, 2]
+            if n == 0:
+                continue
+            room_l = int(min(pl[14, kc - 1], pl[15, kc - 1])) if kc > 0 else 0
+            room_r = int(min(pl[13, kc + 1], pl[15, kc + 1])) if kc < 2 else 0
+            into_l = max(min(room_l, max(n - room_r, (n + 1) // 2)), 0)
+            into_r = max(min(room_r, n - into_l), 0)
+            if kc > 0:
+                pl[14, kc - 1] -= into_l
+                pl[15, kc - 1] -= into_l
+                cmet[s, kc, CM_EFF_A + 1] += into_l
+            if kc < 2:
+                pl[13, kc + 1] -= into_r
+                pl[15, kc + 1] -= into_r
+                cmet[s, kc + 2, CM_EFF_A] += into_r
+            cmet[s, kc + 1, CM_EFF] += into_l + into_r
+            wasted -= into_l + into_r
+            if kc == 0:
+                eff_w1 += into_r
+            elif kc == 1:
+                eff_w0 += into_l
+                eff_w2 += into_r
+            else:
+                eff_w1 += into_l
+            _trace(trace, tn, EV_CORPS_REACH, ply, s, kc, n, into_l, into_r, 0, 0, 0, 0)
         met[s, M_NOM + 0] += nom_w0
         met[s, M_NOM + 1] += nom_w1
         met[s, M_NOM + 2] += nom_w2
@@ -691,10 +739,20 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                 if is_random and uniform(rs) < 0.5:
                     keep, give = give, keep
                 t1 = keep
+                # to the Corps commander with the fewest cards; ties drawn uniformly (P6)
+                low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
+                n_low = 0
+                for kc in range(3):
+                    if cn[s, kc] == low:
+                        n_low += 1
+                pick = bounded(rs, n_low) if n_low > 1 else 0
                 to = 0
-                for kc in range(1, 3):
-                    if cn[s, kc] < cn[s, to]:
-                        to = kc
+                for kc in range(3):
+                    if cn[s, kc] == low:
+                        if pick == 0:
+                            to = kc
+                            break
+                        pick -= 1
                 chand[s, to, cn[s, to]] = give
                 cn[s, to] += 1
                 cmet[s, to + 1, CM_SCOUT_GIFT] += 1
@@ -878,7 +936,7 @@ def _scratch(n_cards, n_types):
     return (np.empty(n_cards, np.int64), np.empty(n_cards, np.int64), np.empty((2, cap), np.int64),
             np.empty((2, 3, cap), np.int64), np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
             np.empty((2, cap), np.int64), np.empty((2, cap), np.int64), np.zeros(n_types, np.int64),
-            np.zeros((13, 3), np.float64), np.zeros((4, cap, 3), np.float64),
+            np.zeros((16, 3), np.float64), np.zeros((4, cap, 3), np.float64),
             np.zeros((2, cap), np.int64), np.zeros(16, np.int64), np.zeros((2, 3), np.int64),
             np.zeros((2, 3), np.int64), np.zeros((2, 3), np.int64))
 
@@ -910,7 +968,7 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
         sq = np.empty((2, cap), np.int64)
         sq_own = np.empty((2, cap), np.int64)
         scratch = np.zeros(counts.shape[0], np.int64)
-        pl = np.zeros((13, 3), np.float64)
+        pl = np.zeros((16, 3), np.float64)
         gsc = np.zeros((4, cap, 3), np.float64)
         res = np.zeros((2, cap), np.int64)
         st = np.zeros(16, np.int64)

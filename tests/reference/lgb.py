@@ -21,10 +21,14 @@ The kernel's readings of open rule points (its module docstring) are followed:
   empty, the CIC lends a random one of his when he holds two or more;
 - after a Scout the CIC keeps the better card (by its best gift score over the three Corps
   commanders, as the card type itself; equal scores: the lower type) and gives the other to the
-  Corps commander with the fewest cards (the leftmost on ties);
+  Corps commander with the fewest cards (ties broken uniformly);
 - a First Strike of the opponent: the first of CIC, left, centre, right Corps commander holding
   one may play it, with probability `first_strike_prob`; only the CIC draws a replacement;
 - a Counter-Attack plays as the opponent CIC's last hand card, mirrored;
+- rule E7 in LGB (napsim.tables_lgb): a Take Command given by the CIC orders, once his two sections
+  are all ordered, units of the sections next to his two (at most those of the card's types)
+  that their own Corps commander left unordered (cards, March Moves, initiative), as evenly
+  between the two as they allow; they count where the units stand and in his card_effective;
 - G4 in LGB: one Scout a turn may gain a counter for its Corps commander when his two sections
   hold at least four Spanish units; G5: one counter a French turn, held by the Spanish Corps
   commander facing the card, against the single-section card with the larger effective orders
@@ -41,12 +45,13 @@ from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import MAX_HAND, METRIC_NAMES, N_METRICS, RACK, TACTICIAN_DECK
 from napsim.policies import PARAMS
 from napsim.simulate import corps_guerrilla
-from napsim.tables import KIND_MULTI, KIND_SECTION
+from napsim.tables import KIND_MULTI, KIND_SECTION, _eligible
 from napsim.tables_lgb import eval_corps_card, units6_array
 
 from .engine import _Game as _EpicGame
 
 _eval_corps_card = getattr(eval_corps_card, "py_func", eval_corps_card)
+_eligible_py = getattr(_eligible, "py_func", _eligible)
 M = {name: i for i, name in enumerate(METRIC_NAMES)}
 CM = {name: i for i, name in enumerate(CM_NAMES)}
 KIND_SLOT = ("section", "multi", "tactic", "other")
@@ -498,10 +503,18 @@ class _LgbGame:
             cmd_draws = [0, 0, 0]
             tac_draws = [0, 0, 0]
             scouted = gained = elan = False
+            # rule E7 (LGB): units of each section that no card orders, units of each wing left
+            # unordered, and the orders a Take Command from the CIC may still give next door
+            room = [int(self.units[s, :, x].sum()) for x in range(6)]
+            free_w = list(self.wing_units[s])
+            reach = [0, 0, 0]
             for w in range(3):
                 p = plays[w]
                 if p == "initiative":
+                    cm = cmet[s, w + 1]
+                    before = cm[CM["initiative_ordered"]] + cm[CM["initiative_march"]]
                     cmd_draws[w] += self.initiative(s, w)
+                    free_w[w] -= cm[CM["initiative_ordered"]] + cm[CM["initiative_march"]] - before
                     continue
                 if not isinstance(p, tuple):
                     continue
@@ -514,6 +527,14 @@ class _LgbGame:
                         n1, a1, b1 = self.orders(s, w, src, cw, r, q)
                         nom, ea, eb = nom + n1, ea + a1, eb + b1
                 ea, eb = min(ea, tot_a), min(eb, tot_b)  # S2: a unit is ordered once
+                room[2 * w] -= ea
+                room[2 * w + 1] -= eb
+                for r, _, q in cards:
+                    if r != void and src == SRC_CIC and cd.take_command[r] == 1:
+                        n1, a1, b1 = self.orders(s, w, src, cw, r, q)
+                        near = sum(_eligible_py(self.units[s], cd.filt[r], x)
+                                   for x in (2 * w - 1, 2 * w + 2) if 0 <= x < 6)
+                        reach[w] += max(0, min(n1 - a1 - b1, near))
                 cmet[s, w + 1, CM["card_nominal"]] += nom
                 cmet[s, w + 1, CM["card_effective"]] += ea + eb
                 cmet[s, w + 1, CM["card_effective_first_half"]] += ea
@@ -552,6 +573,25 @@ class _LgbGame:
                         cmet[s, w + 1, CM["star_command_draws"]] += 1
                         cmd_draws[w] += 1
                         tac_draws[w] += 1
+                free_w[w] = free
+            # rule E7 (LGB): the Take Command's orders beyond his sections, after every wing's own
+            for w in range(3):
+                n = reach[w]
+                if n == 0:
+                    continue
+                near = [(w - 1, 2 * w - 1), (w + 1, 2 * w + 2)]  # (neighbour wing, section)
+                rooms = [min(room[x], free_w[v]) if 0 <= v < 3 else 0 for v, x in near]
+                into_l = max(min(rooms[0], max(n - rooms[1], (n + 1) // 2)), 0)
+                into_r = max(min(rooms[1], n - into_l), 0)
+                for (v, x), took in zip(near, (into_l, into_r), strict=True):
+                    if took:
+                        room[x] -= took
+                        free_w[v] -= took
+                        half = "first" if x % 2 == 0 else "second"
+                        cmet[s, v + 1, CM[f"card_effective_{half}_half"]] += took
+                        met[s, M["effective_" + WINGS[v]]] += took
+                        cmet[s, w + 1, CM["card_effective"]] += took
+                        met[s, M["wasted"]] -= took
             # rule D7: played cards and a First Strike go to the discards
             for p in plays:
                 if isinstance(p, tuple):
@@ -573,7 +613,7 @@ class _LgbGame:
                         keep, give = give, keep
                     t1 = keep
                     sizes = [len(corps[s][w]) for w in range(3)]
-                    to = sizes.index(min(sizes))
+                    to = rng.choice([w for w in range(3) if sizes[w] == min(sizes)])
                     corps[s][to].append(give)
                     cmet[s, to + 1, CM["scout_gifts"]] += 1
             if t1 >= 0:

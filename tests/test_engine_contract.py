@@ -105,6 +105,9 @@ def test_random_play_contract(name):
     if FORMAT_PLAYERS[sc.format] >= 2:
         tac0 = commander_config(sc)[1].sum(axis=1)  # M6.3 / M8.2: one more for each holder
         _commander_contract(sc, rows, res.commander_rows)
+    if res.sim.deck.tactician_deck == 0:  # rule D4: no Tactician deck, none dealt or drawn
+        tac0 = tac0 * 0
+        assert rows[:, :, M["tactician_drawn"]].sum() == rows[:, :, M["tactician_starved"]].sum() == 0
     held = rows[:, :, M["tactician_held_end"]]
     assert (held == tac0 + rows[:, :, M["tactician_drawn"]]
             - rows[:, :, M["tactician_played"]]).all()

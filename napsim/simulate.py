@@ -141,9 +141,14 @@ class Simulation:
                                                    for c in range(3)]
             scfg[k, lgb.S_G_START:lgb.S_G_START + 3] = corps_guerrilla(side, sc.rule("guerrilla_share"))
         sqp = np.array([[s.square_form, s.square_leave] for s in sc.sides], np.float64)
+        # G6: counters of a side's total that no Corps commander may receive stay in the pool
+        pool = sc.guerrilla_pool + sum(
+            side.guerrilla - int(scfg[k, lgb.S_G_START:lgb.S_G_START + 3].sum())
+            for k, side in enumerate(sc.sides)
+            if side.guerrilla_rule != "off" and not any(side.corps_guerrilla))
         return (np.int64(sc.turns), np.int64(sc.first), scfg, sqp, self.policies, self.ctab,
                 self.cards.deck, self.counts, t.nom, t.eff, t.rem, t.val, t.best, t.bopt, t.units,
-                np.int64(sc.guerrilla_pool), rule_options(sc, self.deck))
+                np.int64(pool), rule_options(sc, self.deck))
 
     def kernel_args(self) -> tuple:
         """(kernel name, packed arguments): what `play_chunk` needs; plain, picklable arrays."""

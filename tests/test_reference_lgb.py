@@ -49,8 +49,9 @@ METRICS = (
     # rules G4-G7, P4, P5 (zero on a side without the guerrilla rule)
     "g_french_turns", "g_offered", "g_spent", "g_stopped_by_sabre", "g_cards_nullified",
     "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
-    "g_nullified_L", "g_nullified_C", "g_nullified_R",
-    "g_denied_effective_L", "g_denied_effective_C", "g_denied_effective_R",
+    "g_nullified_in_french_L", "g_nullified_in_french_C", "g_nullified_in_french_R",
+    "g_denied_effective_in_french_L", "g_denied_effective_in_french_C",
+    "g_denied_effective_in_french_R",
     "g_acquired", "g_held_end", "g_pool_end",
 )
 

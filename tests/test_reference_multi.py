@@ -142,19 +142,38 @@ def test_epic3_cic_left_one_guerrilla_section(share):
     _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
 
 
+@pytest.mark.parametrize("share", ["lost", "shared"])
+def test_epic4_guerrillas_on_one_wing(share):
+    # rules S4 / G5: only the Spanish left has four Spanish units (rule G6: its Corps commander
+    # holds one counter under guerrilla_share = lost, the two others staying in the pool, or all
+    # three under shared), and his counters reach only French cards in the French right section
+    sc = load_scenario("epic4-symmetric", {
+        "sides.A.sections.L.spanish": 6, "sides.A.sections.C.spanish": 2,
+        "sides.A.sections.R.spanish": 0, "sides.A.guerrilla": 3, "sides.A.guerrilla_rule": "epic",
+        "sides.B.french": True, "scenario.guerrilla_pool": 3, "rules.guerrilla_share": share})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
 # the non-default readings of the scenario's [rules] table with three and four a side
 RULE_VARIANTS = {
     # rule M6.2: no initiative roll where a multi-section card gave orders (initiative)
     "epic3_initiative_no_orders": ("epic3-tamames", {"rules.initiative": "no_card_no_orders"}),
     # rule M8.2: the same with four a side
     "epic4_initiative_no_orders": ("epic4-symmetric", {"rules.initiative": "no_card_no_orders"}),
-    # rules E4 / M6.1: the same-section pair goes to one commander (same_section_receiver)
-    "epic3_e4_one_commander": ("epic3-tamames", {"rules.same_section_receiver": "one_commander"}),
+    # rules E4 / M6.1 with one-card hands, where the E4 situation is frequent: the pair is not
+    # played (same_section_receiver = two_commanders, the default: the hand card alone) ...
+    "epic3_e4_two_commanders": ("epic3-tamames", {"sides.F.hand": 1, "sides.S.hand": 1}),
+    # ... or goes to the section's commander (one_commander)
+    "epic3_e4_one_commander": ("epic3-tamames", {"sides.F.hand": 1, "sides.S.hand": 1,
+                                                 "rules.same_section_receiver": "one_commander"}),
     # rules E4 / M8.1: the same with four a side
-    "epic4_e4_one_commander": ("epic4-symmetric",
-                               {"rules.same_section_receiver": "one_commander"}),
+    "epic4_e4_one_commander": ("epic4-symmetric", {"sides.A.hand": 1, "sides.B.hand": 1,
+                                                   "rules.same_section_receiver": "one_commander"}),
     # rule M6.1: the CIC may keep a card of his section beside a multi-section card (cic_keeps)
     "epic3_cic_keeps_both": ("epic3-tamames", {"rules.cic_keeps": "both"}),
+    # rule D4: a deck without a Tactician deck (initiative doubles, stars, Elan draw nothing,
+    # and no draw is starved); rules M6.3 / M8.2: nobody starts with a Tactician card
+    "epic4_no_tactician_deck": ("epic4-symmetric", {"scenario.deck": "ccn70"}),
     # rules E9.4 / M6.4 (elan_order) and D3 (counter_attack_copies) with several commanders
     "epic3_elan_first_ca_hand": ("epic3-tamames", {"rules.elan_order": "shuffle_first",
                                                    "rules.counter_attack_copies": "hand"}),
@@ -163,7 +182,8 @@ RULE_VARIANTS = {
 
 @pytest.mark.parametrize("variant", list(RULE_VARIANTS))
 def test_rule_options(variant):
-    # rules M6.1, M6.2, M8.1, M8.2, E4, E9.4, D3 under their non-default readings, with the
+    # rules M6.1, M6.2, M8.1, M8.2, E4, E9.4, D3 under their non-default readings, D4 without a
+    # Tactician deck, with the
     # commander layer (M6.3, M6.4) and the Spanish Guerrillas (G4-G6, S4) underneath
     name, overrides = RULE_VARIANTS[variant]
     _assert_agree(Simulation.build(load_scenario(name, overrides), GREEDY),

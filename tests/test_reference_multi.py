@@ -58,7 +58,8 @@ GREEDY = POLICIES["greedy"]
 
 def _columns(rows: np.ndarray, crows: np.ndarray) -> np.ndarray:
     """Per-game values [games, column] of every compared metric, in the order of _labels()."""
-    side = rows[:, :, [METRIC_NAMES.index(n) for n in METRICS]].reshape(len(rows), -1)
+    # [games, metric, side], flattened metric-major as _labels() names them
+    side = rows[:, :, [METRIC_NAMES.index(n) for n in METRICS]].transpose(0, 2, 1).reshape(len(rows), -1)
     # the commander slots the EPIC layer never fills (La Grande Battles ones) must stay zero too
     cm = crows[:, :, :, [CM_NAMES.index(n) for n in CM_ORDER]].transpose(0, 3, 1, 2)
     return np.concatenate([side, cm.reshape(len(crows), -1)], axis=1).astype(float)

@@ -4,7 +4,11 @@ tests/reference/engine.py: per-game means of the card-flow metrics must agree st
 Rules exercised: E1 setup, E2/E3 choice and placement, E4 same-section exception, E6 command,
 E8/P3 stars, E9.1/E9.2 draw and Scout, E9.3 Tactician draws, E9.4 Elan, E9.6 refill, E10 rack
 cycle, E11 squares, D6 reshuffle, P1 greedy/random choice, P2 Scout keep, P7 First Strike, and the
-Spanish Guerrilla Action: G1-G3 base rule, G4-G6 EPIC clarifications, G7 metrics, P4/P5 policies.
+Spanish Guerrilla Action: G1-G3 base rule, G4-G6 EPIC clarifications with the sections mirrored
+between the sides (S4), G7 metrics, P4/P5 policies. The scenarios play the default readings of the
+[rules] table (napsim.scenarios.RULE_OPTIONS); test_kernel_agrees_with_reference_rule_options plays
+the other readings of the options that apply with one player a side (elan_order,
+counter_attack_copies). The standard game runs on the base deck, which has no Tactician deck (D4).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ METRICS = (
     "scout_draws",                                  # rule E9.2
     "stars_march", "stars_tactician", "march_units",  # rules E8, P3
     "elan_reshuffles",                              # rule E9.4
-    "tactician_drawn", "tactician_played",          # rules E9.3, D4
+    "tactician_drawn", "tactician_played", "tactician_starved",  # rules E9.3, D4
     "pick_from_5", "pick_from_4", "pick_from_3",    # rule E10
     "refills",                                      # rule E9.6
     "first_strikes",                                # rule P7
@@ -48,8 +52,9 @@ METRICS = (
     # rules G1-G7, P4, P5 (zero on a side without the guerrilla rule)
     "g_french_turns", "g_offered", "g_spent", "g_stopped_by_sabre", "g_cards_nullified",
     "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
-    "g_nullified_L", "g_nullified_C", "g_nullified_R",
-    "g_denied_effective_L", "g_denied_effective_C", "g_denied_effective_R",
+    "g_nullified_in_french_L", "g_nullified_in_french_C", "g_nullified_in_french_R",
+    "g_denied_effective_in_french_L", "g_denied_effective_in_french_C",
+    "g_denied_effective_in_french_R",
     "g_acquired", "g_held_end", "g_pool_end",
 )
 
@@ -99,8 +104,10 @@ def _compare(sim: Simulation, seed: int) -> list[str]:
 @pytest.mark.parametrize("policy", ["greedy", "random"])
 @pytest.mark.parametrize("scenario", ["symmetric", "tamames", "standard"])
 def test_kernel_agrees_with_reference(scenario, policy):
-    # rules E1-E11, D6, D7, P1-P3, P7 and (tamames: Spanish guerrillas, EPIC rule) G4-G7, P4, P5:
-    # every card-flow and guerrilla metric within 4 combined standard errors
+    # rules E1-E11, D6, D7, P1-P3, P7 and (tamames: Spanish guerrillas, EPIC rule) G4-G7, S4, P4,
+    # P5: every card-flow and guerrilla metric within 4 combined standard errors; rule D3 with
+    # counter_attack_copies = either, rule E9.4 with elan_order = draw_first (the defaults); rule
+    # D4 (standard, base deck): no Tactician card is dealt or drawn, and none is starved
     sc = _standard_scenario() if scenario == "standard" else scenario
     sim = Simulation.build(sc, POLICIES[policy])
     bad = _compare(sim, seed=12345)
@@ -116,6 +123,28 @@ def test_kernel_agrees_with_reference_guerrilla_variants(variant):
     sim = Simulation.build(sc, (("greedy", {}), ("greedy", spanish_policy)))
     assert sim.scenario.sides[1].key == "S"
     bad = _compare(sim, seed=777)
+    assert not bad, "\n".join(bad)
+
+
+# the non-default readings of the scenario's [rules] table that EPIC with one player a side plays
+RULE_VARIANTS = {
+    # rule E9.4: the Elan reshuffle comes before the turn's Command draw (elan_order)
+    "elan_shuffle_first": ("symmetric", {"rules.elan_order": "shuffle_first"}),
+    # rule D3: a Counter-Attack copies only the opponent's last hand card (counter_attack_copies)
+    "counter_attack_hand": ("symmetric", {"rules.counter_attack_copies": "hand"}),
+    # rules D3, G5, S4 with the Guerrillas: both readings above at once on tamames
+    "tamames_old_readings": ("tamames", {"rules.elan_order": "shuffle_first",
+                                         "rules.counter_attack_copies": "hand"}),
+}
+
+
+@pytest.mark.parametrize("variant", list(RULE_VARIANTS))
+def test_kernel_agrees_with_reference_rule_options(variant):
+    # rules E9.4 (elan_order = shuffle_first), D3 (counter_attack_copies = hand), and under them
+    # the E card flow, G4-G7 and S4 (mirrored Guerrilla sections) on tamames
+    name, overrides = RULE_VARIANTS[variant]
+    sim = Simulation.build(load_scenario(name, overrides), POLICIES["greedy"])
+    bad = _compare(sim, seed=999)
     assert not bad, "\n".join(bad)
 
 

@@ -6,7 +6,9 @@ Rules exercised: L1 setup, L2 the CIC's two gifts to two Corps commanders, L3/L4
 multi-section splits, L5 accept / swap / own card, L6 Corps initiative, L7 stars, L8 squares, L9 end
 of turn (Scout gift, Tactician draws, Elan, refill), E4 same-section exception, E6 command, E9.6
 refill, E10 rack cycle, D4 Tactician deck, D5 battle die, D6 reshuffle, D7 discards, P1-P3, P6, P7,
-and the Spanish Guerrilla Action in LGB: G4 gain, G5 spending, G6 distribution, G7 metrics, P4, P5.
+and the Spanish Guerrilla Action in LGB: G4 gain, G5 spending by the facing Spanish Corps (S4), G6
+distribution (guerrilla_share for a total), G7 metrics, P4, P5. The scenarios play the default
+readings of the [rules] table; test_guerrilla_total_split and test_elan_shuffle_first the others.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ METRICS = (
     "stars_march", "stars_tactician", "march_units",  # rules L7, P3
     "elan_reshuffles",                                # rule L9
     "tactician_drawn", "tactician_played", "tactician_held_end",  # rules L9, D4
+    "tactician_starved",
     "pick_from_5", "pick_from_4", "pick_from_3",      # rule E10
     "refills",                                        # rule E9.6
     "scout_draws",                                    # rule L9
@@ -49,8 +52,9 @@ METRICS = (
     # rules G4-G7, P4, P5 (zero on a side without the guerrilla rule)
     "g_french_turns", "g_offered", "g_spent", "g_stopped_by_sabre", "g_cards_nullified",
     "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
-    "g_nullified_L", "g_nullified_C", "g_nullified_R",
-    "g_denied_effective_L", "g_denied_effective_C", "g_denied_effective_R",
+    "g_nullified_in_french_L", "g_nullified_in_french_C", "g_nullified_in_french_R",
+    "g_denied_effective_in_french_L", "g_denied_effective_in_french_C",
+    "g_denied_effective_in_french_R",
     "g_acquired", "g_held_end", "g_pool_end",
 )
 
@@ -173,6 +177,40 @@ def test_spanish_french_guerrilla(spanish_policy):
     assert sc.sides[0].guerrilla_rule == "epic" and sc.sides[1].french
     sim = Simulation.build(sc, (("greedy", spanish_policy), ("greedy", {})))
     _assert_agree(sim, ref_games=REF_GAMES // 2 if spanish_policy else REF_GAMES)
+
+
+# the kernel's LGB packing (napsim.simulate.Simulation._lgb_args passes sc.guerrilla_pool
+# unchanged) drops the counters nobody receives instead of leaving them in the unacquired pool
+# (G6, guerrilla_share = lost), so g_pool_end is one lower than the rule's
+
+
+@pytest.mark.parametrize("share", ["lost", "shared"])
+def test_guerrilla_total_split(share):
+    # rule G6: a scenario giving the Spanish only a total of 5 counters has it dealt to the Corps
+    # commanders with at least four Spanish units (wings 5, 3, 2: the left one only):
+    # guerrilla_share = lost, a third of 5 plus one of the remainder (2; the other 3 stay in the
+    # pool); shared, all 5; rules G5 / S4: the left Spanish Corps spends only against the French
+    # right wing, which faces it
+    sc = load_scenario("lgb-symmetric", _spanish_french({"sides.A.corps_guerrilla": [0, 0, 0],
+                                                         "sides.A.guerrilla": 5,
+                                                         "sides.A.sections.R1.spanish": 1,
+                                                         "sides.A.sections.R2.spanish": 1,
+                                                         "rules.guerrilla_share": share}))
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+def test_elan_shuffle_first():
+    # rule L9 with elan_order = shuffle_first: the Elan reshuffle comes before the CIC's and the
+    # Corps commanders' Command draws; the Tactician draws of the Elan stay after them
+    sc = load_scenario("lgb-symmetric", {"rules.elan_order": "shuffle_first"})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+def test_no_tactician_deck():
+    # rule D4: the base deck comes without a Tactician deck, so no Corps commander is dealt or
+    # draws a Tactician card (L1, L7, L9 Elan), and none of those draws is starved
+    sc = load_scenario("lgb-symmetric", {"scenario.deck": "ccn70"})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
 
 
 def test_play_games_lgb_shapes():

@@ -6,7 +6,10 @@ means; a metric without variance in either sample must agree exactly.
 Rules exercised: M4 the pass to the sub-commander, M6.1 / M8.1 receivers by placement section,
 M6.2 / M8.2 initiative rolls (D5 battle die), M6.3 / M8.2 Tactician cards per commander, M6.4
 Elan, the E card flow underneath (E1-E11, D4, D6, D7, P1-P3, P7), and the Spanish Guerrilla Action
-with several commanders: G1 / G3 base rule, G4 / G5 EPIC rule, G6 counters per section commander.
+with several commanders: G1 / G3 base rule, G4 / G5 EPIC rule with the sections mirrored between
+the sides (S4), G6 counters per section commander. The scenarios play the default readings of the
+[rules] table (napsim.scenarios.RULE_OPTIONS); test_rule_options and the guerrilla_share case play
+the other readings.
 """
 
 from __future__ import annotations
@@ -55,7 +58,8 @@ GREEDY = POLICIES["greedy"]
 
 def _columns(rows: np.ndarray, crows: np.ndarray) -> np.ndarray:
     """Per-game values [games, column] of every compared metric, in the order of _labels()."""
-    side = rows[:, :, [METRIC_NAMES.index(n) for n in METRICS]].reshape(len(rows), -1)
+    # [games, metric, side], flattened metric-major as _labels() names them
+    side = rows[:, :, [METRIC_NAMES.index(n) for n in METRICS]].transpose(0, 2, 1).reshape(len(rows), -1)
     # the commander slots the EPIC layer never fills (La Grande Battles ones) must stay zero too
     cm = crows[:, :, :, [CM_NAMES.index(n) for n in CM_ORDER]].transpose(0, 3, 1, 2)
     return np.concatenate([side, cm.reshape(len(crows), -1)], axis=1).astype(float)
@@ -127,12 +131,64 @@ def test_epic2_guerrillas_end_turns():
     _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
 
 
-def test_epic3_cic_left_one_guerrilla_section():
+@pytest.mark.parametrize("share", ["lost", "shared"])
+def test_epic3_cic_left_one_guerrilla_section(share):
     # rule M6.1 with the Spanish CIC on the left (sub-commanders C and R); rule G6: only the
-    # centre has four Spanish units, so its commander holds all three counters (G4 gains there)
+    # centre has four Spanish units, so only its commander holds counters (G4 gains there):
+    # guerrilla_share = lost gives him his third of the three (the other two stay in the pool),
+    # shared gives him all three; rules S4 / G5: his counters reach the French centre only
     sc = load_scenario("epic3-tamames", {"sides.S.cic_section": "L", "sides.S.sections.L.spanish": 2,
-                                         "sides.S.sections.R.spanish": 3})
+                                         "sides.S.sections.R.spanish": 3,
+                                         "rules.guerrilla_share": share})
     _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+@pytest.mark.parametrize("share", ["lost", "shared"])
+def test_epic4_guerrillas_on_one_wing(share):
+    # rules S4 / G5: only the Spanish left has four Spanish units (rule G6: its Corps commander
+    # holds one counter under guerrilla_share = lost, the two others staying in the pool, or all
+    # three under shared), and his counters reach only French cards in the French right section
+    sc = load_scenario("epic4-symmetric", {
+        "sides.A.sections.L.spanish": 6, "sides.A.sections.C.spanish": 2,
+        "sides.A.sections.R.spanish": 0, "sides.A.guerrilla": 3, "sides.A.guerrilla_rule": "epic",
+        "sides.B.french": True, "scenario.guerrilla_pool": 3, "rules.guerrilla_share": share})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
+# the non-default readings of the scenario's [rules] table with three and four a side
+RULE_VARIANTS = {
+    # rule M6.2: no initiative roll where a multi-section card gave orders (initiative)
+    "epic3_initiative_no_orders": ("epic3-tamames", {"rules.initiative": "no_card_no_orders"}),
+    # rule M8.2: the same with four a side
+    "epic4_initiative_no_orders": ("epic4-symmetric", {"rules.initiative": "no_card_no_orders"}),
+    # rules E4 / M6.1 with one-card hands, where the E4 situation is frequent: the pair is not
+    # played (same_section_receiver = two_commanders, the default: the hand card alone) ...
+    "epic3_e4_two_commanders": ("epic3-tamames", {"sides.F.hand": 1, "sides.S.hand": 1}),
+    # ... or goes to the section's commander (one_commander)
+    "epic3_e4_one_commander": ("epic3-tamames", {"sides.F.hand": 1, "sides.S.hand": 1,
+                                                 "rules.same_section_receiver": "one_commander"}),
+    # rules E4 / M8.1: the same with four a side
+    "epic4_e4_one_commander": ("epic4-symmetric", {"sides.A.hand": 1, "sides.B.hand": 1,
+                                                   "rules.same_section_receiver": "one_commander"}),
+    # rule M6.1: the CIC may keep a card of his section beside a multi-section card (cic_keeps)
+    "epic3_cic_keeps_both": ("epic3-tamames", {"rules.cic_keeps": "both"}),
+    # rule D4: a deck without a Tactician deck (initiative doubles, stars, Elan draw nothing,
+    # and no draw is starved); rules M6.3 / M8.2: nobody starts with a Tactician card
+    "epic4_no_tactician_deck": ("epic4-symmetric", {"scenario.deck": "ccn70"}),
+    # rules E9.4 / M6.4 (elan_order) and D3 (counter_attack_copies) with several commanders
+    "epic3_elan_first_ca_hand": ("epic3-tamames", {"rules.elan_order": "shuffle_first",
+                                                   "rules.counter_attack_copies": "hand"}),
+}
+
+
+@pytest.mark.parametrize("variant", list(RULE_VARIANTS))
+def test_rule_options(variant):
+    # rules M6.1, M6.2, M8.1, M8.2, E4, E9.4, D3 under their non-default readings, D4 without a
+    # Tactician deck, with the
+    # commander layer (M6.3, M6.4) and the Spanish Guerrillas (G4-G6, S4) underneath
+    name, overrides = RULE_VARIANTS[variant]
+    _assert_agree(Simulation.build(load_scenario(name, overrides), GREEDY),
+                  ref_games=REF_GAMES // 2)
 
 
 def test_epic4_guerrilla_leftovers_base_rule():

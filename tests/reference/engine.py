@@ -17,8 +17,13 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   multi-section card is passed; otherwise nothing is passed. The sub-commander's orders are those
   of the section his card went to.
 - M6.1 / M8.1: a section or tactic card goes to the commander of the section it is placed in; a
-  commander's orders are those of his section.
-- M6.2 / M8.2: a section commander with no card and no multi-section orders in his section rolls
+  commander's orders are those of his section. Option `same_section_receiver`: under
+  "two_commanders" (3-4 a side) the E4 pair, which one commander would receive, is not played
+  (the E4 situation is still counted); under "one_commander" it is. Option `cic_keeps` (epic3):
+  under "one" no card is placed in the CIC's section beside a multi-section card (the CIC plays
+  that one); under "both" it may be.
+- M6.2 / M8.2: a section commander with no card rolls (option `initiative`: under
+  "no_card_no_orders" only when no multi-section card ordered units in his section either)
   two battle dice on his units left unordered (after the cards and March Moves): a unit symbol
   orders one unit of that type if the section has one (not yet ordered by this roll), a flag one
   unit to March Move, a sabre one unit to melee; a double (two equal symbols) draws him a
@@ -30,8 +35,10 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   the Corps commander holding the fewest in epic4 (the leftmost on ties). Each holder spends his
   own at the policy rate. M6.4 Elan: every holder of both sides draws one.
 - G6: with 3-4 a side the Guerrilla counters are dealt one at a time, in turn, to the section
-  commanders with at least four Spanish units (most Spanish units first, the leftmost on ties);
-  with no such commander they go to the unacquired pool. With 1-2 a side the CIC holds them all.
+  commanders, those with at least four Spanish units first (most Spanish units first, the
+  leftmost on ties); option `guerrilla_share`: under "lost" the others get their turn of the deal
+  and their counters stay in the unacquired pool, under "shared" they are left out of the deal;
+  with no eligible commander all go to the pool. With 1-2 a side the CIC holds them all.
 - a turn the Guerrillas end (G1) is a turn for every commander but nobody's card: no receiver,
   no initiative roll, no Tactician draw.
 
@@ -39,8 +46,16 @@ Spanish Guerrilla Action (docs/rules.md G1-G7, P4, P5) is played as the kernel p
 per section (index 0-2) or by the CIC for any section (index 3); at most one counter per French
 turn, against the French card with the larger own effective orders among those its counters may
 reach (a tie goes to the hand card; a policy that saves counters for Assaults targets an Assault
-card first); counters come from the target's section first, then the
-CIC's, then any section; a spent counter returns to the unacquired pool, sabre or not.
+card first); sections are mirrored (S4): a French card in the French section x is reached by the
+counters of the Spanish section 2 - x (and the CIC's), and they are spent from that section first,
+then the CIC's, then any section; a spent counter returns to the unacquired pool, sabre or not.
+Per-section metrics name the French card's section from the French seat.
+
+Other readings from the scenario's [rules] table: `counter_attack_copies` (D3: the opponent's last
+hand card, or under "either" his last rack card instead when there is no hand card or its mirror
+scores strictly more as a single card), `elan_order` (E9.4: the Elan reshuffle after the turn's
+Command draws, or under "shuffle_first" before them). A deck without a Tactician deck (D4) deals
+and draws no Tactician card, and such draws are not starved.
 """
 
 from __future__ import annotations
@@ -51,7 +66,7 @@ from functools import lru_cache
 import numpy as np
 
 from napsim.engine.commanders import CM_NAMES, N_CM
-from napsim.engine.epic import METRIC_NAMES, N_METRICS, RACK, TACTICIAN_DECK
+from napsim.engine.epic import METRIC_NAMES, N_METRICS, RACK
 from napsim.policies import PARAMS
 from napsim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
 
@@ -64,6 +79,30 @@ KIND_SLOT = ("section", "multi", "tactic", "other")
 TOL = 1e-9
 GENERAL = 3  # index of the CIC's counters (usable in any section) in a side's holding
 SABRE = 5    # rule D5: the sixth face of the battle die
+
+
+def facing(x: int) -> int:
+    """Rule S4: the sections are named from each player's own seat, so the French section x
+    (0 left, 1 centre, 2 right) faces the Spanish section 2 - x."""
+    return 2 - x
+
+
+def deal_guerrilla(counters: int, spanish: list[int], share: str) -> list[int]:
+    """Rule G6 with three commanders (3-4 a side, or LGB's three Corps): the counters are dealt
+    one at a time, in turn, to the commanders; those with at least four Spanish units come first,
+    most Spanish units first (the leftmost on ties). A commander with fewer may hold none:
+    share = "lost" deals him his turn anyway and his counters stay in the unacquired pool;
+    share = "shared" leaves him out of the deal."""
+    eligible = sorted((x for x in range(3) if spanish[x] >= 4), key=lambda x: (-spanish[x], x))
+    out = [0, 0, 0]
+    if not eligible:
+        return out
+    seats = eligible if share == "shared" else eligible + [x for x in range(3) if x not in eligible]
+    for i in range(counters):
+        x = seats[i % len(seats)]
+        if x in eligible:
+            out[x] += 1
+    return out
 
 
 class _Game:
@@ -87,13 +126,26 @@ class _Game:
         self.owner = [self.section_owners(side) for side in sc.sides]
         self.g_rule = [s.guerrilla_rule for s in sc.sides]
         self.spanish = [[sec.spanish for sec in s.sections] for s in sc.sides]
+        # the scenario's readings of the open rule points (its [rules] table)
+        self.rule = sc.rule
+        # rule D4: a Command deck may come without a Tactician deck (e.g. the base game's)
+        self.tac_deck = int(sim.deck.tactician_deck)
+        # rules E4, M6.1, M8.1: with 3-4 a side the two cards of the same-section exception would
+        # go to one commander; the literal reading forbids it, so the pair cannot be played
+        self.e4_playable = (self.players <= 2
+                            or sc.rule("same_section_receiver") == "one_commander")
+        # rule M6.1 (3 a side): under cic_keeps = one the CIC plays at most one card, and a
+        # multi-section card is his, so nothing may be placed in his section beside one
+        self.cic_only_section = [
+            side.cic_section if self.players == 3 and sc.rule("cic_keeps") == "one" else None
+            for side in sc.sides]
         self._score_cache = lru_cache(maxsize=None)(self._pair_best)
         self._eval_cache = lru_cache(maxsize=None)(self._eval)
 
     # ----- card helpers -------------------------------------------------------------------------
     def resolve(self, t: int, opp_last: int) -> int:
         """First Strike plays as nothing on its owner's turn; Counter-Attack copies the
-        opponent's last hand card mirrored left/right (nothing to copy: nothing)."""
+        opponent's card `opp_last` mirrored left/right (nothing to copy: nothing)."""
         c = self.cards
         if c.first_strike[t] == 1:
             return self.void
@@ -110,16 +162,21 @@ class _Game:
             return p
         return -1
 
-    def legal(self, ta: int, tb: int) -> tuple[list[int], bool]:
-        """Rule E3 / E4: legal placements p = 3 * pa + pb of (a, b), and whether the pair is
-        legal only in the E4 same-section situation."""
+    def legal(self, s: int, ta: int, tb: int) -> tuple[list[int], bool]:
+        """Rule E3 / E4: legal placements p = 3 * pa + pb of (a, b) for side s, and whether the
+        pair is legal only in the E4 same-section situation."""
         kind = self.cards.kind
         out = []
         e4_only = False
+        cic_sec = self.cic_only_section[s]
         for pa in range(3 if kind[ta] == KIND_PLACED else 1):
             for pb in range(3 if kind[tb] == KIND_PLACED else 1):
                 sa = self.placed_section(ta, pa)
                 sb = self.placed_section(tb, pb)
+                if cic_sec is not None and (
+                        (kind[ta] == KIND_MULTI and sb == cic_sec)
+                        or (kind[tb] == KIND_MULTI and sa == cic_sec)):
+                    continue  # rule M6.1, cic_keeps = one: the CIC already plays the multi card
                 if sa >= 0 and sa == sb and not self.standard:
                     if kind[ta] == KIND_SECTION and kind[tb] == KIND_SECTION:
                         e4_only = True  # rule E4
@@ -166,7 +223,7 @@ class _Game:
 
     def _pair_best(self, s: int, c: int, ta: int, tb: int):
         """Best score of a pair over its legal placements and the placements that reach it."""
-        places, _ = self.legal(ta, tb)
+        places, _ = self.legal(s, ta, tb)
         best = -1.0e9
         tied: list[int] = []
         for p in places:
@@ -195,7 +252,10 @@ class _Game:
 
     def draw_tactician(self, side: int, commander: int | None = None) -> None:
         """Rule D4: one Tactician card, its pile rebuilt from its discards when empty; with 2-4
-        players a side it goes to `commander` (rules M6.3, M8.2)."""
+        players a side it goes to `commander` (rules M6.3, M8.2). A game without a Tactician deck
+        draws nothing, and that is no starved draw."""
+        if self.tac_deck == 0:
+            return
         if self.tac_pile == 0:
             self.tac_pile, self.tac_disc = self.tac_disc, 0
         if self.tac_pile == 0:
@@ -207,6 +267,13 @@ class _Game:
         if commander is not None:
             self.tac_by[side][commander] += 1
             self.cmet[side, commander, CM["tactician_drawn"]] += 1
+
+    def elan_reshuffle(self, side: int) -> None:
+        """Rule E9.4 (L9): the draw pile and the discards shuffled together."""
+        self.pile.extend(self.disc)
+        self.disc = []
+        self.rng.shuffle(self.pile)
+        self.met[side, M["elan_reshuffles"]] += 1
 
     # ----- the commander layer, 2-4 players a side (rules M4, M6, M8, G6) -------------------------
     def section_owners(self, side) -> list[int]:
@@ -237,16 +304,11 @@ class _Game:
         return out
 
     def guerrilla_start(self, side) -> list[int]:
-        """Rule G6 (3-4 a side): counters per section, dealt one at a time to the sections with at
-        least four Spanish units, most Spanish units first (leftmost on ties)."""
-        spanish = [sec.spanish for sec in side.sections]
-        order = sorted((x for x in range(3) if spanish[x] >= 4), key=lambda x: (-spanish[x], x))
-        out = [0, 0, 0]
-        if side.guerrilla_rule == "off" or not order:
-            return out
-        for i in range(side.guerrilla):
-            out[order[i % len(order)]] += 1
-        return out
+        """Rule G6 (3-4 a side): counters per section commander (see deal_guerrilla)."""
+        if side.guerrilla_rule == "off":
+            return [0, 0, 0]
+        return deal_guerrilla(side.guerrilla, [sec.spanish for sec in side.sections],
+                              self.rule("guerrilla_share"))
 
     def initiative(self, s: int, cc: int, x: int, free: int) -> None:
         """Rules M6.2 / M8.2: commander cc of side s rolls two battle dice for section x, where
@@ -328,10 +390,14 @@ class _Game:
                 cm[cx, CM["cards_received"]] += got
                 continue
             cm[cx, CM["turns_without_card"]] += 1
-            multi_orders = sum(self._eval_cache(s, c, t, self.void, 0)[0][x]
-                               for t, _ in played if kind[t] == KIND_MULTI)
-            if multi_orders == 0:  # rules M6.2 / M8.2
-                self.initiative(s, cx, x, free[x])
+            # rules M6.2 / M8.2: no card, so he rolls; under initiative = no_card_no_orders
+            # only when no multi-section card ordered units in his section either
+            if self.rule("initiative") == "no_card_no_orders":
+                multi_orders = sum(self._eval_cache(s, c, t, self.void, 0)[0][x]
+                                   for t, _ in played if kind[t] == KIND_MULTI)
+                if multi_orders > 0:
+                    continue
+            self.initiative(s, cx, x, free[x])
         if self.players == 3:  # rule M6.1: the CIC keeps one, or gives one to each sub
             secs = [sx for _, sx in played]
             if owner.index(0) in secs:
@@ -370,9 +436,9 @@ class _Game:
             for k, (t, pl) in enumerate(((ra, pa), (rb, pb))):
                 if t == void or cd.kind[t] in (KIND_MULTI, KIND_INERT):
                     continue
-                x = self.placed_section(t, pl)
-                if held[x] + held[GENERAL] == 0:
-                    continue
+                x = self.placed_section(t, pl)  # the French section, from the French seat
+                if held[facing(x)] + held[GENERAL] == 0:
+                    continue  # rules S4, G5: only the Spanish section across from it may reach it
                 rest = self._eval_cache(s, c, void, rb, pb) if k == 0 else \
                     self._eval_cache(s, c, ra, void, 3 * pa)
                 own = sum(full[1]) - sum(rest[1])
@@ -391,8 +457,8 @@ class _Game:
                 or (mode == 2 and t_assault)):  # rule P4
             met[o, M["g_available_not_spent"]] += 1
             return ra, rb, p, False
-        if tsec >= 0 and held[tsec] > 0:
-            spender = tsec
+        if tsec >= 0 and held[facing(tsec)] > 0:
+            spender = facing(tsec)  # rule S4: the Spanish section across from the card
         elif held[GENERAL] > 0:
             spender = GENERAL
         else:
@@ -414,7 +480,7 @@ class _Game:
         else:
             na, nb, q = (void, rb, pb) if target == 0 else (ra, void, 3 * pa)
             nullified = 1
-            met[o, M["g_nullified_" + "LCR"[tsec]]] += 1
+            met[o, M["g_nullified_in_french_" + "LCR"[tsec]]] += 1
         met[o, M["g_cards_nullified"]] += nullified
         if cc is not None:
             self.cmet[o, cc, CM["g_nullified"]] += nullified
@@ -422,7 +488,7 @@ class _Game:
         for x in range(3):
             met[o, M["g_denied_nominal"]] += full[0][x] - after[0][x]
             met[o, M["g_denied_effective"]] += full[1][x] - after[1][x]
-            met[o, M["g_denied_effective_" + "LCR"[x]]] += full[1][x] - after[1][x]
+            met[o, M["g_denied_effective_in_french_" + "LCR"[x]]] += full[1][x] - after[1][x]
         return na, nb, q, target == "both"
 
     def guerrilla_gain(self, s: int, ra: int, rb: int) -> int | None:
@@ -457,7 +523,7 @@ class _Game:
             ra = self.resolve(a, opp_last)
             for j, b in rack_opts:
                 rb = self.resolve(b, opp_last)
-                places, e4_only = self.legal(ra, rb)
+                places, e4_only = self.legal(s, ra, rb)
                 if (e4_only and not e4) or not places:
                     continue
                 if random_policy:
@@ -495,9 +561,10 @@ class _Game:
         rack: list[int] = []
         self.tac = [0, 0]
         self.tac_by = [[0, 0, 0, 0], [0, 0, 0, 0]]  # per commander, 2-4 players a side
-        self.tac_pile = TACTICIAN_DECK
+        self.tac_pile = self.tac_deck  # rule D4: the Tactician cards that come with the deck
         self.tac_disc = 0
-        last_hand = [void, void]
+        last_hand = [void, void]  # the last card each side played from its hand, as it played
+        last_rack = [void, void]  # the card each side took from the rack on its last turn
         first = sc.first
         multi = self.players >= 2
         self.g_pool = sc.guerrilla_pool
@@ -576,34 +643,46 @@ class _Game:
                 met[o, M["first_strikes"]] += 1
             cmd = len(hand)  # rule E6: the hand at the start of the turn
             rack_size = len(rack)
+            c = min(cmd, self.cmax)
+            # rule D3: a Counter-Attack copies (mirrored) a card the opponent played on his last
+            # turn: his hand card, or under counter_attack_copies = either also his rack card,
+            # which it copies when there is no hand card or when it scores strictly more (P1)
+            copy = last_hand[o]
+            if self.rule("counter_attack_copies") == "either" and last_rack[o] != void:
+                if copy == void or (self.single_value(s, c, int(cd.mirror[last_rack[o]]))
+                                    > self.single_value(s, c, int(cd.mirror[copy])) + TOL):
+                    copy = last_rack[o]
             # rule E4: every hand and rack card (as it would play) a section card of one section
             e4 = False
             if not self.standard and hand and rack:
-                res = [self.resolve(t, last_hand[o]) for t in hand + rack]
+                res = [self.resolve(t, copy) for t in hand + rack]
                 e4 = (all(cd.kind[t] == KIND_SECTION for t in res)
                       and len({int(cd.sec[t]) for t in res}) == 1)
                 if e4:
                     met[s, M["same_section_turns"]] += 1
-            c = min(cmd, self.cmax)
+            # rules M6.1 / M8.1 (same_section_receiver): with 3-4 a side the E4 pair may be
+            # barred, and then no pair is legal in the E4 situation
+            e4_pair = e4 and self.e4_playable
             offer = rack if not self.standard else []
-            pick = self.choose(s, c, hand, offer, e4, last_hand[o])
+            pick = self.choose(s, c, hand, offer, e4_pair, copy)
             if pick is None and hand and offer:
                 # no legal pair: the hand card alone, the rack left as it is
-                pick = self.choose(s, c, hand, [], e4, last_hand[o])
+                pick = self.choose(s, c, hand, [], e4_pair, copy)
             i, j, p = pick if pick is not None else (None, None, 0)
             ta = hand.pop(i) if i is not None else void
             tb = void
             if j is not None:
                 tb = rack.pop(j)
                 met[s, M["pick_from_0"] + rack_size] += 1  # rule E10
-            ra = self.resolve(ta, last_hand[o])
-            rb = self.resolve(tb, last_hand[o])
+            ra = self.resolve(ta, copy)
+            rb = self.resolve(tb, copy)
             met[s, M["counter_attacks"]] += int(cd.counter[ta] == 1) + int(cd.counter[tb] == 1)
             if ta != void:
                 met[s, M["hand_" + KIND_SLOT[cd.kind[ta]]]] += 1
                 last_hand[s] = ra
             if tb != void:
                 met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
+            last_rack[s] = rb  # void when he took none
             if e4 and ra != void and rb != void and cd.sec[ra] == cd.sec[rb]:
                 met[s, M["same_section_used"]] += 1
             # rules G1 / G5: Spanish Guerrilla Action against the French cards, before any orders
@@ -654,6 +733,10 @@ class _Game:
                 if multi:  # rule G6: the section's commander (the CIC's with two a side)
                     cc = self.owner[s][gain] if self.players >= 3 and gain < 3 else 0
                     self.cmet[s, cc, CM["g_acquired"]] += 1
+            # rule E9.4 under elan_order = shuffle_first: the Elan reshuffle before the draws
+            elan = cd.elan[ra] == 1 or cd.elan[rb] == 1
+            if elan and self.rule("elan_order") == "shuffle_first":
+                self.elan_reshuffle(s)
             # rules E9.1 / E9.2 / P2: draw one; with a Scout draw two and keep the better
             t1 = self.draw(s)
             if (cd.scout[ra] == 1 or cd.scout[rb] == 1) and gain is None and t1 >= 0:
@@ -682,12 +765,11 @@ class _Game:
             elif not turn_over:
                 for _ in range(sum(earned)):
                     self.draw_tactician(s)
-            # rule E9.4: Elan shuffles draw pile and discards together; every player draws one
-            if cd.elan[ra] == 1 or cd.elan[rb] == 1:
-                self.pile.extend(self.disc)
-                self.disc = []
-                rng.shuffle(self.pile)
-                met[s, M["elan_reshuffles"]] += 1
+            # rule E9.4: Elan shuffles draw pile and discards together (here, after the draws,
+            # under elan_order = draw_first); every player draws one
+            if elan:
+                if self.rule("elan_order") == "draw_first":
+                    self.elan_reshuffle(s)
                 for k in (s, o):  # rule M6.4: every Tactician holder of both sides
                     if multi:
                         for cc in self.tactician_holders():

@@ -31,8 +31,15 @@ The kernel's readings of open rule points (its module docstring) are followed:
   between the two as they allow; they count where the units stand and in his card_effective;
 - G4 in LGB: one Scout a turn may gain a counter for its Corps commander when his two sections
   hold at least four Spanish units; G5: one counter a French turn, held by the Spanish Corps
-  commander facing the card, against the single-section card with the larger effective orders
-  (ties: the leftmost wing, then the first card; saving for Assaults targets an Assault first).
+  commander facing the card (S4: sections are named from each seat, so the French wing w faces
+  the Spanish Corps 2 - w, who alone may spend against it and is credited with the spend),
+  against the single-section card with the larger effective orders (ties: the leftmost wing,
+  then the first card; saving for Assaults targets an Assault first); per-wing metrics name the
+  French wing;
+- G6: a scenario giving only a total `guerrilla` has it dealt to the Corps commanders as with 3-4
+  players a side (option `guerrilla_share`); the counters nobody receives stay in the pool;
+- D4: a deck without a Tactician deck deals and draws no Tactician card (no starved draws);
+- L9 Elan (option `elan_order`): the reshuffle after the turn's Command draws, or before them.
 """
 
 from __future__ import annotations
@@ -42,13 +49,13 @@ import random
 import numpy as np
 
 from napsim.engine.commanders import CM_NAMES, N_CM
-from napsim.engine.epic import MAX_HAND, METRIC_NAMES, N_METRICS, RACK, TACTICIAN_DECK
+from napsim.engine.epic import MAX_HAND, METRIC_NAMES, N_METRICS, RACK
 from napsim.policies import PARAMS
-from napsim.simulate import corps_guerrilla
 from napsim.tables import KIND_MULTI, KIND_SECTION, _eligible
 from napsim.tables_lgb import eval_corps_card, units6_array
 
 from .engine import _Game as _EpicGame
+from .engine import deal_guerrilla, facing
 
 _eval_corps_card = getattr(eval_corps_card, "py_func", eval_corps_card)
 _eligible_py = getattr(_eligible, "py_func", _eligible)
@@ -90,6 +97,7 @@ class _LgbGame:
         self.wing_units = [[int(self.units[s, :, 2 * k].sum() + self.units[s, :, 2 * k + 1].sum())
                             for k in range(3)] for s in range(2)]
         self.g_on = [side.guerrilla_rule != "off" for side in sc.sides]
+        self.tac_deck = int(sim.deck.tactician_deck)  # rule D4: 0 when the deck comes without one
         self.spanish = [[side.lgb_sections[2 * k].spanish + side.lgb_sections[2 * k + 1].spanish
                          for k in range(3)] for side in sc.sides]
         self._opts: dict = {}
@@ -157,10 +165,14 @@ class _LgbGame:
     # reshuffle): the same list operations as the EPIC reference
     resolve = _EpicGame.resolve
     draw = _EpicGame.draw
+    elan_reshuffle = _EpicGame.elan_reshuffle
 
     # ----- rule D4 --------------------------------------------------------------------------------
     def draw_tactician(self, s: int, k: int) -> None:
-        """Rule D4: one Tactician card for Corps commander k of side s."""
+        """Rule D4: one Tactician card for Corps commander k of side s; nothing (and no starved
+        draw) when the game has no Tactician deck."""
+        if self.tac_deck == 0:
+            return
         if self.tac_pile == 0:
             self.tac_pile, self.tac_disc = self.tac_disc, 0
         if self.tac_pile == 0:
@@ -266,16 +278,25 @@ class _LgbGame:
         squares: list[list[tuple[int, int]]] = [[], []]  # (card, owner: Corps 0-2 or CIC)
         rack: list[int] = []
         self.tac = [[0, 0, 0], [0, 0, 0]]
-        self.tac_pile = TACTICIAN_DECK
+        self.tac_pile = self.tac_deck
         self.tac_disc = 0
         last_hand = [void, void]
         first = sc.first
-        # rule G6 (LGB): each Corps commander's own counters
+        # rule G6 (LGB): each Corps commander's own counters, as the scenario assigns them; a
+        # scenario giving only a total has it dealt as with 3-4 players a side, the Spanish units
+        # of a Corps commander's two sections counted together (guerrilla_share), and the
+        # counters nobody receives stay in the unacquired pool
         g_held = [[0, 0, 0], [0, 0, 0]]
         pool = sc.guerrilla_pool
         for k in range(2):
             if self.g_on[k]:
-                g_held[k] = [int(x) for x in corps_guerrilla(sc.sides[k])]
+                side = sc.sides[k]
+                if any(side.corps_guerrilla) or side.guerrilla == 0:
+                    g_held[k] = [int(x) for x in side.corps_guerrilla]
+                else:
+                    g_held[k] = deal_guerrilla(side.guerrilla, self.spanish[k],
+                                               sc.rule("guerrilla_share"))
+                    pool += side.guerrilla - sum(g_held[k])
                 for w in range(3):
                     cmet[k, w + 1, CM["g_start"]] += g_held[k][w]
         # rule L1: CIC hand, then each Corps commander's hand and Tactician cards, then the rack
@@ -453,14 +474,15 @@ class _LgbGame:
                 else:
                     plays[w] = "hold"
             # rule G5 (LGB): one Spanish counter a French turn, held by the Corps commander facing
-            # the card; multi-section cards cannot be stopped
+            # the card (S4: the French wing w faces the Spanish Corps 2 - w); multi-section cards
+            # cannot be stopped. w below is always the French wing, from the French seat.
             if self.g_on[o] and side.french:
                 pvo = self.pol[o]
                 met[o, M["g_french_turns"]] += 1
                 target = None
                 t_eff, t_assault = -1, 0
                 for w in range(3):
-                    if g_held[o][w] == 0 or not isinstance(plays[w], tuple):
+                    if g_held[o][facing(w)] == 0 or not isinstance(plays[w], tuple):
                         continue
                     src, cw, cards = plays[w]
                     for g in cards:
@@ -483,21 +505,22 @@ class _LgbGame:
                         met[o, M["g_available_not_spent"]] += 1
                     else:
                         w, g = target
-                        g_held[o][w] -= 1
+                        spanish_corps = facing(w)  # rule S4: the Spanish Corps across from w
+                        g_held[o][spanish_corps] -= 1
                         pool += 1  # spent: back to the unacquired pool, stopped or not
                         met[o, M["g_spent"]] += 1
-                        cmet[o, w + 1, CM["g_spent"]] += 1
+                        cmet[o, spanish_corps + 1, CM["g_spent"]] += 1
                         if rng.randrange(6) == SABRE:  # rule G1: a sabre stops the guerrillas
                             met[o, M["g_stopped_by_sabre"]] += 1
                         else:
                             src, cw, _ = plays[w]
                             nom, _, _ = self.orders(s, w, src, cw, g[0], g[2])
                             met[o, M["g_cards_nullified"]] += 1
-                            met[o, M["g_nullified_" + WINGS[w]]] += 1
-                            cmet[o, w + 1, CM["g_nullified"]] += 1
+                            met[o, M["g_nullified_in_french_" + WINGS[w]]] += 1
+                            cmet[o, spanish_corps + 1, CM["g_nullified"]] += 1
                             met[o, M["g_denied_nominal"]] += nom
                             met[o, M["g_denied_effective"]] += t_eff
-                            met[o, M["g_denied_effective_" + WINGS[w]]] += t_eff
+                            met[o, M["g_denied_effective_in_french_" + WINGS[w]]] += t_eff
                             g[0] = void  # nullified: plays as nothing (the card is discarded)
             # orders (L3-L5), stars (L7), initiative (L6), Scout for a counter (G4)
             cmd_draws = [0, 0, 0]
@@ -598,6 +621,9 @@ class _LgbGame:
                     self.disc.extend(t for _, t, _ in p[2])
             if fs_card >= 0:
                 self.disc.append(fs_card)
+            # rule L9 Elan under elan_order = shuffle_first: the reshuffle before the Command draws
+            if elan and sc.rule("elan_order") == "shuffle_first":
+                self.elan_reshuffle(s)
             # rule L9: the CIC draws one; after a Scout two, keeps one and gives one away
             t1 = self.draw(s)
             if scouted and t1 >= 0:
@@ -629,10 +655,8 @@ class _LgbGame:
             # rule L9 Elan: draw pile and discards shuffled (the rack stays); every Corps
             # commander of both sides draws a Tactician card
             if elan:
-                self.pile.extend(self.disc)
-                self.disc = []
-                rng.shuffle(self.pile)
-                met[s, M["elan_reshuffles"]] += 1
+                if sc.rule("elan_order") == "draw_first":
+                    self.elan_reshuffle(s)
                 for k2 in (s, o):
                     for w in range(3):
                         self.draw_tactician(k2, w)

@@ -215,6 +215,7 @@ def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
     r[epic.R_SHUFFLE_FIRST] = sc.rule("elan_order") == "shuffle_first"
     r[epic.R_CA_EITHER] = sc.rule("counter_attack_copies") == "either"
     r[epic.R_TAC_DECK] = deck.tactician_deck
+    r[epic.R_CIC_KEEPS_ONE] = sc.format == "epic3" and sc.rule("cic_keeps") == "one"
     return r
 
 

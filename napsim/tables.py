@@ -214,10 +214,8 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
 
 
 @njit(cache=True)
-def _legal_placements(kind, sec, ta, tb, standard, forbid, out):
-    """Legal placements of (a, b) into out; returns (count, e4_only). `forbid` >= 0 is a section
-    where no card may be placed beside a multi-section card (cic_keeps = one, M6.1: the CIC, who
-    commands that section, plays the multi-section card and gives the other one away)."""
+def _legal_placements(kind, sec, ta, tb, standard, out):
+    """Legal placements of (a, b) into out; returns (count, e4_only)."""
     n = 0
     ra = 3 if kind[ta] == KIND_PLACED else 1
     rb = 3 if kind[tb] == KIND_PLACED else 1
@@ -226,9 +224,6 @@ def _legal_placements(kind, sec, ta, tb, standard, forbid, out):
         for pb in range(rb):
             sa = _placed_section(kind, sec, ta, pa)
             sb = _placed_section(kind, sec, tb, pb)
-            if forbid >= 0 and ((kind[ta] == KIND_MULTI and sb == forbid)
-                                or (kind[tb] == KIND_MULTI and sa == forbid)):
-                continue
             if sa >= 0 and sa == sb and not standard:
                 if kind[ta] == KIND_SECTION and kind[tb] == KIND_SECTION:
                     e4_only = True  # E4: only when hand and rack are all this section
@@ -237,6 +232,19 @@ def _legal_placements(kind, sec, ta, tb, standard, forbid, out):
             out[n] = pa * 3 + pb
             n += 1
     return n, e4_only
+
+
+@njit(cache=True)
+def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
+    """The two cards as they give orders: under cic_keeps = one (M6.1, `forbid` >= 0 the CIC's
+    section) a card placed in the CIC's section beside a multi-section card goes to a
+    sub-commander who cannot order there, so it plays as nothing (the kernel does the same)."""
+    if forbid >= 0:
+        if kind[ta] == KIND_MULTI and _placed_section(kind, sec, tb, pb) == forbid:
+            return ta, void
+        if kind[tb] == KIND_MULTI and _placed_section(kind, sec, ta, pa) == forbid:
+            return void, tb
+    return ta, tb
 
 
 @njit(cache=True)
@@ -252,7 +260,7 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
     march_bonus, tac_bonus, scout_bonus, march_prob = policy[4], policy[5], policy[6], policy[9]
     for ta in range(n_types):
         for tb in range(n_types):
-            n, e4 = _legal_placements(kind, sec, ta, tb, standard, forbid, buf)
+            n, e4 = _legal_placements(kind, sec, ta, tb, standard, buf)
             n_place[ta, tb] = n
             e4_only[ta, tb] = e4
             for i in range(n):
@@ -263,19 +271,20 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
                 for i in range(n):
                     p = buf[i]
                     pa, pb = p // 3, p % 3
-                    eval_pair(ta, pa, tb, pb, c, units, kind, sec, orders, eq_cmd, cap, filt,
+                    ea, eb = _kept_cards(kind, sec, ta, pa, tb, pb, forbid, n_types - 1)
+                    eval_pair(ea, pa, eb, pb, c, units, kind, sec, orders, eq_cmd, cap, filt,
                               take_command, fallback, standard, nominal, eff, rem)
                     for x in range(3):
                         nom_t[c, ta, tb, p, x] = nominal[x]
                         eff_t[c, ta, tb, p, x] = eff[x]
                         rem_t[c, ta, tb, p, x] = rem[x]
                     v = w0 * eff[0] + w1 * eff[1] + w2 * eff[2]
-                    v += tac_bonus * (tdraw[ta] + tdraw[tb])
-                    if scout[ta] == 1 or scout[tb] == 1:
+                    v += tac_bonus * (tdraw[ea] + tdraw[eb])
+                    if scout[ea] == 1 or scout[eb] == 1:
                         v += scout_bonus
                     r0, r1, r2 = rem[0], rem[1], rem[2]
                     for ks in range(2):  # not k: k counts the tied placements
-                        t = ta if ks == 0 else tb
+                        t = ea if ks == 0 else eb
                         if stars[t] == 0:
                             continue
                         s = _placed_section(kind, sec, t, pa if ks == 0 else pb)
@@ -323,7 +332,7 @@ class PairTables:
 def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.ndarray,
                 standard: bool, forbid: tuple[int, int] = (-1, -1)) -> PairTables:
     """Evaluate every (a, b, placement) for both sides and commands 0..cmax. forbid[side] >= 0:
-    the section of that side's CIC under cic_keeps = one (see _legal_placements)."""
+    the section of that side's CIC under cic_keeps = one (see _kept_cards)."""
     t = len(cards.names)
     shape = (2, cmax + 1, t, t)
     best_val = np.zeros(shape, np.float64)

@@ -276,8 +276,10 @@ def test_p7_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
 
 
 def test_d3_counter_attack_repeats_the_opponents_last_card_mirrored():
-    # rule D3 (counter_attack)
-    sim = Simulation.build("symmetric", pols(first_strike_prob=0.0))
+    # rule D3 (counter_attack), S4: under counter_attack_copies = hand it copies the opponent's last
+    # hand card (tests/test_rule_options.py checks the default, either card)
+    sim = Simulation.build(load_scenario("symmetric", {"rules.counter_attack_copies": "hand"}),
+                           pols(first_strike_prob=0.0))
     ct = sim.cards
     ca = idx(ct, "Counter-Attack")
     checked = 0

@@ -280,7 +280,8 @@ TINY = {  # French left: one infantry unit; French right: no cavalry, no artille
                                              (EPIC4, None, RANDOM)])
 def test_a_section_commander_rolls_exactly_when_his_section_gets_nothing(name, over, pol):
     # rule M6.2, rule M8.2, rule D5, rule S2: a section commander rolls two dice exactly when no
-    # card was placed in his section and no multi-section card orders there; each unit symbol
+    # card was placed in his section (and, with initiative = no_card_no_orders, no multi-section
+    # card orders there); each unit symbol
     # orders a free unit of that type, a flag or a sabre any free unit, never more than the
     # units left unordered; a double draws the roller a Tactician card
     sim = sim_for(name, over, pol)
@@ -296,8 +297,9 @@ def test_a_section_commander_rolls_exactly_when_his_section_gets_nothing(name, o
             s = int(one(rows, epic.EV_TURN)[SIDE])
             cards = played(sim, one(rows, epic.EV_CHOICE))
             eff = one(rows, epic.EV_ORDERS)[D:G]
-            expect = [x for x in range(3)
-                      if all(px != x for _, _, px in cards) and multi_orders(sim, cards, x) == 0]
+            expect = [x for x in range(3)  # option initiative: multi-section orders may stop it
+                      if all(px != x for _, _, px in cards)
+                      and (sc.rule("initiative") == "no_card" or multi_orders(sim, cards, x) == 0)]
             init_idx = np.flatnonzero(rows[:, CODE] == cm.EV_INITIATIVE)
             init = rows[init_idx]
             assert (init[:, SIDE] == s).all()
@@ -464,17 +466,21 @@ def test_elan_gives_every_player_a_tactician_card(name, holders):
 # G6 Guerrilla counters by section commander
 
 
-@pytest.mark.parametrize("counters, spanish, split", [
-    (3, [6, 8, 5], [1, 1, 1]), (5, [6, 8, 5], [2, 2, 1]), (4, [6, 8, 5], [1, 2, 1]),
-    (4, [3, 8, 5], [0, 2, 2]), (5, [3, 8, 5], [0, 3, 2]), (5, [4, 4, 4], [2, 2, 1]),
-    (3, [4, 9, 3], [1, 2, 0]), (2, [0, 3, 4], [0, 0, 2]), (1, [5, 6, 6], [0, 1, 0]),
-    (0, [6, 8, 5], [0, 0, 0]), (3, [3, 2, 0], [0, 0, 0]), (4, [0, 0, 0], [0, 0, 0]),
+@pytest.mark.parametrize("counters, spanish, lost, shared", [
+    (3, [6, 8, 5], [1, 1, 1], [1, 1, 1]), (5, [6, 8, 5], [2, 2, 1], [2, 2, 1]),
+    (4, [6, 8, 5], [1, 2, 1], [1, 2, 1]), (4, [3, 8, 5], [0, 2, 1], [0, 2, 2]),
+    (5, [3, 8, 5], [0, 2, 2], [0, 3, 2]), (5, [4, 4, 4], [2, 2, 1], [2, 2, 1]),
+    (3, [4, 9, 3], [1, 1, 0], [1, 2, 0]), (2, [0, 3, 4], [0, 0, 1], [0, 0, 2]),
+    (1, [5, 6, 6], [0, 1, 0], [0, 1, 0]), (0, [6, 8, 5], [0, 0, 0], [0, 0, 0]),
+    (3, [3, 2, 0], [0, 0, 0], [0, 0, 0]), (4, [0, 0, 0], [0, 0, 0], [0, 0, 0]),
 ])
-def test_guerrilla_split(counters, spanish, split):
-    # rule G6: even split among commanders with four Spanish units or more; the remainder one
-    # each to those with the most Spanish units (leftmost on ties); fewer than four: none, and
-    # with nobody eligible every counter stays unassigned
-    assert guerrilla_split(counters, spanish) == split
+def test_guerrilla_split(counters, spanish, lost, shared):
+    # rule G6: fewer than four Spanish units: no counter. guerrilla_share = lost (default): an
+    # even split among all the commanders, an ineligible one's share not given out; shared: an
+    # even split among the eligible ones. The remainder one each to the eligible commanders with
+    # the most Spanish units (leftmost on ties); with nobody eligible every counter stays unassigned
+    assert guerrilla_split(counters, spanish) == guerrilla_split(counters, spanish, "lost") == lost
+    assert guerrilla_split(counters, spanish, "shared") == shared
 
 
 SPANISH_35 = {"sides.S.guerrilla": 5, "sides.S.sections.L.spanish": 3}  # split L 0, C 3, R 2
@@ -482,8 +488,8 @@ SPANISH_35 = {"sides.S.guerrilla": 5, "sides.S.sections.L.spanish": 3}  # split 
 
 @pytest.mark.parametrize("fmt, over, g_start", [
     ("epic3", None, [1, 1, 1, 0]),        # CIC C 1, sub 1 L 1, sub 2 R 1
-    ("epic3", SPANISH_35, [3, 0, 2, 0]),  # CIC C 3, sub 1 L none (3 Spanish units), sub 2 R 2
-    ("epic4", SPANISH_35, [0, 0, 3, 2]),  # Corps L none, C 3, R 2
+    ("epic3", SPANISH_35, [2, 0, 2, 0]),  # CIC C 2, sub 1 L none (3 Spanish units), sub 2 R 2
+    ("epic4", SPANISH_35, [0, 0, 2, 2]),  # Corps L none (its share lost), C 2, R 2
 ])
 def test_guerrilla_counters_start_with_the_section_commanders(fmt, over, g_start):
     # rule G6: with 3 or 4 players a side the Spanish counters are split by section commander;
@@ -493,12 +499,13 @@ def test_guerrilla_counters_start_with_the_section_commanders(fmt, over, g_start
     split = guerrilla_split(sc.sides[1].guerrilla, [x.spanish for x in sc.sides[1].sections])
     assert commander_config(sc)[2].tolist() == [[0, 0, 0], split]
     gcfg = guerrilla_config(sc)
-    assert gcfg[0, epic.G_POOL0] == sc.guerrilla_pool  # every counter has a holder
+    # the counters nobody may hold (guerrilla_share = lost) stay in the unacquired pool
+    assert gcfg[0, epic.G_POOL0] == sc.guerrilla_pool + sc.sides[1].guerrilla - sum(split)
     res = sim.run(500, seed=51, check=True, per_game=True)
     assert (res.commander_rows[:, 1, :, cm.CM_G_START] == g_start).all()
     assert (res.commander_rows[:, 0, :, cm.CM_G_START] == 0).all()
     assert res.metric("invariant_violations").tolist() == [0, 0]  # counters conserved
-    total = sc.guerrilla_pool + sum(g_start)
+    total = sc.guerrilla_pool + sc.sides[1].guerrilla  # held or in the pool, lost shares included
     rows = res.per_game[:, 1]
     assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] == total).all()
 
@@ -531,21 +538,22 @@ FRENCH, SPANISH = 0, 1
 @pytest.mark.parametrize("fmt, over, french", [("epic3", None, GREEDY), ("epic3", SPANISH_35, RANDOM),
                                                ("epic4", SPANISH_35, GREEDY)])
 def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over, french):
-    # rule G5, rule G6, rule G4: a counter held in section x (by its commander) is spent only
-    # against a French card played in section x, never a multi-section card, at most one a
+    # rule G5, rule S4, rule G6, rule G4: a counter held in the Spanish section y (by its
+    # commander) is spent only against a French card played in the section facing it, the French
+    # section 2 - y (each side names sections from its own seat), never a multi-section card, at most one a
     # French turn, at every chance (spend mode 0); a Scout in a section with four Spanish units
     # or more gains a counter for that section; counters are conserved
     sim = sim_for(EPIC3, {"scenario.format": fmt, **(over or {})}, french, GREEDY)
     sc = sim.scenario
     spanish = [x.spanish for x in sc.sides[SPANISH].sections]
     start = guerrilla_split(sc.sides[SPANISH].guerrilla, spanish)
-    total = sc.guerrilla_pool + sum(start)
+    total = sc.guerrilla_pool + sc.sides[SPANISH].guerrilla  # the ones nobody holds are in the pool
     ct = sim.cards
     _, traced = games(sim, 53, 60)
     seen = Counter()
     for met, ps in traced:
         held = list(start)
-        pool = sc.guerrilla_pool
+        pool = total - sum(start)
         for rows in ps:
             s = int(one(rows, epic.EV_TURN)[SIDE])
             cards = played(sim, one(rows, epic.EV_CHOICE))
@@ -563,7 +571,7 @@ def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over,
                     seen["gain"] += 1
                 continue
             assert len(gain) == 0
-            targets = {(k, x) for k, (t, kd, x) in enumerate(cards) if x >= 0 and held[x] > 0}
+            targets = {(k, x) for k, (t, kd, x) in enumerate(cards) if x >= 0 and held[2 - x] > 0}
             seen["multi"] += sum(held) > 0 and any(kd == KIND_MULTI for _, kd, _ in cards)
             # counters held, a card placed, but none in a section holding a counter: no attempt
             seen["held elsewhere"] += sum(held) > 0 and not targets and max(c[2] for c in cards) >= 0
@@ -573,7 +581,7 @@ def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over,
                 assert (k, x) in targets and cards[k][2] == x
                 assert outcome != epic.G_OUT_DECLINED
                 assert (outcome == epic.G_OUT_NULLIFIED) == (roll != 5)
-                held[x] -= 1
+                held[2 - x] -= 1  # the Spanish section facing the French card spends it
                 pool += 1
                 seen["attempt"] += 1
         assert min(held) >= 0 and sum(held) + pool == total
@@ -600,10 +608,11 @@ def test_epic1_has_no_commander_metrics_and_the_same_results():
             assert np.array_equal(getattr(again, name), getattr(ref, name)), name
     assert ref.commanders.sum() == 0 and ref.commander_rows.sum() == 0
     assert ref.metric("turns").tolist() == [2000 * 30] * 2
-    # the commander arrays (the last three kernel inputs) are read only with 2-4 players a side
+    # the commander arrays (the three kernel inputs before the rule options) are read only with
+    # 2-4 players a side
     kind, args = ref.sim.kernel_args()
-    odd = (*args[:-3], np.array([[1, 2, 0], [2, 0, 1]], np.int64), np.full((2, 4), 7, np.int64),
-           args[-1] + 1)
+    odd = (*args[:-4], np.array([[1, 2, 0], [2, 0, 1]], np.int64), np.full((2, 4), 7, np.int64),
+           args[-2] + 1, args[-1])
     out = play_chunk((kind, odd), seed_key(5), 0, 2000, False, False)
     assert np.array_equal(out.totals, ref.totals)
     assert out.commander_totals.sum() == 0

@@ -179,9 +179,8 @@ def test_spanish_french_guerrilla(spanish_policy):
     _assert_agree(sim, ref_games=REF_GAMES // 2 if spanish_policy else REF_GAMES)
 
 
-# the kernel's LGB packing (napsim.simulate.Simulation._lgb_args passes sc.guerrilla_pool
-# unchanged) drops the counters nobody receives instead of leaving them in the unacquired pool
-# (G6, guerrilla_share = lost), so g_pool_end is one lower than the rule's
+# G6: the counters of a side's total that no Corps commander receives stay in the unacquired pool
+# (this case found the kernel's packing dropping them; fixed)
 
 
 @pytest.mark.parametrize("share", ["lost", "shared"])

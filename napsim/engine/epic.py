@@ -90,11 +90,12 @@ G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
 # rule options ropt[column]: the reading of each open point (docs/rules.md, "Rule options"), as
 # kernel flags packed by napsim.simulate.rule_options
 R_INIT_NEEDS_NO_ORDERS = 0  # 1: no initiative roll when a multi-section card ordered his section
-R_E4_PLAYABLE = 1           # 1: the E4 same-section pair may be played (one commander plays both)
+R_E4_PLAYABLE = 1           # 1: one commander plays the E4 same-section pair; 0: only its better card orders
 R_SHUFFLE_FIRST = 2         # 1: the Elan reshuffle comes before the turn's Command draw
 R_CA_EITHER = 3             # 1: Counter-Attack copies either card of the opponent's last turn
 R_TAC_DECK = 4              # Tactician cards that come with the Command deck (0: none, D4)
-N_ROPT = 5
+R_CIC_KEEPS_ONE = 5         # 1 (epic3): a card in the CIC's section beside a multi card orders nothing
+N_ROPT = 6
 NO_TACTICIAN_DECK = -1      # tac_disc[0] when the game has no Tactician deck at all
 
 # card-table columns packed into one int array: ctab[type, column]
@@ -540,7 +541,6 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         e4 = not standard and n_h > 0 and n_r > 0 and secs < 8 and (secs & (secs - 1)) == 0
         if e4:
             met[s, M_E4] += 1
-        e4_play = e4 and ropt[R_E4_PLAYABLE] == 1  # 3-4 a side: see same_section_receiver
         if check:
             tmp_hand_ok = hn[s] + sqn[s] == hand0[s]
             if not tmp_hand_ok:
@@ -555,14 +555,14 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 for j in range(rn[0]):
                     trace[k, 11 + MAX_HAND + j] = rack[j]
         # the choice: hand slot hi (-2: none), rack slot rj (-1: none), placement p
-        hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4_play,
+        hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
                                             ca_src, void, pol, ctab, best_val, best_k,
                                             best_list, n_place, place_list, e4_only, res_scratch,
                                             play_val, play_key, rec_t, tracing)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
-            hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4_play, ca_src,
+            hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, ca_src,
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
                                        place_list, e4_only, res_scratch, play_val, play_key, rec_t,
                                        tracing)
@@ -593,7 +593,31 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             met[s, M_RACK_KIND + ctab[tb, C_KIND]] += 1
         last_rack[s] = rb  # the rack card of this turn (void if none), for R_CA_EITHER
         if e4 and ra != void and rb != void and ctab[ra, C_SEC] == ctab[rb, C_SEC]:
-            met[s, M_E4_USED] += 1
+            if ropt[R_E4_PLAYABLE] == 1:
+                met[s, M_E4_USED] += 1
+            else:
+                # same_section_receiver = two_commanders (3-4 a side): the CIC still takes both
+                # cards, but they go to two commanders and only that section's commander can
+                # order with his; he gets the better one, the other orders nothing
+                if best_val[s, c, rb, void] > best_val[s, c, ra, void] + 1e-9:
+                    ra = void
+                else:
+                    rb = void
+                p = 0
+        if ropt[R_CIC_KEEPS_ONE] == 1 and ra != void and rb != void:
+            # cic_keeps = one (M6.1, 3 a side): the CIC plays the multi-section card, so a card
+            # placed in his own section beside it goes to a sub-commander and orders nothing
+            # (the pair tables score it the same way, napsim.tables._kept_cards)
+            ka = ctab[ra, C_KIND]
+            kb = ctab[rb, C_KIND]
+            xa = ctab[ra, C_SEC] if ka == 0 else (p // 3 if ka == 2 else -1)
+            xb = ctab[rb, C_SEC] if kb == 0 else (p % 3 if kb == 2 else -1)
+            if ka == 1 and xb >= 0 and cmd_sec[s, xb] == 0:
+                rb = void
+                p = 0
+            elif kb == 1 and xa >= 0 and cmd_sec[s, xa] == 0:
+                ra = void
+                p = 0
         pa = p // 3
         pb = p % 3
         if tracing:

@@ -18,10 +18,11 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   of the section his card went to.
 - M6.1 / M8.1: a section or tactic card goes to the commander of the section it is placed in; a
   commander's orders are those of his section. Option `same_section_receiver`: under
-  "two_commanders" (3-4 a side) the E4 pair, which one commander would receive, is not played
-  (the E4 situation is still counted); under "one_commander" it is. Option `cic_keeps` (epic3):
-  under "one" no card is placed in the CIC's section beside a multi-section card (the CIC plays
-  that one); under "both" it may be.
+  "two_commanders" (3-4 a side) the E4 pair is still taken, but its two cards go to two
+  commanders, so only the one with the higher single-card score (the hand card on a tie) orders
+  and the other counts as no card received; under "one_commander" that section's commander plays
+  both. Option `cic_keeps` (epic3): under "one" no card is placed in the CIC's section beside a
+  multi-section card (the CIC plays that one); under "both" it may be.
 - M6.2 / M8.2: a section commander with no card rolls (option `initiative`: under
   "no_card_no_orders" only when no multi-section card ordered units in his section either)
   two battle dice on his units left unordered (after the cards and March Moves): a unit symbol
@@ -135,7 +136,8 @@ class _Game:
         self.e4_playable = (self.players <= 2
                             or sc.rule("same_section_receiver") == "one_commander")
         # rule M6.1 (3 a side): under cic_keeps = one the CIC plays at most one card, and a
-        # multi-section card is his, so nothing may be placed in his section beside one
+        # multi-section card is his, so a card placed in his section beside one goes to a
+        # sub-commander who cannot order there: it gives nothing
         self.cic_only_section = [
             side.cic_section if self.players == 3 and sc.rule("cic_keeps") == "one" else None
             for side in sc.sides]
@@ -168,15 +170,10 @@ class _Game:
         kind = self.cards.kind
         out = []
         e4_only = False
-        cic_sec = self.cic_only_section[s]
         for pa in range(3 if kind[ta] == KIND_PLACED else 1):
             for pb in range(3 if kind[tb] == KIND_PLACED else 1):
                 sa = self.placed_section(ta, pa)
                 sb = self.placed_section(tb, pb)
-                if cic_sec is not None and (
-                        (kind[ta] == KIND_MULTI and sb == cic_sec)
-                        or (kind[tb] == KIND_MULTI and sa == cic_sec)):
-                    continue  # rule M6.1, cic_keeps = one: the CIC already plays the multi card
                 if sa >= 0 and sa == sb and not self.standard:
                     if kind[ta] == KIND_SECTION and kind[tb] == KIND_SECTION:
                         e4_only = True  # rule E4
@@ -196,10 +193,23 @@ class _Game:
                    nom, eff, rem)
         return tuple(int(x) for x in nom), tuple(int(x) for x in eff), tuple(int(x) for x in rem)
 
+    def kept(self, s: int, ta: int, tb: int, p: int) -> tuple[int, int]:
+        """Rule M6.1, cic_keeps = one: the cards as they give orders (a card placed in the CIC's
+        section beside a multi-section card plays as nothing)."""
+        cic_sec = self.cic_only_section[s]
+        if cic_sec is not None:
+            kind = self.cards.kind
+            if kind[ta] == KIND_MULTI and self.placed_section(tb, p % 3) == cic_sec:
+                return ta, self.void
+            if kind[tb] == KIND_MULTI and self.placed_section(ta, p // 3) == cic_sec:
+                return self.void, tb
+        return ta, tb
+
     def score(self, s: int, c: int, ta: int, tb: int, p: int) -> float:
         """Rule P1: weighted effective orders plus Tactician, Scout and expected star terms."""
         pv = self.pol[s]
         cd = self.cards
+        ta, tb = self.kept(s, ta, tb, p)
         _, eff, rem = self._eval_cache(s, c, ta, tb, p)
         v = pv[PARAMS["w_l"]] * eff[0] + pv[PARAMS["w_c"]] * eff[1] + pv[PARAMS["w_r"]] * eff[2]
         tac_bonus = pv[PARAMS["tactician_bonus"]]
@@ -660,14 +670,11 @@ class _Game:
                       and len({int(cd.sec[t]) for t in res}) == 1)
                 if e4:
                     met[s, M["same_section_turns"]] += 1
-            # rules M6.1 / M8.1 (same_section_receiver): with 3-4 a side the E4 pair may be
-            # barred, and then no pair is legal in the E4 situation
-            e4_pair = e4 and self.e4_playable
             offer = rack if not self.standard else []
-            pick = self.choose(s, c, hand, offer, e4_pair, copy)
+            pick = self.choose(s, c, hand, offer, e4, copy)
             if pick is None and hand and offer:
                 # no legal pair: the hand card alone, the rack left as it is
-                pick = self.choose(s, c, hand, [], e4_pair, copy)
+                pick = self.choose(s, c, hand, [], e4, copy)
             i, j, p = pick if pick is not None else (None, None, 0)
             ta = hand.pop(i) if i is not None else void
             tb = void
@@ -684,7 +691,17 @@ class _Game:
                 met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
             last_rack[s] = rb  # void when he took none
             if e4 and ra != void and rb != void and cd.sec[ra] == cd.sec[rb]:
-                met[s, M["same_section_used"]] += 1
+                if self.e4_playable:
+                    met[s, M["same_section_used"]] += 1
+                else:  # rules M6.1 / M8.1, same_section_receiver = two_commanders
+                    if self.single_value(s, c, rb) > self.single_value(s, c, ra) + TOL:
+                        ra = void
+                    else:
+                        rb = void
+                    p = 0
+            if ra != void and rb != void and self.kept(s, ra, rb, p) != (ra, rb):
+                ra, rb = self.kept(s, ra, rb, p)  # rule M6.1, cic_keeps = one
+                p = 0
             # rules G1 / G5: Spanish Guerrilla Action against the French cards, before any orders
             turn_over = False
             # the cards as played and where (who received what, rules M4, M6.1, M8.1)

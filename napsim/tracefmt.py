@@ -113,6 +113,8 @@ def _card(names, kind, t: int, p: int, resolved: int) -> str:
     if t == len(names) - 1:
         return "(nothing)"
     label = names[t]
+    if resolved == len(names) - 1:
+        return label + " (gives no orders this turn)"  # First Strike; or its receiver cannot use it
     if resolved != t:
         label += f" (plays as {names[resolved]})"
     if kind[resolved] == KIND_PLACED:

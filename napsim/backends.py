@@ -32,7 +32,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 
 WORKER_ENV = {"NUMBA_NUM_THREADS": "1"}
 JOB_CACHE = 4  # points whose packed tables a worker keeps

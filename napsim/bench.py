@@ -21,10 +21,10 @@ import click
 import numba
 import numpy as np
 
-import napsim
-from napsim.cards import load_deck
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
+from napsim.model.cards import load_deck
+from napsim.model.version import __version__
 
 
 def reference_hand_counts_numpy(deck: np.ndarray, value: np.ndarray, hand: int, games: int,
@@ -53,7 +53,7 @@ def _time(fn, min_seconds: float = 1.0) -> tuple[float, int]:
 
 
 def _versions() -> dict:
-    return {"napsim": napsim.__version__, "numba": numba.__version__, "numpy": np.__version__}
+    return {"napsim": __version__, "numba": numba.__version__, "numpy": np.__version__}
 
 
 REPEATS = 7  # timed slices per thread count; the best counts (a busy host only slows a slice down)
@@ -177,7 +177,7 @@ def bench_guerrilla(games: int, threads: int) -> dict:
 
 def bench_formats(games: int, threads: int) -> list[dict]:
     """EPIC 2, 3 and 4 a side and La Grande Battles on the formats study's armies, one line each."""
-    from napsim.scenarios import load_scenario
+    from napsim.model.scenarios import load_scenario
 
     out = []
     for fmt in ("epic2", "epic3", "epic4", "lgb"):

@@ -560,7 +560,7 @@ def odds_figure(inp: dict, ax=None):
 
 def figure(inp: dict, kind: str = "main", metric: str | None = None, ax=None) -> Figure:
     """The Figure of one chart kind (see the module docstring)."""
-    from napsim.errors import NapsimInputError
+    from napsim.model.errors import NapsimInputError
 
     kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
     if kind not in kinds:

@@ -10,9 +10,9 @@ import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
 from napsim import odds as odds_mod
-from napsim.cards import SECTIONS, builtin_decks, load_deck
-from napsim.errors import NapsimInputError
 from napsim.formatting import FORMATS, render
+from napsim.model.cards import SECTIONS, builtin_decks, load_deck
+from napsim.model.errors import NapsimInputError
 
 EXIT_INPUT = 2
 
@@ -249,8 +249,8 @@ def _sim_options(f):
 
 
 def _build_sim(scenario, policy, deck, sets):
-    from napsim.policies import parse_policy_option
-    from napsim.scenarios import load_scenario
+    from napsim.model.policies import parse_policy_option
+    from napsim.model.scenarios import load_scenario
     from napsim.simulate import Simulation
 
     sc = load_scenario(scenario, _parse_sets(sets))
@@ -421,7 +421,7 @@ def regen_cmd(names, studies_dir, results_dir, work_dir, force):
 @click.argument("rule_id", metavar="[ID]", required=False)
 def rules_cmd(rule_id):
     """The rule catalogue (docs/rules.md): every rule, or one rule in full (G5; a group: E9, M6)."""
-    from napsim import rulebook
+    from napsim.model import rulebook
 
     if rule_id is None:
         click.echo(_rules_table(rulebook.load_rules(), rulebook.load_options()))
@@ -461,7 +461,7 @@ def _rules_table(rules, options) -> str:
 def _rule_full(r) -> str:
     import textwrap
 
-    from napsim import rulebook
+    from napsim.model import rulebook
 
     def wrap(text, indent=""):
         return textwrap.fill(text, 100, initial_indent=indent, subsequent_indent=indent)

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 
 from napsim import exact
-from napsim.cards import SECTIONS, Deck
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
-from napsim.errors import NapsimInputError
-from napsim.filters import card_filter
+from napsim.model.cards import SECTIONS, Deck
+from napsim.model.errors import NapsimInputError
+from napsim.model.filters import card_filter
 from napsim.stats import mean_interval, wilson
 
 DEFAULT_CHUNK = 2_000_000

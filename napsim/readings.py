@@ -22,14 +22,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import napsim
 from napsim.engine import commanders as cm
 from napsim.engine import epic
-from napsim.errors import NapsimInputError
-from napsim.scenarios import RULE_OPTIONS, load_scenario
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import RULE_OPTIONS, load_scenario
+from napsim.model.validate import check_keys, get_int, get_str
+from napsim.model.version import __version__
 from napsim.simulate import FORMAT_PLAYERS, SimResult, Simulation
 from napsim.stats import Z95
-from napsim.validate import check_keys, get_int, get_str
 
 # a difference "matters" when its interval excludes zero and it moves the value by at least this
 MATTERS_RELATIVE = 0.01
@@ -244,7 +244,7 @@ def report_markdown(spec: ReadingsSpec, df: pd.DataFrame) -> str:
                 f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | {r['relative_change']:+.1%} | "
                 f"{r['n']:,} | {'yes' if r['matters'] else 'no'} |")
         lines.append("")
-    lines += [f"napsim {napsim.__version__}; readings file `{spec.path.name}`, seed {spec.seed}.", ""]
+    lines += [f"napsim {__version__}; readings file `{spec.path.name}`, seed {spec.seed}.", ""]
     return "\n".join(lines)
 
 
@@ -266,7 +266,7 @@ def write_readings(spec: ReadingsSpec, dest: str | Path, games: int | None = Non
     try:
         df.to_csv(tmp / "readings.csv", index=False)
         (tmp / "report.md").write_text(report_markdown(spec, df), encoding="utf-8")
-        meta = {"napsim": napsim.__version__, "readings_file": spec.path.name, "seed": spec.seed,
+        meta = {"napsim": __version__, "readings_file": spec.path.name, "seed": spec.seed,
                 "games": games or spec.games,
                 "cases": [[o, case_label(s, sets)] for o, s, sets in spec.cases],
                 "wall_seconds": round(time.perf_counter() - t0, 1)}

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 
 
 def study_files(studies_dir: str | Path, names: Sequence[str] = ()) -> list[Path]:

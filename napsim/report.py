@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import napsim
 from napsim import study as st
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
+from napsim.model.version import __version__
 
 SUMMARY_COLUMNS = ["side_key", "side", "metric", "kind", "value", "std", "ci_low", "ci_high", "n", "games",
                    "interval"]
@@ -464,12 +464,12 @@ def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
     rows.append(("seed", f"{spec['seed']} (common random numbers: {crn})"))
     rows.append(("chunk", f"{spec['chunk']:,} games"))
     rows.append(("study hash", meta["identity_sha256"][:16]))
-    rows.append(("napsim", meta.get("napsim", napsim.__version__)))
+    rows.append(("napsim", meta.get("napsim", __version__)))
     return rows
 
 
 def _warnings(data: StudyData) -> list[str]:
-    from napsim.cards import load_deck
+    from napsim.model.cards import load_deck
 
     out = []
     incomplete = [p for p, ok in data.complete.items() if not ok]
@@ -485,7 +485,7 @@ def _warnings(data: StudyData) -> list[str]:
     refs = {spec["deck"]} | set(sweep_values(spec["sweep"]).get("deck", [])) | ({spec["set"]["deck"]}
                                                                     if "deck" in spec["set"] else set())
     if None in refs:
-        from napsim.scenarios import load_scenario
+        from napsim.model.scenarios import load_scenario
 
         refs.discard(None)
         try:
@@ -632,7 +632,7 @@ def render_html(data: StudyData, sections: list[Section]) -> str:
                          f'src="data:image/png;base64,{b64}"><figcaption>{e(c.caption)}</figcaption></figure>')
         if s.table is not None and not s.table.empty:
             parts.append(html_table(s.table))
-    parts.append(f'<p class="note">napsim {e(napsim.__version__)} · study hash '
+    parts.append(f'<p class="note">napsim {e(__version__)} · study hash '
                  f'{e(data.meta["identity_sha256"][:16])}</p></body></html>')
     return "\n".join(parts) + "\n"
 
@@ -643,7 +643,7 @@ def manifest(data: StudyData) -> dict:
 
     meta = data.meta
     return {
-        "napsim": napsim.__version__, "numba": numba.__version__, "numpy": np.__version__,
+        "napsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
         "pandas": pd.__version__, "matplotlib": matplotlib.__version__,
         "python": platform.python_version(), "study": meta["spec"]["name"],
         "study_file": meta["study_file"], "study_sha256": meta["study_sha256"],

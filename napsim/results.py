@@ -13,15 +13,15 @@ import numba
 import numpy as np
 import pandas as pd
 
-import napsim
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
+from napsim.model.version import __version__
 
 
 def manifest(res) -> dict:
     """What a reader needs to reproduce or audit a run."""
     sim = res.sim
     return {
-        "napsim": napsim.__version__, "numba": numba.__version__, "numpy": np.__version__,
+        "napsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
         "pandas": pd.__version__, "python": platform.python_version(),
         "seed": res.seed, "games": res.games, "wall_seconds": round(res.wall_seconds, 3),
         "scenario": sim.scenario.name, "scenario_file": str(sim.scenario.path),

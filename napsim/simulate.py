@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from napsim.cards import SECTIONS, Deck, load_deck
 from napsim.engine import commanders as cm
 from napsim.engine import epic, lgb
 from napsim.engine.commanders import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES, N_CM
 from napsim.engine.rng import seed_key
-from napsim.errors import NapsimInputError
-from napsim.policies import policy_vector
-from napsim.scenarios import Scenario, load_scenario
+from napsim.model.cards import SECTIONS, Deck, load_deck
+from napsim.model.errors import NapsimInputError
+from napsim.model.policies import policy_vector
+from napsim.model.scenarios import Scenario, load_scenario
 from napsim.stats import wilson
 from napsim.tables import (
     KIND_NAMES,

@@ -75,8 +75,8 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-import napsim
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
+from napsim.model.version import __version__
 from napsim.stats import Z95, mean_interval
 
 STUDY_KINDS = ("engine", "odds")
@@ -111,8 +111,8 @@ DEFAULT_METRICS = ("effective_per_turn", "effective_per_turn_L", "effective_per_
                    "effective_per_turn_R", "effective_share_of_nominal", "share_picks_from_5",
                    "share_picks_from_4", "share_picks_from_3", "same_section_turn_rate",
                    "scout_turn_rate")
-CODE_FILES = ("engine/*.py", "tables.py", "tables_lgb.py", "policies.py", "simulate.py", "odds.py",
-              "exact.py", "filters.py", "cards/__init__.py", "scenarios/__init__.py")
+CODE_FILES = ("engine/*.py", "tables.py", "tables_lgb.py", "model/policies.py", "simulate.py", "odds.py",
+              "exact.py", "model/filters.py", "model/cards.py", "model/scenarios.py")
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,10 +200,10 @@ class Study:
 
     def load_point(self, point: Point):
         """(Scenario, Deck, policies) of a point, validated; errors name the study and point."""
-        from napsim.cards import load_deck
         from napsim.engine import epic
-        from napsim.policies import policy_vector
-        from napsim.scenarios import load_scenario
+        from napsim.model.cards import load_deck
+        from napsim.model.policies import policy_vector
+        from napsim.model.scenarios import load_scenario
 
         overrides, deck, policies = self.point_inputs(point)
         try:
@@ -247,7 +247,7 @@ class Study:
                 points.append(dict(id=p.id, params=p.params, scenario_sha256=sc.sha256,
                                    deck_sha256=dk.sha256, policies=[[n, o] for n, o in policies]))
         else:
-            from napsim.cards import load_deck
+            from napsim.model.cards import load_deck
 
             ident.update(games=self.games, questions=self.questions)
             for p in self.points:
@@ -303,7 +303,7 @@ def _resolve_file(value, study_path: Path, suffix: str):
 
 def code_sha256() -> str:
     """Hash of the source files that decide what a chunk holds (engine, tables, policies...)."""
-    root = Path(napsim.__file__).parent
+    root = Path(__file__).parent
     h = hashlib.sha256()
     for pattern in CODE_FILES:
         for f in sorted(root.glob(pattern)):
@@ -318,7 +318,7 @@ def _sha(obj) -> str:
 
 def load_study(path: str | Path) -> Study:
     """Read and validate a study file; every problem is one NapsimInputError line."""
-    from napsim.validate import check_keys, get_choice, get_float, get_int, get_str
+    from napsim.model.validate import check_keys, get_choice, get_float, get_int, get_str
 
     path = Path(path)
     if not path.is_file():
@@ -403,9 +403,9 @@ def load_study(path: str | Path) -> Study:
 
 
 def _engine_fields(st: Study, head: dict, w: str) -> None:
-    from napsim.policies import parse_policy_option
-    from napsim.scenarios import resolve_scenario_path
-    from napsim.validate import get_bool, get_str
+    from napsim.model.policies import parse_policy_option
+    from napsim.model.scenarios import resolve_scenario_path
+    from napsim.model.validate import get_bool, get_str
 
     st.scenario = _resolve_file(get_str(w, head, "scenario"), st.path, ".toml")
     resolve_scenario_path(st.scenario)
@@ -474,8 +474,8 @@ def _metric_list(w, head, key, valid, default):
 
 def engine_path_patterns(side_keys) -> list[str]:
     """The parameter paths a study may set or sweep, as compact patterns."""
-    from napsim.policies import PARAMS
-    from napsim.scenarios import RULE_OPTIONS, SECTION_KEYS, SIDE_KEYS
+    from napsim.model.policies import PARAMS
+    from napsim.model.scenarios import RULE_OPTIONS, SECTION_KEYS, SIDE_KEYS
 
     sides = "|".join([*side_keys, "*"])
     side_fields = "|".join(k for k in SIDE_KEYS if k not in ("sections", "name"))
@@ -487,14 +487,14 @@ def engine_path_patterns(side_keys) -> list[str]:
 
 def scenario_fields() -> list[str]:
     """The [scenario] values a study may set: every key but the descriptive ones."""
-    from napsim.scenarios import SCENARIO_KEYS
+    from napsim.model.scenarios import SCENARIO_KEYS
 
     return [k for k in SCENARIO_KEYS if k not in ("name", "description", "examples")]
 
 
 def _check_engine_path(st: Study, where: str, path: str) -> None:
-    from napsim.policies import PARAMS
-    from napsim.scenarios import RULE_OPTIONS, SECTION_KEYS, SIDE_KEYS
+    from napsim.model.policies import PARAMS
+    from napsim.model.scenarios import RULE_OPTIONS, SECTION_KEYS, SIDE_KEYS
 
     parts = path.split(".")
     sides = (*st.side_keys, "*")
@@ -516,8 +516,8 @@ def _check_engine_path(st: Study, where: str, path: str) -> None:
 
 
 def _odds_fields(st: Study, head: dict, data: dict, w: str) -> None:
-    from napsim.cards import load_deck
-    from napsim.validate import check_keys, get_choice, get_int, get_str
+    from napsim.model.cards import load_deck
+    from napsim.model.validate import check_keys, get_choice, get_int, get_str
 
     st.deck = _resolve_file(get_str(w, head, "deck", "gmt90"), st.path, ".csv")
     st.hand = get_int(w, head, "hand", 1, 60, 6)
@@ -987,7 +987,7 @@ def prepare_dir(study: Study, out: Path, force: bool, target_error: float | None
             sc, _, _ = study.load_point(p)
             sides.append([s.name for s in sc.sides])
     meta = dict(
-        napsim=napsim.__version__, study_file=str(study.path), study_sha256=study.sha256,
+        napsim=__version__, study_file=str(study.path), study_sha256=study.sha256,
         identity_sha256=digest, identity=ident, spec=study.spec(), side_keys=list(study.side_keys),
         points=[dict(id=p.id, params=p.params, label=p.label,
                      side_names=sides[p.index] if sides else []) for p in study.points],
@@ -1137,7 +1137,7 @@ def odds_point(st_questions: list, deck_ref: str, hand: int, games: int, seed: i
                chunk: int) -> pd.DataFrame:
     """Answer every question of an odds study for one deck and hand size."""
     from napsim import odds
-    from napsim.cards import Deck, load_deck
+    from napsim.model.cards import Deck, load_deck
 
     deck = deck_ref if isinstance(deck_ref, Deck) else load_deck(deck_ref)
     frames = []
@@ -1173,7 +1173,7 @@ def _fill_odds_points(st: Study, out: Path, runner) -> None:
     """Answer the odds points without an odds.csv on a parallel runner, one task per point
     (the validated deck travels with the task), writing each file as it arrives."""
     from napsim.backends import run_odds_point
-    from napsim.cards import load_deck
+    from napsim.model.cards import load_deck
 
     todo = [p for p in st.points if not (out / "points" / p.id / "odds.csv").is_file()]
 

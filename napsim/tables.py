@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from napsim.cards import CAP_ALL, CAP_CMD, CAP_NONE, SECTIONS, UNIT_FILTERS, Deck
-from napsim.policies import PARAMS
-from napsim.scenarios import Scenario
+from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE, SECTIONS, UNIT_FILTERS, Deck
+from napsim.model.policies import PARAMS
+from napsim.model.scenarios import Scenario
 
 KIND_SECTION, KIND_MULTI, KIND_PLACED, KIND_INERT = 0, 1, 2, 3
 KIND_NAMES = ("section", "multi", "tactic", "other")

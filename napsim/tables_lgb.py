@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from napsim.cards import CAP_ALL, CAP_CMD, CAP_NONE
-from napsim.scenarios import Scenario
+from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE
+from napsim.model.scenarios import Scenario
 from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, NEG, CardTable, _eligible, units_array
 
 SRC_CIC, SRC_OWN = 0, 1

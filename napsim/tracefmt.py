@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from napsim.cards import SECTIONS
 from napsim.engine import commanders, epic, lgb
+from napsim.model.cards import SECTIONS
 from napsim.tables import KIND_PLACED
 
 DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")

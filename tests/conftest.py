@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from napsim.cards import DECK_DIR
+from napsim.model.cards import DECK_DIR
 
 C_AND_C_DECKS = ("gmt90", "ccn70", "cca60")
 ALL_DECKS = (*C_AND_C_DECKS, "epic-tcg-sealed30")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from napsim.errors import NapsimInputError
-from napsim.scenarios import SCENARIO_DIR, builtin_scenarios, load_scenario
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import SCENARIO_DIR, builtin_scenarios, load_scenario
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

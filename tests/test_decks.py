@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from napsim import NapsimInputError, builtin_decks, load_deck
-from napsim.cards import COLUMNS, CONFIDENCE, KINDS, MARKS, SECTIONS, UNIT_FILTERS
 from napsim.cli import main
+from napsim.model.cards import COLUMNS, CONFIDENCE, KINDS, MARKS, SECTIONS, UNIT_FILTERS
 
 # rule D1 and shared/data/decks.md: the confirmed deck sizes.
 DECK_TOTALS = {"gmt90": 90, "ccn70": 70, "cca60": 60, "epic-tcg-sealed30": 30}

@@ -16,11 +16,11 @@ import pytest
 from test_engine_rules import M, write_deck
 
 from napsim import exact
-from napsim.cards import load_deck
 from napsim.engine import commanders as cm
 from napsim.engine import epic
+from napsim.model.cards import load_deck
+from napsim.model.scenarios import builtin_scenarios, load_scenario
 from napsim.odds import section_flags
-from napsim.scenarios import builtin_scenarios, load_scenario
 from napsim.simulate import FORMAT_PLAYERS, Simulation, commander_config
 
 GAMES = 10_000

@@ -22,11 +22,11 @@ from tomlwrite import dump_toml
 from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
 from napsim import NapsimInputError, exact
-from napsim.cards import DECK_DIR, load_deck
 from napsim.engine import epic
 from napsim.engine.rng import battle_die, seed_key, start_game
-from napsim.policies import policy_vector
-from napsim.scenarios import SCENARIO_DIR, load_scenario
+from napsim.model.cards import DECK_DIR, load_deck
+from napsim.model.policies import policy_vector
+from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 from napsim.simulate import Simulation
 from napsim.tables import (
     KIND_MULTI,

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from napsim import exact, load_deck
-from napsim.cards import SECTIONS
-from napsim.filters import card_filter
+from napsim.model.cards import SECTIONS
+from napsim.model.filters import card_filter
 from napsim.odds import RACK, section_flags, section_orders_value
 from napsim.stats import Z95, mean_interval, wilson
 

@@ -24,7 +24,7 @@ from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, 
 from napsim.engine import commanders as cm
 from napsim.engine import epic
 from napsim.engine.rng import seed_key
-from napsim.scenarios import load_scenario
+from napsim.model.scenarios import load_scenario
 from napsim.simulate import Simulation, commander_config, guerrilla_config, guerrilla_split, play_chunk
 from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from napsim.engine.rng import seed_key
-from napsim.scenarios import load_scenario
+from napsim.model.scenarios import load_scenario
 from napsim.simulate import Simulation, play_chunk
 
 GOLDEN_FILE = Path(__file__).parent / "golden" / "digests.json"

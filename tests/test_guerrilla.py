@@ -22,9 +22,9 @@ from conftest import run_napsim
 from tomlwrite import dump_toml
 from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
-from napsim.cards import DECK_DIR
 from napsim.engine import epic
-from napsim.scenarios import SCENARIO_DIR, load_scenario
+from napsim.model.cards import DECK_DIR
+from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 from napsim.simulate import GUERRILLA_RATES, Simulation
 from napsim.tables import KIND_PLACED, KIND_SECTION
 from napsim.tracefmt import DIE_FACES, format_trace

@@ -23,10 +23,10 @@ from tomlwrite import dump_toml
 from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
 from napsim import NapsimInputError
-from napsim.cards import load_deck
 from napsim.engine import commanders as cm
 from napsim.engine import epic, lgb
-from napsim.scenarios import SCENARIO_DIR, load_scenario
+from napsim.model.cards import load_deck
+from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 from napsim.simulate import Simulation
 from napsim.tables import KIND_MULTI, KIND_SECTION, NEG, card_table
 from napsim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card

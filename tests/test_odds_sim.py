@@ -17,8 +17,8 @@ from conftest import e4_closed_form, mvhg_sum_law
 from scipy import stats
 
 from napsim import load_deck, odds
-from napsim.cards import SECTIONS
 from napsim.engine import odds as kernels
+from napsim.model.cards import SECTIONS
 
 GAMES = 1_000_000
 N_SE = 4.0

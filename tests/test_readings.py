@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from napsim import NapsimInputError
+from napsim.model.scenarios import load_scenario
 from napsim.readings import load_readings_spec, paired_rows, write_readings
-from napsim.scenarios import load_scenario
 from napsim.simulate import Simulation
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from napsim.engine.epic import METRIC_NAMES
-from napsim.scenarios import load_scenario
+from napsim.model.scenarios import load_scenario
 from napsim.simulate import Simulation
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -19,7 +19,7 @@ import pytest
 
 from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import METRIC_NAMES, N_METRICS
-from napsim.scenarios import load_scenario
+from napsim.model.scenarios import load_scenario
 from napsim.simulate import Simulation
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 import napsim
 from napsim import report, study
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHARTS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")

@@ -17,7 +17,7 @@ from conftest import run_napsim
 from napsim import NapsimInputError, load_deck, odds
 from napsim.cli import cli
 from napsim.engine import odds as kernels
-from napsim.filters import card_filter
+from napsim.model.filters import card_filter
 
 GAMES = 3001  # odd, so that chunks and per-thread blocks split it unevenly
 CHUNKS = (1, 7, 1000, GAMES, GAMES + 5)

@@ -16,7 +16,7 @@ from tracetools import CODE, SIDE, A, B, C, D, E, F, G, M, by_ply, one, rows_of 
 from napsim import NapsimInputError
 from napsim.engine import commanders as cm
 from napsim.engine import epic
-from napsim.scenarios import DEFAULT_RULES, RULE_OPTIONS, load_scenario
+from napsim.model.scenarios import DEFAULT_RULES, RULE_OPTIONS, load_scenario
 from napsim.simulate import Simulation, guerrilla_split
 from napsim.tables import KIND_MULTI
 

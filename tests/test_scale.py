@@ -20,7 +20,7 @@ from conftest import run_napsim
 
 from napsim import backends, report, study
 from napsim.cli import cli
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 
 STUDY = """
 [study]

@@ -14,7 +14,7 @@ import pytest
 import napsim
 from napsim import report, study
 from napsim.engine import epic
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 from napsim.stats import wilson
 
 SMALL = """
@@ -329,7 +329,7 @@ def test_bad_study_from_the_real_command_line(tmp_path):
 
 def test_odds_study_answers_match_napsim_odds(tmp_path):
     from napsim import odds
-    from napsim.cards import load_deck
+    from napsim.model.cards import load_deck
 
     body = """
 [study]

@@ -14,8 +14,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from napsim.cards import ALL_COLUMNS, SECTIONS, Deck
-from napsim.errors import NapsimInputError
+from napsim.model.cards import ALL_COLUMNS, SECTIONS, Deck
+from napsim.model.errors import NapsimInputError
 
 _TERM = re.compile(r"^\s*([a-z_]+)\s*(!=|>=|<=|=|>|<)\s*(.+?)\s*$")
 DERIVED = ("orders_in",)

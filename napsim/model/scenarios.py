@@ -20,11 +20,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from napsim.cards import SECTIONS
-from napsim.errors import NapsimInputError
-from napsim.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
+from napsim.model.cards import SECTIONS
+from napsim.model.errors import NapsimInputError
+from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
 
-SCENARIO_DIR = Path(__file__).parent
+SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
 FORMATS = ("standard", "epic1", "epic2", "epic3", "epic4", "lgb")
 LGB_SECTIONS = ("L1", "L2", "C1", "C2", "R1", "R2")
 UNIT_TYPES = ("infantry", "cavalry", "artillery")

@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 
-DECK_DIR = Path(__file__).parent
+DECK_DIR = Path(__file__).parents[1] / "data" / "decks"  # the shipped decks
 
 KINDS = ("section", "multi", "tactic", "troop", "leadership", "champion", "object", "event")
 SECTIONS = ("L", "C", "R")

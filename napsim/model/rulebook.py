@@ -1,9 +1,9 @@
-"""The rule catalogue shipped with napsim (`napsim/rulebook.toml`, rendered as docs/rules.md).
+"""The rule catalogue shipped with napsim (`napsim/model/rulebook.toml`, rendered as docs/rules.md).
 
 Every rule has an ID (D1, E9.2, M6.2...), a title, what it says in napsim's words, the functions
 that implement it, the scenario `[rules]` options that switch a reading of it and its status.
 Tests cite the IDs in comments (`# rule E9.2`, `# rules D1, D6`); `tools/rules_doc.py` scans them
-into `napsim/rule_tests.json`, so the test functions that check a rule are known without the
+into `napsim/model/rule_tests.json`, so the test functions that check a rule are known without the
 tests folder.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 
 RULEBOOK_PATH = Path(__file__).with_name("rulebook.toml")
 RULE_TESTS_PATH = Path(__file__).with_name("rule_tests.json")

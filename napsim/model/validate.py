@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 
 
 def check_keys(where: str, table: dict, allowed: tuple[str, ...], required: tuple[str, ...] = ()):

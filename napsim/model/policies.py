@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
 
 KIND_GREEDY, KIND_RANDOM = 0, 1
 KINDS = {"greedy": KIND_GREEDY, "random": KIND_RANDOM}

@@ -132,7 +132,7 @@ def _job_args(job: dict) -> tuple:
     """The packed kernel arguments of a job, built once per worker process and point."""
     args = _JOBS.get(job["key"])
     if args is None:
-        from napsim.simulate import Simulation
+        from napsim.sim.packing import Simulation
 
         if job["code"] != _code_sha256():
             raise WorkerCodeMismatch(

@@ -127,7 +127,7 @@ def _reference(fmt: str):
 def _bench_engine(kernel: str, scenario, games: int, threads: int) -> dict:
     """Greedy vs greedy games of one scenario; the per-core figure is from one thread, and the
     ratio compares it with the pure-Python engine of tests/reference (a source checkout)."""
-    from napsim.simulate import Simulation
+    from napsim.sim.packing import Simulation
 
     sim = Simulation.build(scenario)
     if not isinstance(scenario, str):

@@ -9,10 +9,10 @@ import click
 import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
-from napsim import odds as odds_mod
 from napsim.formatting import FORMATS, render
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
 from napsim.model.errors import NapsimInputError
+from napsim.sim import odds as odds_mod
 
 EXIT_INPUT = 2
 
@@ -251,7 +251,7 @@ def _sim_options(f):
 def _build_sim(scenario, policy, deck, sets):
     from napsim.model.policies import parse_policy_option
     from napsim.model.scenarios import load_scenario
-    from napsim.simulate import Simulation
+    from napsim.sim.packing import Simulation
 
     sc = load_scenario(scenario, _parse_sets(sets))
     return Simulation.build(sc, parse_policy_option(policy), deck)

@@ -189,7 +189,7 @@ def convergence_frame(data: StudyData) -> pd.DataFrame:
 
 def rack_wait_frame(data: StudyData) -> pd.DataFrame:
     """Cards taken from the Courier Rack by the turns they waited there, per point and card kind."""
-    from napsim.tables import KIND_NAMES
+    from napsim.sim.tables import KIND_NAMES
 
     rows = []
     for pid, acc in data.accs.items():

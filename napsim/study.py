@@ -5,7 +5,7 @@ optional ``[sweep]`` table (a list of values per parameter path; the sweep point
 product, first key slowest). Paths joined by ``+`` move together: ``"scenario.format+deck" =
 [["standard", "ccn70"], ["epic1", "gmt90"]]`` is two points, not four. Two kinds:
 
-``kind = "engine"`` (default) plays whole games with `napsim.simulate.Simulation`::
+``kind = "engine"`` (default) plays whole games with `napsim.sim.packing.Simulation`::
 
     [study]
     name = "courier_rack"
@@ -30,7 +30,7 @@ Parameter paths: every scenario value (``scenario.turns``, ``scenario.format``, 
 ``policy.<side>.<param>``. A ``*`` in place of a side key (or of a section) sets every side (every
 section) to the same value: a symmetric sweep. Unknown paths are rejected naming the valid ones.
 
-``kind = "odds"`` answers `napsim.odds` questions (``[[questions]]`` tables with ``ask = "rack" |
+``kind = "odds"`` answers `napsim.sim.odds` questions (``[[questions]]`` tables with ``ask = "rack" |
 "at_least" | "same_section" | "first" | "orders" | "mulligan"`` and their arguments) for every
 sweep point over ``deck`` and ``hand``.
 
@@ -77,7 +77,7 @@ import pandas as pd
 
 from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
-from napsim.stats import Z95, mean_interval
+from napsim.sim.summary import Z95, mean_interval
 
 STUDY_KINDS = ("engine", "odds")
 CHUNK_FORMAT = 1  # bump when the content of a chunk file changes
@@ -111,8 +111,8 @@ DEFAULT_METRICS = ("effective_per_turn", "effective_per_turn_L", "effective_per_
                    "effective_per_turn_R", "effective_share_of_nominal", "share_picks_from_5",
                    "share_picks_from_4", "share_picks_from_3", "same_section_turn_rate",
                    "scout_turn_rate")
-CODE_FILES = ("engine/*.py", "tables.py", "tables_lgb.py", "model/policies.py", "simulate.py", "odds.py",
-              "exact.py", "model/filters.py", "model/cards.py", "model/scenarios.py")
+CODE_FILES = ("engine/*.py", "sim/tables.py", "sim/tables_lgb.py", "model/policies.py", "sim/packing.py",
+              "sim/odds.py", "sim/exact.py", "model/filters.py", "model/cards.py", "model/scenarios.py")
 
 
 # --------------------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ class Study:
 
     def build(self, point: Point):
         """The `Simulation` of one engine point."""
-        from napsim.simulate import Simulation
+        from napsim.sim.packing import Simulation
 
         sc, dk, policies = self.load_point(point)
         return Simulation.build(sc, policies, dk)
@@ -609,7 +609,7 @@ def compute_chunk(args: tuple, seed: int, first: int, n: int, keep_rows: bool) -
     parts' sums merged (integers: the same arrays as one call), so a chunk of any size holds at
     most `KERNEL_GAMES` games' per-game rows in memory (all of them only when `keep_rows`)."""
     from napsim.engine.rng import seed_key
-    from napsim.simulate import play_chunk
+    from napsim.sim.packing import play_chunk
 
     key = seed_key(seed)
     out = None
@@ -708,7 +708,7 @@ def engine_summary(acc: Acc, side_keys, side_names) -> pd.DataFrame:
     ratios (metric / turns) and get a delta-method interval from the per-game sums of x^2, t^2 and
     x*t; rates keep their Wilson interval, whose n counts trials (turns, picks), not games.
     """
-    from napsim.simulate import SimResult
+    from napsim.sim.packing import SimResult
 
     columns = per_game_columns()
     view = SimpleNamespace(scenario=SimpleNamespace(sides=[SimpleNamespace(name=n) for n in side_names]))
@@ -1136,8 +1136,8 @@ def _run_engine_point(st: Study, meta: dict, p: Point, out: Path, progress,
 def odds_point(st_questions: list, deck_ref: str, hand: int, games: int, seed: int,
                chunk: int) -> pd.DataFrame:
     """Answer every question of an odds study for one deck and hand size."""
-    from napsim import odds
     from napsim.model.cards import Deck, load_deck
+    from napsim.sim import odds
 
     deck = deck_ref if isinstance(deck_ref, Deck) else load_deck(deck_ref)
     frames = []

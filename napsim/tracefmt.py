@@ -6,7 +6,7 @@ import numpy as np
 
 from napsim.engine import commanders, epic, lgb
 from napsim.model.cards import SECTIONS
-from napsim.tables import KIND_PLACED
+from napsim.sim.tables import KIND_PLACED
 
 DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")
 SECTION_WORDS = ("Left", "Centre", "Right")  # L, C, R, each named from its own side's seat (S4)

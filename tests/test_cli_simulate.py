@@ -89,7 +89,7 @@ def test_simulate_writes_parquet_summary_manifest_and_refuses_to_overwrite(tmp_p
 
 def test_trace_replays_the_same_game_as_the_run(tmp_path):
     from napsim.engine import epic
-    from napsim.simulate import Simulation
+    from napsim.sim.packing import Simulation
 
     sim = Simulation.build("tamames")
     res = sim.run(40, 9, chunk=7, per_game=True)

@@ -1,6 +1,6 @@
 """One test (at least) per rule ID of docs/rules.md sections D, S and E (issue 3, item 6).
 
-Order arithmetic is checked on the packed pair tables (napsim.tables.eval_pair / pair_tables) with
+Order arithmetic is checked on the packed pair tables (napsim.sim.tables.eval_pair / pair_tables) with
 hand-built unit arrays [4, 3] (infantry, cavalry, artillery, leaders x sections L, C, R). Card flow
 is checked on whole games of small custom scenarios (TOML) and decks (CSV) written to tmp_path,
 through the summed metrics, per-game rows and the event log of Simulation.trace.
@@ -21,14 +21,15 @@ from numba import njit
 from tomlwrite import dump_toml
 from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
-from napsim import NapsimInputError, exact
+from napsim import NapsimInputError
 from napsim.engine import epic
 from napsim.engine.rng import battle_die, seed_key, start_game
 from napsim.model.cards import DECK_DIR, load_deck
 from napsim.model.policies import policy_vector
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
-from napsim.simulate import Simulation
-from napsim.tables import (
+from napsim.sim import exact
+from napsim.sim.packing import Simulation
+from napsim.sim.tables import (
     KIND_MULTI,
     KIND_PLACED,
     KIND_SECTION,

@@ -25,8 +25,8 @@ from napsim.engine import commanders as cm
 from napsim.engine import epic
 from napsim.engine.rng import seed_key
 from napsim.model.scenarios import load_scenario
-from napsim.simulate import Simulation, commander_config, guerrilla_config, guerrilla_split, play_chunk
-from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION
+from napsim.sim.packing import Simulation, commander_config, guerrilla_config, guerrilla_split, play_chunk
+from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION
 
 GREEDY, RANDOM = ("greedy", ()), ("random", ())
 NO_TAC_USE = ("greedy", (("tactician_use_prob", 0.0),))  # Tactician cards are only counted

@@ -1,6 +1,6 @@
 """La Grande Battles (docs/rules.md L1-L9, G4-G6 in LGB, P6): one test or more per rule ID.
 
-Order arithmetic is checked on napsim.tables_lgb (`eval_corps_card`, `lgb_tables`) with hand-built
+Order arithmetic is checked on napsim.sim.tables_lgb (`eval_corps_card`, `lgb_tables`) with hand-built
 unit arrays [4, 6] (infantry, cavalry, artillery, leaders x sections L1 L2 C1 C2 R1 R2). Card flow
 is checked on whole games of lgb-symmetric and variants of it (dotted scenario overrides, custom
 decks and scenario files in tmp_path), through summed and per-game metrics, per-commander metrics
@@ -27,9 +27,9 @@ from napsim.engine import commanders as cm
 from napsim.engine import epic, lgb
 from napsim.model.cards import load_deck
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
-from napsim.simulate import Simulation
-from napsim.tables import KIND_MULTI, KIND_SECTION, NEG, card_table
-from napsim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card
+from napsim.sim.packing import Simulation
+from napsim.sim.tables import KIND_MULTI, KIND_SECTION, NEG, card_table
+from napsim.sim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card
 from napsim.tracefmt import format_trace
 
 SCEN = "lgb-symmetric"

@@ -8,7 +8,7 @@ import pytest
 from napsim import NapsimInputError
 from napsim.model.scenarios import load_scenario
 from napsim.readings import load_readings_spec, paired_rows, write_readings
-from napsim.simulate import Simulation
+from napsim.sim.packing import Simulation
 
 
 def test_paired_difference_of_identical_readings_is_exactly_zero():

@@ -18,7 +18,7 @@ import pytest
 
 from napsim.engine.epic import METRIC_NAMES
 from napsim.model.scenarios import load_scenario
-from napsim.simulate import Simulation
+from napsim.sim.packing import Simulation
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference.engine import play_games  # noqa: E402

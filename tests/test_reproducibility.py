@@ -14,10 +14,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import run_napsim
 
-from napsim import NapsimInputError, load_deck, odds
+from napsim import NapsimInputError, load_deck
 from napsim.cli import cli
 from napsim.engine import odds as kernels
 from napsim.model.filters import card_filter
+from napsim.sim import odds
 
 GAMES = 3001  # odd, so that chunks and per-thread blocks split it unevenly
 CHUNKS = (1, 7, 1000, GAMES, GAMES + 5)

@@ -17,8 +17,8 @@ from napsim import NapsimInputError
 from napsim.engine import commanders as cm
 from napsim.engine import epic
 from napsim.model.scenarios import DEFAULT_RULES, RULE_OPTIONS, load_scenario
-from napsim.simulate import Simulation, guerrilla_split
-from napsim.tables import KIND_MULTI
+from napsim.sim.packing import Simulation, guerrilla_split
+from napsim.sim.tables import KIND_MULTI
 
 SEED = 777
 CM = {name: i for i, name in enumerate(cm.CM_NAMES)}

@@ -268,7 +268,7 @@ def test_cli_rules_table():
     ids = rulebook.rule_ids()
     assert first[: len(ids)] == ids
     g6 = next(ln for ln in out.splitlines() if ln.startswith("G6 "))
-    assert "guerrilla_share" in g6 and "simulate.guerrilla_config" in g6
+    assert "guerrilla_share" in g6 and "sim.packing.guerrilla_config" in g6
     assert "(not implemented)" in next(ln for ln in out.splitlines() if ln.startswith("V2 "))
     assert "initiative=no_card" in out
 

@@ -15,7 +15,7 @@ import napsim
 from napsim import report, study
 from napsim.engine import epic
 from napsim.model.errors import NapsimInputError
-from napsim.stats import wilson
+from napsim.sim.summary import wilson
 
 SMALL = """
 [study]
@@ -328,8 +328,8 @@ def test_bad_study_from_the_real_command_line(tmp_path):
 
 
 def test_odds_study_answers_match_napsim_odds(tmp_path):
-    from napsim import odds
     from napsim.model.cards import load_deck
+    from napsim.sim import odds
 
     body = """
 [study]

@@ -25,8 +25,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-import napsim.simulate as simulate
-from napsim.simulate import Simulation
+import napsim.sim.packing as simulate
+from napsim.sim.packing import Simulation
 
 GAMES = 20_000
 

@@ -53,7 +53,7 @@ import numpy as np
 from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import METRIC_NAMES, N_METRICS, RACK, TACTICIAN_DECK
 from napsim.model.policies import PARAMS
-from napsim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
+from napsim.sim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
 
 _eval_pair = getattr(eval_pair, "py_func", eval_pair)
 M = {name: i for i, name in enumerate(METRIC_NAMES)}

@@ -44,9 +44,9 @@ import numpy as np
 from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import MAX_HAND, METRIC_NAMES, N_METRICS, RACK, TACTICIAN_DECK
 from napsim.model.policies import PARAMS
-from napsim.simulate import corps_guerrilla
-from napsim.tables import KIND_MULTI, KIND_SECTION, _eligible
-from napsim.tables_lgb import eval_corps_card, units6_array
+from napsim.sim.packing import corps_guerrilla
+from napsim.sim.tables import KIND_MULTI, KIND_SECTION, _eligible
+from napsim.sim.tables_lgb import eval_corps_card, units6_array
 
 from .engine import _Game as _EpicGame
 

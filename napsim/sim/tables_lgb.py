@@ -34,7 +34,7 @@ from numba import njit
 
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE
 from napsim.model.scenarios import Scenario
-from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, NEG, CardTable, _eligible, units_array
+from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, NEG, CardTable, _eligible, units_array
 
 SRC_CIC, SRC_OWN = 0, 1
 N_OPT = 2

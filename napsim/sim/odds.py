@@ -1,4 +1,4 @@
-"""Deck-odds questions, each answered exactly (napsim.exact) and by simulation (engine.odds).
+"""Deck-odds questions, each answered exactly (napsim.sim.exact) and by simulation (engine.odds).
 
 Every function returns a tidy DataFrame, one row per outcome, with columns
 question, outcome, exact, simulated, ci_low, ci_high, n (games simulated), interval
@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from napsim import exact
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import SECTIONS, Deck
 from napsim.model.errors import NapsimInputError
 from napsim.model.filters import card_filter
-from napsim.stats import mean_interval, wilson
+from napsim.sim import exact
+from napsim.sim.summary import mean_interval, wilson
 
 DEFAULT_CHUNK = 2_000_000
 RACK = 5

@@ -22,8 +22,8 @@ from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import policy_vector
 from napsim.model.scenarios import Scenario, load_scenario
-from napsim.stats import wilson
-from napsim.tables import (
+from napsim.sim.summary import wilson
+from napsim.sim.tables import (
     KIND_NAMES,
     KIND_SECTION,
     CardTable,
@@ -32,7 +32,7 @@ from napsim.tables import (
     pair_tables,
     units_array,
 )
-from napsim.tables_lgb import LgbTables, lgb_tables, units6_array
+from napsim.sim.tables_lgb import LgbTables, lgb_tables, units6_array
 
 DEFAULT_CHUNK = 20_000
 GUERRILLA_RULE_CODES = {"off": epic.G_OFF, "base": epic.G_BASE, "epic": epic.G_EPIC}

@@ -11,6 +11,7 @@ from click.exceptions import NoArgsIsHelpError
 
 from napsim.formatting import FORMATS, render
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
+from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.sim import odds as odds_mod
 
@@ -114,9 +115,9 @@ def _odds_options(f):
     f = _threads_option(f)
     f = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
                      show_default=True, help="Output format.")(f)
-    f = click.option("--chunk", type=int, default=odds_mod.DEFAULT_CHUNK, show_default=True,
+    f = click.option("--chunk", type=int, default=ODDS_CHUNK, show_default=True,
                      help="Games per kernel call (results do not depend on it).")(f)
-    f = click.option("--seed", type=int, default=20261130, show_default=True)(f)
+    f = click.option("--seed", type=int, default=SEED, show_default=True)(f)
     f = click.option("--games", type=int, default=1_000_000, show_default=True,
                      help="Simulated games (hands).")(f)
     f = click.option("--deck", default="gmt90", show_default=True,
@@ -243,7 +244,7 @@ def _sim_options(f):
     f = click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")(f)
     f = click.option("--policy", default="greedy,greedy", show_default=True,
                      help="One policy per side: greedy,random or greedy:w_c=2;march_prob=0.5,random")(f)
-    f = click.option("--seed", type=int, default=20261130, show_default=True)(f)
+    f = click.option("--seed", type=int, default=SEED, show_default=True)(f)
     f = click.option("--scenario", required=True, help="Scenario name or TOML path.")(f)
     return f
 
@@ -260,7 +261,7 @@ def _build_sim(scenario, policy, deck, sets):
 @cli.command("simulate")
 @_sim_options
 @click.option("--games", type=int, default=10_000, show_default=True)
-@click.option("--chunk", type=int, default=20_000, show_default=True,
+@click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
               help="Games per kernel call (results do not depend on it).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Result folder (refused if it holds results, unless --force).")

@@ -28,7 +28,8 @@ from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import RULE_OPTIONS, load_scenario
 from napsim.model.validate import check_keys, get_int, get_str
 from napsim.model.version import __version__
-from napsim.sim.packing import FORMAT_PLAYERS, SimResult, Simulation
+from napsim.sim.packing import FORMAT_PLAYERS, Simulation
+from napsim.sim.result import SimResult
 from napsim.sim.summary import Z95
 
 # a difference "matters" when its interval excludes zero and it moves the value by at least this

@@ -70,19 +70,23 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
+from napsim.model.defaults import SEED, STUDY_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
-from napsim.sim.summary import Z95, mean_interval
+from napsim.sim.summary import (
+    DERIVED,
+    extend_rows,
+    per_game_columns,
+    study_summary,
+    summary_metric_names,
+)
 
 STUDY_KINDS = ("engine", "odds")
 CHUNK_FORMAT = 1  # bump when the content of a chunk file changes
-DEFAULT_SEED = 20261130
-DEFAULT_CHUNK = 10_000
 HIST_MAX = 4095  # per-game values above this land in the last histogram bin
 ENGINE_KEYS = (
     "name", "kind", "description", "scenario", "deck", "policies", "games", "target_error", "max_games",
@@ -94,25 +98,12 @@ ODDS_ASKS = {
     "at_least": ("filter", "k"), "rack": ("section",), "same_section": (), "first": ("filter",),
     "orders": (), "mulligan": ("keep", "mulligan_below", "target"),
 }
-# per-game columns computed from the kernel's metrics: name -> metrics summed
-DERIVED = {"nominal_total": ("nominal_L", "nominal_C", "nominal_R"),
-           "effective_total": ("effective_L", "effective_C", "effective_R"),
-           # card orders plus initiative orders (docs/rules.md M6.2, L6): every unit a side ordered
-           "orders_total": ("effective_L", "effective_C", "effective_R", "initiative_orders")}
-# summary rows added to SimResult.summary(): name -> (kind, per-game column)
-EXTRA_ROWS = {"nominal_total": ("mean_per_game", "nominal_total"),
-              "effective_total": ("mean_per_game", "effective_total"),
-              "nominal_per_turn": ("mean_per_turn", "nominal_total"),
-              "effective_per_turn": ("mean_per_turn", "effective_total"),
-              "orders_total": ("mean_per_game", "orders_total"),
-              "orders_per_turn": ("mean_per_turn", "orders_total"),
-              "initiative_orders_per_turn": ("mean_per_turn", "initiative_orders")}
 DEFAULT_METRICS = ("effective_per_turn", "effective_per_turn_L", "effective_per_turn_C",
                    "effective_per_turn_R", "effective_share_of_nominal", "share_picks_from_5",
                    "share_picks_from_4", "share_picks_from_3", "same_section_turn_rate",
                    "scout_turn_rate")
-CODE_FILES = ("engine/*.py", "sim/tables.py", "sim/tables_lgb.py", "model/policies.py", "sim/packing.py",
-              "sim/odds.py", "sim/exact.py", "model/filters.py", "model/cards.py", "model/scenarios.py")
+CODE_FILES = ("engine/*.py", "sim/*.py", "model/cards.py", "model/scenarios.py", "model/policies.py",
+              "model/filters.py")
 
 
 # --------------------------------------------------------------------------------------------
@@ -339,8 +330,8 @@ def load_study(path: str | Path) -> Study:
     name = get_str(w, head, "name")
     if not name or any(c in name for c in "/\\") or name.startswith("."):
         raise NapsimInputError(w, "name", f"{name!r} cannot name a folder", "a plain name")
-    seed = get_int(w, head, "seed", 0, 2**63 - 1, DEFAULT_SEED)
-    chunk = get_int(w, head, "chunk", 1, 10_000_000, DEFAULT_CHUNK)
+    seed = get_int(w, head, "seed", 0, 2**63 - 1, SEED)
+    chunk = get_int(w, head, "chunk", 1, 10_000_000, STUDY_CHUNK)
     games = get_int(w, head, "games", 1, 10**11, None)
     target = get_float(w, head, "target_error", 1e-9, 0.5, None) if "target_error" in head else None
     max_games = get_int(w, head, "max_games", 1, 10**11, None)
@@ -557,21 +548,6 @@ def _odds_fields(st: Study, head: dict, data: dict, w: str) -> None:
 # chunk arrays and their sums
 
 
-def per_game_columns() -> list[str]:
-    from napsim.engine import epic
-
-    return [*epic.METRIC_NAMES, *DERIVED]
-
-
-def extend_rows(rows: np.ndarray) -> np.ndarray:
-    """Per-game kernel metrics [n, 2, M] -> [n, 2, M + derived] (int64)."""
-    from napsim.engine import epic
-
-    names = list(epic.METRIC_NAMES)
-    extra = [rows[:, :, [names.index(m) for m in parts]].sum(axis=2) for parts in DERIVED.values()]
-    return np.concatenate([rows.astype(np.int64), np.stack(extra, axis=2)], axis=2)
-
-
 def chunk_arrays(rows: np.ndarray, totals: np.ndarray, waits: np.ndarray, first: int,
                  keep_rows: bool, extra: dict | None = None) -> dict:
     """What a chunk file holds: sums, sums of squares and of products with turns per metric,
@@ -609,7 +585,7 @@ def compute_chunk(args: tuple, seed: int, first: int, n: int, keep_rows: bool) -
     parts' sums merged (integers: the same arrays as one call), so a chunk of any size holds at
     most `KERNEL_GAMES` games' per-game rows in memory (all of them only when `keep_rows`)."""
     from napsim.engine.rng import seed_key
-    from napsim.sim.packing import play_chunk
+    from napsim.sim.runner import play_chunk
 
     key = seed_key(seed)
     out = None
@@ -678,95 +654,10 @@ class Acc:
         self.chunks += 1
 
 
-def summary_metric_names() -> list[str]:
-    """Every metric name `engine_summary` reports (kernel means, rates, per-turn means, extras)."""
-    from napsim.engine import epic
-    from napsim.engine.commanders import N_CM
-
-    acc = Acc()
-    c = len(per_game_columns())
-    acc.add(dict(totals=np.zeros((2, epic.N_METRICS), np.int64), sums=np.zeros((2, c), np.int64),
-                 sumsq=np.zeros((2, c), np.int64), sumxt=np.zeros((2, c), np.int64),
-                 hist=np.zeros((2, c, 1), np.int64), rack_wait=np.zeros((4, epic.WAIT_BINS), np.int64),
-                 commander_totals=np.ones((2, 4, N_CM), np.int64), n=1))
-    return list(dict.fromkeys(engine_summary(acc, ["A", "B"], ["A", "B"])["metric"]))
-
-
-def _per_turn_column(metric: str, columns: list[str]) -> str | None:
-    base = metric.replace("_per_turn", "")
-    for cand in (base, f"{base}_total"):
-        if cand in columns:
-            return cand
-    return None
-
-
 def engine_summary(acc: Acc, side_keys, side_names) -> pd.DataFrame:
-    """Per side: every row of `SimResult.summary()` (so rates keep one definition) plus the
-    derived totals, each with std, a 95% interval, n and the games behind it.
-
-    Means per game get a normal interval from the per-game sums of squares; means per turn are
-    ratios (metric / turns) and get a delta-method interval from the per-game sums of x^2, t^2 and
-    x*t; rates keep their Wilson interval, whose n counts trials (turns, picks), not games.
-    """
-    from napsim.sim.packing import SimResult
-
-    columns = per_game_columns()
-    view = SimpleNamespace(scenario=SimpleNamespace(sides=[SimpleNamespace(name=n) for n in side_names]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        base = SimResult(view, acc.games, 0, acc.totals, None, acc.rack_wait, 0.0,
-                         commanders=acc.extra.get("commander_totals")).summary()
-    per_side = len(base) // 2
-    frames = []
-    turns_col = columns.index("turns")
-    n = acc.games
-    for s, key in enumerate(side_keys):
-        rows = base.iloc[s * per_side:(s + 1) * per_side].to_dict("records")
-        rows += [dict(side=side_names[s], metric=m, kind=k, value=np.nan, ci_low=np.nan, ci_high=np.nan,
-                      n=n, _col=c) for m, (k, c) in EXTRA_ROWS.items()]
-        tt = float(acc.sums[s, turns_col])
-        tt2 = float(acc.sumsq[s, turns_col])
-        for r in rows:
-            r["side_key"] = key
-            r["games"] = n
-            r["std"] = np.nan
-            r["interval"] = "wilson95" if r["kind"] == "rate" else "normal95"
-            col = r.pop("_col", None)
-            if r["kind"] == "rate":
-                p = r["value"]
-                r["std"] = math.sqrt(p * (1 - p)) if r["n"] > 0 else np.nan
-            elif r["kind"] == "mean_per_game":
-                col = col or (r["metric"] if r["metric"] in columns else None)
-                if col is None:
-                    continue
-                i = columns.index(col)
-                x, x2 = float(acc.sums[s, i]), float(acc.sumsq[s, i])
-                r["value"] = x / n if n else np.nan
-                r["ci_low"], r["ci_high"] = mean_interval(x, x2, n)
-                r["std"] = math.sqrt(max(x2 / n - (x / n) ** 2, 0.0) * n / (n - 1)) if n > 1 else np.nan
-            elif r["kind"] == "mean_per_turn":
-                col = col or _per_turn_column(r["metric"], columns)
-                if col is None:
-                    continue
-                i = columns.index(col)
-                x, x2, xt = float(acc.sums[s, i]), float(acc.sumsq[s, i]), float(acc.sumxt[s, i])
-                r["n"] = int(tt)
-                if tt <= 0:
-                    continue
-                ratio = x / tt
-                r["value"] = ratio
-                if n > 1:
-                    var = max(x2 - 2 * ratio * xt + ratio * ratio * tt2, 0.0) / (n - 1)
-                    tbar = tt / n
-                    r["std"] = math.sqrt(var) / tbar
-                    half = Z95 * math.sqrt(var / n) / tbar
-                    r["ci_low"], r["ci_high"] = ratio - half, ratio + half
-        frames.append(pd.DataFrame(rows))
-    out = pd.concat(frames, ignore_index=True)
-    # a mean with no per-game column behind it (per-commander means, orders with initiative) has
-    # no interval: say so rather than label NaNs normal95
-    out.loc[out["ci_low"].isna() & (out["kind"] != "rate"), "interval"] = "none"
-    return out[["side_key", "side", "metric", "kind", "value", "std", "ci_low", "ci_high", "n", "games",
-                "interval"]]
+    """The summary of a point's chunk sums (`napsim.sim.summary.study_summary`)."""
+    return study_summary(acc.games, acc.totals, acc.sums, acc.sumsq, acc.sumxt,
+                         acc.extra.get("commander_totals"), side_keys, side_names)
 
 
 def half_width(summary: pd.DataFrame, metric: str, side_key: str) -> float:

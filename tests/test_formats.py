@@ -25,7 +25,8 @@ from napsim.engine import commanders as cm
 from napsim.engine import epic
 from napsim.engine.rng import seed_key
 from napsim.model.scenarios import load_scenario
-from napsim.sim.packing import Simulation, commander_config, guerrilla_config, guerrilla_split, play_chunk
+from napsim.sim.packing import Simulation, commander_config, guerrilla_config, guerrilla_split
+from napsim.sim.runner import play_chunk
 from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION
 
 GREEDY, RANDOM = ("greedy", ()), ("random", ())

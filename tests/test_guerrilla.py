@@ -25,7 +25,8 @@ from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, 
 from napsim.engine import epic
 from napsim.model.cards import DECK_DIR
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
-from napsim.sim.packing import GUERRILLA_RATES, Simulation
+from napsim.sim.packing import Simulation
+from napsim.sim.summary import GUERRILLA_RATES
 from napsim.sim.tables import KIND_PLACED, KIND_SECTION
 from napsim.tracefmt import DIE_FACES, format_trace
 

@@ -15,6 +15,7 @@ import napsim
 from napsim import report, study
 from napsim.engine import epic
 from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import SCENARIO_DIR
 from napsim.sim.summary import wilson
 
 SMALL = """
@@ -366,7 +367,7 @@ label = "first starred card"
 
 def test_symmetric_sweep_paths_and_relative_files(tmp_path):
     scen = tmp_path / "my.toml"
-    scen.write_text((Path(napsim.__file__).parent / "scenarios" / "symmetric.toml").read_text())
+    scen.write_text((SCENARIO_DIR / "symmetric.toml").read_text())
     body = SMALL.format(name="rel", games=10, chunk=10, extra="").replace('"symmetric"', '"my.toml"')
     path = write_study(tmp_path, "rel", body=body,
                        sweep='"sides.*.sections.*.cavalry" = [0, 3]\n"policy.*.w_c" = [1.0, 2.5]')

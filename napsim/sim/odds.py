@@ -13,17 +13,17 @@ import pandas as pd
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import SECTIONS, Deck
+from napsim.model.defaults import ODDS_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.filters import card_filter
 from napsim.sim import exact
 from napsim.sim.summary import mean_interval, wilson
 
-DEFAULT_CHUNK = 2_000_000
 RACK = 5
 ROW_COLUMNS = ["question", "outcome", "exact", "simulated", "ci_low", "ci_high", "n", "interval"]
 
 
-def run_chunks(kernel, args: tuple, games: int, seed: int, chunk: int = DEFAULT_CHUNK):
+def run_chunks(kernel, args: tuple, games: int, seed: int, chunk: int = ODDS_CHUNK):
     """Sum a histogram kernel over fixed chunks of the global game range [0, games).
 
     Integer histograms add exactly, so the result is the same for any chunk size or thread count.
@@ -75,7 +75,7 @@ def _hand_kernel(deck, value, hand, combine, n_bins, key, first, n):
 
 
 def at_least(deck: Deck, filter_expr: str, hand: int, k: int, games: int, seed: int,
-             chunk: int = DEFAULT_CHUNK) -> pd.DataFrame:
+             chunk: int = ODDS_CHUNK) -> pd.DataFrame:
     """P(a hand of `hand` cards holds at least k cards matching the filter)."""
     _check_hand(deck, hand)
     match = card_filter(deck, filter_expr).astype(np.int64)
@@ -85,7 +85,7 @@ def at_least(deck: Deck, filter_expr: str, hand: int, k: int, games: int, seed: 
     return pd.DataFrame([_prob_row(q, f">= {k}", p, int(hist[k:].sum()), games)], columns=ROW_COLUMNS)
 
 
-def rack_offers(deck: Deck, section: str, games: int, seed: int, chunk: int = DEFAULT_CHUNK
+def rack_offers(deck: Deck, section: str, games: int, seed: int, chunk: int = ODDS_CHUNK
                 ) -> pd.DataFrame:
     """P(a fresh 5-card Courier Rack offers at least one card that can order in `section`)."""
     if section not in SECTIONS:
@@ -106,7 +106,7 @@ def section_orders_value(deck: Deck, section: str, hand: int) -> np.ndarray:
 
 
 def orders_distribution(deck: Deck, hand: int, games: int, seed: int,
-                        chunk: int = DEFAULT_CHUNK) -> pd.DataFrame:
+                        chunk: int = ODDS_CHUNK) -> pd.DataFrame:
     """Law of the nominal orders a hand holds for each section (section + multi-section cards)."""
     _check_hand(deck, hand)
     rows = []
@@ -129,7 +129,7 @@ def section_flags(deck: Deck) -> np.ndarray:
     return flags
 
 
-def same_section(deck: Deck, hand: int, games: int, seed: int, chunk: int = DEFAULT_CHUNK
+def same_section(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_CHUNK
                  ) -> pd.DataFrame:
     """P(hand and fresh rack are all section cards of one section): the E4 exception."""
     _check_hand(deck, hand, RACK)
@@ -146,7 +146,7 @@ def _first_kernel(deck, match, key, first, n):
     return kernels.first_match_hist(deck, match, key, first, n)
 
 
-def first_draw(deck: Deck, filter_expr: str, games: int, seed: int, chunk: int = DEFAULT_CHUNK
+def first_draw(deck: Deck, filter_expr: str, games: int, seed: int, chunk: int = ODDS_CHUNK
                ) -> pd.DataFrame:
     """Expected number of draws from a fresh shuffle until a card matching the filter appears."""
     match = card_filter(deck, filter_expr).astype(np.int64)
@@ -169,7 +169,7 @@ def _mulligan_kernel(deck, keep, hand, below, key, first, n):
 
 
 def mulligan(deck: Deck, keep_expr: str, mulligan_below: int, target: int, games: int, seed: int,
-             hand: int = 5, chunk: int = DEFAULT_CHUNK) -> pd.DataFrame:
+             hand: int = 5, chunk: int = ODDS_CHUNK) -> pd.DataFrame:
     """Epic TCG opening hand with one mulligan under the rule: keep the cards matching `keep_expr`;
     when fewer than `mulligan_below` of them are held, bottom all others and draw replacements."""
     _check_hand(deck, hand, hand)
@@ -201,7 +201,7 @@ def mulligan(deck: Deck, keep_expr: str, mulligan_below: int, target: int, games
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
 
 
-def deck_report(deck: Deck, hand: int, games: int, seed: int, chunk: int = DEFAULT_CHUNK
+def deck_report(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_CHUNK
                 ) -> pd.DataFrame:
     """The standard battery of deck-odds questions for one deck and hand size."""
     frames = [rack_offers(deck, s, games, seed, chunk) for s in SECTIONS]

@@ -1,30 +1,26 @@
-"""Run EPIC / standard games: scenario + deck + policies -> packed tables -> kernel chunks.
+"""Packing: scenario + deck + policies -> the plain arrays a kernel call reads.
 
-`Simulation` holds the packed inputs; `run()` plays games [0, n) in fixed chunks and returns a
-`SimResult` with summed metrics, optional per-game rows and the rack waiting-time histogram.
-Integer sums make the result identical for any chunk size or thread count.
+`Simulation.build` validates the inputs and packs them once (card table, pair tables, the
+format's commander and Guerrilla configuration, the rule options); `kernel_args()` hands them to
+`napsim.sim.runner`, which plays the games (`Simulation.run`, `Simulation.trace`).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
-from napsim.engine import commanders as cm
 from napsim.engine import epic, lgb
-from napsim.engine.commanders import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES, N_CM
-from napsim.engine.rng import seed_key
-from napsim.model.cards import SECTIONS, Deck, load_deck
+from napsim.model.cards import Deck, load_deck
+from napsim.model.defaults import SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import policy_vector
 from napsim.model.scenarios import Scenario, load_scenario
-from napsim.sim.summary import wilson
+from napsim.sim.result import SimResult
+from napsim.sim.runner import run_games, trace_game
 from napsim.sim.tables import (
-    KIND_NAMES,
     KIND_SECTION,
     CardTable,
     PairTables,
@@ -34,7 +30,6 @@ from napsim.sim.tables import (
 )
 from napsim.sim.tables_lgb import LgbTables, lgb_tables, units6_array
 
-DEFAULT_CHUNK = 20_000
 GUERRILLA_RULE_CODES = {"off": epic.G_OFF, "base": epic.G_BASE, "epic": epic.G_EPIC}
 
 
@@ -151,50 +146,15 @@ class Simulation:
             return ("lgb", self._lgb_args())
         return ("epic", self._args())
 
-    def run(self, games: int, seed: int, chunk: int = DEFAULT_CHUNK, per_game: bool = False,
+    def run(self, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
             check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
-        """Play games [0, games) in chunks; identical results for any chunk size and threads."""
-        if games <= 0:
-            raise NapsimInputError("--games", "games", f"{games} is not positive", ">= 1")
-        if chunk <= 0:
-            raise NapsimInputError("--chunk", "chunk", f"{chunk} is not positive", ">= 1")
-        key = seed_key(seed)
-        args = self.kernel_args()
-        turns = self.scenario.turns
-        totals = np.zeros((2, epic.N_METRICS), np.int64)
-        waits = np.zeros((4, epic.WAIT_BINS), np.int64)
-        g_turns = np.zeros((3, turns), np.int64)
-        cmet = np.zeros((2, 4, N_CM), np.int64)
-        tac_turns = np.zeros((2, turns), np.int64)
-        rows = []
-        crows = []
-        t0 = time.perf_counter()
-        for first in range(0, games, chunk):
-            n = min(chunk, games - first)
-            out = play_chunk(args, key, first, n, check, per_game)
-            totals += out.totals
-            waits += out.rack_wait
-            g_turns += out.guerrilla_turns
-            cmet += out.commander_totals
-            tac_turns += out.tactician_turns
-            if per_game:
-                rows.append(out.rows)
-                crows.append(out.commander_rows)
-            if progress:
-                progress(first + n, games)
-        wall = time.perf_counter() - t0
-        per = np.concatenate(rows) if per_game else None
-        cper = np.concatenate(crows) if per_game else None
-        return SimResult(self, games, seed, totals, per, waits, wall, g_turns, cmet, cper, tac_turns)
+        """Play games [0, games) in chunks (`napsim.sim.runner.run_games`); identical results for
+        any chunk size and threads."""
+        return run_games(self, games, seed, chunk, per_game, check, progress)
 
     def trace(self, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
         """(metrics, event log) of one game, replayed from (seed, game index)."""
-        kind, args = self.kernel_args()
-        with np.errstate(over="ignore"):
-            if kind == "lgb":
-                return lgb.trace_game_lgb(seed_key(seed), np.int64(game), *args)
-            return epic.trace_game(seed_key(seed), np.int64(game), *args)
-
+        return trace_game(self.kernel_args(), seed, game)
 
 FORMAT_PLAYERS = {"standard": 1, "epic1": 1, "epic2": 2, "epic3": 3, "epic4": 4, "lgb": 4}
 
@@ -284,223 +244,3 @@ def guerrilla_split(counters: int, spanish: list[int], share: str = "lost") -> l
     for i in sorted(eligible, key=lambda i: (-spanish[i], i))[: counters % among]:
         out[i] += 1
     return out
-
-
-@dataclass
-class ChunkOut:
-    """What one kernel call returns, the same for every format."""
-
-    totals: np.ndarray            # [side, metric]
-    rows: np.ndarray              # [games or 0, side, metric]
-    rack_wait: np.ndarray         # [kind, wait]
-    guerrilla_turns: np.ndarray   # [offered/spent/nullified, turn]
-    commander_totals: np.ndarray  # [side, commander, CM]
-    commander_rows: np.ndarray    # [games or 0, side, commander, CM]
-    tactician_turns: np.ndarray   # [side, turn]: Tactician cards held at the start of its turns
-
-
-def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool) -> ChunkOut:
-    """Games [first, first + n) on the kernel that `Simulation.kernel_args()` names."""
-    kind, kargs = args
-    with np.errstate(over="ignore"):
-        if kind == "lgb":
-            m, r, cm, cr, w, gt, tt = lgb.play_chunk_lgb(key, np.int64(first), np.int64(n), *kargs,
-                                                          check, per_game)
-            return ChunkOut(m, r, w, gt, cm, cr, tt)
-        m, r, w, gt, cm_, cr, tt = epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,
-                                                   per_game)
-    if cr.shape[0] != r.shape[0]:  # one player a side: no commander rows are kept
-        cr = np.zeros((r.shape[0], 2, 4, N_CM), np.int64)
-    return ChunkOut(m, r, w, gt, cm_, cr, tt)
-
-
-@dataclass
-class SimResult:
-    """Metrics of a run: totals [side, metric], optional per-game rows, rack waits [kind, turns]."""
-
-    sim: Simulation
-    games: int
-    seed: int
-    totals: np.ndarray
-    per_game: np.ndarray | None
-    rack_wait: np.ndarray
-    wall_seconds: float
-    guerrilla_turns: np.ndarray | None = None  # [offered, spent, nullified] x turn of a side
-    commanders: np.ndarray | None = None       # [side, commander, CM] per-commander totals (M, L)
-    commander_rows: np.ndarray | None = None   # [game, side, commander, CM] when per_game
-    tactician_turns: np.ndarray | None = None  # [side, turn] Tactician cards held, summed over games
-
-    def metric(self, name: str) -> np.ndarray:
-        """Total of one metric per side."""
-        return self.totals[:, epic.METRIC_NAMES.index(name)]
-
-    def per_game_frame(self) -> pd.DataFrame:
-        """Tidy per-game frame: one row per game and side."""
-        if self.per_game is None:
-            raise ValueError("run with per_game=True to keep per-game rows")
-        n = self.per_game.shape[0]
-        frames = []
-        for s, side in enumerate(self.sim.scenario.sides):
-            df = pd.DataFrame(self.per_game[:, s, :], columns=list(epic.METRIC_NAMES))
-            df.insert(0, "side", side.name)
-            df.insert(0, "game", np.arange(n))
-            frames.append(df)
-        return pd.concat(frames, ignore_index=True)
-
-    def summary(self) -> pd.DataFrame:
-        """Per side: means per game and per turn, and rates with Wilson intervals and n."""
-        rows = []
-        for s, side in enumerate(self.sim.scenario.sides):
-            tot = self.totals[s]
-            turns = int(tot[epic.M_TURNS])
-            for i, name in enumerate(epic.METRIC_NAMES):
-                rows.append(dict(side=side.name, metric=name, kind="mean_per_game",
-                                 value=tot[i] / self.games, ci_low=np.nan, ci_high=np.nan,
-                                 n=self.games))
-            picks = tot[epic.M_PICK_FROM:epic.M_PICK_FROM + 6]
-            n_picks = int(picks.sum())
-            for size in (5, 4, 3):
-                k = int(picks[size])
-                lo, hi = wilson(k, n_picks)
-                rows.append(dict(side=side.name, metric=f"share_picks_from_{size}",
-                                 kind="rate", value=k / max(n_picks, 1), ci_low=lo, ci_high=hi,
-                                 n=n_picks))
-            for name, idx in (("same_section_turn_rate", epic.M_E4),
-                              ("scout_turn_rate", epic.M_SCOUT)):
-                k = int(tot[idx])
-                lo, hi = wilson(k, turns)
-                rows.append(dict(side=side.name, metric=name, kind="rate", value=k / max(turns, 1),
-                                 ci_low=lo, ci_high=hi, n=turns))
-            nom = int(tot[epic.M_NOM:epic.M_NOM + 3].sum())
-            eff = int(tot[epic.M_EFF:epic.M_EFF + 3].sum())
-            lo, hi = wilson(eff, nom)
-            rows.append(dict(side=side.name, metric="effective_share_of_nominal", kind="rate",
-                             value=eff / max(nom, 1), ci_low=lo, ci_high=hi, n=nom))
-            for x, sec in enumerate(SECTIONS):
-                rows.append(dict(side=side.name, metric=f"effective_per_turn_{sec}",
-                                 kind="mean_per_turn", value=tot[epic.M_EFF + x] / max(turns, 1),
-                                 ci_low=np.nan, ci_high=np.nan, n=turns))
-            if self._guerrilla_rows():
-                rows += _guerrilla_summary(side.name, tot, turns)
-            if self.commanders is not None:
-                rows += _commander_summary(side.name, self.commanders, s, self.games, turns)
-        return pd.DataFrame(rows)
-
-    def commander_games_frame(self) -> pd.DataFrame:
-        """Tidy per-game commander frame: one row per game, side and commander of the format."""
-        if self.commander_rows is None:
-            raise ValueError("run with per_game=True to keep per-game rows")
-        n = self.commander_rows.shape[0]
-        roles = COMMANDER_ROLES.get(self.sim.scenario.format, ("CIC",))
-        frames = []
-        for s, side in enumerate(self.sim.scenario.sides):
-            for c in range(len(roles)):
-                df = pd.DataFrame(self.commander_rows[:, s, c, :], columns=list(CM_NAMES))
-                df.insert(0, "commander", COMMANDER_KEYS[c])
-                df.insert(0, "side", side.name)
-                df.insert(0, "game", np.arange(n))
-                frames.append(df)
-        return pd.concat(frames, ignore_index=True)
-
-    def commander_frame(self) -> pd.DataFrame:
-        """Per-commander totals (docs/rules.md, M, L): one row per side and commander, a column per
-        metric, with the commander's role in this format."""
-        if self.commanders is None:
-            raise ValueError("no per-commander metrics in this result")
-        roles = COMMANDER_ROLES.get(self.sim.scenario.format, ("CIC",))
-        rows = []
-        for s, side in enumerate(self.sim.scenario.sides):
-            for c, role in enumerate(roles):
-                row = dict(side=side.name, commander=COMMANDER_KEYS[c], role=role, games=self.games)
-                row.update({n: int(self.commanders[s, c, i]) for i, n in enumerate(CM_NAMES)})
-                rows.append(row)
-        return pd.DataFrame(rows)
-
-    def _guerrilla_rows(self) -> bool:
-        """Whether summary() lists the guerrilla rates (rule G7): when a side plays the guerrilla
-        rule, and in an empty result (no turns), which lists every metric a summary may hold."""
-        t = self.totals
-        return bool(t[:, epic.M_G_FRENCH_TURNS].sum() > 0 or t[:, epic.M_TURNS].sum() == 0)
-
-    def rack_wait_frame(self) -> pd.DataFrame:
-        """Histogram of turns a card waited on the rack before it was taken, by card kind."""
-        rows = []
-        for k, kind in enumerate(KIND_NAMES):
-            for w in range(self.rack_wait.shape[1]):
-                if self.rack_wait[k, w]:
-                    rows.append(dict(kind=kind, wait_turns=w, cards=int(self.rack_wait[k, w])))
-        return pd.DataFrame(rows, columns=["kind", "wait_turns", "cards"])
-
-
-# Spanish Guerrilla Action rates (rule G7): name -> (metrics added, metric subtracted, trials). A
-# nullification is a French turn with a counter spent and not stopped by a sabre: one card under
-# the EPIC rule (so the rate is also cards nullified per French turn), the whole turn under the
-# base rule (one card in the standard game, both cards in the EPIC card flow)
-GUERRILLA_RATES = {
-    "g_nullification_rate": (epic.M_G_SPENT, epic.M_G_SABRE, epic.M_G_FRENCH_TURNS),
-    "g_attempt_success_rate": (epic.M_G_SPENT, epic.M_G_SABRE, epic.M_G_SPENT),
-    "g_offered_not_spent_rate": (epic.M_G_NOT_SPENT, None, epic.M_G_OFFERED),
-    "g_offered_rate": (epic.M_G_OFFERED, None, epic.M_G_FRENCH_TURNS),
-}
-
-
-def _guerrilla_summary(side: str, tot: np.ndarray, turns: int) -> list[dict]:
-    """Guerrilla rows of one side: rates per French turn, per counter spent and per offer, with
-    Wilson intervals (NaN where there was nothing to count: a side without the rule), and cards
-    nullified and effective orders denied per turn (the Spanish play as many turns as the French)."""
-    rows = []
-    for name, (plus, minus, trials) in GUERRILLA_RATES.items():
-        k = int(tot[plus] - (tot[minus] if minus is not None else 0))
-        n = int(tot[trials])
-        lo, hi = wilson(k, n)
-        rows.append(dict(side=side, metric=name, kind="rate", value=k / n if n else np.nan,
-                         ci_low=lo, ci_high=hi, n=n))
-    for name, idx in (("g_cards_nullified_per_turn", epic.M_G_NULLIFIED),
-                      ("g_denied_effective_per_turn", epic.M_G_DENIED_EFF)):
-        rows.append(dict(side=side, metric=name, kind="mean_per_turn", value=tot[idx] / max(turns, 1),
-                         ci_low=np.nan, ci_high=np.nan, n=turns))
-    return rows
-
-
-# per-commander rates (docs/rules.md M6.2, L6): name -> (events, trials); the dice give exact values
-# for the last two (a double 2/9, two sabres 1/36), which the tests check
-COMMANDER_RATES = {
-    "initiative_share": (cm.CM_INIT, cm.CM_TURNS),
-    "initiative_double_rate": (cm.CM_DOUBLES, cm.CM_INIT),
-    "initiative_two_sabres_rate": (cm.CM_TWO_SABRES, cm.CM_INIT),
-}
-COMMANDER_MEANS = ("cards_received", "own_cards_played", "cic_cards_rejected", "initiative_rolls",
-                   "initiative_ordered", "initiative_march", "initiative_melee", "blocks_lost",
-                   "initiative_command_draws", "initiative_tactician", "card_effective",
-                   "tactician_drawn", "tactician_held_end", "cic_keep_one", "cic_give_both",
-                   "scout_gifts", "hand_end", "cards_passed", "g_spent", "g_nullified", "g_acquired")
-
-
-def _commander_summary(side: str, cmet: np.ndarray, s: int, games: int, turns: int) -> list[dict]:
-    """Rows for every commander with any activity in either side (so both sides list the same
-    rows): `<commander>.<metric>`, e.g. `c1.initiative_share`, plus the side's overall share of
-    commander-turns that fall back on initiative."""
-    rows = []
-    present = [c for c in range(cmet.shape[1]) if cmet[:, c, :].any()]
-    for c in present:
-        x = cmet[s, c]
-        key = COMMANDER_KEYS[c]
-        for name, (num, den) in COMMANDER_RATES.items():
-            k, n = int(x[num]), int(x[den])
-            lo, hi = wilson(k, n)
-            rows.append(dict(side=side, metric=f"{key}.{name}", kind="rate",
-                             value=k / n if n else np.nan, ci_low=lo, ci_high=hi, n=n))
-        for name in COMMANDER_MEANS:
-            rows.append(dict(side=side, metric=f"{key}.{name}", kind="mean_per_game",
-                             value=x[CM_NAMES.index(name)] / max(games, 1), ci_low=np.nan,
-                             ci_high=np.nan, n=games))
-        n_t = int(x[cm.CM_TURNS])
-        rows.append(dict(side=side, metric=f"{key}.tactician_held_mean", kind="mean_per_turn",
-                         value=x[cm.CM_TAC_HELD_SUM] / n_t if n_t else np.nan, ci_low=np.nan,
-                         ci_high=np.nan, n=n_t))
-    if present:
-        k, n = int(cmet[s, :, cm.CM_INIT].sum()), int(cmet[s, :, cm.CM_TURNS].sum())
-        lo, hi = wilson(k, n)
-        rows.append(dict(side=side, metric="initiative_share", kind="rate", value=k / n if n else np.nan,
-                         ci_low=lo, ci_high=hi, n=n))
-    return rows

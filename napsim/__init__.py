@@ -3,7 +3,7 @@
 from napsim.model.cards import Deck, builtin_decks, load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
-from napsim.study import Study, StudyResult, load_study, run_study
+from napsim.study.spec import Study, StudyResult, load_study, run_study
 
 __all__ = ["Deck", "NapsimInputError", "Study", "StudyResult", "builtin_decks", "load_deck", "load_study",
            "run_study", "__version__"]

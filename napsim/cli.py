@@ -9,10 +9,10 @@ import click
 import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
-from napsim.formatting import FORMATS, render
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
+from napsim.output.formatting import FORMATS, render
 from napsim.sim import odds as odds_mod
 
 EXIT_INPUT = 2
@@ -126,7 +126,7 @@ def _odds_options(f):
 
 
 def _use_threads(threads: int | None) -> None:
-    from napsim.backends import use_threads
+    from napsim.study.backends import use_threads
 
     use_threads(threads)
 
@@ -270,7 +270,7 @@ def _build_sim(scenario, policy, deck, sets):
 @_threads_option
 def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
-    from napsim.results import write_results
+    from napsim.output.results import write_results
 
     _use_threads(threads)
     sim = _build_sim(scenario, policy, deck, sets)
@@ -296,7 +296,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
 @click.option("--game", type=int, required=True, help="Global game index to replay.")
 def trace_cmd(scenario, seed, policy, deck, sets, game):
     """Replay one game from (seed, game index) and print it turn by turn."""
-    from napsim.tracefmt import format_trace
+    from napsim.output.tracefmt import format_trace
 
     if game < 0:
         raise NapsimInputError("--game", "game", f"{game} is negative", "0 or more")
@@ -322,9 +322,9 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
     """Run a study file (every sweep point, common random numbers); resumes where it stopped.
 
     The chunks, and so the results, are the same with any --threads, --scheduler or --dask-local."""
-    from napsim import backends
-    from napsim import report as report_mod
-    from napsim import study as study_mod
+    from napsim.output import report as report_mod
+    from napsim.study import backends
+    from napsim.study import spec as study_mod
 
     backends.check_options(threads, scheduler, dask_local)
     backends.use_threads(threads)
@@ -343,7 +343,7 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
 
 def _run_study(st, out_dir, force, target_error, runner) -> dict:
     """`study.execute` under a progress bar with an ETA (chunk granularity)."""
-    from napsim import study as study_mod
+    from napsim.study import spec as study_mod
 
     cap = st.cap_for(target_error)
     n_points = len(st.points)
@@ -372,7 +372,7 @@ def _run_study(st, out_dir, force, target_error, runner) -> dict:
 @click.option("--no-charts", is_flag=True, help="Tables only (much faster).")
 def report_cmd(run_dir, dest, no_charts):
     """Summary tables (CSV), charts (PNG, SVG), report.md and a self-contained report.html for DIR."""
-    from napsim import report as report_mod
+    from napsim.output import report as report_mod
 
     data = report_mod.load(run_dir)
     path = report_mod.write_report(run_dir, dest, with_charts=not no_charts, data=data)
@@ -391,7 +391,7 @@ def report_cmd(run_dir, dest, no_charts):
 @click.option("--force", is_flag=True, help="Replace the results already in --out.")
 def readings_cmd(readings_file, out_dir, games, force):
     """Play every open reading of the rules against its default on the same games (paired)."""
-    from napsim import readings
+    from napsim.study import readings
 
     spec = readings.load_readings_spec(readings_file)
     if Path(out_dir).exists() and any(Path(out_dir).iterdir()) and not force:

@@ -36,7 +36,9 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
                results_dir: str | Path = "results", work_dir: str | Path = "out/studies",
                force: bool = False) -> Iterator[str]:
     """Run every study (resuming) and write its report into results/<name>; yields progress lines."""
-    from napsim import readings, report, study
+    from napsim.output import report
+    from napsim.study import readings
+    from napsim.study import spec as study
 
     for f in study_files(studies_dir, names):
         if readings.is_readings_file(f):  # rule readings: paired runs, no chunk files to resume

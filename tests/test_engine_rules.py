@@ -256,7 +256,7 @@ def test_d3_first_strike_is_played_in_the_opponents_turn():
 def test_p7_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
     # rule P7, rule D3: the kernel logs the opponent's First Strike (and his replacement draw)
     # before the turn's header; the text shows it under that header, not the previous turn's
-    from napsim.tracefmt import format_trace
+    from napsim.output.tracefmt import format_trace
 
     sim = Simulation.build("symmetric", pols(first_strike_prob=1.0))
     seen = 0

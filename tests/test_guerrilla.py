@@ -25,10 +25,10 @@ from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, 
 from napsim.engine import epic
 from napsim.model.cards import DECK_DIR
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
+from napsim.output.tracefmt import DIE_FACES, format_trace
 from napsim.sim.packing import Simulation
 from napsim.sim.summary import GUERRILLA_RATES
 from napsim.sim.tables import KIND_PLACED, KIND_SECTION
-from napsim.tracefmt import DIE_FACES, format_trace
 
 FRENCH, SPANISH = 0, 1  # tamames: [sides.F] then [sides.S]; the French move first
 SEED = 4242
@@ -623,7 +623,7 @@ def test_g7_guerrilla_study_summary_and_chart(tmp_path):
     # rule G7 and P4 through a study: the guerrilla rates carry Wilson intervals in the study
     # summary, and the chart of orders denied against starting counters has a line per policy
     import napsim
-    from napsim import study
+    from napsim.study import spec as study
 
     st = study.load_study(REPO / "studies" / "guerrilla.toml")  # the shipped study: 2 x 6 x 3 x 5 points
     assert len(st.points) == 180 and st.main_side == "S"

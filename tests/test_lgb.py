@@ -27,10 +27,10 @@ from napsim.engine import commanders as cm
 from napsim.engine import epic, lgb
 from napsim.model.cards import load_deck
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
+from napsim.output.tracefmt import format_trace
 from napsim.sim.packing import Simulation
 from napsim.sim.tables import KIND_MULTI, KIND_SECTION, NEG, card_table
 from napsim.sim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card
-from napsim.tracefmt import format_trace
 
 SCEN = "lgb-symmetric"
 HAND0, RACK0 = 11, 11 + epic.MAX_HAND  # EV_TURN rows list the CIC's hand and the rack here
@@ -692,7 +692,7 @@ def test_scout_gifts_favour_neither_flank():
 def test_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
     # rule P7: the kernel logs a First Strike of the opponent's CIC or Corps commander (and the
     # CIC's replacement draw) before the turn's header; the text shows it under that header
-    from napsim.tracefmt import format_trace
+    from napsim.output.tracefmt import format_trace
 
     sim = sim_for(None, ("greedy", (("first_strike_prob", 1.0),)))
     seen = 0

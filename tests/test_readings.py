@@ -7,8 +7,8 @@ import pytest
 
 from napsim import NapsimInputError
 from napsim.model.scenarios import load_scenario
-from napsim.readings import load_readings_spec, paired_rows, write_readings
 from napsim.sim.packing import Simulation
+from napsim.study.readings import load_readings_spec, paired_rows, write_readings
 
 
 def test_paired_difference_of_identical_readings_is_exactly_zero():

@@ -18,8 +18,9 @@ import pytest
 from matplotlib.figure import Figure
 
 import napsim
-from napsim import report, study
 from napsim.model.errors import NapsimInputError
+from napsim.output import report
+from napsim.study import spec as study
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHARTS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")

@@ -66,7 +66,7 @@ def test_bad_rule_options_are_one_line_errors(path, value, says):
 
 
 def test_rule_options_are_sweepable_study_paths(tmp_path):
-    from napsim.study import load_study
+    from napsim.study.spec import load_study
     p = tmp_path / "s.toml"
     p.write_text('[study]\nname = "r"\nscenario = "symmetric"\ngames = 100\n'
                  'main_metric = "effective_per_turn"\nmain_side = "A"\n'

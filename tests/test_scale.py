@@ -18,9 +18,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import run_napsim
 
-from napsim import backends, report, study
 from napsim.cli import cli
 from napsim.model.errors import NapsimInputError
+from napsim.output import report
+from napsim.study import backends
+from napsim.study import spec as study
 
 STUDY = """
 [study]

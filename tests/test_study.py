@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 import napsim
-from napsim import report, study
 from napsim.engine import epic
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import SCENARIO_DIR
+from napsim.output import report
 from napsim.sim.summary import wilson
+from napsim.study import spec as study
 
 SMALL = """
 [study]

@@ -73,7 +73,7 @@ def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
 
 
 def write_chart(c: Chart, folder: Path) -> None:
-    from napsim.study import atomic_write_bytes
+    from napsim.study.spec import atomic_write_bytes
 
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(folder / f"{c.name}.png", c.png)

@@ -110,7 +110,7 @@ def _in_dask_worker() -> bool:
 
 def _code_sha256() -> str:
     if not _CODE:
-        from napsim.study import code_sha256
+        from napsim.study.spec import code_sha256
 
         _CODE.append(code_sha256())
     return _CODE[0]
@@ -160,7 +160,7 @@ def run_chunk(job: dict, first: int, n: int) -> dict:
         import numba
 
         numba.set_num_threads(1)
-    from napsim.study import compute_chunk
+    from napsim.study.spec import compute_chunk
 
     return compute_chunk(_job_args(job), job["seed"], int(first), int(n), job["per_game"])
 
@@ -173,7 +173,7 @@ def run_odds_point(questions: list, deck, hand: int, games: int, seed: int, chun
         import numba
 
         numba.set_num_threads(1)
-    from napsim.study import odds_point
+    from napsim.study.spec import odds_point
 
     return odds_point(questions, deck, hand, games, seed, chunk).to_csv(index=False).encode()
 

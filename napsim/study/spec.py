@@ -294,7 +294,7 @@ def _resolve_file(value, study_path: Path, suffix: str):
 
 def code_sha256() -> str:
     """Hash of the source files that decide what a chunk holds (engine, tables, policies...)."""
-    root = Path(__file__).parent
+    root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
     for pattern in CODE_FILES:
         for f in sorted(root.glob(pattern)):
@@ -757,7 +757,7 @@ def fill_point(runner, job: dict, meta: dict, point_id: str, out: Path,
     may land beyond it: they are stored and harmless). `on_chunk(k, chunk)` is called for each
     chunk counted, in arrival order without a target, in chunk order with one. Returns the k's
     reported, so the in-order walk that follows does not report them twice."""
-    from napsim.backends import run_chunk
+    from napsim.study.backends import run_chunk
 
     spec, run = meta["spec"], meta["run"]
     cap, chunk = run["cap"], spec["chunk"]
@@ -945,7 +945,7 @@ def execute(study: Study | str | Path, out: str | Path, force: bool = False,
     `napsim.backends` runner (`DaskRunner` sends the chunks to a Dask cluster); None plays here.
     The chunks, and so every number, are the same whichever runs them.
     """
-    from napsim.backends import threads_set
+    from napsim.study.backends import threads_set
 
     st = study if isinstance(study, Study) else load_study(study)
     with threads_set(threads):
@@ -987,7 +987,7 @@ def _execute(st: Study, out: str | Path, force: bool, target_error: float | None
 
 def point_job(st: Study, meta: dict, p: Point) -> dict:
     """The plain-data job a Dask worker plays a point's chunks from (`napsim.backends.run_chunk`)."""
-    from napsim.backends import engine_job
+    from napsim.study.backends import engine_job
 
     sc, dk, policies = st.load_point(p)
     return engine_job(f"{meta['identity_sha256']}/{p.id}", sc, dk, policies, st.seed, st.per_game)
@@ -1063,8 +1063,8 @@ def odds_point(st_questions: list, deck_ref: str, hand: int, games: int, seed: i
 def _fill_odds_points(st: Study, out: Path, runner) -> None:
     """Answer the odds points without an odds.csv on a parallel runner, one task per point
     (the validated deck travels with the task), writing each file as it arrives."""
-    from napsim.backends import run_odds_point
     from napsim.model.cards import load_deck
+    from napsim.study.backends import run_odds_point
 
     todo = [p for p in st.points if not (out / "points" / p.id / "odds.csv").is_file()]
 
@@ -1102,7 +1102,7 @@ class StudyResult:
     """
 
     def __init__(self, out: str | Path):
-        from napsim import report
+        from napsim.output import report
 
         self.out = Path(out)
         self.data = report.load(self.out)
@@ -1113,7 +1113,7 @@ class StudyResult:
 
     @property
     def frame(self) -> pd.DataFrame:
-        from napsim import report
+        from napsim.output import report
 
         if self.data.kind == "odds":
             return report.odds_frame(self.data)
@@ -1123,7 +1123,7 @@ class StudyResult:
 
     def summary(self, metrics: list[str] | None = None) -> pd.DataFrame:
         """Tidy summary: one row per point, side and metric (value, std, 95% interval, n)."""
-        from napsim import report
+        from napsim.output import report
 
         df = report.summary_frame(self.data)
         if metrics is not None:
@@ -1133,13 +1133,13 @@ class StudyResult:
     def plot(self, kind: str = "main", metric: str | None = None, ax=None):
         """A matplotlib Figure: kind = main | sweep | convergence | distribution | rack_wait |
         heatmap (engine) or odds (odds studies); `metric` picks the metric where it applies."""
-        from napsim import charts, report
+        from napsim.output import charts, report
 
         return charts.figure(report.chart_inputs(self.data), kind, metric=metric, ax=ax)
 
     def report(self, dest: str | Path | None = None) -> Path:
         """Write report.md / report.html / CSVs / charts into `dest` (default: the run folder)."""
-        from napsim import report
+        from napsim.output import report
 
         return report.write_report(self.out, dest)
 

@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from napsim import study as st
 from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
+from napsim.study import spec as st
 
 SUMMARY_COLUMNS = ["side_key", "side", "metric", "kind", "value", "std", "ci_low", "ci_high", "n", "games",
                    "interval"]
@@ -524,7 +524,7 @@ METHOD_ODDS = (
 def build_sections(data: StudyData, with_charts: bool = True,
                    raw_tables: bool = True) -> tuple[list[Section], dict]:
     """The report's sections (tables and charts) and the frames to write as CSV."""
-    from napsim import charts
+    from napsim.output import charts
 
     inputs = chart_inputs(data)
     summ = inputs["summary"]
@@ -660,7 +660,7 @@ def write_report(out: str | Path, dest: str | Path | None = None, with_charts: b
     """Write report.md, report.html, the CSVs and charts/ for the run folder `out` into `dest`
     (default: `out` itself); `with_charts=False` skips the charts (tables only, much faster),
     `raw_tables=False` the histogram CSVs (distribution.csv, rack_wait.csv)."""
-    from napsim import charts
+    from napsim.output import charts
 
     data = data or load(out)
     dest = Path(dest) if dest is not None else Path(out)

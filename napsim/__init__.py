@@ -1,9 +1,13 @@
-"""napsim: Monte Carlo analysis of the Commands & Colors: Napoleonics command-card system."""
+"""napsim: Monte Carlo analysis of the Commands & Colors: Napoleonics command-card system.
 
+The package face: the public Python API, gathered from the layers (docs/architecture.md).
+"""
+
+from napsim.api import StudyResult, run_study
 from napsim.model.cards import Deck, builtin_decks, load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
-from napsim.study.spec import Study, StudyResult, load_study, run_study
+from napsim.study.spec import Study, load_study
 
 __all__ = ["Deck", "NapsimInputError", "Study", "StudyResult", "builtin_decks", "load_deck", "load_study",
            "run_study", "__version__"]

@@ -623,9 +623,9 @@ def test_g7_guerrilla_study_summary_and_chart(tmp_path):
     # rule G7 and P4 through a study: the guerrilla rates carry Wilson intervals in the study
     # summary, and the chart of orders denied against starting counters has a line per policy
     import napsim
-    from napsim.study import spec as study
+    from napsim.study.spec import load_study
 
-    st = study.load_study(REPO / "studies" / "guerrilla.toml")  # the shipped study: 2 x 6 x 3 x 5 points
+    st = load_study(REPO / "studies" / "guerrilla.toml")  # the shipped study: 2 x 6 x 3 x 5 points
     assert len(st.points) == 180 and st.main_side == "S"
     path = tmp_path / "g.toml"
     path.write_text("""
@@ -651,7 +651,7 @@ metrics = ["g_nullification_rate", "g_denied_effective", "g_acquired"]
     denied = summ[(summ["metric"] == "g_denied_effective") & (summ["side_key"] == "S")]
     by = denied.set_index(["sides.S.guerrilla", "policy.S.g_spend_mode"])["value"]
     assert by[(4, "always")] > by[(1, "always")]  # more counters, more orders denied
-    st = study.load_study(path)
+    st = load_study(path)
     ref = st.build(st.points[3]).run(300, st.seed)
     row = ref.summary().set_index(["side", "metric"]).loc[("Spanish", "g_nullification_rate")]
     mine = rate[rate["point"] == "p003"].iloc[0]

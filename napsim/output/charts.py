@@ -1,9 +1,7 @@
-"""Charts of a study, drawn with matplotlib from the tidy frames of `napsim.report`.
+"""Charts of a study, drawn with matplotlib from the tidy frames of `napsim.output.frames`.
 
-Figures are built as `matplotlib.figure.Figure` objects without pyplot, so nothing here touches a
-global backend: saving renders with Agg (PNG) and the SVG backend, and a notebook simply displays
-the Figure that `StudyResult.plot` returns. Files are written deterministically (no dates, a fixed
-SVG hash salt, text kept as text), so regenerating an unchanged study leaves them unchanged.
+Figures are `matplotlib.figure.Figure` objects built without pyplot (`napsim.output.chartkit`
+renders and writes them); a notebook simply displays the Figure that `StudyResult.plot` returns.
 
 Engine studies: ``main`` (the main metric against the sweep, 95% bands), ``sweep`` (every reported
 metric), ``convergence`` (running estimate and interval against games, at chunk granularity),
@@ -23,149 +21,40 @@ and pins the swept paths with the most values to their first value, and the heat
 
 from __future__ import annotations
 
-import io
 import itertools
 import math
-from dataclasses import dataclass
-from pathlib import Path
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from napsim.model.errors import NapsimInputError
+from napsim.output.chartkit import (
+    MAX_COLUMNS,
+    MAX_LINES,
+    MAX_PANELS,
+    RC,
+    Chart,
+    games_note,
+    games_tick,
+    numeric,
+    palette,
+    panels,
+    point_label,
+    render,
+    short,
+    shown_points,
+    side_name,
+    write_chart,
+    x_path,
+)
+
 ENGINE_KINDS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")
 ODDS_KINDS = ("odds",)
-MAX_PANELS = 16
-MAX_LINES = 12
-MAX_COLUMNS = 24
 GUERRILLA_METRIC = "g_denied_effective"
-RC = {"svg.hashsalt": "napsim", "svg.fonttype": "none", "font.size": 9, "axes.titlesize": 9.5,
-      "axes.labelsize": 9, "legend.fontsize": 7.5, "xtick.labelsize": 8, "ytick.labelsize": 8,
-      "axes.spines.top": False, "axes.spines.right": False}
 
-
-@dataclass
-class Chart:
-    """One rendered chart: file stem, title, caption, PNG and SVG bytes."""
-
-    name: str
-    title: str
-    caption: str
-    png: bytes
-    svg: bytes
-
-
-def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
-    """PNG (Agg, then reduced to a 256-colour palette: a third of the bytes, same look) and SVG."""
-    from PIL import Image
-
-    with matplotlib.rc_context(RC):
-        png, svg = io.BytesIO(), io.BytesIO()
-        fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
-        fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
-    png.seek(0)
-    img = Image.open(png).convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE,
-                                                  dither=Image.Dither.NONE)
-    small = io.BytesIO()
-    img.save(small, format="PNG", optimize=True)
-    return Chart(name, title, caption, small.getvalue(), svg.getvalue())
-
-
-def write_chart(c: Chart, folder: Path) -> None:
-    from napsim.study.spec import atomic_write_bytes
-
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(folder / f"{c.name}.png", c.png)
-    atomic_write_bytes(folder / f"{c.name}.svg", c.svg)
-
-
-# --------------------------------------------------------------------------------------------
-# helpers
-
-
-def _numeric(values) -> bool:
-    return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
-
-
-def x_path(inp: dict) -> str | None:
-    """The sweep path drawn along the x axis: the first numeric one with more than one value."""
-    for p in inp["sweep"]:
-        vals = inp["spec"]["sweep"][p]
-        if _numeric(vals) and len(set(vals)) > 1:
-            return p
-    return None
-
-
-def _short(path: str, side_keys) -> str:
-    """'sides.*.hand' -> 'hand', 'sides.A.hand' -> 'hand[A]', 'policy.B' -> 'policy[B]'."""
-    parts = path.split(".")
-    if parts[0] == "policy" and len(parts) == 2:
-        return "policy" if parts[1] == "*" else f"policy[{parts[1]}]"
-    where = [p for p in parts[1:-1] if p in (*side_keys, "L", "C", "R")]
-    return parts[-1] + (f"[{'.'.join(where)}]" if where else "")
-
-
-def _point_label(inp: dict, point: dict, skip: str | None = None) -> str:
-    items = [(k, v) for k, v in point["params"].items() if k != skip]
-    if not items:
-        return "all games" if skip is None else ""
-    return ", ".join(f"{_short(k, inp['side_keys'])}={v}" for k, v in items)
-
-
-def shown_points(inp: dict, limit: int = 8) -> tuple[list[dict], str]:
-    """The points a many-lines chart draws: all of them, or (past `limit`) those at the first value
-    of every swept path but the x axis, with a note saying which."""
-    pts = inp["points"]
-    xp = x_path(inp)
-    others = [p for p in inp["sweep"] if p != xp]
-    if len(pts) <= limit or not others:
-        return pts, ""
-    first = {p: inp["spec"]["sweep"][p][0] for p in others}
-    keep = [p for p in pts if all(p["params"][k] == v for k, v in first.items())]
-    note = ", ".join(f"{_short(k, inp['side_keys'])}={v}" for k, v in first.items())
-    return keep, f" ({note} only)"
-
-
-def _games_tick(v, _pos=None) -> str:
-    v = int(v)
-    if v >= 1_000_000 and v % 100_000 == 0:
-        return f"{v / 1e6:g}M"
-    if v >= 1000 and v % 100 == 0:
-        return f"{v / 1e3:g}k"
-    return str(v)
-
-
-def _figure(n_panels: int, ncols: int = 3, w: float = 4.2, h: float = 3.0) -> tuple[Figure, list]:
-    ncols = max(1, min(ncols, n_panels))
-    nrows = max(1, math.ceil(n_panels / ncols))
-    with matplotlib.rc_context(RC):
-        fig = Figure(figsize=(w * ncols, h * nrows + 0.5), layout="constrained")
-        axes = fig.subplots(nrows, ncols, squeeze=False).ravel().tolist()
-    for ax in axes[n_panels:]:
-        ax.set_visible(False)
-    return fig, axes[:n_panels]
-
-
-def _colors(n: int):
-    with matplotlib.rc_context(RC):
-        if n <= 10:
-            cmap = matplotlib.colormaps["tab10"]
-            return [cmap(i) for i in range(n)]
-        cmap = matplotlib.colormaps["viridis"]
-        return [cmap(i / max(n - 1, 1)) for i in range(n)]
-
-
-def _games_note(inp: dict) -> str:
-    run_cap = inp["summary"]["games"].max() if "games" in inp["summary"] and len(inp["summary"]) else 0
-    return f"up to {int(run_cap):,} games per point" if run_cap else ""
-
-
-def _side_name(inp: dict, key: str) -> str:
-    s = inp["summary"]
-    names = s.loc[s["side_key"] == key, "side"]
-    name = names.iloc[0] if len(names) else key
-    return f"{key} ({name})" if name != key else key
+__all__ = ["Chart", "all_charts", "figure", "render", "write_chart"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,7 +77,7 @@ def _pin_lines(inp: dict, df, others: list[str], n_sides: int):
         pinned.append(p)
     for p in pinned:
         df = df[df[p] == inp["spec"]["sweep"][p][0]]
-    note = f"side {main} only" + "".join(f", {_short(p, inp['side_keys'])}={inp['spec']['sweep'][p][0]}"
+    note = f"side {main} only" + "".join(f", {short(p, inp['side_keys'])}={inp['spec']['sweep'][p][0]}"
                                          for p in pinned)
     return df, [p for p in others if p not in pinned], note
 
@@ -204,13 +93,13 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     df, others, pin_note = _pin_lines(inp, df, others, df["side_key"].nunique())
     groups = list(df.groupby(["side_key", *others], sort=False)) if others else \
         list(df.groupby(["side_key"], sort=False))
-    colors = _colors(len(groups))
+    colors = palette(len(groups))
     order = {p["id"]: i for i, p in enumerate(inp["points"])}
     for (key, *rest), g in groups:
         g = g.sort_values(xp) if xp else g.assign(_o=g["point"].map(order)).sort_values("_o")
-        label = _side_name(inp, key)
+        label = side_name(inp, key)
         if rest:
-            label += " · " + ", ".join(f"{_short(p, inp['side_keys'])}={v}"
+            label += " · " + ", ".join(f"{short(p, inp['side_keys'])}={v}"
                                        for p, v in zip(others, rest, strict=True))
         c = colors.pop(0)
         if xp:
@@ -222,7 +111,7 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
             yerr = np.vstack([g["value"] - g["ci_low"], g["ci_high"] - g["value"]])
             ax.errorbar(x, g["value"], yerr=np.nan_to_num(yerr), marker="o", ms=4, lw=1.2, capsize=3,
                         color=c, label=label)
-            labels = [_point_label(inp, next(p for p in inp["points"] if p["id"] == pid), None)
+            labels = [point_label(inp, next(p for p in inp["points"] if p["id"] == pid), None)
                       for pid in g["point"]]
             ax.set_xticks(x, labels, rotation=30 if len(x) > 3 else 0, ha="right" if len(x) > 3 else "center")
     if xp:
@@ -244,7 +133,7 @@ def main_figure(inp: dict, metric: str | None = None, ax=None):
             fig = Figure(figsize=(7.5, 4.4), layout="constrained")
             ax = fig.subplots()
     sweep_axes(ax, inp, metric)
-    ax.set_title(f"{spec['name']}: {metric}\n95% intervals; {_games_note(inp)}; common random numbers")
+    ax.set_title(f"{spec['name']}: {metric}\n95% intervals; {games_note(inp)}; common random numbers")
     return ax.figure
 
 
@@ -262,7 +151,7 @@ def sweep_figure(inp: dict, metrics: list[str] | None = None):
     flat = [m for m in metrics if summ.loc[summ["metric"] == m, "value"].nunique() == 1]
     flat = flat if len(flat) < len(metrics) else []
     drawn = [m for m in metrics if m not in flat][:MAX_PANELS]
-    fig, axes = _figure(max(len(drawn), 1))
+    fig, axes = panels(max(len(drawn), 1))
     for i, (ax, m) in enumerate(zip(axes, drawn, strict=False)):
         sweep_axes(ax, inp, m, legend=i == 0)
         ax.set_title(m + _kind_note(inp, m))
@@ -285,20 +174,20 @@ def convergence_figure(inp: dict, ax=None):
         axes = [ax]
         fig = ax.figure
     else:
-        fig, axes = _figure(max(len(points), 1), ncols=4, w=3.4, h=2.5)
+        fig, axes = panels(max(len(points), 1), ncols=4, w=3.4, h=2.5)
     for a, p in zip(axes, points, strict=False):
         g = conv[conv["point"] == p["id"]].sort_values("games")
         a.plot(g["games"], g["value"], marker="o", ms=2.5, lw=1.2, color="C0")
         a.fill_between(g["games"], g["ci_low"], g["ci_high"], color="C0", alpha=0.25, lw=0)
         a.axhline(g["value"].iloc[-1], color="0.4", lw=0.8, ls="--")
-        a.set_title(_point_label(inp, p), fontsize=8)
+        a.set_title(point_label(inp, p), fontsize=8)
         a.xaxis.set_major_locator(MaxNLocator(4, integer=True))
-        a.xaxis.set_major_formatter(FuncFormatter(_games_tick))
+        a.xaxis.set_major_formatter(FuncFormatter(games_tick))
         a.set_xlabel("games")
         a.grid(alpha=0.3)
     if axes:
         axes[0].set_ylabel(spec["main_metric"])
-    fig.suptitle(f"Convergence of {spec['main_metric']} (side {_side_name(inp, spec['main_side'])}):\n"
+    fig.suptitle(f"Convergence of {spec['main_metric']} (side {side_name(inp, spec['main_side'])}):\n"
                  "running estimate and 95% interval at every chunk boundary")
     return fig
 
@@ -311,18 +200,18 @@ def distribution_figure(inp: dict, metric: str | None = None, ax=None):
     if ax is not None:
         metrics, axes, fig = metrics[:1], [ax], ax.figure
     else:
-        fig, axes = _figure(len(metrics), ncols=2, w=5.5, h=3.4)
+        fig, axes = panels(len(metrics), ncols=2, w=5.5, h=3.4)
     for a, m in zip(axes, metrics, strict=True):
         d = dist[(dist["metric"] == m) & (dist["side_key"] == spec["main_side"])]
         pts, note = shown_points(inp)
-        for p, c in zip(pts, _colors(len(pts)), strict=True):
+        for p, c in zip(pts, palette(len(pts)), strict=True):
             g = d[d["point"] == p["id"]].sort_values("value")
             if g.empty:
                 continue
-            a.step(g["value"], g["share"], where="mid", lw=1.2, color=c, label=_point_label(inp, p))
+            a.step(g["value"], g["share"], where="mid", lw=1.2, color=c, label=point_label(inp, p))
         a.set_xlabel(f"{m} per game")
         a.set_ylabel("share of games")
-        a.set_title(f"{m} (side {_side_name(inp, spec['main_side'])}){note}")
+        a.set_title(f"{m} (side {side_name(inp, spec['main_side'])}){note}")
         a.grid(alpha=0.3)
         a.legend(frameon=False, fontsize=6.5)
     fig.suptitle(f"Per-game distributions — {spec['name']}")
@@ -336,13 +225,13 @@ def rack_wait_figure(inp: dict, ax=None):
     if ax is not None:
         kinds, axes, fig = kinds[:1], [ax], ax.figure
     else:
-        fig, axes = _figure(max(len(kinds), 1), ncols=3, w=4.0, h=3.0)
+        fig, axes = panels(max(len(kinds), 1), ncols=3, w=4.0, h=3.0)
     if not kinds:
         axes[0].text(0.5, 0.5, "no cards taken from a Courier Rack\n(standard format?)", ha="center",
                      va="center", transform=axes[0].transAxes)
         axes[0].set_axis_off()
     pts, note = shown_points(inp)
-    colors = _colors(len(pts))
+    colors = palette(len(pts))
     for a, kind in zip(axes, kinds, strict=False):
         d = rw[rw["kind"] == kind]
         tot = d.groupby("wait_turns")["cards"].sum().sort_index()
@@ -355,7 +244,7 @@ def rack_wait_figure(inp: dict, ax=None):
             mean = float((g["wait_turns"] * g["cards"]).sum() / n)
             g = g[g["wait_turns"] <= xmax]
             a.plot(g["wait_turns"], g["cards"] / n, marker=".", ms=3, lw=1.1, color=c,
-                   label=f"{_point_label(inp, p)} (mean {mean:.2f})")
+                   label=f"{point_label(inp, p)} (mean {mean:.2f})")
         a.set_title(f"{kind} cards{note}")
         a.set_xlabel("turns waited on the rack")
         a.set_ylabel("share of cards taken")
@@ -377,12 +266,12 @@ def heatmap_figure(inp: dict, ax=None):
     if ax is not None:
         sides, axes, fig = sides[:1], [ax], ax.figure
     else:
-        fig, axes = _figure(len(sides), ncols=1, w=max(7.5, 0.62 * len(points) + 3.0), h=3.2)
+        fig, axes = panels(len(sides), ncols=1, w=max(7.5, 0.62 * len(points) + 3.0), h=3.2)
     xp = x_path(inp)
     if note and xp:  # the pinned values are in the title: label the columns by the x value only
-        labels = [f"{_short(xp, inp['side_keys'])}={p['params'][xp]}" for p in points]
+        labels = [f"{short(xp, inp['side_keys'])}={p['params'][xp]}" for p in points]
     else:
-        labels = [_point_label(inp, p) for p in points]
+        labels = [point_label(inp, p) for p in points]
     want = [f"effective_per_turn_{s}" for s in secs]
     vals = summ.loc[summ["metric"].isin(want), "value"]
     vmin, vmax = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
@@ -405,7 +294,7 @@ def heatmap_figure(inp: dict, ax=None):
                     hi = m[i, j] > (vmin + vmax) / 2
                     a.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=6.5,
                            color="white" if hi else "black")
-        a.set_title(f"side {_side_name(inp, key)}")
+        a.set_title(f"side {side_name(inp, key)}")
         fig.colorbar(im, ax=a, label="effective orders per turn", shrink=0.9)
     pinned = f"\n{note.strip()}" if note else ""
     fig.suptitle(f"Effective orders per turn by section and sweep point{pinned}\n(the kernel records no "
@@ -418,7 +307,7 @@ def guerrilla_paths(inp: dict) -> tuple[str, str | None, list[str]] | None:
     sweeps a side's starting Guerrilla counters over several numbers; None otherwise."""
     sweep = inp["spec"]["sweep"]
     counters = next((p for p in inp["sweep"] if p.startswith("sides.") and p.endswith(".guerrilla")
-                     and _numeric(sweep[p]) and len(set(sweep[p])) > 1), None)
+                     and numeric(sweep[p]) and len(set(sweep[p])) > 1), None)
     summ = inp["summary"]
     if counters is None or summ.empty or GUERRILLA_METRIC not in set(summ["metric"]):
         return None
@@ -441,16 +330,16 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
     while rest and math.prod(len(set(sweep[p])) for p in rest) > MAX_PANELS:
         p = max(rest, key=lambda q: len(set(sweep[q])))
         df = df[df[p] == sweep[p][0]]
-        pinned.append(f"{_short(p, keys)}={sweep[p][0]}")
+        pinned.append(f"{short(p, keys)}={sweep[p][0]}")
         rest = [q for q in rest if q != p]
     combos = [dict(zip(rest, c, strict=True)) for c in itertools.product(*(sweep[p] for p in rest))]
     if ax is not None:
         combos, axes, fig = combos[:1], [ax], ax.figure
     else:
         ncols = len(sweep[rest[-1]]) if rest else 1
-        fig, axes = _figure(len(combos), ncols=min(ncols, 5), w=3.3, h=2.7)
+        fig, axes = panels(len(combos), ncols=min(ncols, 5), w=3.3, h=2.7)
     lines = list(dict.fromkeys(sweep[policy])) if policy else [None]
-    colors = _colors(len(lines))
+    colors = palette(len(lines))
     lo, hi = df["ci_low"].min(), df["ci_high"].max()
     for a, combo in zip(axes, combos, strict=False):
         g = df
@@ -464,9 +353,9 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
             a.plot(x, d["value"], marker="o", ms=3.5, lw=1.4, color=c,
                    label=f"spend: {value}" if policy else metric)
             a.fill_between(x, d["ci_low"], d["ci_high"], color=c, alpha=0.22, lw=0)
-        a.set_title(", ".join(f"{_short(p, keys)}={v}" for p, v in combo.items()) or "all points", fontsize=8)
+        a.set_title(", ".join(f"{short(p, keys)}={v}" for p, v in combo.items()) or "all points", fontsize=8)
         a.set_xticks(sorted(set(sweep[counters])))
-        a.set_xlabel(f"starting counters ({_short(counters, keys)})")
+        a.set_xlabel(f"starting counters ({short(counters, keys)})")
         a.set_ylabel(f"{metric} per game")
         if np.isfinite(lo) and np.isfinite(hi):
             a.set_ylim(min(0.0, lo), hi * 1.05 + 1e-9)
@@ -474,7 +363,7 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
     axes[0].legend(frameon=False, fontsize=7)
     note = f" ({', '.join(pinned)} only)" if pinned else ""
     fig.suptitle(f"{inp['spec']['name']}: French orders denied per game ({metric}, side "
-                 f"{_side_name(inp, side)}) against starting Guerrilla counters{note}\none line per "
+                 f"{side_name(inp, side)}) against starting Guerrilla counters{note}\none line per "
                  "spending policy (docs/rules.md P4); 95% intervals; common random numbers")
     return fig
 
@@ -492,16 +381,16 @@ def tactician_figure(inp: dict, ax=None):
             fig = Figure(figsize=(7.5, 4.4), layout="constrained")
             ax = fig.subplots()
     pts, note = shown_points(inp, MAX_LINES)
-    colors = _colors(len(pts))
+    colors = palette(len(pts))
     for p, c in zip(pts, colors, strict=True):
         g = df[(df["point"] == p["id"]) & (df["side_key"] == main)]
-        ax.plot(g["turn"], g["held"], lw=1.4, color=c, label=_point_label(inp, p))
+        ax.plot(g["turn"], g["held"], lw=1.4, color=c, label=point_label(inp, p))
     ax.set_xlabel("turn of the side")
     ax.set_ylabel("Tactician cards held (mean)")
     ax.grid(alpha=0.3)
     ax.legend(loc="best", frameon=False)
-    ax.set_title(f"{inp['spec']['name']}: Tactician cards held by {_side_name(inp, main)} at the start "
-                 f"of each turn{note}\nmeans over {_games_note(inp)}")
+    ax.set_title(f"{inp['spec']['name']}: Tactician cards held by {side_name(inp, main)} at the start "
+                 f"of each turn{note}\nmeans over {games_note(inp)}")
     return ax.figure
 
 
@@ -524,13 +413,13 @@ def odds_figure(inp: dict, ax=None):
     if ax is not None:
         single, axes, fig = single[:1], [ax], ax.figure
     else:
-        fig, axes = _figure(max(len(single), 1), ncols=3, w=4.3, h=3.0)
+        fig, axes = panels(max(len(single), 1), ncols=3, w=4.3, h=3.0)
     by_hand = "hand" in inp["sweep"] and len(set(inp["spec"]["sweep"]["hand"])) > 1
     for a, lab in zip(axes, single, strict=False):
         g = df[df["label"] == lab]
         decks = list(dict.fromkeys(g["deck"]))
         rare = bool(g["exact"].max() < 1e-3) and bool((g["exact"] > 0).any())
-        for c, deck in zip(_colors(len(decks)), decks, strict=True):
+        for c, deck in zip(palette(len(decks)), decks, strict=True):
             d = g[g["deck"] == deck].sort_values("hand")
             x = d["hand"].to_numpy(float) if by_hand else np.arange(len(d))
             if rare:  # too rare to simulate: exact on a log scale, the simulation's upper bound dotted
@@ -560,8 +449,6 @@ def odds_figure(inp: dict, ax=None):
 
 def figure(inp: dict, kind: str = "main", metric: str | None = None, ax=None) -> Figure:
     """The Figure of one chart kind (see the module docstring)."""
-    from napsim.model.errors import NapsimInputError
-
     kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
     if kind not in kinds:
         raise NapsimInputError("plot", "kind", f"{kind!r} is not a chart of this study", ", ".join(kinds))

@@ -12,7 +12,7 @@ import pandas as pd
 
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
-from napsim.model.cards import SECTIONS, Deck
+from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import ODDS_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.filters import card_filter
@@ -215,3 +215,38 @@ def deck_report(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_
     if (deck.cards["stars"] > 0).any():
         frames.append(at_least(deck, "stars>=1", hand, 1, games, seed, chunk))
     return pd.concat(frames, ignore_index=True)
+
+
+def answer_questions(questions: list, deck_ref: Deck | str, hand: int, games: int, seed: int,
+                     chunk: int = ODDS_CHUNK) -> pd.DataFrame:
+    """Answer every question of an odds study (`[[questions]]` tables, validated) for one deck
+    and hand size; a question this deck cannot answer (e.g. a filter no card matches) gets a row
+    saying so."""
+    deck = deck_ref if isinstance(deck_ref, Deck) else load_deck(deck_ref)
+    frames = []
+    for q in questions:
+        ask = q["ask"]
+        try:
+            if ask == "at_least":
+                df = at_least(deck, q["filter"], hand, q["k"], games, seed, chunk)
+            elif ask == "rack":
+                df = rack_offers(deck, q["section"], games, seed, chunk)
+            elif ask == "same_section":
+                df = same_section(deck, hand, games, seed, chunk)
+            elif ask == "first":
+                df = first_draw(deck, q["filter"], games, seed, chunk)
+            elif ask == "orders":
+                df = orders_distribution(deck, hand, games, seed, chunk)
+            else:
+                df = mulligan(deck, q["keep"], q["mulligan_below"], q["target"], games, seed,
+                              hand, chunk)
+            df["note"] = ""
+        except NapsimInputError as e:  # e.g. a filter no card of this deck matches
+            df = pd.DataFrame([dict(question=q["label"], outcome="", exact=np.nan, simulated=np.nan,
+                                    ci_low=np.nan, ci_high=np.nan, n=0, interval="",
+                                    note=f"not applicable: {e.problem}")])
+        df.insert(0, "label", q["label"])
+        frames.append(df)
+    out = pd.concat(frames, ignore_index=True)
+    out["deck_warning"] = deck.estimated_warning() or ""
+    return out

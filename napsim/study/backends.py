@@ -1,20 +1,24 @@
 """Where chunks run: in this process (`LocalRunner`) or on a Dask cluster (`DaskRunner`).
 
-A chunk is a pure function of (point inputs, seed, game range) (DESIGN.md, Randomness), so the
-runner only decides *who* plays it; the numbers do not change.
+A chunk is a pure function of (point inputs, seed, game range), so the runner only decides *who*
+plays it; the numbers do not change. Both runners have one method the run loop
+(`napsim.study.runloop`) uses: ``stream(fn, items, args_of)``, which yields ``(item, fn(*args_of(item)))``
+as results come in; the loop writes the chunk files and adds them up the same way for both.
 
-- `LocalRunner`: one kernel call at a time in this process; numba ``prange`` spreads each call's
-  64 blocks over ``--threads`` threads (``numba.set_num_threads``).
+- `LocalRunner`: one chunk at a time in this process, in order, when the loop asks for the next;
+  numba ``prange`` spreads each kernel call's 64 blocks over ``--threads`` threads
+  (``numba.set_num_threads``).
 - `DaskRunner`: every missing chunk becomes a task ``run_chunk(job, first, n)`` on a Dask cluster
   (``--scheduler tcp://HOST:PORT``) or on a `distributed.LocalCluster` of N single-threaded worker
   processes (``--dask-local N``). `run_chunk` is a module-level plain Python function and `job` a
   plain dict (the validated scenario and deck, the policies, the seed), never a jitted object: a
   pickled numba dispatcher would recompile on every worker and skip the cache. Each worker builds
   the point's packed tables once and keeps them (`_JOBS`), and plays with one numba thread
-  (``NUMBA_NUM_THREADS=1``: Dask runs one task per worker thread already). The driver writes each
-  chunk file (atomically, as the local run does) as its result arrives, so resume works the same,
-  and it submits a bounded window of chunks at a time, so a 10-million-game point never holds more
-  than a few chunks' results in memory.
+  (``numba.set_num_threads(1)`` on every call, and ``NUMBA_NUM_THREADS=1`` in the workers of a
+  LocalCluster: Dask runs one task per worker thread already). The driver writes each chunk file
+  as its result arrives, as for a local run, so resume works the same, and it submits a bounded
+  window of chunks at a time, so a 10-million-game point never holds more than a few chunks'
+  results in memory.
 
 Lost work: when a worker dies, the scheduler reruns the chunks it was playing (or had finished but
 not handed over) on the other workers; a chunk that still fails with `KilledWorker` or a broken
@@ -26,13 +30,20 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import os
 import sys
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 
+import numba
+
 from napsim.model.errors import NapsimInputError
+from napsim.sim.odds import answer_questions
+from napsim.sim.packing import Simulation
+from napsim.study.chunks import compute_chunk
+from napsim.study.identity import code_sha256
 
 WORKER_ENV = {"NUMBA_NUM_THREADS": "1"}
 JOB_CACHE = 4  # points whose packed tables a worker keeps
@@ -45,8 +56,6 @@ RESUBMITS = 3
 
 def max_threads() -> int:
     """The most threads numba may use here (``NUMBA_NUM_THREADS``, by default the CPU count)."""
-    import numba
-
     return int(numba.config.NUMBA_NUM_THREADS)
 
 
@@ -64,8 +73,6 @@ def check_threads(threads: int | None, where: str = "--threads") -> int | None:
 def use_threads(threads: int | None) -> None:
     """Set the numba thread count of this process (validated); None leaves it as it is."""
     if check_threads(threads) is not None:
-        import numba
-
         numba.set_num_threads(threads)
 
 
@@ -75,8 +82,6 @@ def threads_set(threads: int | None) -> Iterator[None]:
     if threads is None:
         yield
         return
-    import numba
-
     before = numba.get_num_threads()
     use_threads(threads)
     try:
@@ -109,9 +114,8 @@ def _in_dask_worker() -> bool:
 
 
 def _code_sha256() -> str:
+    """The engine code hash of this process (computed once)."""
     if not _CODE:
-        from napsim.study.spec import code_sha256
-
         _CODE.append(code_sha256())
     return _CODE[0]
 
@@ -132,8 +136,6 @@ def _job_args(job: dict) -> tuple:
     """The packed kernel arguments of a job, built once per worker process and point."""
     args = _JOBS.get(job["key"])
     if args is None:
-        from napsim.sim.packing import Simulation
-
         if job["code"] != _code_sha256():
             raise WorkerCodeMismatch(
                 f"worker {os.uname().nodename} (pid {os.getpid()}) runs napsim engine code that differs "
@@ -151,31 +153,23 @@ def _job_args(job: dict) -> tuple:
 def run_chunk(job: dict, first: int, n: int) -> dict:
     """Play games [first, first + n) of one study point; returns the chunk file's arrays.
 
-    The function Dask workers receive. In a worker it plays on one numba thread (the environment
-    variable is set before numba is first imported, and the thread count again on every call).
+    The function every runner plays a chunk with (Dask workers receive it as a task). In a Dask
+    worker it plays on one numba thread (set on every call).
     """
-    if _in_dask_worker():
-        if "numba" not in sys.modules:
-            os.environ.update(WORKER_ENV)
-        import numba
-
-        numba.set_num_threads(1)
-    from napsim.study.spec import compute_chunk
-
+    _one_thread_in_worker()
     return compute_chunk(_job_args(job), job["seed"], int(first), int(n), job["per_game"])
 
 
 def run_odds_point(questions: list, deck, hand: int, games: int, seed: int, chunk: int) -> bytes:
     """Answer an odds study's questions for one deck and hand size; the odds.csv bytes."""
+    _one_thread_in_worker()
+    return answer_questions(questions, deck, hand, games, seed, chunk).to_csv(index=False).encode()
+
+
+def _one_thread_in_worker() -> None:
+    """In a Dask worker, play on one numba thread (Dask runs one task per worker thread)."""
     if _in_dask_worker():
-        if "numba" not in sys.modules:
-            os.environ.update(WORKER_ENV)
-        import numba
-
         numba.set_num_threads(1)
-    from napsim.study.spec import odds_point
-
-    return odds_point(questions, deck, hand, games, seed, chunk).to_csv(index=False).encode()
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,9 +194,13 @@ class LocalRunner:
     def close(self) -> None:
         pass
 
-    def describe(self) -> str:
-        import numba
+    def stream(self, fn, items: Iterable[tuple], args_of, tag: str = "napsim") -> Iterator[tuple]:
+        """Run ``fn(*args_of(item))`` for every item here, in order, one when the caller asks for
+        the next; yields (item, result). Closing the generator plays nothing more."""
+        for item in items:
+            yield item, fn(*args_of(item))
 
+    def describe(self) -> str:
         return f"local, {self.threads or numba.get_num_threads()} thread(s)"
 
 
@@ -217,13 +215,11 @@ class DaskRunner:
         if (scheduler is None) == (local_workers is None):
             raise NapsimInputError("--scheduler", None, "give either a scheduler address or a number "
                                    "of local workers", "--scheduler tcp://HOST:PORT or --dask-local N")
-        try:
+        try:  # lazy: Dask is an optional dependency (pip install "napsim[dask]")
             import distributed
         except ImportError:
             raise NapsimInputError("--scheduler" if scheduler else "--dask-local", None,
                                    "Dask is not installed", 'pip install "napsim[dask]"') from None
-        import logging
-
         self.resubmits = resubmits
         self._window = window
         self.cluster = None
@@ -272,6 +268,7 @@ class DaskRunner:
         """Run ``fn(*args_of(item))`` for every item on the cluster, a window at a time; yields
         (item, result) as results arrive (any order). Closing the generator cancels what is still
         in flight. A task lost with its worker is submitted again (`resubmits` times)."""
+        # lazy: Dask is an optional dependency, imported only by a DaskRunner
         from distributed import as_completed
         from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker

@@ -4,15 +4,13 @@ A readings file (``studies/readings.toml``) names, per rule option of the scenar
 table, the scenarios where it applies. For each (option, scenario) both readings play the same
 games (same seed and game indices), so the per-game differences are paired; the report gives the
 headline numbers under each reading, the difference with its paired 95% interval and n, and a
-sentence per row saying whether the reading measurably changes the result.
+sentence per row saying whether the reading measurably changes the result. This module reads the
+file and plays the games (`run_readings`); `napsim.output.readings` writes the report.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
-import tempfile
 import time
 import tomllib
 from collections.abc import Callable, Iterator
@@ -20,14 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from napsim.engine import commanders as cm
 from napsim.engine import epic
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import RULE_OPTIONS, load_scenario
 from napsim.model.validate import check_keys, get_int, get_str
-from napsim.model.version import __version__
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
 from napsim.sim.result import SimResult
 from napsim.sim.summary import Z95
@@ -201,81 +197,3 @@ def run_readings(spec: ReadingsSpec, games: int | None = None) -> Iterator[tuple
         label = case_label(scenario, sets)
         yield (f"{option} on {label}: {n:,} games each way in {time.perf_counter() - t0:.1f} s",
                paired_rows(option, label, res[0], res[1]))
-
-
-def sentence(r: dict) -> str:
-    """The finding of one row in words, computed from its numbers."""
-    change = (f"{r['difference']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] {r['unit']} "
-              f"({r['relative_change']:+.1%})")
-    verdict = "matters" if r["matters"] else (
-        "changes it by under 1%" if (r["ci_low"] > 0 or r["ci_high"] < 0) else "has no measurable effect")
-    return (f"On {r['scenario']}, `{r['option']} = \"{r['alternative']}\"` instead of "
-            f"\"{r['default']}\" {verdict} for {r['side']} ({r['title']}): {change}, "
-            f"n = {r['n']:,} paired games.")
-
-
-def report_markdown(spec: ReadingsSpec, df: pd.DataFrame) -> str:
-    """report.md: the findings first, then one table per option."""
-    lines = [f"# {spec.name}: which open readings of the rules matter", ""]
-    if spec.description:
-        lines += [spec.description, ""]
-    lines += ["Each rule option (docs/rules.md, \"Rule options\") is played with its default (the "
-              "most literal reading) and its alternative on the same games: same seed and game "
-              "indices, so the differences are paired. Intervals are 95% normal intervals of the "
-              "mean per-game difference. A reading *matters* when the interval excludes zero and "
-              f"the change is at least {MATTERS_RELATIVE:.0%} of the default's value.", ""]
-    lines += ["## Findings", ""]
-    big = df[df["matters"]].assign(a=lambda x: x["relative_change"].abs()).sort_values("a", ascending=False)
-    quiet = sorted(set(df["option"]) - set(big["option"]))
-    for _, r in big.groupby("option", sort=False).head(1).iterrows():
-        lines.append(f"- {sentence(r.to_dict())}")
-    if quiet:
-        lines.append("- No measurable effect of at least 1% on any headline number: "
-                     + ", ".join(f"`{o}`" for o in quiet) + ".")
-    lines.append("")
-    for option, part in df.groupby("option", sort=False):
-        default, alternative = part.iloc[0]["default"], part.iloc[0]["alternative"]
-        lines += [f"## `{option}`: \"{alternative}\" against \"{default}\"", ""]
-        lines += ["| scenario | headline | side | default | alternative | difference [95% CI] | "
-                  "change | n | matters |", "|---|---|---|---|---|---|---|---|---|"]
-        for _, r in part.iterrows():
-            lines.append(
-                f"| {r['scenario']} | {r['title']} ({r['unit']}) | {r['side']} | "
-                f"{r['value_default']:.3f} | {r['value_alternative']:.3f} | {r['difference']:+.3f} "
-                f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | {r['relative_change']:+.1%} | "
-                f"{r['n']:,} | {'yes' if r['matters'] else 'no'} |")
-        lines.append("")
-    lines += [f"napsim {__version__}; readings file `{spec.path.name}`, seed {spec.seed}.", ""]
-    return "\n".join(lines)
-
-
-def write_readings(spec: ReadingsSpec, dest: str | Path, games: int | None = None,
-                   force: bool = False, progress: Callable[[str], None] | None = None) -> Path:
-    """Run the readings and write readings.csv, report.md and manifest.json into dest, atomically."""
-    out = Path(dest)
-    if out.exists() and any(out.iterdir()) and not force:
-        raise NapsimInputError(str(out), "--out", "folder already holds results", "--force")
-    t0 = time.perf_counter()
-    rows: list[dict] = []
-    for line, part in run_readings(spec, games):
-        rows += part
-        if progress:
-            progress(line)
-    df = pd.DataFrame(rows)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    try:
-        df.to_csv(tmp / "readings.csv", index=False)
-        (tmp / "report.md").write_text(report_markdown(spec, df), encoding="utf-8")
-        meta = {"napsim": __version__, "readings_file": spec.path.name, "seed": spec.seed,
-                "games": games or spec.games,
-                "cases": [[o, case_label(s, sets)] for o, s, sets in spec.cases],
-                "wall_seconds": round(time.perf_counter() - t0, 1)}
-        (tmp / "manifest.json").write_text(json.dumps(meta, indent=2) + "\n")
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out

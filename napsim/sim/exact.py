@@ -112,8 +112,3 @@ def battle_dice_double(n_dice: int = 2) -> Fraction:
         raise ValueError("only two dice are rolled for initiative")
     faces = [2, 1, 1, 1, 1]
     return sum((Fraction(f, 6) ** 2 for f in faces), Fraction(0))
-
-
-def rack_pick_fractions() -> dict[int, Fraction]:
-    """Share of picks made from a rack of 5, 4 and 3 cards over the 5-4-3-2-refill cycle (E10)."""
-    return {5: Fraction(1, 3), 4: Fraction(1, 3), 3: Fraction(1, 3)}

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from conftest import ALL_DECKS, read_deck_csv, write_deck_csv
+from support.decks import ALL_DECKS, read_deck_csv, write_deck_csv
 
 from napsim import NapsimInputError, load_deck
 from napsim.cli import cli, main

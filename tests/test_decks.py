@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ALL_DECKS, read_deck_csv, run_napsim, write_deck_csv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.cli import run_napsim
+from support.decks import ALL_DECKS, read_deck_csv, write_deck_csv
 
 from napsim import NapsimInputError, builtin_decks, load_deck
 from napsim.cli import main

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-from test_engine_rules import M, write_deck
+from support.decks import write_deck
+from support.tracetools import M
 
 from napsim.engine import commanders as cm
 from napsim.engine import epic

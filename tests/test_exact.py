@@ -9,10 +9,11 @@ from math import comb
 
 import numpy as np
 import pytest
-from conftest import ALL_DECKS, C_AND_C_DECKS, e4_closed_form, mvhg_sum_law
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from support.decks import ALL_DECKS, C_AND_C_DECKS
+from support.laws import e4_closed_form, mvhg_sum_law
 
 from napsim import load_deck
 from napsim.model.cards import SECTIONS

@@ -19,7 +19,7 @@ from functools import cache
 import numpy as np
 import pytest
 from scipy import stats
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
+from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim.engine import commanders as cm
 from napsim.engine import epic

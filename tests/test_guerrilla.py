@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import run_napsim
-from tomlwrite import dump_toml
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
+from support.cli import run_napsim
+from support.tomlwrite import dump_toml
+from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim.engine import epic
 from napsim.model.cards import DECK_DIR

@@ -18,9 +18,9 @@ from functools import cache
 import numba
 import numpy as np
 import pytest
-from test_engine_rules import write_deck
-from tomlwrite import dump_toml
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
+from support.decks import write_deck
+from support.tomlwrite import dump_toml
+from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
 from napsim import NapsimInputError
 from napsim.engine import commanders as cm

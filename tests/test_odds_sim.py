@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import e4_closed_form, mvhg_sum_law
 from scipy import stats
+from support.laws import e4_closed_form, mvhg_sum_law
 
 from napsim import load_deck
 from napsim.engine import odds as kernels

@@ -12,7 +12,7 @@ import numba.core.registry
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import run_napsim
+from support.cli import run_napsim
 
 from napsim import NapsimInputError, load_deck
 from napsim.cli import cli

@@ -10,8 +10,8 @@ from functools import cache
 
 import numpy as np
 import pytest
-from test_engine_rules import write_deck
-from tracetools import CODE, SIDE, A, B, C, D, E, F, G, M, by_ply, one, rows_of  # noqa: F401
+from support.decks import write_deck
+from support.tracetools import CODE, SIDE, A, B, C, D, E, F, G, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim import NapsimInputError
 from napsim.engine import commanders as cm

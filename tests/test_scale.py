@@ -16,7 +16,7 @@ import numba
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import run_napsim
+from support.cli import run_napsim
 
 from napsim.cli import cli
 from napsim.model.errors import NapsimInputError

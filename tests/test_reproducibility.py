@@ -1,5 +1,5 @@
 """The same seed gives the same bits whatever the thread count or chunk size, and the kernels run
-(with the same results) under NUMBA_DISABLE_JIT=1 (DESIGN.md, Randomness and Kernels)."""
+(with the same results) under NUMBA_DISABLE_JIT=1 (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Scale (issue 7): --threads, Dask runners (LocalCluster), a worker killed mid-run, bounded memory.
 
 The same seed gives the same chunk arrays and the same summary CSV bytes for 1 or 2 threads, any
-chunk size, and chunks played in this process or by Dask workers (DESIGN.md, Scale). The Dask tests
+chunk size, and chunks played in this process or by Dask workers (docs/architecture.md). The Dask tests
 start one LocalCluster of 2 single-threaded worker processes for the module.
 """
 

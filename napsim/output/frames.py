@@ -279,7 +279,7 @@ def per_game_frame(data: StudyData) -> pd.DataFrame:
 
 
 def chart_inputs(data: StudyData) -> dict:
-    """Everything `napsim.charts.figure` draws from."""
+    """Everything `napsim.output.charts.figure` draws from."""
     spec = data.meta["spec"]
     spec = dict(spec, sweep=sweep_values(spec["sweep"]))
     inp = dict(kind=data.kind, spec=spec, sweep=data.sweep_paths, side_keys=data.meta["side_keys"],

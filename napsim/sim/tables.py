@@ -1,4 +1,4 @@
-"""Python objects -> packed integer/float tables the kernels read (DESIGN.md, Kernels).
+"""Python objects -> packed integer/float tables the kernels read (docs/architecture.md).
 
 Card types become per-type arrays; one extra type, VOID, stands for "no card" (an empty rack or
 hand, a First Strike played on its owner's turn, a Counter-Attack with nothing to copy). Every

@@ -29,7 +29,7 @@ def one(rows: np.ndarray, code: int) -> np.ndarray:
 
 
 def turn_blocks(text: str) -> dict[int, list[str]]:
-    """The lines of a formatted trace (napsim.tracefmt) under each turn header, keyed by ply
+    """The lines of a formatted trace (napsim.output.tracefmt) under each turn header, keyed by ply
     ("turn 3.2" is ply 5); the lines before the first header under -1."""
     out: dict[int, list[str]] = {-1: []}
     ply = -1

@@ -61,6 +61,7 @@ from napsim.model.scenarios import (
 from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
 from napsim.sim.packing import Simulation
 from napsim.sim.summary import per_game_columns, summary_metric_names
+from napsim.study.identity import study_identity
 
 STUDY_KINDS = ("engine", "odds")
 ENGINE_KEYS = (
@@ -187,6 +188,11 @@ class Study:
         """(first game, games) of each chunk: a pure function of the game count and chunk size."""
         n = self.cap if games is None else games
         return [(f, min(self.chunk, n - f)) for f in range(0, n, self.chunk)]
+
+    def identity(self) -> dict:
+        """Everything a stored result depends on; its hash keys the output folder
+        (`napsim.study.identity.study_identity`)."""
+        return study_identity(self)
 
     # ---- odds points -> inputs
 

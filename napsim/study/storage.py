@@ -32,7 +32,7 @@ from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
 from napsim.sim.summary import per_game_columns
 from napsim.study.chunks import CHUNK_FORMAT, Acc, target_met
-from napsim.study.identity import sha, study_identity
+from napsim.study.identity import sha
 from napsim.study.spec import Study
 
 
@@ -145,7 +145,7 @@ def check_out(study: Study, out: str | Path, force: bool) -> tuple[dict, str, bo
     """May `out` hold this study? Returns (identity, its hash, whether old results must be cleared);
     raises when the folder holds another study's results (or foreign files) and not `force`."""
     out = Path(out)
-    ident = json.loads(json.dumps(study_identity(study), default=str))  # as study.json will hold it
+    ident = json.loads(json.dumps(study.identity(), default=str))  # as study.json will hold it
     digest = sha(ident)
     meta_path = out / "study.json"
     if out.exists() and not out.is_dir():

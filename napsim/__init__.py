@@ -1,9 +1,13 @@
-"""napsim: Monte Carlo analysis of the Commands & Colors: Napoleonics command-card system."""
+"""napsim: Monte Carlo analysis of the Commands & Colors: Napoleonics command-card system.
 
-from napsim.cards import Deck, builtin_decks, load_deck
-from napsim.errors import NapsimInputError
-from napsim.study import Study, StudyResult, load_study, run_study
+The package face: the public Python API, gathered from the layers (docs/architecture.md).
+"""
 
-__version__ = "0.1.0"
+from napsim.api import StudyResult, run_study
+from napsim.model.cards import Deck, builtin_decks, load_deck
+from napsim.model.errors import NapsimInputError
+from napsim.model.version import __version__
+from napsim.study.spec import Study, load_study
+
 __all__ = ["Deck", "NapsimInputError", "Study", "StudyResult", "builtin_decks", "load_deck", "load_study",
            "run_study", "__version__"]

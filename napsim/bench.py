@@ -2,11 +2,16 @@
 
 Each kernel is timed after a warm-up call (compilation excluded) and, in the same run, against a
 straightforward reference implementation of the same question, so the printed ratio does not
-depend on the machine. One JSON line per kernel goes to stdout. Tests never assert timings.
+depend on the machine: a vectorised numpy version for the odds kernel (here), and for the engine
+kernels the pure-Python engines of a source checkout's ``tests/reference``, when
+``--reference tests/reference`` names that folder (an installed napsim has no tests). One JSON line
+per kernel goes to stdout. Tests never assert timings. docs/speed.md has the measurements.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -21,10 +26,12 @@ import click
 import numba
 import numpy as np
 
-import napsim
-from napsim.cards import load_deck
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
+from napsim.model.cards import load_deck
+from napsim.model.scenarios import load_scenario
+from napsim.model.version import __version__
+from napsim.sim.packing import Simulation
 
 
 def reference_hand_counts_numpy(deck: np.ndarray, value: np.ndarray, hand: int, games: int,
@@ -53,7 +60,7 @@ def _time(fn, min_seconds: float = 1.0) -> tuple[float, int]:
 
 
 def _versions() -> dict:
-    return {"napsim": napsim.__version__, "numba": numba.__version__, "numpy": np.__version__}
+    return {"napsim": __version__, "numba": numba.__version__, "numpy": np.__version__}
 
 
 REPEATS = 7  # timed slices per thread count; the best counts (a busy host only slows a slice down)
@@ -85,7 +92,7 @@ def _rates(run, work: float, threads: int, repeats: int = REPEATS) -> dict:
     return out
 
 
-def bench_odds(games: int, threads: int) -> dict:
+def bench_odds(games: int, threads: int, reference: Path | None = None) -> dict:
     """5-card hands from the 90-card deck, counting multi-section cards."""
     deck_obj = load_deck("gmt90")
     deck = deck_obj.card_types()
@@ -110,25 +117,32 @@ def bench_odds(games: int, threads: int) -> dict:
     }
 
 
-def _reference(fmt: str):
-    """(play_games(sim, n, seed), source) of the pure-Python engine for a format, or (None, why)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-    try:
-        if fmt == "lgb":
-            from reference.lgb import play_games_lgb  # type: ignore[import-not-found]
-
-            return play_games_lgb, "tests/reference/lgb.py (pure Python)"
-        from reference.engine import play_games  # type: ignore[import-not-found]
-    except ImportError:
-        return None, "unavailable (tests/reference not found: run from a source checkout)"
-    return play_games, "tests/reference/engine.py (pure Python)"
+REFERENCE_PACKAGE = "napsim_bench_reference"  # the name the reference package is loaded under
 
 
-def _bench_engine(kernel: str, scenario, games: int, threads: int) -> dict:
+def _reference(fmt: str, folder: Path | None):
+    """(play_games(sim, n, seed), source) of the pure-Python engine for a format from the reference
+    package `folder` (a source checkout's tests/reference), or (None, why not)."""
+    if folder is None:
+        return None, "not timed (pass --reference tests/reference from a source checkout)"
+    init = Path(folder) / "__init__.py"
+    if not init.is_file():
+        return None, f"unavailable ({folder} is not the reference package: no __init__.py)"
+    if REFERENCE_PACKAGE not in sys.modules:  # the package from its folder; sys.path is left alone
+        spec = importlib.util.spec_from_file_location(REFERENCE_PACKAGE, init,
+                                                      submodule_search_locations=[str(folder)])
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[REFERENCE_PACKAGE] = package
+        spec.loader.exec_module(package)
+    name = "lgb" if fmt == "lgb" else "engine"
+    module = importlib.import_module(f"{REFERENCE_PACKAGE}.{name}")
+    play = module.play_games_lgb if fmt == "lgb" else module.play_games
+    return play, f"{Path(folder) / name}.py (pure Python)"
+
+
+def _bench_engine(kernel: str, scenario, games: int, threads: int, reference: Path | None) -> dict:
     """Greedy vs greedy games of one scenario; the per-core figure is from one thread, and the
-    ratio compares it with the pure-Python engine of tests/reference (a source checkout)."""
-    from napsim.simulate import Simulation
-
+    ratio compares it with the pure-Python engine of the reference package (`--reference`)."""
     sim = Simulation.build(scenario)
     if not isinstance(scenario, str):
         scenario = f"{scenario.name} ({scenario.format})"
@@ -143,7 +157,7 @@ def _bench_engine(kernel: str, scenario, games: int, threads: int) -> dict:
            "turns_per_second": round(rates[threads]),
            f"speedup_1_to_{threads}_threads": round(rates[threads] / rates[1], 2),
            "speedup_median_of_pairs": round(rates["pairs"], 2), "timing": f"best of {REPEATS}"}
-    play_games, source = _reference(sim.scenario.format)
+    play_games, source = _reference(sim.scenario.format, reference)
     if play_games is None:
         out["reference"] = source
     else:
@@ -165,24 +179,22 @@ def _bench_engine(kernel: str, scenario, games: int, threads: int) -> dict:
     return out
 
 
-def bench_epic(games: int, threads: int) -> dict:
+def bench_epic(games: int, threads: int, reference: Path | None = None) -> dict:
     """EPIC one a side, symmetric armies, 30 turns a side."""
-    return _bench_engine("epic", "symmetric", games, threads)
+    return _bench_engine("epic", "symmetric", games, threads, reference)
 
 
-def bench_guerrilla(games: int, threads: int) -> dict:
+def bench_guerrilla(games: int, threads: int, reference: Path | None = None) -> dict:
     """Tamames with the EPIC guerrilla rules on (G4-G6)."""
-    return _bench_engine("guerrilla", "tamames", games, threads)
+    return _bench_engine("guerrilla", "tamames", games, threads, reference)
 
 
-def bench_formats(games: int, threads: int) -> list[dict]:
+def bench_formats(games: int, threads: int, reference: Path | None = None) -> list[dict]:
     """EPIC 2, 3 and 4 a side and La Grande Battles on the formats study's armies, one line each."""
-    from napsim.scenarios import load_scenario
-
     out = []
     for fmt in ("epic2", "epic3", "epic4", "lgb"):
         sc = load_scenario("formats-armies", overrides={"scenario.format": fmt})
-        out.append(_bench_engine(f"formats-{fmt}", sc, games, threads))
+        out.append(_bench_engine(f"formats-{fmt}", sc, games, threads, reference))
     return out
 
 
@@ -196,11 +208,14 @@ BENCHES = {"odds": bench_odds, "epic": bench_epic, "guerrilla": bench_guerrilla,
               help="Hands for the odds kernel; engine kernels play games/1000 games.")
 @click.option("--threads", type=int, default=2, show_default=True,
               help="Thread count compared with 1 thread (the per-core figures use 1).")
-def main(which: str, games: int, threads: int) -> None:
+@click.option("--reference", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="The reference package of a source checkout (tests/reference): time the engine "
+                   "kernels against its pure-Python engines too.")
+def main(which: str, games: int, threads: int, reference: Path | None) -> None:
     """Print one JSON line per benchmark."""
     todo = list(BENCHES) if which == "all" else [which]
     for name in todo:
-        result = BENCHES[name](games, threads)
+        result = BENCHES[name](games, threads, reference)
         for line in result if isinstance(result, list) else [result]:
             click.echo(json.dumps(line))
             sys.stdout.flush()

@@ -3,16 +3,33 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+import textwrap
+import tomllib
 
 import click
 import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
-from napsim import odds as odds_mod
-from napsim.cards import SECTIONS, builtin_decks, load_deck
-from napsim.errors import NapsimInputError
-from napsim.formatting import FORMATS, render
+from napsim import api
+from napsim.model import rulebook
+from napsim.model.cards import SECTIONS, builtin_decks, load_deck
+from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
+from napsim.model.errors import NapsimInputError
+from napsim.model.policies import parse_policy_option
+from napsim.model.scenarios import load_scenario
+from napsim.output import frames as frames_mod
+from napsim.output import report as report_mod
+from napsim.output.formatting import FORMATS, render
+from napsim.output.readings import check_dest
+from napsim.output.results import write_results
+from napsim.output.tracefmt import format_trace
+from napsim.sim import odds as odds_mod
+from napsim.sim.packing import Simulation
+from napsim.study import backends
+from napsim.study import runloop as runloop_mod
+from napsim.study import storage as storage_mod
+from napsim.study.readings import load_readings_spec
+from napsim.study.spec import load_study
 
 EXIT_INPUT = 2
 
@@ -114,9 +131,9 @@ def _odds_options(f):
     f = _threads_option(f)
     f = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
                      show_default=True, help="Output format.")(f)
-    f = click.option("--chunk", type=int, default=odds_mod.DEFAULT_CHUNK, show_default=True,
+    f = click.option("--chunk", type=int, default=ODDS_CHUNK, show_default=True,
                      help="Games per kernel call (results do not depend on it).")(f)
-    f = click.option("--seed", type=int, default=20261130, show_default=True)(f)
+    f = click.option("--seed", type=int, default=SEED, show_default=True)(f)
     f = click.option("--games", type=int, default=1_000_000, show_default=True,
                      help="Simulated games (hands).")(f)
     f = click.option("--deck", default="gmt90", show_default=True,
@@ -125,9 +142,7 @@ def _odds_options(f):
 
 
 def _use_threads(threads: int | None) -> None:
-    from napsim.backends import use_threads
-
-    use_threads(threads)
+    backends.use_threads(threads)
 
 
 def _emit(df, deck, fmt) -> None:
@@ -222,8 +237,6 @@ def odds_mulligan(deck, games, seed, chunk, fmt, threads, keep_expr, mulligan_be
 
 def _parse_sets(items: tuple[str, ...]) -> dict:
     """--set a.b.c=value pairs -> {path: value}, values read as TOML scalars."""
-    import tomllib
-
     out = {}
     for item in items:
         key, eq, raw = item.partition("=")
@@ -243,16 +256,12 @@ def _sim_options(f):
     f = click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")(f)
     f = click.option("--policy", default="greedy,greedy", show_default=True,
                      help="One policy per side: greedy,random or greedy:w_c=2;march_prob=0.5,random")(f)
-    f = click.option("--seed", type=int, default=20261130, show_default=True)(f)
+    f = click.option("--seed", type=int, default=SEED, show_default=True)(f)
     f = click.option("--scenario", required=True, help="Scenario name or TOML path.")(f)
     return f
 
 
 def _build_sim(scenario, policy, deck, sets):
-    from napsim.policies import parse_policy_option
-    from napsim.scenarios import load_scenario
-    from napsim.simulate import Simulation
-
     sc = load_scenario(scenario, _parse_sets(sets))
     return Simulation.build(sc, parse_policy_option(policy), deck)
 
@@ -260,7 +269,7 @@ def _build_sim(scenario, policy, deck, sets):
 @cli.command("simulate")
 @_sim_options
 @click.option("--games", type=int, default=10_000, show_default=True)
-@click.option("--chunk", type=int, default=20_000, show_default=True,
+@click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
               help="Games per kernel call (results do not depend on it).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Result folder (refused if it holds results, unless --force).")
@@ -269,8 +278,6 @@ def _build_sim(scenario, policy, deck, sets):
 @_threads_option
 def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
-    from napsim.results import write_results
-
     _use_threads(threads)
     sim = _build_sim(scenario, policy, deck, sets)
     with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
@@ -295,8 +302,6 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
 @click.option("--game", type=int, required=True, help="Global game index to replay.")
 def trace_cmd(scenario, seed, policy, deck, sets, game):
     """Replay one game from (seed, game index) and print it turn by turn."""
-    from napsim.tracefmt import format_trace
-
     if game < 0:
         raise NapsimInputError("--game", "game", f"{game} is negative", "0 or more")
     sim = _build_sim(scenario, policy, deck, sets)
@@ -321,14 +326,10 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
     """Run a study file (every sweep point, common random numbers); resumes where it stopped.
 
     The chunks, and so the results, are the same with any --threads, --scheduler or --dask-local."""
-    from napsim import backends
-    from napsim import report as report_mod
-    from napsim import study as study_mod
-
     backends.check_options(threads, scheduler, dask_local)
     backends.use_threads(threads)
-    st = study_mod.load_study(study_file)
-    study_mod.check_out(st, out_dir, force)  # refuse before the progress bar starts
+    st = load_study(study_file)
+    storage_mod.check_out(st, out_dir, force)  # refuse before the progress bar starts
     with backends.make_runner(threads, scheduler, dask_local) as runner:
         if runner.parallel:
             click.echo(f"running on {runner.describe()}", err=True)
@@ -341,9 +342,7 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
 
 
 def _run_study(st, out_dir, force, target_error, runner) -> dict:
-    """`study.execute` under a progress bar with an ETA (chunk granularity)."""
-    from napsim import study as study_mod
-
+    """`napsim.study.runloop.execute` under a progress bar with an ETA (chunk granularity)."""
     cap = st.cap_for(target_error)
     n_points = len(st.points)
     labels = {p.index: p.label for p in st.points}
@@ -360,7 +359,7 @@ def _run_study(st, out_dir, force, target_error, runner) -> dict:
         def progress(advance, point_index, games_in_point):
             bar.update(advance, (point_index, games_in_point))
 
-        return study_mod.execute(st, out_dir, force=force, target_error=target_error, progress=progress,
+        return runloop_mod.execute(st, out_dir, force=force, target_error=target_error, progress=progress,
                                  runner=runner)
 
 
@@ -371,9 +370,7 @@ def _run_study(st, out_dir, force, target_error, runner) -> dict:
 @click.option("--no-charts", is_flag=True, help="Tables only (much faster).")
 def report_cmd(run_dir, dest, no_charts):
     """Summary tables (CSV), charts (PNG, SVG), report.md and a self-contained report.html for DIR."""
-    from napsim import report as report_mod
-
-    data = report_mod.load(run_dir)
+    data = frames_mod.load(run_dir)
     path = report_mod.write_report(run_dir, dest, with_charts=not no_charts, data=data)
     unfinished = sum(not v for v in data.complete.values())
     if unfinished:
@@ -390,13 +387,9 @@ def report_cmd(run_dir, dest, no_charts):
 @click.option("--force", is_flag=True, help="Replace the results already in --out.")
 def readings_cmd(readings_file, out_dir, games, force):
     """Play every open reading of the rules against its default on the same games (paired)."""
-    from napsim import readings
-
-    spec = readings.load_readings_spec(readings_file)
-    if Path(out_dir).exists() and any(Path(out_dir).iterdir()) and not force:
-        raise NapsimInputError(out_dir, "--out", "folder already holds results", "--force")
-    dest = readings.write_readings(spec, out_dir, games, force,
-                                   progress=lambda line: click.echo(line, err=True))
+    spec = load_readings_spec(readings_file)
+    check_dest(out_dir, force)
+    dest = api.write_readings(spec, out_dir, games, force, progress=lambda line: click.echo(line, err=True))
     click.echo(f"wrote {dest / 'report.md'} and {dest / 'readings.csv'}")
 
 
@@ -411,9 +404,7 @@ def readings_cmd(readings_file, out_dir, games, force):
 @click.option("--force", is_flag=True, help="Discard run folders of changed studies or engine code.")
 def regen_cmd(names, studies_dir, results_dir, work_dir, force):
     """Rerun the flagship studies (studies/*.toml) and rewrite their reports in results/."""
-    from napsim.regen import regenerate
-
-    for line in regenerate(names, studies_dir, results_dir, work_dir, force):
+    for line in api.regenerate(names, studies_dir, results_dir, work_dir, force):
         click.echo(line)
 
 
@@ -421,8 +412,6 @@ def regen_cmd(names, studies_dir, results_dir, work_dir, force):
 @click.argument("rule_id", metavar="[ID]", required=False)
 def rules_cmd(rule_id):
     """The rule catalogue (docs/rules.md): every rule, or one rule in full (G5; a group: E9, M6)."""
-    from napsim import rulebook
-
     if rule_id is None:
         click.echo(_rules_table(rulebook.load_rules(), rulebook.load_options()))
         return
@@ -459,10 +448,6 @@ def _rules_table(rules, options) -> str:
 
 
 def _rule_full(r) -> str:
-    import textwrap
-
-    from napsim import rulebook
-
     def wrap(text, indent=""):
         return textwrap.fill(text, 100, initial_indent=indent, subsequent_indent=indent)
 

@@ -11,8 +11,10 @@ from collections import defaultdict
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import ALL_DECKS, e4_closed_form, read_deck_csv, run_napsim
 from scipy import stats
+from support.cli import run_napsim
+from support.decks import ALL_DECKS, read_deck_csv
+from support.laws import e4_closed_form
 
 from napsim import load_deck
 from napsim.cli import cli, main

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from napsim.errors import NapsimInputError
-from napsim.scenarios import SCENARIO_DIR, builtin_scenarios, load_scenario
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import SCENARIO_DIR, builtin_scenarios, load_scenario
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -89,7 +89,7 @@ def test_simulate_writes_parquet_summary_manifest_and_refuses_to_overwrite(tmp_p
 
 def test_trace_replays_the_same_game_as_the_run(tmp_path):
     from napsim.engine import epic
-    from napsim.simulate import Simulation
+    from napsim.sim.packing import Simulation
 
     sim = Simulation.build("tamames")
     res = sim.run(40, 9, chunk=7, per_game=True)

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from conftest import ALL_DECKS, read_deck_csv, write_deck_csv
+from support.decks import ALL_DECKS, read_deck_csv, write_deck_csv
 
 from napsim import NapsimInputError, load_deck
-from napsim.cards import DEFAULT_TACTICIAN_DECK, OPTIONAL_COLUMNS
 from napsim.cli import cli, main
+from napsim.model.cards import DEFAULT_TACTICIAN_DECK, OPTIONAL_COLUMNS
 
 # Tactician cards that come with each shipped Command deck: GM&T has a 50-card Tactician deck;
 # the Napoleonics base game, Ancients and the Epic card game have none.
@@ -274,7 +274,7 @@ def test_unit_class_in_a_user_deck(tmp_path, builtin_path):
 
 
 def test_unit_class_is_a_filter_field():
-    from napsim.filters import card_filter
+    from napsim.model.filters import card_filter
 
     deck = load_deck("cca60")
     hit = deck.cards.loc[card_filter(deck, "unit_class=light,mounted"), "name"].tolist()

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ALL_DECKS, read_deck_csv, run_napsim, write_deck_csv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.cli import run_napsim
+from support.decks import ALL_DECKS, read_deck_csv, write_deck_csv
 
 from napsim import NapsimInputError, builtin_decks, load_deck
-from napsim.cards import COLUMNS, CONFIDENCE, KINDS, MARKS, SECTIONS, UNIT_FILTERS
 from napsim.cli import main
+from napsim.model.cards import COLUMNS, CONFIDENCE, KINDS, MARKS, SECTIONS, UNIT_FILTERS
 
 # rule D1 and shared/data/decks.md: the confirmed deck sizes.
 DECK_TOTALS = {"gmt90": 90, "ccn70": 70, "cca60": 60, "epic-tcg-sealed30": 30}

@@ -5,7 +5,7 @@ standard game, EPIC with 1-4 players a side; La Grande Battles has its own contr
 tests/test_lgb.py), with the kernel's own recount of every card after every turn (check=True);
 the rack cycle, turn counts and Tactician counts per game, per commander where the format has
 several; identical results for any chunk size and thread count; and the first turn's E4 frequency
-against napsim.exact.
+against napsim.sim.exact.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-from test_engine_rules import M, write_deck
+from support.decks import write_deck
+from support.tracetools import M
 
-from napsim import exact
-from napsim.cards import load_deck
 from napsim.engine import commanders as cm
 from napsim.engine import epic
-from napsim.odds import section_flags
-from napsim.scenarios import builtin_scenarios, load_scenario
-from napsim.simulate import FORMAT_PLAYERS, Simulation, commander_config
+from napsim.model.cards import load_deck
+from napsim.model.scenarios import builtin_scenarios, load_scenario
+from napsim.sim import exact
+from napsim.sim.odds import section_flags
+from napsim.sim.packing import FORMAT_PLAYERS, Simulation, commander_config
 
 GAMES = 10_000
 RANDOM = (("random", {}), ("random", {}))

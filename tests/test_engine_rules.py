@@ -1,6 +1,6 @@
 """One test (at least) per rule ID of docs/rules.md sections D, S and E (issue 3, item 6).
 
-Order arithmetic is checked on the packed pair tables (napsim.tables.eval_pair / pair_tables) with
+Order arithmetic is checked on the packed pair tables (napsim.sim.tables.eval_pair / pair_tables) with
 hand-built unit arrays [4, 3] (infantry, cavalry, artillery, leaders x sections L, C, R). Card flow
 is checked on whole games of small custom scenarios (TOML) and decks (CSV) written to tmp_path,
 through the summed metrics, per-game rows and the event log of Simulation.trace.
@@ -8,8 +8,6 @@ through the summed metrics, per-game rows and the event log of Simulation.trace.
 
 from __future__ import annotations
 
-import csv
-import io
 import tomllib
 from collections import Counter
 from fractions import Fraction
@@ -18,17 +16,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numba import njit
-from tomlwrite import dump_toml
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
+from support.decks import write_deck
+from support.tomlwrite import dump_toml
+from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
-from napsim import NapsimInputError, exact
-from napsim.cards import DECK_DIR, load_deck
+from napsim import NapsimInputError
 from napsim.engine import epic
 from napsim.engine.rng import battle_die, seed_key, start_game
-from napsim.policies import policy_vector
-from napsim.scenarios import SCENARIO_DIR, load_scenario
-from napsim.simulate import Simulation
-from napsim.tables import (
+from napsim.model.cards import load_deck
+from napsim.model.policies import policy_vector
+from napsim.model.scenarios import SCENARIO_DIR, load_scenario
+from napsim.sim import exact
+from napsim.sim.packing import Simulation
+from napsim.sim.tables import (
     KIND_MULTI,
     KIND_PLACED,
     KIND_SECTION,
@@ -53,41 +53,6 @@ PLAIN = {  # no Scout, Elan, First Strike, Counter-Attack, star or Tactician-dra
 
 # ---------------------------------------------------------------------------------------------
 # helpers: custom decks and scenarios, policies, tables, event logs
-
-def _gmt_rows() -> tuple[list[str], dict[str, dict[str, str]]]:
-    text = (DECK_DIR / "gmt90.csv").read_text(encoding="utf-8")
-    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
-    reader = csv.DictReader(io.StringIO(body))
-    rows = list(reader)
-    return list(reader.fieldnames), {r["name"]: r for r in rows}
-
-
-def write_deck(path: Path, counts: dict[str, int],
-               variants: dict[str, tuple[str, dict[str, str]]] | None = None) -> Path:
-    """A deck file in the gmt90.csv format: card rows copied from gmt90 with new counts.
-
-    `variants` maps a new card name to (gmt90 card it copies, changed columns)."""
-    columns, rows = _gmt_rows()
-    out = []
-    for name, n in counts.items():
-        if name in rows:
-            row = dict(rows[name])
-        else:
-            base, changes = (variants or {})[name]
-            row = dict(rows[base], **changes)
-            row["name"] = name
-        row["count"] = str(n)
-        out.append(row)
-    buf = io.StringIO()
-    buf.write(f"# title: test deck {path.stem}\n# total: {sum(counts.values())}\n")
-    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-    w.writeheader()
-    w.writerows(out)
-    path.write_text(buf.getvalue(), encoding="utf-8")
-    return path
-
-
-
 
 def write_scenario(path: Path, changes: dict[str, object]):
     """symmetric.toml copied to `path` with dotted changes; '*' in a path means every side (or
@@ -255,7 +220,7 @@ def test_d3_first_strike_is_played_in_the_opponents_turn():
 def test_p7_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
     # rule P7, rule D3: the kernel logs the opponent's First Strike (and his replacement draw)
     # before the turn's header; the text shows it under that header, not the previous turn's
-    from napsim.tracefmt import format_trace
+    from napsim.output.tracefmt import format_trace
 
     sim = Simulation.build("symmetric", pols(first_strike_prob=1.0))
     seen = 0

@@ -1,4 +1,4 @@
-"""napsim.exact against scipy.stats, closed forms and brute-force enumeration."""
+"""napsim.sim.exact against scipy.stats, closed forms and brute-force enumeration."""
 
 from __future__ import annotations
 
@@ -9,16 +9,18 @@ from math import comb
 
 import numpy as np
 import pytest
-from conftest import ALL_DECKS, C_AND_C_DECKS, e4_closed_form, mvhg_sum_law
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from support.decks import ALL_DECKS, C_AND_C_DECKS
+from support.laws import e4_closed_form, mvhg_sum_law
 
-from napsim import exact, load_deck
-from napsim.cards import SECTIONS
-from napsim.filters import card_filter
-from napsim.odds import RACK, section_flags, section_orders_value
-from napsim.stats import Z95, mean_interval, wilson
+from napsim import load_deck
+from napsim.model.cards import SECTIONS
+from napsim.model.filters import card_filter
+from napsim.sim import exact
+from napsim.sim.odds import RACK, section_flags, section_orders_value
+from napsim.sim.summary import Z95, mean_interval, wilson
 
 FILTERS = ["kind=multi", "kind=section&section=C", "kind=section", "stars>=1",
            "kind=tactic|kind=multi", "orders_in=L", "category=early|category=removal"]

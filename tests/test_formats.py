@@ -19,14 +19,15 @@ from functools import cache
 import numpy as np
 import pytest
 from scipy import stats
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
+from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim.engine import commanders as cm
 from napsim.engine import epic
 from napsim.engine.rng import seed_key
-from napsim.scenarios import load_scenario
-from napsim.simulate import Simulation, commander_config, guerrilla_config, guerrilla_split, play_chunk
-from napsim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION
+from napsim.model.scenarios import load_scenario
+from napsim.sim.packing import Simulation, commander_config, guerrilla_config, guerrilla_split
+from napsim.sim.runner import play_chunk
+from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION
 
 GREEDY, RANDOM = ("greedy", ()), ("random", ())
 NO_TAC_USE = ("greedy", (("tactician_use_prob", 0.0),))  # Tactician cards are only counted

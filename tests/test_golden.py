@@ -22,8 +22,9 @@ import numpy as np
 import pytest
 
 from napsim.engine.rng import seed_key
-from napsim.scenarios import load_scenario
-from napsim.simulate import Simulation, play_chunk
+from napsim.model.scenarios import load_scenario
+from napsim.sim.packing import Simulation
+from napsim.sim.runner import play_chunk
 
 GOLDEN_FILE = Path(__file__).parent / "golden" / "digests.json"
 GAMES = 400

@@ -18,16 +18,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import run_napsim
-from tomlwrite import dump_toml
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
+from support.cli import run_napsim
+from support.tomlwrite import dump_toml
+from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
-from napsim.cards import DECK_DIR
 from napsim.engine import epic
-from napsim.scenarios import SCENARIO_DIR, load_scenario
-from napsim.simulate import GUERRILLA_RATES, Simulation
-from napsim.tables import KIND_PLACED, KIND_SECTION
-from napsim.tracefmt import DIE_FACES, format_trace
+from napsim.model.cards import DECK_DIR
+from napsim.model.scenarios import SCENARIO_DIR, load_scenario
+from napsim.output.tracefmt import DIE_FACES, format_trace
+from napsim.sim.packing import Simulation
+from napsim.sim.summary import GUERRILLA_RATES
+from napsim.sim.tables import KIND_PLACED, KIND_SECTION
 
 FRENCH, SPANISH = 0, 1  # tamames: [sides.F] then [sides.S]; the French move first
 SEED = 4242
@@ -622,9 +623,9 @@ def test_g7_guerrilla_study_summary_and_chart(tmp_path):
     # rule G7 and P4 through a study: the guerrilla rates carry Wilson intervals in the study
     # summary, and the chart of orders denied against starting counters has a line per policy
     import napsim
-    from napsim import study
+    from napsim.study.spec import load_study
 
-    st = study.load_study(REPO / "studies" / "guerrilla.toml")  # the shipped study: 2 x 6 x 3 x 5 points
+    st = load_study(REPO / "studies" / "guerrilla.toml")  # the shipped study: 2 x 6 x 3 x 5 points
     assert len(st.points) == 180 and st.main_side == "S"
     path = tmp_path / "g.toml"
     path.write_text("""
@@ -650,7 +651,7 @@ metrics = ["g_nullification_rate", "g_denied_effective", "g_acquired"]
     denied = summ[(summ["metric"] == "g_denied_effective") & (summ["side_key"] == "S")]
     by = denied.set_index(["sides.S.guerrilla", "policy.S.g_spend_mode"])["value"]
     assert by[(4, "always")] > by[(1, "always")]  # more counters, more orders denied
-    st = study.load_study(path)
+    st = load_study(path)
     ref = st.build(st.points[3]).run(300, st.seed)
     row = ref.summary().set_index(["side", "metric"]).loc[("Spanish", "g_nullification_rate")]
     mine = rate[rate["point"] == "p003"].iloc[0]

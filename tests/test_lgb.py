@@ -1,6 +1,6 @@
 """La Grande Battles (docs/rules.md L1-L9, G4-G6 in LGB, P6): one test or more per rule ID.
 
-Order arithmetic is checked on napsim.tables_lgb (`eval_corps_card`, `lgb_tables`) with hand-built
+Order arithmetic is checked on napsim.sim.tables_lgb (`eval_corps_card`, `lgb_tables`) with hand-built
 unit arrays [4, 6] (infantry, cavalry, artillery, leaders x sections L1 L2 C1 C2 R1 R2). Card flow
 is checked on whole games of lgb-symmetric and variants of it (dotted scenario overrides, custom
 decks and scenario files in tmp_path), through summed and per-game metrics, per-commander metrics
@@ -18,19 +18,19 @@ from functools import cache
 import numba
 import numpy as np
 import pytest
-from test_engine_rules import write_deck
-from tomlwrite import dump_toml
-from tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
+from support.decks import write_deck
+from support.tomlwrite import dump_toml
+from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
 
 from napsim import NapsimInputError
-from napsim.cards import load_deck
 from napsim.engine import commanders as cm
 from napsim.engine import epic, lgb
-from napsim.scenarios import SCENARIO_DIR, load_scenario
-from napsim.simulate import Simulation
-from napsim.tables import KIND_MULTI, KIND_SECTION, NEG, card_table
-from napsim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card
-from napsim.tracefmt import format_trace
+from napsim.model.cards import load_deck
+from napsim.model.scenarios import SCENARIO_DIR, load_scenario
+from napsim.output.tracefmt import format_trace
+from napsim.sim.packing import Simulation
+from napsim.sim.tables import KIND_MULTI, KIND_SECTION, NEG, card_table
+from napsim.sim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card
 
 SCEN = "lgb-symmetric"
 HAND0, RACK0 = 11, 11 + epic.MAX_HAND  # EV_TURN rows list the CIC's hand and the rack here
@@ -692,7 +692,7 @@ def test_scout_gifts_favour_neither_flank():
 def test_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
     # rule P7: the kernel logs a First Strike of the opponent's CIC or Corps commander (and the
     # CIC's replacement draw) before the turn's header; the text shows it under that header
-    from napsim.tracefmt import format_trace
+    from napsim.output.tracefmt import format_trace
 
     sim = sim_for(None, ("greedy", (("first_strike_prob", 1.0),)))
     seen = 0

@@ -1,6 +1,6 @@
 """Simulated deck odds (numba kernels, counter-based RNG) against exact values within 4 standard
 errors. The expected values come from scipy.stats or closed forms computed here from the deck
-columns, never from napsim.exact; each row's `exact` column is checked against them too.
+columns, never from napsim.sim.exact; each row's `exact` column is checked against them too.
 
 Fixed seeds make every test deterministic; se = sqrt(p(1-p)/n) for probabilities and
 sample sd / sqrt(n) for means.
@@ -13,12 +13,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import e4_closed_form, mvhg_sum_law
 from scipy import stats
+from support.laws import e4_closed_form, mvhg_sum_law
 
-from napsim import load_deck, odds
-from napsim.cards import SECTIONS
+from napsim import load_deck
 from napsim.engine import odds as kernels
+from napsim.model.cards import SECTIONS
+from napsim.sim import odds
 
 GAMES = 1_000_000
 N_SE = 4.0

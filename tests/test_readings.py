@@ -6,9 +6,10 @@ import pandas as pd
 import pytest
 
 from napsim import NapsimInputError
-from napsim.readings import load_readings_spec, paired_rows, write_readings
-from napsim.scenarios import load_scenario
-from napsim.simulate import Simulation
+from napsim.api import write_readings
+from napsim.model.scenarios import load_scenario
+from napsim.sim.packing import Simulation
+from napsim.study.readings import load_readings_spec, paired_rows
 
 
 def test_paired_difference_of_identical_readings_is_exactly_zero():

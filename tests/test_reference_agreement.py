@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from napsim.engine.epic import METRIC_NAMES
-from napsim.scenarios import load_scenario
-from napsim.simulate import Simulation
+from napsim.model.scenarios import load_scenario
+from napsim.sim.packing import Simulation
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference.engine import play_games  # noqa: E402

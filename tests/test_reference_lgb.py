@@ -21,8 +21,8 @@ import pytest
 
 from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import METRIC_NAMES, N_METRICS
-from napsim.scenarios import load_scenario
-from napsim.simulate import Simulation
+from napsim.model.scenarios import load_scenario
+from napsim.sim.packing import Simulation
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference.lgb import play_games_lgb  # noqa: E402
@@ -151,7 +151,7 @@ def test_squares():
 
 
 def test_take_command_reach():
-    # rule E7, rule L3 (the reading of napsim.tables_lgb): wings of 3, 4 and 3 units, so a Take
+    # rule E7, rule L3 (the reading of napsim.sim.tables_lgb): wings of 3, 4 and 3 units, so a Take
     # Command from a CIC hand of 6 orders units of the sections next to the receiver's that their
     # own Corps commander left unordered (by cards, March Moves or initiative); random gifts send
     # it to every wing

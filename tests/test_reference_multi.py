@@ -22,8 +22,8 @@ import pytest
 
 from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import METRIC_NAMES, N_METRICS
-from napsim.scenarios import load_scenario
-from napsim.simulate import Simulation
+from napsim.model.scenarios import load_scenario
+from napsim.sim.packing import Simulation
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference.engine import play_games, play_games_multi  # noqa: E402

@@ -18,8 +18,9 @@ import pytest
 from matplotlib.figure import Figure
 
 import napsim
-from napsim import report, study
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
+from napsim.output import frames, report
+from napsim.study import runloop
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHARTS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")
@@ -47,7 +48,7 @@ def run_dir(tmp_path_factory) -> Path:
     path = base / "rep.toml"
     path.write_text(STUDY)
     out = base / "out"
-    study.execute(path, out)
+    runloop.execute(path, out)
     report.write_report(out)
     return out
 
@@ -178,7 +179,7 @@ def test_python_api(run_dir):
     with pytest.raises(NapsimInputError, match="not a chart of this study"):
         res.plot("pie")
     with pytest.raises(ValueError, match="per_game = true"):
-        report.per_game_frame(res.data)
+        frames.per_game_frame(res.data)
 
 
 def test_run_study_api_and_regen(tmp_path, monkeypatch):

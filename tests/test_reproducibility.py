@@ -1,5 +1,5 @@
 """The same seed gives the same bits whatever the thread count or chunk size, and the kernels run
-(with the same results) under NUMBA_DISABLE_JIT=1 (DESIGN.md, Randomness and Kernels)."""
+(with the same results) under NUMBA_DISABLE_JIT=1 (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ import numba.core.registry
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import run_napsim
+from support.cli import run_napsim
 
-from napsim import NapsimInputError, load_deck, odds
+from napsim import NapsimInputError, load_deck
 from napsim.cli import cli
 from napsim.engine import odds as kernels
-from napsim.filters import card_filter
+from napsim.model.filters import card_filter
+from napsim.sim import odds
 
 GAMES = 3001  # odd, so that chunks and per-thread blocks split it unevenly
 CHUNKS = (1, 7, 1000, GAMES, GAMES + 5)

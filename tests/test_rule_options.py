@@ -10,15 +10,15 @@ from functools import cache
 
 import numpy as np
 import pytest
-from test_engine_rules import write_deck
-from tracetools import CODE, SIDE, A, B, C, D, E, F, G, M, by_ply, one, rows_of  # noqa: F401
+from support.decks import write_deck
+from support.tracetools import CODE, SIDE, A, B, C, D, E, F, G, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim import NapsimInputError
 from napsim.engine import commanders as cm
 from napsim.engine import epic
-from napsim.scenarios import DEFAULT_RULES, RULE_OPTIONS, load_scenario
-from napsim.simulate import Simulation, guerrilla_split
-from napsim.tables import KIND_MULTI
+from napsim.model.scenarios import DEFAULT_RULES, RULE_OPTIONS, load_scenario
+from napsim.sim.packing import Simulation, guerrilla_split
+from napsim.sim.tables import KIND_MULTI
 
 SEED = 777
 CM = {name: i for i, name in enumerate(cm.CM_NAMES)}
@@ -66,7 +66,7 @@ def test_bad_rule_options_are_one_line_errors(path, value, says):
 
 
 def test_rule_options_are_sweepable_study_paths(tmp_path):
-    from napsim.study import load_study
+    from napsim.study.spec import load_study
     p = tmp_path / "s.toml"
     p.write_text('[study]\nname = "r"\nscenario = "symmetric"\ngames = 100\n'
                  'main_metric = "effective_per_turn"\nmain_side = "A"\n'

@@ -1,4 +1,4 @@
-"""The rule catalogue (napsim/rulebook.toml), docs/rules.md and `napsim rules` (issue 14, part 4):
+"""The rule catalogue (napsim/model/rulebook.toml), docs/rules.md and `napsim rules` (issue 14, part 4):
 the generated files are up to date, every rule is tested, every cited ID exists, every named
 implementation resolves, and the CLI prints the catalogue."""
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from napsim import rulebook
 from napsim.cli import cli, main
-from napsim.errors import NapsimInputError
-from napsim.scenarios import SCENARIO_DIR, load_scenario
+from napsim.model import rulebook
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -132,7 +132,8 @@ def test_implementations_resolve():
 def test_catalogue_ships_with_the_package():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     shipped = data["tool"]["setuptools"]["package-data"]["napsim"]
-    assert "rulebook.toml" in shipped and "rule_tests.json" in shipped
+    for path in (rulebook.RULEBOOK_PATH, rulebook.RULE_TESTS_PATH):
+        assert path.relative_to(ROOT / "napsim").as_posix() in shipped
     assert rulebook.RULEBOOK_PATH.is_file() and rulebook.RULE_TESTS_PATH.is_file()
 
 
@@ -267,7 +268,7 @@ def test_cli_rules_table():
     ids = rulebook.rule_ids()
     assert first[: len(ids)] == ids
     g6 = next(ln for ln in out.splitlines() if ln.startswith("G6 "))
-    assert "guerrilla_share" in g6 and "simulate.guerrilla_config" in g6
+    assert "guerrilla_share" in g6 and "sim.packing.guerrilla_config" in g6
     assert "(not implemented)" in next(ln for ln in out.splitlines() if ln.startswith("V2 "))
     assert "initiative=no_card" in out
 
@@ -298,7 +299,7 @@ def test_cli_rules_unknown_id_one_line_exit_2(monkeypatch, capsys):
 def test_catalogue_options_are_the_engine_options():
     # the [rules] options documented in docs/rules.md are exactly the ones the scenario loader
     # accepts, with the same values and the same default (the first value, the literal reading)
-    from napsim.scenarios import RULE_OPTIONS
+    from napsim.model.scenarios import RULE_OPTIONS
 
     documented = {o.name: (o.default, tuple(v.name for v in o.values)) for o in rulebook.load_options()}
     assert documented == {k: (v[0], v) for k, v in RULE_OPTIONS.items()}

@@ -1,7 +1,7 @@
 """Scale (issue 7): --threads, Dask runners (LocalCluster), a worker killed mid-run, bounded memory.
 
 The same seed gives the same chunk arrays and the same summary CSV bytes for 1 or 2 threads, any
-chunk size, and chunks played in this process or by Dask workers (DESIGN.md, Scale). The Dask tests
+chunk size, and chunks played in this process or by Dask workers (docs/architecture.md). The Dask tests
 start one LocalCluster of 2 single-threaded worker processes for the module.
 """
 
@@ -16,11 +16,13 @@ import numba
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import run_napsim
+from support.cli import run_napsim
 
-from napsim import backends, report, study
 from napsim.cli import cli
-from napsim.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError
+from napsim.output import report
+from napsim.study import backends, chunks, runloop
+from napsim.study.spec import load_study
 
 STUDY = """
 [study]
@@ -108,7 +110,7 @@ def test_study_same_bits_for_threads_and_chunk_sizes(tmp_path, restore_threads):
     outs = []
     for t in thread_counts():
         out = tmp_path / f"t{t}"
-        study.execute(path, out, threads=t)
+        runloop.execute(path, out, threads=t)
         outs.append(out)
     for out in outs[1:]:
         assert_same_chunks(outs[0], out)
@@ -117,22 +119,22 @@ def test_study_same_bits_for_threads_and_chunk_sizes(tmp_path, restore_threads):
     for chunk in (1999, 37):
         other = write(tmp_path, name=f"c{chunk}", games=1999, chunk=chunk)
         out = tmp_path / f"c{chunk}"
-        study.execute(other, out, threads=thread_counts()[-1])
+        runloop.execute(other, out, threads=thread_counts()[-1])
         assert summary_bytes(out) == ref, chunk
 
 
 def test_chunk_played_in_parts_equals_one_kernel_call(tmp_path, monkeypatch):
     """compute_chunk bounds memory by playing KERNEL_GAMES games per kernel call: same arrays."""
-    st = study.load_study(write(tmp_path, per_game=True))
+    st = load_study(write(tmp_path, per_game=True))
     args = st.build(st.points[1]).kernel_args()
-    whole = study.compute_chunk(args, st.seed, 100, 1000, True)
-    monkeypatch.setattr(study, "KERNEL_GAMES", 77)
-    parts = study.compute_chunk(args, st.seed, 100, 1000, True)
+    whole = chunks.compute_chunk(args, st.seed, 100, 1000, True)
+    monkeypatch.setattr(chunks, "KERNEL_GAMES", 77)
+    parts = chunks.compute_chunk(args, st.seed, 100, 1000, True)
     assert whole.keys() == parts.keys()
     for k in whole:
         assert np.array_equal(whole[k], parts[k]), k
     assert whole["rows"].shape[0] == 1000
-    no_rows = study.compute_chunk(args, st.seed, 100, 1000, False)
+    no_rows = chunks.compute_chunk(args, st.seed, 100, 1000, False)
     assert "rows" not in no_rows  # per-game rows only when asked
     assert np.array_equal(no_rows["hist"], whole["hist"])
 
@@ -200,9 +202,9 @@ def dask_cluster():
 def test_dask_local_cluster_equals_the_local_run(tmp_path, dask_cluster):
     path = write(tmp_path, games=2000, chunk=250, per_game=True)
     local, remote = tmp_path / "local", tmp_path / "dask"
-    study.execute(path, local, threads=1)
+    runloop.execute(path, local, threads=1)
     seen = []
-    meta = study.execute(path, remote, runner=dask_cluster, progress=lambda *a: seen.append(a))
+    meta = runloop.execute(path, remote, runner=dask_cluster, progress=lambda *a: seen.append(a))
     assert_same_chunks(local, remote)
     assert summary_bytes(remote) == summary_bytes(local)
     assert sum(a[0] for a in seen) == 2 * 2000  # every game reported once
@@ -213,15 +215,15 @@ def test_dask_local_cluster_equals_the_local_run(tmp_path, dask_cluster):
     assert os.getpid() not in {pid for pid, _ in info.values()}
     # resume on a cluster: nothing is played twice, the files stay as they are
     before = {f: f.stat().st_mtime_ns for f in remote.glob("points/*/chunk-*.npz")}
-    study.execute(path, remote, runner=dask_cluster)
+    runloop.execute(path, remote, runner=dask_cluster)
     assert before == {f: f.stat().st_mtime_ns for f in remote.glob("points/*/chunk-*.npz")}
 
 
 def test_dask_target_error_stops_where_the_local_run_stops(tmp_path, dask_cluster):
     path = write(tmp_path, chunk=200, size="target_error = 0.05\nmax_games = 20000")
     local, remote = tmp_path / "local", tmp_path / "dask"
-    a = study.execute(path, local, threads=1)
-    b = study.execute(path, remote, runner=dask_cluster)
+    a = runloop.execute(path, local, threads=1)
+    b = runloop.execute(path, remote, runner=dask_cluster)
     assert {k: v["games"] for k, v in a["status"].items()} == {k: v["games"] for k, v in b["status"].items()}
     assert all(v["games"] < 20000 for v in a["status"].values())
     assert summary_bytes(remote) == summary_bytes(local)
@@ -231,8 +233,8 @@ def test_dask_odds_study_equals_the_local_run(tmp_path, dask_cluster):
     path = tmp_path / "odds.toml"
     path.write_text(ODDS)
     local, remote = tmp_path / "local", tmp_path / "dask"
-    study.execute(path, local)
-    study.execute(path, remote, runner=dask_cluster)
+    runloop.execute(path, local)
+    runloop.execute(path, remote, runner=dask_cluster)
     files = sorted(p.relative_to(local) for p in local.glob("points/*/odds.csv"))
     assert len(files) == 4
     assert files == sorted(p.relative_to(remote) for p in remote.glob("points/*/odds.csv"))
@@ -246,7 +248,7 @@ def test_worker_killed_mid_run_loses_no_chunk(tmp_path, dask_cluster):
     equals the uninterrupted local run."""
     path = write(tmp_path, name="kill", games=6000, chunk=200, turns=12)
     local, remote = tmp_path / "local", tmp_path / "dask"
-    study.execute(path, local, threads=1)
+    runloop.execute(path, local, threads=1)
     client = dask_cluster.client
     client.wait_for_workers(2, timeout=60)
     killed = {}
@@ -261,7 +263,7 @@ def test_worker_killed_mid_run_loses_no_chunk(tmp_path, dask_cluster):
         killed.update(worker=victim, pid=pid, chunks=len(busy[victim]))
         os.kill(pid, signal.SIGKILL)
 
-    study.execute(path, remote, runner=dask_cluster, progress=progress)
+    runloop.execute(path, remote, runner=dask_cluster, progress=progress)
     assert killed and killed["chunks"] >= 1
     with pytest.raises(ProcessLookupError):
         os.kill(killed["pid"], 0)
@@ -277,7 +279,7 @@ def test_run_command_with_scheduler_address(tmp_path, dask_cluster):
                    "--no-report", timeout=300)
     assert r.returncode == 0, r.stderr
     assert f"running on dask scheduler {dask_cluster.address}" in r.stderr
-    study.execute(path, tmp_path / "local")
+    runloop.execute(path, tmp_path / "local")
     assert_same_chunks(tmp_path / "local", tmp_path / "out")
 
 
@@ -295,7 +297,7 @@ def test_run_command_with_dask_local(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "running on dask LocalCluster" in r.stderr and "2 worker(s)" in r.stderr
     assert len(chunk_arrays(tmp_path / "out")) == 2 * 3
-    study.execute(path, tmp_path / "local")
+    runloop.execute(path, tmp_path / "local")
     assert_same_chunks(tmp_path / "local", tmp_path / "out")
 
 

@@ -12,10 +12,13 @@ import numpy as np
 import pytest
 
 import napsim
-from napsim import report, study
 from napsim.engine import epic
-from napsim.errors import NapsimInputError
-from napsim.stats import wilson
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import SCENARIO_DIR
+from napsim.output import report
+from napsim.sim.summary import wilson
+from napsim.study import runloop, storage
+from napsim.study.spec import load_study
 
 SMALL = """
 [study]
@@ -74,7 +77,7 @@ def test_resume_after_kill_gives_identical_results(tmp_path):
     """Kill `napsim run` (SIGKILL) once chunks are on disk, rerun the same command: the chunks and
     the summary CSV equal those of an uninterrupted run, byte for byte (no game lost or doubled)."""
     path = write_study(tmp_path, games=6000, chunk=150, sweep='"sides.*.hand" = [5, 8]')
-    st = study.load_study(path)
+    st = load_study(path)
     total_chunks = len(st.points) * len(st.chunk_ranges())
     killed = tmp_path / "killed"
     log = (tmp_path / "killed.log").open("w")
@@ -99,7 +102,7 @@ def test_resume_after_kill_gives_identical_results(tmp_path):
     assert not list(killed.rglob("*.tmp")), "temporary files must not survive a resumed run"
 
     clean = tmp_path / "clean"
-    study.execute(st, clean)
+    runloop.execute(st, clean)
     assert_same_chunks(killed, clean)
     for d in (killed, clean):
         report.write_report(d, with_charts=False)
@@ -110,25 +113,25 @@ def test_resume_after_kill_gives_identical_results(tmp_path):
 def test_rerun_skips_chunks_on_disk_and_more_games_extend_the_run(tmp_path):
     path = write_study(tmp_path, games=900, chunk=300)
     out = tmp_path / "out"
-    study.execute(path, out)
+    runloop.execute(path, out)
     first = {f: f.stat().st_mtime_ns for f in chunk_files(out)}
     played = []
-    study.execute(path, out, progress=lambda n, i, g: played.append(n))
+    runloop.execute(path, out, progress=lambda n, i, g: played.append(n))
     assert {f: f.stat().st_mtime_ns for f in chunk_files(out)} == first, "chunks were replayed"
     # raising `games` keeps the chunks (they cannot change) and plays only the new ones
     write_study(tmp_path, games=1500, chunk=300)
-    study.execute(path, out)
+    runloop.execute(path, out)
     assert len(chunk_files(out)) == 5
     assert all(f.stat().st_mtime_ns == t for f, t in first.items())
     clean = tmp_path / "clean"
-    study.execute(path, clean)
+    runloop.execute(path, clean)
     assert_same_chunks(out, clean)
 
 
 def test_changed_study_refuses_old_chunks_unless_forced(tmp_path):
     path = write_study(tmp_path)
     out = tmp_path / "out"
-    study.execute(path, out)
+    runloop.execute(path, out)
     path.write_text(path.read_text().replace("seed = 7", "seed = 8"))
     r = napsim_cli("run", str(path), "--out", str(out), "--no-report")
     assert r.returncode == 2
@@ -137,15 +140,15 @@ def test_changed_study_refuses_old_chunks_unless_forced(tmp_path):
     r = napsim_cli("run", str(path), "--out", str(out), "--no-report", "--force")
     assert r.returncode == 0, r.stderr
     clean = tmp_path / "clean"
-    study.execute(path, clean)
+    runloop.execute(path, clean)
     assert_same_chunks(out, clean)
     # a folder of other files is refused too, and --force leaves files that are not napsim's alone
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     with pytest.raises(NapsimInputError, match="not a napsim study"):
-        study.execute(path, other)
-    study.execute(path, other, force=True)
+        runloop.execute(path, other)
+    runloop.execute(path, other, force=True)
     assert (other / "notes.txt").read_text() == "mine"
 
 
@@ -172,7 +175,7 @@ def test_noop_sweep_gives_identical_points_and_matches_simulate(tmp_path):
     p1 = summ[summ["point"] == "p001"][cols].reset_index(drop=True)
     assert p0.equals(p1)
 
-    st = study.load_study(path)
+    st = load_study(path)
     sim = st.build(st.points[0])
     ref = sim.run(1000, st.seed, chunk=333, per_game=True)
     assert np.array_equal(res.data.accs["p000"].totals, ref.totals)
@@ -231,7 +234,7 @@ def _half_widths(out: Path, point: str, side: int = 0) -> tuple[list[int], list[
 def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path):
     path = write_study(tmp_path, games=6000, chunk=500)
     full = tmp_path / "full"
-    study.execute(path, full)
+    runloop.execute(path, full)
     gs, hws = _half_widths(full, "p000")
     target = (hws[3] + hws[4]) / 2
     expected = next(g for g, h in zip(gs, hws, strict=True) if h < target)
@@ -240,7 +243,7 @@ def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path):
     out = tmp_path / "target"
     r = napsim_cli("run", str(path), "--out", str(out), "--target-error", repr(target), "--no-report")
     assert r.returncode == 0, r.stderr
-    meta = study.read_meta(out)
+    meta = storage.read_meta(out)
     assert meta["status"]["p000"]["games"] == expected
     assert len(chunk_files(out)) == expected // 500
     # the same target in the study file (target_error + max_games) stops at the same n
@@ -253,8 +256,8 @@ def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path):
     row = summ[summ["side_key"] == "A"].iloc[0]
     assert row["games"] == expected and (row["ci_high"] - row["ci_low"]) / 2 < target
     # a rerun (resume) stops at the same n
-    study.execute(p2, tmp_path / "target2")
-    assert study.read_meta(tmp_path / "target2")["status"]["p000"]["games"] == expected
+    runloop.execute(p2, tmp_path / "target2")
+    assert storage.read_meta(tmp_path / "target2")["status"]["p000"]["games"] == expected
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,8 +331,8 @@ def test_bad_study_from_the_real_command_line(tmp_path):
 
 
 def test_odds_study_answers_match_napsim_odds(tmp_path):
-    from napsim import odds
-    from napsim.cards import load_deck
+    from napsim.model.cards import load_deck
+    from napsim.sim import odds
 
     body = """
 [study]
@@ -366,11 +369,11 @@ label = "first starred card"
 
 def test_symmetric_sweep_paths_and_relative_files(tmp_path):
     scen = tmp_path / "my.toml"
-    scen.write_text((Path(napsim.__file__).parent / "scenarios" / "symmetric.toml").read_text())
+    scen.write_text((SCENARIO_DIR / "symmetric.toml").read_text())
     body = SMALL.format(name="rel", games=10, chunk=10, extra="").replace('"symmetric"', '"my.toml"')
     path = write_study(tmp_path, "rel", body=body,
                        sweep='"sides.*.sections.*.cavalry" = [0, 3]\n"policy.*.w_c" = [1.0, 2.5]')
-    st = study.load_study(path)
+    st = load_study(path)
     assert len(st.points) == 4
     over, deck, pols = st.point_inputs(st.points[3])
     assert over["sides.A.sections.R.cavalry"] == 3 and over["sides.B.sections.L.cavalry"] == 3

@@ -25,8 +25,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-import napsim.simulate as simulate
-from napsim.simulate import Simulation
+import napsim.sim.runner as runner  # play_chunk calls runner.epic.play_chunk: swapped per version
+from napsim.sim.packing import Simulation
 
 GAMES = 20_000
 
@@ -55,13 +55,13 @@ def compare(mods: dict, rounds: int, scenario: str) -> str:
     turns = GAMES * 2 * sim.scenario.turns
     digest = {}
     for k, mod in mods.items():
-        simulate.epic = mod
+        runner.epic = mod
         sim.run(GAMES, 1, chunk=GAMES)  # compile and warm up
         digest[k] = _digest(sim)
     ns = {"A": [], "B": []}
     for r in range(rounds):
         for k in ("A", "B") if r % 2 == 0 else ("B", "A"):
-            simulate.epic = mods[k]
+            runner.epic = mods[k]
             t0 = time.perf_counter()
             sim.run(GAMES, 1, chunk=GAMES)
             ns[k].append((time.perf_counter() - t0) / turns * 1e9)
@@ -82,7 +82,7 @@ def main(argv: list[str]) -> None:
         for scenario in argv[3:] or ["symmetric"]:
             print(compare(mods, rounds, scenario), flush=True)
     finally:
-        simulate.epic = sys.modules["napsim.engine.epic"]
+        runner.epic = sys.modules["napsim.engine.epic"]
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
 
     from napsim.engine import epic as E
     from napsim.engine.rng import seed_key
-    from napsim.simulate import Simulation
+    from napsim.sim.packing import Simulation
 
     @njit
     def drive(run_key, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab, deck,

@@ -1,4 +1,5 @@
-"""Generate docs/rules.md and napsim/rule_tests.json from the rule catalogue (napsim/rulebook.toml).
+"""Generate docs/rules.md and napsim/model/rule_tests.json from the rule catalogue
+(napsim/model/rulebook.toml).
 
     python tools/rules_doc.py           # write both files
     python tools/rules_doc.py --check   # exit 1 when either is stale (nothing written)
@@ -6,7 +7,7 @@
 The test functions that check a rule are found by scanning tests/**/test_*.py for comments that
 cite rule IDs (`# rule E9.2`, `# rules D1, D6`, `# rules G1-G6`): a citation belongs to the test
 function it is written in (or on, or in the comment block just above it). The mapping goes into
-napsim/rule_tests.json, so that `napsim rules` knows it without the tests folder.
+napsim/model/rule_tests.json, so that `napsim rules` knows it without the tests folder.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from napsim import rulebook  # noqa: E402
+from napsim.model import rulebook  # noqa: E402
 
 DOC_PATH = Path("docs/rules.md")
-JSON_PATH = Path("napsim/rule_tests.json")
+JSON_PATH = Path("napsim/model/rule_tests.json")
 TESTS_DIR = Path("tests")
 
 
@@ -145,7 +146,7 @@ def _code_list(names) -> str:
 
 
 def render_json(tests: dict[str, list[str]]) -> str:
-    """napsim/rule_tests.json: rule ID -> test functions citing it."""
+    """napsim/model/rule_tests.json: rule ID -> test functions citing it."""
     data = {"generated_by": "tools/rules_doc.py (from the rule citations in tests/)",
             "tests": tests}
     return json.dumps(data, indent=1) + "\n"
@@ -154,11 +155,11 @@ def render_json(tests: dict[str, list[str]]) -> str:
 INTRO = """\
 # napsim rules reference
 
-<!-- Generated from napsim/rulebook.toml by `python tools/rules_doc.py`: do not edit by hand. -->
+<!-- Generated from napsim/model/rulebook.toml by `python tools/rules_doc.py`: do not edit by hand. -->
 
 This page lists every rule napsim simulates, in napsim's own words, with where the engine
 implements it and which tests check it. It is generated from the rule catalogue shipped inside the
-package (`napsim/rulebook.toml`); `napsim rules` prints the same catalogue on the command line
+package (`napsim/model/rulebook.toml`); `napsim rules` prints the same catalogue on the command line
 (`napsim rules` for the table, `napsim rules G5` for one rule in full, `napsim rules E9` for a
 group).
 
@@ -171,7 +172,7 @@ this repository's README cite rules as `docs/rules.md E9.2` or just `(E9.2)`.
 **How tests cite rules.** A test names the rules it checks in a comment, `# rule E9.2` or
 `# rules D1, D6` (ranges such as `G1-G6` and groups such as `E9` are allowed). The "tested by"
 lines below are collected from those comments by `tools/rules_doc.py`, which also writes them to
-`napsim/rule_tests.json`; `tests/test_rules_doc.py` fails when a cited ID does not exist, when a
+`napsim/model/rule_tests.json`; `tests/test_rules_doc.py` fails when a cited ID does not exist, when a
 rule has no test, or when this page is out of date.
 
 **Open points and options.** Where the rule texts can be read more than one way, napsim picks a

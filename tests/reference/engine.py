@@ -3,7 +3,7 @@
 EPIC one a side (format 'epic1'), the standard one-card game, and EPIC with 2, 3 and 4 players a
 side (formats 'epic2'-'epic4', docs/rules.md, M: E's card flow plus the commander layer below). It reads
 the scenario, the policy vectors and the card table of a `Simulation`, but never its precomputed
-pair tables: every greedy score is computed here from `napsim.tables.eval_pair` (the order
+pair tables: every greedy score is computed here from `napsim.sim.tables.eval_pair` (the order
 arithmetic of one pair of cards and placements). Randomness comes from Python's
 `random.Random(seed)`, so results agree with the kernel only statistically. Card locations are
 plain Python lists.
@@ -68,8 +68,8 @@ import numpy as np
 
 from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import METRIC_NAMES, N_METRICS, RACK
-from napsim.policies import PARAMS
-from napsim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
+from napsim.model.policies import PARAMS
+from napsim.sim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
 
 _eval_pair = getattr(eval_pair, "py_func", eval_pair)
 M = {name: i for i, name in enumerate(METRIC_NAMES)}

@@ -3,7 +3,7 @@
 La Grande Battles (docs/rules.md L1-L9, with D, E and the LGB Guerrilla rules G4-G6, policies P1-P7).
 It reads the scenario, the policy vectors and the card table of a `Simulation`, but never its
 precomputed `Simulation.lgb` tables: what one card does for one Corps commander comes from
-`napsim.tables_lgb.eval_corps_card` (the order arithmetic), and every greedy score, gain and
+`napsim.sim.tables_lgb.eval_corps_card` (the order arithmetic), and every greedy score, gain and
 choice is computed here. Randomness comes from Python's `random.Random(seed)`, so results agree
 with the kernel only statistically. Piles, hands, Corps hands, rack and Square Track are lists.
 
@@ -25,7 +25,7 @@ The kernel's readings of open rule points (its module docstring) are followed:
 - a First Strike of the opponent: the first of CIC, left, centre, right Corps commander holding
   one may play it, with probability `first_strike_prob`; only the CIC draws a replacement;
 - a Counter-Attack plays as the opponent CIC's last hand card, mirrored;
-- rule E7 in LGB (napsim.tables_lgb): a Take Command given by the CIC orders, once his two sections
+- rule E7 in LGB (napsim.sim.tables_lgb): a Take Command given by the CIC orders, once his two sections
   are all ordered, units of the sections next to his two (at most those of the card's types)
   that their own Corps commander left unordered (cards, March Moves, initiative), as evenly
   between the two as they allow; they count where the units stand and in his card_effective;
@@ -50,9 +50,9 @@ import numpy as np
 
 from napsim.engine.commanders import CM_NAMES, N_CM
 from napsim.engine.epic import MAX_HAND, METRIC_NAMES, N_METRICS, RACK
-from napsim.policies import PARAMS
-from napsim.tables import KIND_MULTI, KIND_SECTION, _eligible
-from napsim.tables_lgb import eval_corps_card, units6_array
+from napsim.model.policies import PARAMS
+from napsim.sim.tables import KIND_MULTI, KIND_SECTION, _eligible
+from napsim.sim.tables_lgb import eval_corps_card, units6_array
 
 from .engine import _Game as _EpicGame
 from .engine import deal_guerrilla, facing

@@ -1,0 +1,150 @@
+"""The Python API (top layer, beside the command line): run a study and read its results, rerun the
+flagship studies, play the rule readings. Each of these both plays games (the study layer) and
+writes reports (the output layer), so it sits above both; `napsim/__init__.py` exports the public
+names (`run_study`, `StudyResult`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from napsim.model.errors import NapsimInputError
+from napsim.output import frames
+from napsim.output.readings import check_dest, write_readings_folder
+from napsim.output.report import write_report
+from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
+from napsim.study.runloop import ProgressFn, execute
+from napsim.study.spec import load_study
+
+# --------------------------------------------------------------------------------------------
+# studies
+
+
+class StudyResult:
+    """A finished (or partial) study folder, for notebooks: frames, summaries and charts.
+
+    `frame` is the per-game frame (one row per point, game and side) when the study keeps per-game
+    rows, else the per-chunk frame (one row per point, chunk and side with each metric's sum over
+    the chunk's games); odds studies give their answers, one row per point and outcome.
+    """
+
+    def __init__(self, out: str | Path):
+        self.out = Path(out)
+        self.data = frames.load(self.out)
+
+    @property
+    def meta(self) -> dict:
+        return self.data.meta
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self.data.kind == "odds":
+            return frames.odds_frame(self.data)
+        if self.meta["spec"]["per_game"]:
+            return frames.per_game_frame(self.data)
+        return frames.chunk_frame(self.data)
+
+    def summary(self, metrics: list[str] | None = None) -> pd.DataFrame:
+        """Tidy summary: one row per point, side and metric (value, std, 95% interval, n)."""
+        df = frames.summary_frame(self.data)
+        if metrics is not None:
+            df = df[df["metric"].isin(metrics) if "metric" in df else df["label"].isin(metrics)]
+        return df.reset_index(drop=True)
+
+    def plot(self, kind: str = "main", metric: str | None = None, ax=None):
+        """A matplotlib Figure: kind = main | sweep | convergence | distribution | rack_wait |
+        heatmap (engine) or odds (odds studies); `metric` picks the metric where it applies."""
+        from napsim.output import charts  # lazy: matplotlib is heavy, and only plots need it
+
+        return charts.figure(frames.chart_inputs(self.data), kind, metric=metric, ax=ax)
+
+    def report(self, dest: str | Path | None = None) -> Path:
+        """Write report.md / report.html / CSVs / charts into `dest` (default: the run folder)."""
+        return write_report(self.out, dest)
+
+    def __repr__(self) -> str:
+        return f"StudyResult({self.meta['spec']['name']!r}, {len(self.meta['points'])} points, {self.out})"
+
+
+def run_study(path: str | Path, out: str | Path | None = None, force: bool = False,
+              target_error: float | None = None, progress: ProgressFn | None = None,
+              report: bool = False, threads: int | None = None, runner=None) -> StudyResult:
+    """Run (or resume) a study and return its `StudyResult`. Without `out` the results go to
+    ``out/<study name>`` under the current folder, so a second call resumes instead of rerunning.
+    `threads` and `runner` as in `napsim.study.runloop.execute` (e.g.
+    ``runner=napsim.study.backends.DaskRunner(...)``)."""
+    st = load_study(path)
+    out = Path(out) if out is not None else Path("out") / st.name
+    execute(st, out, force=force, target_error=target_error, progress=progress, threads=threads,
+            runner=runner)
+    res = StudyResult(out)
+    if report:
+        res.report()
+    return res
+
+
+# --------------------------------------------------------------------------------------------
+# rule readings
+
+
+def write_readings(spec: ReadingsSpec, dest: str | Path, games: int | None = None,
+                   force: bool = False, progress: Callable[[str], None] | None = None) -> Path:
+    """Run the readings (`napsim.study.readings`) and write readings.csv, report.md and
+    manifest.json into dest, atomically (`napsim.output.readings`)."""
+    out = check_dest(dest, force)
+    t0 = time.perf_counter()
+    rows: list[dict] = []
+    for line, part in run_readings(spec, games):
+        rows += part
+        if progress:
+            progress(line)
+    return write_readings_folder(spec, pd.DataFrame(rows), out, games, time.perf_counter() - t0)
+
+
+# --------------------------------------------------------------------------------------------
+# the flagship studies (`napsim regen`)
+
+
+def study_files(studies_dir: str | Path, names: Sequence[str] = ()) -> list[Path]:
+    """The study files to regenerate: all of `studies_dir`, or the ones named."""
+    folder = Path(studies_dir)
+    files = sorted(folder.glob("*.toml"))
+    if not files:
+        raise NapsimInputError(str(folder), None, "no study files (*.toml) here",
+                               "run from the repository root, or pass --studies")
+    if names:
+        known = {f.stem: f for f in files}
+        for n in names:
+            if n not in known:
+                raise NapsimInputError(str(folder), "name", f"no study named {n!r}", ", ".join(known))
+        files = [known[n] for n in names]
+    return files
+
+
+def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
+               results_dir: str | Path = "results", work_dir: str | Path = "out/studies",
+               force: bool = False) -> Iterator[str]:
+    """Run every study (resuming) and write its report into results/<name>; yields progress lines.
+
+    Each ``studies/<name>.toml`` runs into ``out/studies/<name>`` (chunk files: resumable, not
+    committed) and its report (summaries, charts, report.md, report.html, manifest.json; neither
+    chunks nor the raw histogram CSVs) is written to ``results/<name>/``, committed as an example of
+    what a study produces. A readings file (``studies/readings.toml``) writes ``results/readings``.
+    """
+    for f in study_files(studies_dir, names):
+        if is_readings_file(f):  # rule readings: paired runs, no chunk files to resume
+            t0 = time.perf_counter()
+            spec = load_readings_spec(f)
+            dest = write_readings(spec, Path(results_dir) / spec.name, force=True)
+            yield f"{f}: {len(spec.cases)} case(s) in {time.perf_counter() - t0:.1f} s -> {dest}"
+            continue
+        st = load_study(f)
+        t0 = time.perf_counter()
+        work = Path(work_dir) / st.name
+        execute(st, work, force=force)
+        dest = write_report(work, Path(results_dir) / st.name, raw_tables=False)
+        yield f"{f}: {len(st.points)} point(s) in {time.perf_counter() - t0:.1f} s -> {dest}"

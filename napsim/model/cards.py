@@ -1,0 +1,331 @@
+"""Command deck files: one CSV row per card type, validated into a `Deck`.
+
+A deck file starts with `# key: value` header lines, then a CSV table. Header keys:
+
+- `title`: the deck's name for display (default: the file name).
+- `total`: a declared card count that must match the sum of `count` (optional).
+- `note`: free text shown by `napsim decks show`; may be given on several lines, kept in order.
+- `tactician_deck`: how many Tactician cards come with this Command deck, a non-negative integer;
+  0 means the deck has no Tactician deck (no Tactician cards are dealt or drawn with it). Optional:
+  a file without the line gets DEFAULT_TACTICIAN_DECK (50, the GM&T Tactician deck), so deck files
+  written before the key existed keep their old meaning. Every shipped deck sets it explicitly.
+
+Each key but `note` may appear once. The table has the columns in COLUMNS (all required) and may
+add those in OPTIONAL_COLUMNS:
+
+- `unit_class`: the unit class the card's own text names (free text, e.g. "light", "mounted"),
+  kept for display and filters. Classes that napsim's scenario model lacks are listed by
+  `Deck.unit_classes_outside_model()`; the engine orders units by `unit_filter` alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from napsim.model.errors import NapsimInputError
+
+DECK_DIR = Path(__file__).parents[1] / "data" / "decks"  # the shipped decks
+
+KINDS = ("section", "multi", "tactic", "troop", "leadership", "champion", "object", "event")
+SECTIONS = ("L", "C", "R")
+UNIT_FILTERS = ("any", "inf", "cav", "art", "inf_art", "leader")
+CONFIDENCE = ("confirmed", "secondary", "estimated")
+MARKS = (
+    "tactician_draw", "scout", "elan", "first_strike", "counter_attack", "force_march",
+    "take_command", "fallback",
+)
+ORDER_COLUMNS = ("orders_l", "orders_c", "orders_r")
+COLUMNS = (
+    "name", "count", "kind", "section", *ORDER_COLUMNS, "equal_to_command", "cap",
+    "unit_filter", "stars", *MARKS, "category", "confidence", "source",
+)
+OPTIONAL_COLUMNS = ("unit_class",)
+ALL_COLUMNS = (*COLUMNS, *OPTIONAL_COLUMNS)
+HEADER_KEYS = ("title", "total", "note", "tactician_deck")
+REPEATABLE_HEADER_KEYS = ("note",)
+# Tactician cards assumed when a deck file has no `# tactician_deck:` line (the GM&T deck's 50).
+DEFAULT_TACTICIAN_DECK = 50
+MAX_TACTICIAN_DECK = 999
+# unit classes of napsim's scenario model (a unit_class outside these is display-only)
+MODEL_UNIT_CLASSES = ("infantry", "cavalry", "artillery", "leader")
+
+# `cap` codes in the packed tables: a number of units, or one of these.
+CAP_NONE, CAP_CMD, CAP_ALL = -1, -2, -3
+_CAP_WORDS = {"-": CAP_NONE, "cmd": CAP_CMD, "all": CAP_ALL}
+_INT = re.compile(r"-?[0-9]+")
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A validated Command deck: one row per card type, plus header facts and a file hash."""
+
+    name: str
+    path: Path
+    title: str
+    note: str
+    cards: pd.DataFrame = field(repr=False)
+    sha256: str = field(repr=False)
+    # Tactician cards that come with this Command deck; 0: the deck has no Tactician deck.
+    tactician_deck: int = DEFAULT_TACTICIAN_DECK
+    # True when the file says so with a `# tactician_deck:` line, False when the default was used.
+    tactician_deck_declared: bool = False
+
+    @property
+    def n_cards(self) -> int:
+        return int(self.cards["count"].sum())
+
+    @property
+    def n_types(self) -> int:
+        return len(self.cards)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self.cards["count"].to_numpy(np.int64)
+
+    @property
+    def estimated_rows(self) -> list[str]:
+        """Names of card types whose count or marks are our estimate, not a published fact."""
+        return self.cards.loc[self.cards["confidence"] == "estimated", "name"].tolist()
+
+    def unit_classes_outside_model(self) -> dict[str, list[str]]:
+        """Unit classes named by the cards (`unit_class`) that napsim's scenario model lacks, each
+        with the sorted `unit_filter` values the engine uses for those cards instead."""
+        out: dict[str, set[str]] = {}
+        for uc, filt in zip(self.cards["unit_class"], self.cards["unit_filter"], strict=True):
+            if uc and uc.lower() not in MODEL_UNIT_CLASSES:
+                out.setdefault(uc, set()).add(filt)
+        return {uc: sorted(f) for uc, f in sorted(out.items())}
+
+    def card_types(self) -> np.ndarray:
+        """The deck as one type index per physical card (length `n_cards`), in file order."""
+        return np.repeat(np.arange(self.n_types, dtype=np.int64), self.counts)
+
+    def estimated_warning(self) -> str | None:
+        """The warning line every report built from this deck must carry, or None."""
+        rows = self.estimated_rows
+        if not rows:
+            return None
+        n = int(self.cards.loc[self.cards["confidence"] == "estimated", "count"].sum())
+        return (
+            f"warning: deck '{self.name}' has {len(rows)} card types ({n} of {self.n_cards} cards) "
+            "whose counts are estimated (confidence=estimated); treat results as provisional"
+        )
+
+
+def builtin_decks() -> list[str]:
+    """Names of the deck files shipped with napsim."""
+    return sorted(p.stem for p in DECK_DIR.glob("*.csv"))
+
+
+def resolve_deck_path(name_or_path: str | Path) -> Path:
+    """A built-in deck name or a path to a user's deck file."""
+    p = Path(name_or_path)
+    if p.suffix == ".csv" or p.exists():
+        if not p.is_file():
+            raise NapsimInputError(str(p), None, "deck file not found")
+        return p
+    builtin = DECK_DIR / f"{name_or_path}.csv"
+    if not builtin.is_file():
+        raise NapsimInputError(
+            str(name_or_path), "deck", "unknown deck name", ", ".join(builtin_decks()) + " or a .csv path"
+        )
+    return builtin
+
+
+def load_deck(name_or_path: str | Path) -> Deck:
+    """Read and validate a deck file; raise NapsimInputError naming file, row and field."""
+    path = resolve_deck_path(name_or_path)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NapsimInputError(str(path), None, "not UTF-8 text") from None
+    header, header_lines, body_lines, first_row_line = _split_header(path, text)
+    reader = csv.reader(io.StringIO("".join(body_lines)))
+    rows = list(reader)
+    if not rows:
+        raise NapsimInputError(str(path), None, "no CSV table after the header lines")
+    columns = [c.strip() for c in rows[0]]
+    _check_columns(f"{path}:{first_row_line}", columns)
+    records = []
+    lines: dict[str, int] = {}  # card name -> line of its first row
+    for i, values in enumerate(rows[1:]):
+        line = first_row_line + 1 + i
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) != len(columns):
+            raise NapsimInputError(
+                f"{path}:{line}", None, f"has {len(values)} values, the header has {len(columns)}"
+            )
+        row = _parse_row(f"{path}:{line}", dict(zip(columns, values, strict=True)))
+        if row["name"] in lines:
+            raise NapsimInputError(
+                f"{path}:{line}", "name",
+                f"duplicate card name '{row['name']}' (first on line {lines[row['name']]})",
+                "unique names",
+            )
+        lines[row["name"]] = line
+        records.append(row)
+    if not records:
+        raise NapsimInputError(str(path), "count", "the deck has no cards")
+    cards = pd.DataFrame.from_records(records, columns=ALL_COLUMNS)
+    total = int(cards["count"].sum())
+    if total <= 0:
+        raise NapsimInputError(str(path), "count", "the deck has no cards")
+    if "total" in header:
+        where = f"{path}:{header_lines['total']}"
+        declared = _parse_int(where, "total", header["total"], 0, 10_000)
+        if declared != total:
+            raise NapsimInputError(
+                where, "total", f"declared total {declared} but the counts sum to {total}"
+            )
+    tactician_deck = DEFAULT_TACTICIAN_DECK
+    if "tactician_deck" in header:
+        tactician_deck = _parse_int(
+            f"{path}:{header_lines['tactician_deck']}", "tactician_deck", header["tactician_deck"],
+            0, MAX_TACTICIAN_DECK,
+        )
+    return Deck(
+        name=path.stem,
+        path=path,
+        title=header.get("title", path.stem),
+        note=header.get("note", ""),
+        cards=cards,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        tactician_deck=tactician_deck,
+        tactician_deck_declared="tactician_deck" in header,
+    )
+
+
+def _split_header(
+    path: Path, text: str
+) -> tuple[dict[str, str], dict[str, int], list[str], int]:
+    """(header values, header key -> line number, table lines, line number of the table's header)"""
+    header: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
+    lines = text.splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("#"):
+            return header, header_lines, lines[n:], n + 1
+        key, sep, value = stripped.lstrip("#").partition(":")
+        key = key.strip().lower()
+        if not sep or key not in HEADER_KEYS:
+            raise NapsimInputError(
+                f"{path}:{n + 1}", "header", f"unknown header line '{stripped}'",
+                "# title: ..., # total: N, # note: ..., # tactician_deck: N",
+            )
+        if key in header and key not in REPEATABLE_HEADER_KEYS:
+            raise NapsimInputError(
+                f"{path}:{n + 1}", key, f"header line given twice (first on line {header_lines[key]})",
+                "once; only '# note:' may repeat",
+            )
+        value = value.strip()
+        header[key] = f"{header[key]}\n{value}" if key in header else value
+        header_lines.setdefault(key, n + 1)
+    return header, header_lines, [], len(lines)
+
+
+def _check_columns(where: str, columns: list[str]) -> None:
+    unknown = [c for c in columns if c not in ALL_COLUMNS]
+    if unknown:
+        raise NapsimInputError(
+            where, unknown[0], "unknown column",
+            ", ".join(COLUMNS) + "; optional: " + ", ".join(OPTIONAL_COLUMNS),
+        )
+    repeated = [c for i, c in enumerate(columns) if c in columns[:i]]
+    if repeated:
+        raise NapsimInputError(where, repeated[0], "column given twice", "each column once")
+    missing = [c for c in COLUMNS if c not in columns]
+    if missing:
+        raise NapsimInputError(where, missing[0], "missing column", ", ".join(COLUMNS))
+
+
+def _parse_int(where: str, name: str, value: str, lo: int, hi: int) -> int:
+    v = value.strip()
+    # plain ASCII digits only: int() would also take '1_0', '+3' and non-ASCII digits
+    if not _INT.fullmatch(v):
+        raise NapsimInputError(where, name, f"'{v}' is not an integer", f"integers {lo}-{hi}")
+    n = int(v)
+    if not lo <= n <= hi:
+        raise NapsimInputError(where, name, f"{n} is out of range", f"integers {lo}-{hi}")
+    return n
+
+
+def _parse_choice(where: str, name: str, value: str, allowed: tuple[str, ...]) -> str:
+    v = value.strip()
+    if v not in allowed:
+        raise NapsimInputError(where, name, f"'{v}' is not allowed", ", ".join(allowed))
+    return v
+
+
+def _parse_row(where: str, row: dict[str, str]) -> dict:
+    out: dict = {}
+    name = row["name"].strip()
+    if not name:
+        raise NapsimInputError(where, "name", "empty card name")
+    out["name"] = name
+    out["count"] = _parse_int(where, "count", row["count"], 0, 999)
+    kind = out["kind"] = _parse_choice(where, "kind", row["kind"], KINDS)
+    out["section"] = _parse_choice(where, "section", row["section"], ("-", *SECTIONS))
+    for col in ORDER_COLUMNS:
+        out[col] = _parse_int(where, col, row[col], 0, 9)
+    out["equal_to_command"] = _parse_int(where, "equal_to_command", row["equal_to_command"], 0, 1)
+    cap = row["cap"].strip()
+    out["cap"] = _CAP_WORDS[cap] if cap in _CAP_WORDS else _parse_cap(where, cap)
+    out["unit_filter"] = _parse_choice(where, "unit_filter", row["unit_filter"], UNIT_FILTERS)
+    out["stars"] = _parse_int(where, "stars", row["stars"], 0, 3)
+    for mark in MARKS:
+        out[mark] = _parse_int(where, mark, row[mark], 0, 1)
+    out["category"] = row["category"].strip()
+    out["confidence"] = _parse_choice(where, "confidence", row["confidence"], CONFIDENCE)
+    out["source"] = row["source"].strip()
+    out["unit_class"] = row.get("unit_class", "").strip()  # optional column
+    _check_kind_consistency(where, out, kind)
+    return out
+
+
+def _parse_cap(where: str, cap: str) -> int:
+    try:
+        return _parse_int(where, "cap", cap, 0, 99)
+    except NapsimInputError:
+        raise NapsimInputError(
+            where, "cap", f"'{cap}' is not a cap", "an integer 0-99, cmd, all or -"
+        ) from None
+
+
+def _check_kind_consistency(where: str, row: dict, kind: str) -> None:
+    """Each kind uses the columns its rules need (docs/rules.md D2), and no others that would mislead."""
+    orders = sum(row[c] for c in ORDER_COLUMNS)
+    if kind == "section":
+        if row["section"] == "-":
+            raise NapsimInputError(where, "section", "a section card must name its section", "L, C, R")
+        own = f"orders_{row['section'].lower()}"
+        others = [c for c in ORDER_COLUMNS if c != own and row[c]]
+        if others:
+            raise NapsimInputError(
+                where, others[0], "a section card orders only in its own section", "0"
+            )
+        if row["equal_to_command"] == 0 and row[own] == 0:
+            raise NapsimInputError(
+                where, own, "a section card needs orders in its section or equal_to_command=1", "1-9"
+            )
+    elif kind == "multi":
+        if row["section"] != "-":
+            raise NapsimInputError(where, "section", "a multi-section card names no section", "-")
+        if orders == 0:
+            raise NapsimInputError(where, "orders_l", "a multi-section card needs orders", "0-9 each")
+    elif orders:
+        raise NapsimInputError(
+            where, "orders_l", f"a {kind} card has no fixed section orders; use cap", "0"
+        )

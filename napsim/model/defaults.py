@@ -1,0 +1,16 @@
+"""The values napsim uses when a user leaves them out: the seed, and the chunk sizes.
+
+The three chunk sizes are different things and keep different values:
+
+- `SIM_CHUNK`: games per kernel call of `napsim simulate` (and `Simulation.run`); the results
+  do not depend on it.
+- `STUDY_CHUNK`: games per chunk file of a study whose file gives no `chunk`. It is part of the
+  study's identity: chunk files, the target-error stopping point and resume follow it.
+- `ODDS_CHUNK`: simulated hands per kernel call of the odds commands; the results do not depend
+  on it.
+"""
+
+SEED = 20261130
+SIM_CHUNK = 20_000
+STUDY_CHUNK = 10_000
+ODDS_CHUNK = 2_000_000

@@ -1,0 +1,108 @@
+"""Scripted policies as parameter vectors the kernels read (docs/rules.md section P).
+
+A policy is a name plus float parameters. `greedy` scores every legal (hand card, rack card,
+placement) by weighted effective orders plus bonuses (P1), keeps the better Scout card (P2),
+March Moves with its stars when units are free (P3) and plays First Strike with a probability
+(P7). `random` picks uniformly among legal plays and otherwise uses the same parameters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from napsim.model.errors import NapsimInputError
+
+KIND_GREEDY, KIND_RANDOM = 0, 1
+KINDS = {"greedy": KIND_GREEDY, "random": KIND_RANDOM}
+
+# index of each parameter in the packed vector
+PARAMS = {
+    "kind": 0,             # 0 greedy, 1 random
+    "w_l": 1,              # section weights for effective orders (P1)
+    "w_c": 2,
+    "w_r": 3,
+    "march_bonus": 4,      # score per unit March-Moved with stars (P1, P3)
+    "tactician_bonus": 5,  # score per Tactician card drawn (P1)
+    "scout_bonus": 6,      # score for playing a Scout (draw two keep one)
+    "keep_weight": 7,      # minus this times the single-card value of the hand card played
+    "deny_weight": 8,      # minus this times the best single value left on the rack
+    "march_prob": 9,       # P3: probability of March Moving when units are free
+    "first_strike_prob": 10,  # P7: probability per opponent turn of playing a held First Strike
+    "tactician_use_prob": 11,  # probability per own turn of playing one held Tactician card
+    "g_spend_mode": 12,    # P4: 0 at every chance, 1 when the card orders >= g_threshold, 2 Assaults
+    "g_threshold": 13,     # P4: effective orders of the French card that make a counter worth it
+    "g_gain_mode": 14,     # P5: 0 always trade a Scout draw for a counter, 1 never, 2 below n held
+    "g_gain_below": 15,    # P5: the n of mode 2
+    "corps_own_min": 16,   # P6 (LGB): a Corps commander without a gift plays his best own card
+                           # when it scores at least this
+    "corps_swap_margin": 17,  # P6 (LGB): he discards the CIC's card for his best own card when
+                              # that scores more than this above the gift
+}
+N_PARAMS = len(PARAMS)
+
+DEFAULTS = {
+    "greedy": dict(kind=0, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
+                   scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=1.0,
+                   first_strike_prob=0.5, tactician_use_prob=0.5, g_spend_mode=0,
+                   g_threshold=3, g_gain_mode=0, g_gain_below=3, corps_own_min=2.0,
+                   corps_swap_margin=1.0),
+    "random": dict(kind=1, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
+                   scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=0.5,
+                   first_strike_prob=0.5, tactician_use_prob=0.5, g_spend_mode=0,
+                   g_threshold=3, g_gain_mode=0, g_gain_below=3, corps_own_min=2.0,
+                   corps_swap_margin=1.0),
+}
+_RANGES = {"kind": (0, 1), "march_prob": (0, 1), "first_strike_prob": (0, 1),
+           "tactician_use_prob": (0, 1), "g_threshold": (0, 99), "g_gain_below": (0, 99)}
+_CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2)}
+SPEND_MODES = {"always": 0, "threshold": 1, "assault": 2}
+GAIN_MODES = {"always": 0, "never": 1, "below": 2}
+
+
+def policy_vector(name: str, overrides: dict[str, float] | None = None,
+                  where: str = "--policy") -> np.ndarray:
+    """The packed float64 parameter vector of a named policy with overrides applied."""
+    if name not in DEFAULTS:
+        raise NapsimInputError(where, "policy", f"unknown policy '{name}'", ", ".join(DEFAULTS))
+    params = dict(DEFAULTS[name])
+    for key, value in (overrides or {}).items():
+        if key not in PARAMS or key == "kind":
+            allowed = ", ".join(k for k in PARAMS if k != "kind")
+            raise NapsimInputError(where, key, "unknown policy parameter", allowed)
+        if key in _CHOICES and isinstance(value, str) and not value.lstrip("-").isdigit():
+            names = SPEND_MODES if key == "g_spend_mode" else GAIN_MODES
+            if value not in names:
+                raise NapsimInputError(where, key, f"'{value}' is not a mode", ", ".join(names))
+            value = names[value]
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise NapsimInputError(where, key, f"{value!r} is not a number", "numbers") from None
+        if key in _CHOICES and v not in _CHOICES[key]:
+            names = SPEND_MODES if key == "g_spend_mode" else GAIN_MODES
+            raise NapsimInputError(where, key, f"{value!r} is not a mode",
+                                   ", ".join(f"{k} ({n})" for k, n in names.items()))
+        lo, hi = _RANGES.get(key, (-1e6, 1e6))
+        if not lo <= v <= hi:
+            raise NapsimInputError(where, key, f"{v} is out of range", f"{lo}..{hi}")
+        params[key] = v
+    vec = np.zeros(N_PARAMS, np.float64)
+    for key, idx in PARAMS.items():
+        vec[idx] = params[key]
+    return vec
+
+
+def parse_policy_option(text: str, where: str = "--policy") -> list[tuple[str, dict]]:
+    """'greedy,random' or 'greedy:w_c=2,random' -> [(name, overrides) per side]."""
+    out = []
+    for part in text.split(","):
+        name, _, rest = part.strip().partition(":")
+        overrides = {}
+        for item in filter(None, rest.split(";")):
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise NapsimInputError(where, "policy", f"cannot read '{item}'",
+                                       "name:param=value;param=value")
+            overrides[key.strip()] = value.strip()
+        out.append((name.strip(), overrides))
+    return out

@@ -1,0 +1,285 @@
+"""Scenario files (TOML): the battlefield as napsim knows it (docs/rules.md S1).
+
+Per side: name, Command hand size, starting Tactician cards, Guerrilla counters, square event
+rates (E11); per section: infantry, cavalry, artillery, leaders and how many units are Spanish.
+Per game: format, deck, turns per side (V1), who moves first.
+
+Formats (docs/rules.md, E, M, L): `standard`, `epic1`, `epic2`, `epic3`, `epic4` (1-4 players a side) and
+`lgb` (La Grande Battles, six sections). Sections are given either as the three EPIC sections
+L, C, R or as the six LGB sections L1 L2 C1 C2 R1 R2; the other view is derived (a pair is merged,
+or a section split in two with the odd unit in its first half), so one army can be played in
+every format. The multi-player formats read a few more side keys: `cic_section` (epic3: the
+section the CIC commands), `corps_hand`, `corps_tactician` and `corps_guerrilla` (lgb: one value
+per Corps commander, left, centre, right wing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from napsim.model.cards import SECTIONS
+from napsim.model.errors import NapsimInputError
+from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
+
+SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
+FORMATS = ("standard", "epic1", "epic2", "epic3", "epic4", "lgb")
+LGB_SECTIONS = ("L1", "L2", "C1", "C2", "R1", "R2")
+UNIT_TYPES = ("infantry", "cavalry", "artillery")
+SECTION_KEYS = (*UNIT_TYPES, "leaders", "spanish")
+SIDE_KEYS = (
+    "name", "hand", "tactician", "guerrilla", "guerrilla_rule", "square_form", "square_leave",
+    "french", "sections", "cic_section", "corps_hand", "corps_tactician", "corps_guerrilla",
+)
+SCENARIO_KEYS = ("name", "format", "deck", "turns", "first", "description", "examples",
+                 "guerrilla_pool")
+GUERRILLA_RULES = ("off", "base", "epic")
+# Open readings of the rule texts (docs/rules.md, "Rule options"): the optional [rules] table of a
+# scenario picks one per point; the first value is the default, the most literal reading.
+RULE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "initiative": ("no_card", "no_card_no_orders"),            # M6.2, M8.2
+    "same_section_receiver": ("two_commanders", "one_commander"),  # E4 with M6.1, M8.1
+    "cic_keeps": ("one", "both"),                              # M6.1
+    "guerrilla_share": ("lost", "shared"),                     # G6
+    "elan_order": ("draw_first", "shuffle_first"),             # E9.4, L9
+    "counter_attack_copies": ("either", "hand"),               # D3 counter_attack
+}
+DEFAULT_RULES: dict[str, str] = {k: v[0] for k, v in RULE_OPTIONS.items()}
+
+
+@dataclass(frozen=True)
+class Section:
+    """Units of one side in one section (S1)."""
+
+    infantry: int
+    cavalry: int
+    artillery: int
+    leaders: int
+    spanish: int
+
+    @property
+    def units(self) -> int:
+        return self.infantry + self.cavalry + self.artillery
+
+
+@dataclass(frozen=True)
+class Side:
+    """One army: hand sizes, starting cards and counters, squares, units per section."""
+
+    key: str
+    name: str
+    hand: int
+    tactician: int
+    guerrilla: int
+    guerrilla_rule: str
+    square_form: float
+    square_leave: float
+    french: bool
+    sections: tuple[Section, ...]          # the three EPIC sections L, C, R
+    lgb_sections: tuple[Section, ...] = ()  # the six LGB sections L1 L2 C1 C2 R1 R2
+    cic_section: int = 1                   # epic3: the section the CIC commands (0 L, 1 C, 2 R)
+    corps_hand: tuple[int, int, int] = (0, 0, 0)       # lgb: Command cards per Corps commander
+    corps_tactician: tuple[int, int, int] = (0, 0, 0)  # lgb: Tactician cards per Corps commander
+    corps_guerrilla: tuple[int, int, int] = (0, 0, 0)  # lgb: Guerrilla counters per Corps commander
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario file."""
+
+    name: str
+    path: Path
+    format: str
+    deck: str
+    turns: int
+    first: int
+    sides: tuple[Side, ...]
+    description: str = ""
+    examples: str = ""
+    guerrilla_pool: int = 0
+    sha256: str = field(default="", repr=False)
+    rules: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_RULES))  # RULE_OPTIONS
+
+    def rule(self, name: str) -> str:
+        """The reading in force for one open point (a key of RULE_OPTIONS)."""
+        return self.rules[name]
+
+
+def builtin_scenarios() -> list[str]:
+    """Names of the scenario files shipped with napsim."""
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+
+
+def resolve_scenario_path(name_or_path: str | Path) -> Path:
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        if not p.is_file():
+            raise NapsimInputError(str(p), None, "scenario file not found")
+        return p
+    builtin = SCENARIO_DIR / f"{name_or_path}.toml"
+    if not builtin.is_file():
+        raise NapsimInputError(str(name_or_path), "scenario", "unknown scenario name",
+                               ", ".join(builtin_scenarios()) + " or a .toml path")
+    return builtin
+
+
+def load_scenario(name_or_path: str | Path, overrides: dict | None = None) -> Scenario:
+    """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values."""
+    path = resolve_scenario_path(name_or_path)
+    raw = path.read_bytes()
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise NapsimInputError(str(path), None, f"not valid TOML: {e}") from None
+    for dotted, value in (overrides or {}).items():
+        apply_override(data, dotted, value, str(path))
+    return parse_scenario(data, path, hashlib.sha256(raw).hexdigest())
+
+
+def apply_override(data: dict, dotted: str, value, where: str) -> None:
+    """Set data[a][b][c] = value for 'a.b.c'; every step but the last must already exist."""
+    keys = dotted.split(".")
+    if keys[0] == "rules" and len(keys) == 2:
+        data.setdefault("rules", {})  # the [rules] table is optional in a scenario file
+    node = data
+    for i, k in enumerate(keys[:-1]):
+        if not isinstance(node, dict) or k not in node:
+            valid = ", ".join(node) if isinstance(node, dict) else "(none)"
+            raise NapsimInputError(where, ".".join(keys[: i + 1]), "unknown parameter path", valid)
+        node = node[k]
+    if not isinstance(node, dict):
+        raise NapsimInputError(where, dotted, "unknown parameter path")
+    node[keys[-1]] = value
+
+
+def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
+    """Validate a parsed TOML document into a Scenario."""
+    where = str(path)
+    check_keys(where, data, ("scenario", "sides", "rules"), ("scenario", "sides"))
+    head = data["scenario"]
+    w = f"{where}: [scenario]"
+    check_keys(w, head, SCENARIO_KEYS, ("name", "format", "deck", "turns", "first"))
+    fmt = get_choice(w, head, "format", FORMATS)
+    turns = get_int(w, head, "turns", 1, 10_000)
+    sides_raw = data["sides"]
+    if not isinstance(sides_raw, dict) or len(sides_raw) != 2:
+        raise NapsimInputError(where, "sides", "need exactly two sides", "[sides.A] and [sides.B]")
+    sides = tuple(_parse_side(f"{where}: [sides.{k}]", k, v, fmt) for k, v in sides_raw.items())
+    first_key = get_choice(w, head, "first", tuple(sides_raw))
+    deck = get_str(w, head, "deck")
+    for i, s in enumerate(sides):
+        w_side = f"{where}: [sides.{s.key}]"
+        if fmt == "lgb" and s.guerrilla_rule == "base":
+            raise NapsimInputError(w_side, "guerrilla_rule",
+                                   "La Grande Battles plays the EPIC clarifications (G4-G6)", "off, epic")
+        if fmt == "lgb" and s.guerrilla_rule == "off" and any(s.corps_guerrilla):
+            raise NapsimInputError(w_side, "corps_guerrilla",
+                                   "Corps counters but the guerrilla rule is off",
+                                   "[0, 0, 0], or guerrilla_rule = epic")
+        if s.guerrilla and not any(sec.spanish for sec in s.sections):
+            raise NapsimInputError(w_side, "guerrilla",
+                                   "guerrilla counters for a side without Spanish units", "0")
+        if s.guerrilla_rule != "off":
+            if not any(sec.spanish for sec in s.sections):
+                raise NapsimInputError(w_side, "guerrilla_rule",
+                                       "guerrilla rule on for a side without Spanish units", "off")
+            if not sides[1 - i].french:
+                raise NapsimInputError(w_side, "guerrilla_rule",
+                                       "guerrilla rule on but the other side is not French "
+                                       "(french = true)", "off")
+            if s.guerrilla_rule == "epic" and fmt == "standard":
+                raise NapsimInputError(w_side, "guerrilla_rule",
+                                       "the EPIC clarifications (G4-G6) need an EPIC format", "off, base")
+        elif s.guerrilla:
+            raise NapsimInputError(w_side, "guerrilla_rule",
+                                   f"{s.guerrilla} counters but the guerrilla rule is off", "base, epic")
+    any_rule = any(s.guerrilla_rule != "off" for s in sides)
+    pool = get_int(w, head, "guerrilla_pool", 0, 99, ... if any_rule else 0)
+    return Scenario(
+        name=get_str(w, head, "name"), path=path, format=fmt, deck=deck, turns=turns,
+        first=list(sides_raw).index(first_key), sides=sides,
+        description=get_str(w, head, "description", ""), examples=get_str(w, head, "examples", ""),
+        guerrilla_pool=pool, sha256=sha256, rules=parse_rules(where, data.get("rules", {})),
+    )
+
+
+def parse_rules(where: str, table) -> dict[str, str]:
+    """The [rules] table: one reading per open point, the literal reading where not given."""
+    w = f"{where}: [rules]"
+    if not isinstance(table, dict):
+        raise NapsimInputError(where, "rules", "not a table", "[rules] with " + ", ".join(RULE_OPTIONS))
+    check_keys(w, table, tuple(RULE_OPTIONS))
+    return {k: get_choice(w, table, k, v, v[0]) for k, v in RULE_OPTIONS.items()}
+
+
+def _parse_section(w: str, table: dict) -> Section:
+    check_keys(w, table, SECTION_KEYS, (*UNIT_TYPES, "leaders"))
+    inf, cav, art = (get_int(w, table, u, 0, 99) for u in UNIT_TYPES)
+    leaders = get_int(w, table, "leaders", 0, 20)
+    spanish = get_int(w, table, "spanish", 0, 99, 0)
+    if spanish > inf + cav + art:
+        raise NapsimInputError(w, "spanish", f"{spanish} Spanish units but only "
+                               f"{inf + cav + art} units in the section", f"0-{inf + cav + art}")
+    return Section(inf, cav, art, leaders, spanish)
+
+
+def _merge(a: Section, b: Section) -> Section:
+    return Section(a.infantry + b.infantry, a.cavalry + b.cavalry, a.artillery + b.artillery,
+                   a.leaders + b.leaders, a.spanish + b.spanish)
+
+
+def _split(x: Section) -> tuple[Section, Section]:
+    """Halves of a section (the odd unit, leader or Spanish unit in the first), Spanish units
+    kept within each half's units."""
+    first = Section(*((v + 1) // 2 for v in (x.infantry, x.cavalry, x.artillery, x.leaders, 0)))
+    second = Section(x.infantry - first.infantry, x.cavalry - first.cavalry,
+                     x.artillery - first.artillery, x.leaders - first.leaders, 0)
+    sp1 = min(first.units, (x.spanish + 1) // 2)
+    sp2 = x.spanish - sp1
+    if sp2 > second.units:
+        sp1, sp2 = x.spanish - second.units, second.units
+    return (Section(first.infantry, first.cavalry, first.artillery, first.leaders, sp1),
+            Section(second.infantry, second.cavalry, second.artillery, second.leaders, sp2))
+
+
+def _triple(where: str, t: dict, key: str, lo: int, hi: int, required: bool) -> tuple[int, int, int]:
+    """Three integers (left, centre, right wing Corps commanders)."""
+    if key not in t:
+        if required:
+            raise NapsimInputError(where, key, "missing required key for format lgb",
+                                   f"three integers {lo}-{hi}, e.g. [4, 4, 4]")
+        return (0, 0, 0)
+    v = t[key]
+    if (not isinstance(v, list) or len(v) != 3
+            or any(isinstance(i, bool) or not isinstance(i, int) or not lo <= i <= hi for i in v)):
+        raise NapsimInputError(where, key, f"{v!r} is not three integers {lo}-{hi}",
+                               f"[left, centre, right] with integers {lo}-{hi}")
+    return (v[0], v[1], v[2])
+
+
+def _parse_side(where: str, key: str, t: dict, fmt: str = "epic1") -> Side:
+    check_keys(where, t, SIDE_KEYS, ("name", "hand", "tactician", "sections"))
+    secs = t["sections"]
+    if isinstance(secs, dict) and set(secs) & set(LGB_SECTIONS):
+        check_keys(f"{where}.sections", secs, LGB_SECTIONS, LGB_SECTIONS)
+        six = tuple(_parse_section(f"{where}.sections.{s}", secs[s]) for s in LGB_SECTIONS)
+        three = tuple(_merge(six[2 * i], six[2 * i + 1]) for i in range(3))
+    else:
+        check_keys(f"{where}.sections", secs, SECTIONS + LGB_SECTIONS, SECTIONS)
+        three = tuple(_parse_section(f"{where}.sections.{s}", secs[s]) for s in SECTIONS)
+        six = tuple(h for x in three for h in _split(x))
+    lgb = fmt == "lgb"
+    return Side(
+        key=key, name=get_str(where, t, "name"), hand=get_int(where, t, "hand", 1, 20),
+        tactician=get_int(where, t, "tactician", 0, 50), guerrilla=get_int(where, t, "guerrilla", 0, 9, 0),
+        guerrilla_rule=get_choice(where, t, "guerrilla_rule", GUERRILLA_RULES, "off"),
+        square_form=get_float(where, t, "square_form", 0.0, 1.0, 0.0),
+        square_leave=get_float(where, t, "square_leave", 0.0, 1.0, 0.5),
+        french=get_bool(where, t, "french", False), sections=three, lgb_sections=six,
+        cic_section=SECTIONS.index(get_choice(where, t, "cic_section", SECTIONS, "C")),
+        corps_hand=_triple(where, t, "corps_hand", 0, 20, lgb),
+        corps_tactician=_triple(where, t, "corps_tactician", 0, 20, lgb),
+        corps_guerrilla=_triple(where, t, "corps_guerrilla", 0, 9, False),
+    )

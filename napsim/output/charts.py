@@ -1,0 +1,510 @@
+"""Charts of a study, drawn with matplotlib from the tidy frames of `napsim.output.frames`.
+
+Figures are `matplotlib.figure.Figure` objects built without pyplot (`napsim.output.chartkit`
+renders and writes them); a notebook simply displays the Figure that `StudyResult.plot` returns.
+
+Engine studies: ``main`` (the main metric against the sweep, 95% bands), ``sweep`` (every reported
+metric), ``convergence`` (running estimate and interval against games, at chunk granularity),
+``distribution`` (per-game distributions), ``rack_wait`` (turns a card waits on the Courier Rack,
+by kind) and ``heatmap`` (effective orders per turn, section by sweep point: the kernel does not
+record orders turn by turn, so the heat map's columns are sweep points, and its title says so).
+Odds studies: ``odds`` (simulated answers with intervals over the exact values). A study that
+sweeps a side's starting Guerrilla counters (``sides.<k>.guerrilla``) also gets ``guerrilla``: French
+orders denied per game against the starting counters, one line per spending policy (docs/rules.md P4).
+A study that sweeps ``scenario.format`` also gets ``tactician``: the Tactician cards the main side
+holds at the start of each of its turns, one line per point (the flow of Tactician cards by format).
+
+Large sweeps stay readable: a line chart with more than `MAX_LINES` lines draws the main side only
+and pins the swept paths with the most values to their first value, and the heat map shows at most
+`MAX_COLUMNS` points; the legend or title says what was pinned.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from napsim.model.errors import NapsimInputError
+from napsim.output.chartkit import (
+    MAX_COLUMNS,
+    MAX_LINES,
+    MAX_PANELS,
+    RC,
+    Chart,
+    games_note,
+    games_tick,
+    numeric,
+    palette,
+    panels,
+    point_label,
+    render,
+    short,
+    shown_points,
+    side_name,
+    write_chart,
+    x_path,
+)
+
+ENGINE_KINDS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")
+ODDS_KINDS = ("odds",)
+GUERRILLA_METRIC = "g_denied_effective"
+
+__all__ = ["Chart", "all_charts", "figure", "render", "write_chart"]
+
+
+# --------------------------------------------------------------------------------------------
+# engine charts
+
+
+def _pin_lines(inp: dict, df, others: list[str], n_sides: int):
+    """Past MAX_LINES lines: the main side only, and the swept paths with the most values pinned to
+    their first value until few enough lines remain. Returns (rows, paths still split, note)."""
+    sizes = {p: len(set(inp["spec"]["sweep"][p])) for p in others}
+    if n_sides * math.prod(sizes.values()) <= MAX_LINES:
+        return df, others, ""
+    main = inp["spec"].get("main_side")
+    if main in set(df["side_key"]):
+        df = df[df["side_key"] == main]
+    pinned = []
+    for p in sorted(others, key=lambda q: -sizes[q]):
+        if math.prod(sizes[q] for q in others if q not in pinned) <= MAX_LINES:
+            break
+        pinned.append(p)
+    for p in pinned:
+        df = df[df[p] == inp["spec"]["sweep"][p][0]]
+    note = f"side {main} only" + "".join(f", {short(p, inp['side_keys'])}={inp['spec']['sweep'][p][0]}"
+                                         for p in pinned)
+    return df, [p for p in others if p not in pinned], note
+
+
+def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
+    """One metric against the sweep: a line per side (and per value of the other swept paths),
+    with its 95% interval as a band (or error bars when the x axis is categorical)."""
+    summ = inp["summary"]
+    df = summ[summ["metric"] == metric]
+    xp = x_path(inp)
+    # with no numeric path the sweep points themselves are the (categorical) x axis
+    others = [p for p in inp["sweep"] if p != xp] if xp else []
+    df, others, pin_note = _pin_lines(inp, df, others, df["side_key"].nunique())
+    groups = list(df.groupby(["side_key", *others], sort=False)) if others else \
+        list(df.groupby(["side_key"], sort=False))
+    colors = palette(len(groups))
+    order = {p["id"]: i for i, p in enumerate(inp["points"])}
+    for (key, *rest), g in groups:
+        g = g.sort_values(xp) if xp else g.assign(_o=g["point"].map(order)).sort_values("_o")
+        label = side_name(inp, key)
+        if rest:
+            label += " · " + ", ".join(f"{short(p, inp['side_keys'])}={v}"
+                                       for p, v in zip(others, rest, strict=True))
+        c = colors.pop(0)
+        if xp:
+            x = g[xp].to_numpy(float)
+            ax.plot(x, g["value"], marker="o", ms=3.5, lw=1.4, color=c, label=label)
+            ax.fill_between(x, g["ci_low"], g["ci_high"], color=c, alpha=0.22, lw=0)
+        else:
+            x = np.arange(len(g))
+            yerr = np.vstack([g["value"] - g["ci_low"], g["ci_high"] - g["value"]])
+            ax.errorbar(x, g["value"], yerr=np.nan_to_num(yerr), marker="o", ms=4, lw=1.2, capsize=3,
+                        color=c, label=label)
+            labels = [point_label(inp, next(p for p in inp["points"] if p["id"] == pid), None)
+                      for pid in g["point"]]
+            ax.set_xticks(x, labels, rotation=30 if len(x) > 3 else 0, ha="right" if len(x) > 3 else "center")
+    if xp:
+        xs = sorted(set(inp["spec"]["sweep"][xp]))
+        if len(xs) <= 15:
+            ax.set_xticks(xs)
+    ax.set_xlabel(xp if xp else "sweep point")
+    ax.set_ylabel(metric)
+    ax.grid(alpha=0.3)
+    if legend and groups:
+        ax.legend(loc="best", frameon=False, title=pin_note or None, title_fontsize=7)
+
+
+def main_figure(inp: dict, metric: str | None = None, ax=None):
+    spec = inp["spec"]
+    metric = metric or spec["main_metric"]
+    if ax is None:
+        with matplotlib.rc_context(RC):
+            fig = Figure(figsize=(7.5, 4.4), layout="constrained")
+            ax = fig.subplots()
+    sweep_axes(ax, inp, metric)
+    ax.set_title(f"{spec['name']}: {metric}\n95% intervals; {games_note(inp)}; common random numbers")
+    return ax.figure
+
+
+def _kind_note(inp: dict, metric: str) -> str:
+    kinds = inp["summary"].loc[inp["summary"]["metric"] == metric, "kind"]
+    return {"mean_per_game": " (mean per game)", "mean_per_turn": " (mean per turn)",
+            "rate": " (rate)"}.get(kinds.iloc[0] if len(kinds) else "", "")
+
+
+def sweep_figure(inp: dict, metrics: list[str] | None = None):
+    """Every reported metric against the sweep; metrics equal at every point and side (a rule
+    fixes them, e.g. the rack's 5-4-3 cycle) are named in the title instead of drawn flat."""
+    summ = inp["summary"]
+    metrics = metrics or inp["spec"]["metrics"]
+    flat = [m for m in metrics if summ.loc[summ["metric"] == m, "value"].nunique() == 1]
+    flat = flat if len(flat) < len(metrics) else []
+    drawn = [m for m in metrics if m not in flat][:MAX_PANELS]
+    fig, axes = panels(max(len(drawn), 1))
+    for i, (ax, m) in enumerate(zip(axes, drawn, strict=False)):
+        sweep_axes(ax, inp, m, legend=i == 0)
+        ax.set_title(m + _kind_note(inp, m))
+    title = f"{inp['spec']['name']}: reported metrics against the sweep (95% intervals)"
+    if flat:
+        vals = ", ".join(f"{m} = {summ.loc[summ['metric'] == m, 'value'].iloc[0]:.4g}" for m in flat)
+        title += f"\nthe same at every point and side (not drawn): {vals}"
+    fig.suptitle(title)
+    return fig
+
+
+def convergence_figure(inp: dict, ax=None):
+    """Running estimate of the main metric and its 95% interval after every chunk, per point."""
+    spec = inp["spec"]
+    conv = inp["convergence"]
+    conv = conv[conv["side_key"] == spec["main_side"]]
+    points = [p for p in inp["points"] if p["id"] in set(conv["point"])][:MAX_PANELS]
+    if ax is not None:
+        points = points[:1]
+        axes = [ax]
+        fig = ax.figure
+    else:
+        fig, axes = panels(max(len(points), 1), ncols=4, w=3.4, h=2.5)
+    for a, p in zip(axes, points, strict=False):
+        g = conv[conv["point"] == p["id"]].sort_values("games")
+        a.plot(g["games"], g["value"], marker="o", ms=2.5, lw=1.2, color="C0")
+        a.fill_between(g["games"], g["ci_low"], g["ci_high"], color="C0", alpha=0.25, lw=0)
+        a.axhline(g["value"].iloc[-1], color="0.4", lw=0.8, ls="--")
+        a.set_title(point_label(inp, p), fontsize=8)
+        a.xaxis.set_major_locator(MaxNLocator(4, integer=True))
+        a.xaxis.set_major_formatter(FuncFormatter(games_tick))
+        a.set_xlabel("games")
+        a.grid(alpha=0.3)
+    if axes:
+        axes[0].set_ylabel(spec["main_metric"])
+    fig.suptitle(f"Convergence of {spec['main_metric']} (side {side_name(inp, spec['main_side'])}):\n"
+                 "running estimate and 95% interval at every chunk boundary")
+    return fig
+
+
+def distribution_figure(inp: dict, metric: str | None = None, ax=None):
+    """Per-game distribution of a metric (share of games per value), one line per point."""
+    spec = inp["spec"]
+    dist = inp["distribution"]
+    metrics = [metric] if metric else spec["distribution"][:MAX_PANELS]
+    if ax is not None:
+        metrics, axes, fig = metrics[:1], [ax], ax.figure
+    else:
+        fig, axes = panels(len(metrics), ncols=2, w=5.5, h=3.4)
+    for a, m in zip(axes, metrics, strict=True):
+        d = dist[(dist["metric"] == m) & (dist["side_key"] == spec["main_side"])]
+        pts, note = shown_points(inp)
+        for p, c in zip(pts, palette(len(pts)), strict=True):
+            g = d[d["point"] == p["id"]].sort_values("value")
+            if g.empty:
+                continue
+            a.step(g["value"], g["share"], where="mid", lw=1.2, color=c, label=point_label(inp, p))
+        a.set_xlabel(f"{m} per game")
+        a.set_ylabel("share of games")
+        a.set_title(f"{m} (side {side_name(inp, spec['main_side'])}){note}")
+        a.grid(alpha=0.3)
+        a.legend(frameon=False, fontsize=6.5)
+    fig.suptitle(f"Per-game distributions — {spec['name']}")
+    return fig
+
+
+def rack_wait_figure(inp: dict, ax=None):
+    """Turns a card waits on the Courier Rack before it is taken, by card kind, per point."""
+    rw = inp["rack_wait"]
+    kinds = [k for k in ("section", "multi", "tactic", "other") if rw[rw["kind"] == k]["cards"].sum() > 0]
+    if ax is not None:
+        kinds, axes, fig = kinds[:1], [ax], ax.figure
+    else:
+        fig, axes = panels(max(len(kinds), 1), ncols=3, w=4.0, h=3.0)
+    if not kinds:
+        axes[0].text(0.5, 0.5, "no cards taken from a Courier Rack\n(standard format?)", ha="center",
+                     va="center", transform=axes[0].transAxes)
+        axes[0].set_axis_off()
+    pts, note = shown_points(inp)
+    colors = palette(len(pts))
+    for a, kind in zip(axes, kinds, strict=False):
+        d = rw[rw["kind"] == kind]
+        tot = d.groupby("wait_turns")["cards"].sum().sort_index()
+        xmax = int(tot.index[np.searchsorted(tot.cumsum().to_numpy(), 0.995 * tot.sum())]) + 1
+        for p, c in zip(pts, colors, strict=True):
+            g = d[d["point"] == p["id"]].sort_values("wait_turns")
+            if g.empty:
+                continue
+            n = g["cards"].sum()
+            mean = float((g["wait_turns"] * g["cards"]).sum() / n)
+            g = g[g["wait_turns"] <= xmax]
+            a.plot(g["wait_turns"], g["cards"] / n, marker=".", ms=3, lw=1.1, color=c,
+                   label=f"{point_label(inp, p)} (mean {mean:.2f})")
+        a.set_title(f"{kind} cards{note}")
+        a.set_xlabel("turns waited on the rack")
+        a.set_ylabel("share of cards taken")
+        a.grid(alpha=0.3)
+        a.legend(frameon=False, fontsize=6)
+    fig.suptitle(f"Courier Rack waiting times by card kind — {inp['spec']['name']}")
+    return fig
+
+
+def heatmap_figure(inp: dict, ax=None):
+    """Effective orders per turn: section (rows) by sweep point (columns), one panel per side.
+
+    The kernel returns per-game totals, not a turn-by-turn record, so a section-by-turn map cannot
+    be drawn without changing the engine; section by sweep point is the closest honest picture."""
+    summ = inp["summary"]
+    secs = ("L", "C", "R")
+    sides = inp["side_keys"]
+    points, note = shown_points(inp, MAX_COLUMNS)
+    if ax is not None:
+        sides, axes, fig = sides[:1], [ax], ax.figure
+    else:
+        fig, axes = panels(len(sides), ncols=1, w=max(7.5, 0.62 * len(points) + 3.0), h=3.2)
+    xp = x_path(inp)
+    if note and xp:  # the pinned values are in the title: label the columns by the x value only
+        labels = [f"{short(xp, inp['side_keys'])}={p['params'][xp]}" for p in points]
+    else:
+        labels = [point_label(inp, p) for p in points]
+    want = [f"effective_per_turn_{s}" for s in secs]
+    vals = summ.loc[summ["metric"].isin(want), "value"]
+    vmin, vmax = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
+    for a, key in zip(axes, sides, strict=True):
+        m = np.full((3, len(points)), np.nan)
+        for j, p in enumerate(points):
+            for i, s in enumerate(secs):
+                v = summ[(summ["point"] == p["id"]) & (summ["side_key"] == key)
+                         & (summ["metric"] == f"effective_per_turn_{s}")]["value"]
+                if len(v):
+                    m[i, j] = v.iloc[0]
+        im = a.imshow(m, aspect="auto", cmap="YlOrRd", vmin=vmin, vmax=vmax)
+        a.set_yticks(range(3), [f"section {s}" for s in secs])
+        a.set_xticks(range(len(labels)), labels, rotation=35 if len(labels) > 2 else 0,
+                     ha="right" if len(labels) > 2 else "center", fontsize=7)
+        a.spines[:].set_visible(False)
+        for i in range(3):
+            for j in range(m.shape[1]):
+                if not math.isnan(m[i, j]):
+                    hi = m[i, j] > (vmin + vmax) / 2
+                    a.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=6.5,
+                           color="white" if hi else "black")
+        a.set_title(f"side {side_name(inp, key)}")
+        fig.colorbar(im, ax=a, label="effective orders per turn", shrink=0.9)
+    pinned = f"\n{note.strip()}" if note else ""
+    fig.suptitle(f"Effective orders per turn by section and sweep point{pinned}\n(the kernel records no "
+                 "turn-by-turn data, so the columns are sweep points, not turns)")
+    return fig
+
+
+def guerrilla_paths(inp: dict) -> tuple[str, str | None, list[str]] | None:
+    """(starting-counters path, spending-policy path or None, the other swept paths) of a study that
+    sweeps a side's starting Guerrilla counters over several numbers; None otherwise."""
+    sweep = inp["spec"]["sweep"]
+    counters = next((p for p in inp["sweep"] if p.startswith("sides.") and p.endswith(".guerrilla")
+                     and numeric(sweep[p]) and len(set(sweep[p])) > 1), None)
+    summ = inp["summary"]
+    if counters is None or summ.empty or GUERRILLA_METRIC not in set(summ["metric"]):
+        return None
+    policy = next((p for p in inp["sweep"] if p.startswith("policy.") and p.endswith(".g_spend_mode")),
+                  None)
+    return counters, policy, [p for p in inp["sweep"] if p not in (counters, policy)]
+
+
+def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
+    """French orders denied per game (the guerrilla side's row) against the starting Guerrilla
+    counters, one line per spending policy (P4), a panel per value of the other swept paths."""
+    counters, policy, rest = guerrilla_paths(inp)
+    metric = metric or GUERRILLA_METRIC
+    sweep, keys = inp["spec"]["sweep"], inp["side_keys"]
+    side = counters.split(".")[1]
+    side = side if side in keys else inp["spec"]["main_side"]
+    df = inp["summary"]
+    df = df[(df["metric"] == metric) & (df["side_key"] == side)]
+    pinned = []
+    while rest and math.prod(len(set(sweep[p])) for p in rest) > MAX_PANELS:
+        p = max(rest, key=lambda q: len(set(sweep[q])))
+        df = df[df[p] == sweep[p][0]]
+        pinned.append(f"{short(p, keys)}={sweep[p][0]}")
+        rest = [q for q in rest if q != p]
+    combos = [dict(zip(rest, c, strict=True)) for c in itertools.product(*(sweep[p] for p in rest))]
+    if ax is not None:
+        combos, axes, fig = combos[:1], [ax], ax.figure
+    else:
+        ncols = len(sweep[rest[-1]]) if rest else 1
+        fig, axes = panels(len(combos), ncols=min(ncols, 5), w=3.3, h=2.7)
+    lines = list(dict.fromkeys(sweep[policy])) if policy else [None]
+    colors = palette(len(lines))
+    lo, hi = df["ci_low"].min(), df["ci_high"].max()
+    for a, combo in zip(axes, combos, strict=False):
+        g = df
+        for p, v in combo.items():
+            g = g[g[p] == v]
+        for value, c in zip(lines, colors, strict=True):
+            d = (g[g[policy] == value] if policy else g).sort_values(counters)
+            if d.empty:
+                continue
+            x = d[counters].to_numpy(float)
+            a.plot(x, d["value"], marker="o", ms=3.5, lw=1.4, color=c,
+                   label=f"spend: {value}" if policy else metric)
+            a.fill_between(x, d["ci_low"], d["ci_high"], color=c, alpha=0.22, lw=0)
+        a.set_title(", ".join(f"{short(p, keys)}={v}" for p, v in combo.items()) or "all points", fontsize=8)
+        a.set_xticks(sorted(set(sweep[counters])))
+        a.set_xlabel(f"starting counters ({short(counters, keys)})")
+        a.set_ylabel(f"{metric} per game")
+        if np.isfinite(lo) and np.isfinite(hi):
+            a.set_ylim(min(0.0, lo), hi * 1.05 + 1e-9)
+        a.grid(alpha=0.3)
+    axes[0].legend(frameon=False, fontsize=7)
+    note = f" ({', '.join(pinned)} only)" if pinned else ""
+    fig.suptitle(f"{inp['spec']['name']}: French orders denied per game ({metric}, side "
+                 f"{side_name(inp, side)}) against starting Guerrilla counters{note}\none line per "
+                 "spending policy (docs/rules.md P4); 95% intervals; common random numbers")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# odds charts
+
+
+def tactician_figure(inp: dict, ax=None):
+    """Mean Tactician cards the main side holds at the start of each of its turns, per point."""
+    df = inp["tactician"]
+    main = inp["spec"].get("main_side") or inp["side_keys"][0]
+    if ax is None:
+        with matplotlib.rc_context(RC):
+            fig = Figure(figsize=(7.5, 4.4), layout="constrained")
+            ax = fig.subplots()
+    pts, note = shown_points(inp, MAX_LINES)
+    colors = palette(len(pts))
+    for p, c in zip(pts, colors, strict=True):
+        g = df[(df["point"] == p["id"]) & (df["side_key"] == main)]
+        ax.plot(g["turn"], g["held"], lw=1.4, color=c, label=point_label(inp, p))
+    ax.set_xlabel("turn of the side")
+    ax.set_ylabel("Tactician cards held (mean)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", frameon=False)
+    ax.set_title(f"{inp['spec']['name']}: Tactician cards held by {side_name(inp, main)} at the start "
+                 f"of each turn{note}\nmeans over {games_note(inp)}")
+    return ax.figure
+
+
+def _extra_kinds(inp: dict) -> tuple[str, ...]:
+    """Chart kinds a study gets from what it sweeps."""
+    if inp["kind"] != "engine":
+        return ()
+    out = ("guerrilla",) if guerrilla_paths(inp) else ()
+    if "scenario.format" in inp["sweep"] and "tactician" in inp:
+        out = (*out, "tactician")
+    return out
+
+
+def odds_figure(inp: dict, ax=None):
+    """Each single-outcome question: simulated answer (95% interval) over the exact value, per deck."""
+    df = inp["summary"]
+    df = df[df["n"] > 0]
+    single = [lab for lab, g in df.groupby("label", sort=False) if g.groupby("point").size().max() == 1]
+    single = single[:MAX_PANELS]
+    if ax is not None:
+        single, axes, fig = single[:1], [ax], ax.figure
+    else:
+        fig, axes = panels(max(len(single), 1), ncols=3, w=4.3, h=3.0)
+    by_hand = "hand" in inp["sweep"] and len(set(inp["spec"]["sweep"]["hand"])) > 1
+    for a, lab in zip(axes, single, strict=False):
+        g = df[df["label"] == lab]
+        decks = list(dict.fromkeys(g["deck"]))
+        rare = bool(g["exact"].max() < 1e-3) and bool((g["exact"] > 0).any())
+        for c, deck in zip(palette(len(decks)), decks, strict=True):
+            d = g[g["deck"] == deck].sort_values("hand")
+            x = d["hand"].to_numpy(float) if by_hand else np.arange(len(d))
+            if rare:  # too rare to simulate: exact on a log scale, the simulation's upper bound dotted
+                pos = d["exact"] > 0
+                a.plot(x[pos.to_numpy()], d["exact"][pos], color=c, lw=1.2, marker=".", label=f"{deck} exact")
+                a.plot(x, d["ci_high"], color=c, lw=1, ls=":", label=f"{deck} simulated 95% upper bound")
+                continue
+            a.plot(x, d["exact"], color=c, lw=1.2, label=f"{deck} exact")
+            yerr = np.vstack([d["simulated"] - d["ci_low"], d["ci_high"] - d["simulated"]])
+            a.errorbar(x, d["simulated"], yerr=np.nan_to_num(yerr), fmt="o", ms=3, color=c, capsize=2,
+                       label=f"{deck} simulated")
+        if rare:
+            a.set_yscale("log")
+            a.legend(frameon=False, fontsize=6)
+        a.set_title(lab + (" (log scale)" if rare else ""), fontsize=8.5)
+        a.set_xlabel("hand size" if by_hand else "point")
+        a.grid(alpha=0.3)
+    if single:
+        axes[0].legend(frameon=False, fontsize=6.5)
+    fig.suptitle(f"{inp['spec']['name']}: simulated (dots, 95% intervals) against exact (lines)")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# entry points
+
+
+def figure(inp: dict, kind: str = "main", metric: str | None = None, ax=None) -> Figure:
+    """The Figure of one chart kind (see the module docstring)."""
+    kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
+    if kind not in kinds:
+        raise NapsimInputError("plot", "kind", f"{kind!r} is not a chart of this study", ", ".join(kinds))
+    if kind == "guerrilla":
+        return guerrilla_figure(inp, metric, ax)
+    if kind == "tactician":
+        return tactician_figure(inp, ax)
+    if kind == "main":
+        return main_figure(inp, metric, ax)
+    if kind == "sweep":
+        if ax is not None:
+            sweep_axes(ax, inp, metric or inp["spec"]["main_metric"])
+            return ax.figure
+        return sweep_figure(inp, [metric] if metric else None)
+    if kind == "convergence":
+        return convergence_figure(inp, ax)
+    if kind == "distribution":
+        return distribution_figure(inp, metric, ax)
+    if kind == "rack_wait":
+        return rack_wait_figure(inp, ax)
+    if kind == "heatmap":
+        return heatmap_figure(inp, ax)
+    return odds_figure(inp, ax)
+
+
+CAPTIONS = {
+    "main": "The main metric against the sweep; bands are 95% intervals.",
+    "sweep": "Every reported metric against the sweep; bands are 95% intervals.",
+    "convergence": "Running estimate of the main metric and its 95% interval at each chunk boundary; "
+                   "the dashed line is the final estimate.",
+    "distribution": "Share of games by per-game value.",
+    "rack_wait": "Share of the cards taken from the Courier Rack by the turns they had waited on it; "
+                 "the legend gives the mean wait.",
+    "heatmap": "Effective orders per turn by section (rows) and sweep point (columns). The kernel "
+               "keeps per-game totals only, so this is section by sweep point, not section by turn.",
+    "odds": "Simulated answers (dots, 95% Wilson or normal intervals) against the exact values (lines).",
+    "guerrilla": "French effective orders denied per game by the Spanish Guerrilla Action (mean, 95% "
+                 "interval) against the starting counters, one line per spending policy (P4), one panel "
+                 "per value of the other swept parameters.",
+    "tactician": "Tactician cards the main side holds at the start of each of its turns (mean over "
+                 "games), one line per sweep point: how each format feeds and spends Tactician cards.",
+}
+TITLES = {"main": "Main result", "sweep": "Reported metrics", "convergence": "Convergence",
+          "distribution": "Per-game distributions", "rack_wait": "Courier Rack waiting times",
+          "heatmap": "Effective orders by section and sweep point", "odds": "Answers against exact values",
+          "guerrilla": "Orders denied against starting Guerrilla counters",
+          "tactician": "Tactician cards held over the game"}
+
+
+def all_charts(inp: dict) -> list[Chart]:
+    """Every chart of a study, rendered (empty when no point has results yet)."""
+    if inp["summary"].empty:
+        return []
+    kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
+    out = []
+    for k in kinds:
+        fig = figure(inp, k)
+        out.append(render(fig, k, TITLES[k], CAPTIONS[k]))
+    return out

@@ -1,0 +1,93 @@
+"""The readings report (`napsim readings`, `napsim regen`): readings.csv, report.md and
+manifest.json of the rows `napsim.study.readings.run_readings` computed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from napsim.model.errors import NapsimInputError
+from napsim.model.version import __version__
+from napsim.study.readings import MATTERS_RELATIVE, ReadingsSpec, case_label
+
+
+def check_dest(dest: str | Path, force: bool) -> Path:
+    """The destination folder, refused when it already holds results and not `force`."""
+    out = Path(dest)
+    if out.exists() and any(out.iterdir()) and not force:
+        raise NapsimInputError(str(out), "--out", "folder already holds results", "--force")
+    return out
+
+
+def sentence(r: dict) -> str:
+    """The finding of one row in words, computed from its numbers."""
+    change = (f"{r['difference']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] {r['unit']} "
+              f"({r['relative_change']:+.1%})")
+    verdict = "matters" if r["matters"] else (
+        "changes it by under 1%" if (r["ci_low"] > 0 or r["ci_high"] < 0) else "has no measurable effect")
+    return (f"On {r['scenario']}, `{r['option']} = \"{r['alternative']}\"` instead of "
+            f"\"{r['default']}\" {verdict} for {r['side']} ({r['title']}): {change}, "
+            f"n = {r['n']:,} paired games.")
+
+
+def report_markdown(spec: ReadingsSpec, df: pd.DataFrame) -> str:
+    """report.md: the findings first, then one table per option."""
+    lines = [f"# {spec.name}: which open readings of the rules matter", ""]
+    if spec.description:
+        lines += [spec.description, ""]
+    lines += ["Each rule option (docs/rules.md, \"Rule options\") is played with its default (the "
+              "most literal reading) and its alternative on the same games: same seed and game "
+              "indices, so the differences are paired. Intervals are 95% normal intervals of the "
+              "mean per-game difference. A reading *matters* when the interval excludes zero and "
+              f"the change is at least {MATTERS_RELATIVE:.0%} of the default's value.", ""]
+    lines += ["## Findings", ""]
+    big = df[df["matters"]].assign(a=lambda x: x["relative_change"].abs()).sort_values("a", ascending=False)
+    quiet = sorted(set(df["option"]) - set(big["option"]))
+    for _, r in big.groupby("option", sort=False).head(1).iterrows():
+        lines.append(f"- {sentence(r.to_dict())}")
+    if quiet:
+        lines.append("- No measurable effect of at least 1% on any headline number: "
+                     + ", ".join(f"`{o}`" for o in quiet) + ".")
+    lines.append("")
+    for option, part in df.groupby("option", sort=False):
+        default, alternative = part.iloc[0]["default"], part.iloc[0]["alternative"]
+        lines += [f"## `{option}`: \"{alternative}\" against \"{default}\"", ""]
+        lines += ["| scenario | headline | side | default | alternative | difference [95% CI] | "
+                  "change | n | matters |", "|---|---|---|---|---|---|---|---|---|"]
+        for _, r in part.iterrows():
+            lines.append(
+                f"| {r['scenario']} | {r['title']} ({r['unit']}) | {r['side']} | "
+                f"{r['value_default']:.3f} | {r['value_alternative']:.3f} | {r['difference']:+.3f} "
+                f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | {r['relative_change']:+.1%} | "
+                f"{r['n']:,} | {'yes' if r['matters'] else 'no'} |")
+        lines.append("")
+    lines += [f"napsim {__version__}; readings file `{spec.path.name}`, seed {spec.seed}.", ""]
+    return "\n".join(lines)
+
+
+def write_readings_folder(spec: ReadingsSpec, df: pd.DataFrame, dest: str | Path, games: int | None,
+                          wall_seconds: float) -> Path:
+    """Write readings.csv, report.md and manifest.json into dest, atomically (a temporary folder
+    moved into place)."""
+    out = Path(dest)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        df.to_csv(tmp / "readings.csv", index=False)
+        (tmp / "report.md").write_text(report_markdown(spec, df), encoding="utf-8")
+        meta = {"napsim": __version__, "readings_file": spec.path.name, "seed": spec.seed,
+                "games": games or spec.games,
+                "cases": [[o, case_label(s, sets)] for o, s, sets in spec.cases],
+                "wall_seconds": round(wall_seconds, 1)}
+        (tmp / "manifest.json").write_text(json.dumps(meta, indent=2) + "\n")
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out

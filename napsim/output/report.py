@@ -1,0 +1,405 @@
+"""Study reports: a Markdown report, a self-contained HTML page, the summary CSVs and the charts
+of a run folder.
+
+`write_report` writes the tidy frames of `napsim.output.frames` as CSVs next to ``report.md`` and
+``report.html`` and the charts of `napsim.output.charts` (PNG and SVG files; the HTML page inlines
+the PNGs as base64, so it needs nothing but itself: no network, no other file).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+import pandas as pd
+
+from napsim.model.cards import load_deck
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import load_scenario
+from napsim.model.version import __version__
+from napsim.output.frames import (
+    StudyData,
+    chart_inputs,
+    load,
+    points_frame,
+    rack_wait_frame,
+    rack_wait_summary,
+    sweep_values,
+)
+from napsim.study.storage import atomic_write_bytes
+
+CSV_FLOAT = "%.10g"
+
+
+# --------------------------------------------------------------------------------------------
+# formatting
+
+
+def fmt_num(v) -> str:
+    """A number for a human reader: 4 significant figures, small probabilities in e-notation."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if isinstance(v, bool | np.bool_):
+        return "yes" if v else "no"
+    if isinstance(v, int | np.integer):
+        return f"{int(v):,}"
+    v = float(v)
+    if v == 0:
+        return "0"
+    if abs(v) < 1e-3:
+        return f"{v:.3g}"
+    a = abs(v)
+    if a < 1:
+        return f"{v:.4f}"
+    if a < 100:
+        return f"{v:.3f}"
+    if a < 1000:
+        return f"{v:.2f}"
+    return f"{v:,.1f}"
+
+
+def fmt_ci(lo, hi) -> str:
+    if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (lo, hi)):
+        return "–"
+    return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
+
+
+def md_table(df: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table (no extra dependency)."""
+    def cell(v) -> str:
+        return (fmt_num(v) if not isinstance(v, str) else v).replace("|", "\\|").replace("\n", " ")
+
+    head = "| " + " | ".join(str(c) for c in df.columns) + " |"
+    sep = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---" for c in df.columns) + "|"
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join([head, sep, *body])
+
+
+def html_table(df: pd.DataFrame) -> str:
+    def cell(v) -> str:
+        return html.escape(fmt_num(v) if not isinstance(v, str) else v)
+
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    body = []
+    for row in df.itertuples(index=False):
+        tds = "".join(f'<td class="{"t" if isinstance(v, str) else "n"}">{cell(v)}</td>' for v in row)
+        body.append(f"<tr>{tds}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _side_label(key: str, name: str) -> str:
+    return f"{key} ({name})" if name and name != key else key
+
+
+def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
+    """The main metric per point and side: value, 95% interval, n, games."""
+    spec = data.meta["spec"]
+    df = summ[summ["metric"] == spec["main_metric"]]
+    out = pd.DataFrame({
+        "point": df["point"], **{p: df[p].astype(str) for p in data.sweep_paths},
+        "side": [_side_label(k, n) for k, n in zip(df["side_key"], df["side"], strict=True)],
+        "value": df["value"], "95% interval": [fmt_ci(a, b) for a, b in zip(df["ci_low"], df["ci_high"],
+                                                                           strict=True)],
+        "std": df["std"], "n": df["n"].astype(int), "games": df["games"].astype(int),
+    })
+    return out.reset_index(drop=True)
+
+
+def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
+    """The reported metrics, one column each ("value [low, high]"), one row per point and side."""
+    metrics = data.meta["spec"]["metrics"]
+    rows = []
+    for (pid, key), g in summ.groupby(["point", "side_key"], sort=False):
+        r = {"point": pid, **{p: str(g[p].iloc[0]) for p in data.sweep_paths},
+             "side": _side_label(key, g["side"].iloc[0])}
+        for m in metrics:
+            x = g[g["metric"] == m]
+            r[m] = "–" if x.empty else \
+                f"{fmt_num(x['value'].iloc[0])} {fmt_ci(x['ci_low'].iloc[0], x['ci_high'].iloc[0])}"
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def odds_exact_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Exact answers: one row per question, outcome and deck, one column per hand size."""
+    keep = df[df["n"] > 0]
+    if keep.empty:
+        return keep
+    wide = keep.pivot_table(index=["label", "outcome", "deck"], columns="hand", values="exact",
+                            sort=False, aggfunc="first")
+    wide.columns = [f"hand {c}" for c in wide.columns]
+    return wide.reset_index().rename(columns={"label": "question"})
+
+
+def odds_check_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Simulation against exact, per question: answers inside their 95% interval, worst deviation."""
+    keep = df[df["n"] > 0].copy()
+    if keep.empty:
+        return keep
+    half = (keep["ci_high"] - keep["ci_low"]) / 2
+    keep["dev"] = (keep["simulated"] - keep["exact"]).abs() / half.where(half > 0)
+    rows = []
+    for lab, g in keep.groupby("label", sort=False):
+        rows.append({"question": lab, "answers": len(g),
+                     "exact inside 95% interval": int(g["exact_in_ci"].sum()),
+                     "worst |simulated - exact| / half-width": float(g["dev"].max()),
+                     "simulated hands per answer": int(g["n"].max())})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# the report
+
+
+@dataclass
+class Section:
+    title: str
+    text: str = ""
+    table: pd.DataFrame | None = None
+    charts: list = field(default_factory=list)  # charts.Chart
+
+
+def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
+    spec, meta = data.meta["spec"], data.meta
+    rows = []
+    if data.kind == "engine":
+        rows.append(("scenario", str(spec["scenario"])))
+        rows.append(("deck", str(spec["deck"] or "the scenario's")))
+        rows.append(("policies", ", ".join(
+            f"{k}: {n}" + ("" if not o else " (" + ", ".join(f"{a}={b}" for a, b in o.items()) + ")")
+            for k, (n, o) in zip(meta["side_keys"], spec["policies"], strict=True))))
+    else:
+        for key in ("deck", "hand"):
+            if key not in spec["sweep"]:
+                rows.append((key, str(spec["set"].get(key, spec[key]))))
+    if spec["set"]:
+        rows.append(("fixed values", ", ".join(f"{k} = {v}" for k, v in spec["set"].items())))
+    if spec["sweep"]:
+        rows.append(("sweep", "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in spec["sweep"].items())
+                     + f" ({len(meta['points'])} points)"))
+    run = meta["run"]
+    if run.get("target_error") is not None:
+        rows.append(("games per point", f"until the 95% half-width of {spec['main_metric']} "
+                     f"(side {spec['main_side']}) is below {run['target_error']}, at most {run['cap']:,}"))
+    else:
+        rows.append(("games per point", f"{run['cap']:,}"))
+    crn = "every point plays the same games" if data.kind == "engine" else "every point deals the same hands"
+    rows.append(("seed", f"{spec['seed']} (common random numbers: {crn})"))
+    rows.append(("chunk", f"{spec['chunk']:,} games"))
+    rows.append(("study hash", meta["identity_sha256"][:16]))
+    rows.append(("napsim", meta.get("napsim", __version__)))
+    return rows
+
+
+def _warnings(data: StudyData) -> list[str]:
+    out = []
+    incomplete = [p for p, ok in data.complete.items() if not ok]
+    if incomplete:
+        out.append(f"incomplete run: points {', '.join(incomplete)} have not finished; numbers are "
+                   "partial (rerun `napsim run` with the same arguments to finish)")
+    decks = set()
+    if data.kind == "odds":
+        for df in data.odds.values():
+            decks.update(w for w in df["deck_warning"] if w)
+        return out + sorted(decks)
+    spec = data.meta["spec"]
+    refs = {spec["deck"]} | set(sweep_values(spec["sweep"]).get("deck", [])) | ({spec["set"]["deck"]}
+                                                                    if "deck" in spec["set"] else set())
+    if None in refs:
+        refs.discard(None)
+        try:
+            refs.add(load_scenario(spec["scenario"]).deck)
+        except NapsimInputError:
+            pass
+    for ref in sorted(map(str, refs)):
+        try:
+            w = load_deck(ref).estimated_warning()
+        except NapsimInputError:
+            w = None
+        if w:
+            decks.add(w)
+    return out + sorted(decks)
+
+
+METHOD_ENGINE = (
+    "Every sweep point plays the same games: game g draws its random numbers from a counter-based "
+    "stream keyed on (seed, g), so the points differ only by their settings (common random numbers), "
+    "and a difference between two points is much more precise than either point alone. Means per game "
+    "carry a normal 95% interval from the per-game sums of squares (std is the game-to-game standard "
+    "deviation); means per turn are ratios of sums and carry a delta-method interval over games. Rates "
+    "(shares of turns or of rack picks) carry a Wilson 95% interval whose n counts turns or picks; "
+    "trials inside one game are not independent, so read those intervals as slightly optimistic and "
+    "prefer the per-game intervals where both exist. Results are stored chunk by chunk; a resumed run "
+    "gives exactly the numbers of an uninterrupted one."
+)
+METHOD_ODDS = (
+    "Each row is answered exactly (multivariate hypergeometric enumeration) and by simulation with the "
+    "same seed at every point; simulated probabilities carry a Wilson 95% interval, means a normal 95% "
+    "interval, and n is the number of simulated hands. 'exact in interval' checks the simulator "
+    "against the exact value (about 1 row in 20 may say no by chance)."
+)
+
+
+def build_sections(data: StudyData, with_charts: bool = True,
+                   raw_tables: bool = True) -> tuple[list[Section], dict]:
+    """The report's sections (tables and charts) and the frames to write as CSV."""
+    from napsim.output import charts  # lazy: matplotlib is heavy, and only a report with charts needs it
+
+    inputs = chart_inputs(data)
+    summ = inputs["summary"]
+    frames = {"summary.csv": summ, "points.csv": points_frame(data)}
+    sections = []
+    made = charts.all_charts(inputs) if with_charts else []
+    by_name = {c.name: c for c in made}
+    if data.kind == "engine":
+        spec = data.meta["spec"]
+        frames["convergence.csv"] = inputs["convergence"]
+        frames["rack_wait_summary.csv"] = rack_wait_summary(data)
+        if raw_tables:  # histograms: the charts' data, bulky next to the summaries
+            frames["rack_wait.csv"] = rack_wait_frame(data)
+            frames["distribution.csv"] = inputs["distribution"]
+        if not summ.empty:
+            sections.append(Section(f"Main result: {spec['main_metric']}",
+                                    charts=[c for c in (by_name.get("main"),) if c],
+                                    table=main_table(data, summ)))
+            sections.append(Section("Reported metrics", "Value and 95% interval per point and side. "
+                                    "Every metric, with std and n, is in summary.csv.",
+                                    table=metrics_table(data, summ)))
+        if len(made) > 1:
+            sections.append(Section("Charts", charts=[c for c in made if c.name != "main"]))
+        rw = frames["rack_wait_summary.csv"]
+        if not rw.empty:
+            sections.append(Section("Courier Rack waiting times", "Cards taken from the rack, by the "
+                                    "turns they waited on it (as counted by the engine).",
+                                    table=rw.drop(columns=["label"])))
+        sections.append(Section("Method", METHOD_ENGINE))
+    else:
+        if not summ.empty:
+            sections.append(Section("Exact answers", "Exact values by question, deck and hand size; "
+                                    "simulated values with their 95% intervals and n are in summary.csv.",
+                                    table=odds_exact_table(summ)))
+            sections.append(Section("Simulation against exact", "The numba simulator checked against "
+                                    "the exact answers. About 1 answer in 20 falls outside its 95% "
+                                    "interval by chance; with common random numbers the answers at "
+                                    "different hand sizes share their deals, so their deviations are "
+                                    "correlated.", table=odds_check_table(summ)))
+            skipped = summ[summ["n"] == 0]
+            if not skipped.empty:
+                sections.append(Section("Not applicable", table=skipped[["label", "deck", "hand", "note"]]))
+        if made:
+            sections.append(Section("Charts", charts=made))
+        sections.append(Section("Method", METHOD_ODDS))
+    sections.append(Section("Points", table=points_frame(data).drop(columns=["label"])))
+    return sections, frames
+
+
+CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
+padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.6em;border-bottom:2px solid #345;padding-bottom:.2em}h2{font-size:1.25em;margin-top:1.6em;
+color:#234}table{border-collapse:collapse;margin:.6em 0;font-size:.86em}th,td{border:1px solid #ccd;
+padding:.25em .55em}th{background:#eef1f5;text-align:left}td.n{text-align:right;font-variant-numeric:
+tabular-nums}tr:nth-child(even) td{background:#fafbfc}figure{margin:1em 0}figure img{max-width:100%;
+height:auto;border:1px solid #e3e6ea}figcaption{font-size:.85em;color:#555}.warn{background:#fff4e0;
+border-left:4px solid #e0a030;padding:.4em .8em;margin:.6em 0}.setup th{width:11em}.note{color:#555;
+font-size:.9em}
+"""
+
+
+def render_markdown(data: StudyData, sections: list[Section], files: list[str]) -> str:
+    spec = data.meta["spec"]
+    lines = [f"# Study: {spec['name']}", ""]
+    if spec["description"]:
+        lines += [spec["description"], ""]
+    lines += [md_table(pd.DataFrame(_setup_rows(data), columns=["setting", "value"])), ""]
+    for w in _warnings(data):
+        lines += [f"> **{w}**", ""]
+    for s in sections:
+        lines += [f"## {s.title}", ""]
+        if s.text:
+            lines += [s.text, ""]
+        for c in s.charts:
+            lines += [f"![{c.title}](charts/{c.name}.png)", "", f"*{c.caption}* "
+                      f"([SVG](charts/{c.name}.svg))", ""]
+        if s.table is not None and not s.table.empty:
+            lines += [md_table(s.table), ""]
+    files = [f if f != "summary.csv" else "summary.csv (every metric)" for f in files]
+    files += ["charts/ (PNG and SVG)", "report.html (this report, self-contained)", "manifest.json"]
+    lines += ["Files: " + ", ".join(files) + ".", ""]
+    return "\n".join(lines)
+
+
+def render_html(data: StudyData, sections: list[Section]) -> str:
+    spec = data.meta["spec"]
+    e = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>napsim study: {e(spec['name'])}</title>", f"<style>{CSS}</style></head><body>",
+             f"<h1>Study: {e(spec['name'])}</h1>"]
+    if spec["description"]:
+        parts.append(f"<p>{e(spec['description'])}</p>")
+    setup = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in _setup_rows(data))
+    parts.append(f'<table class="setup"><tbody>{setup}</tbody></table>')
+    for w in _warnings(data):
+        parts.append(f'<p class="warn">{e(w)}</p>')
+    for s in sections:
+        parts.append(f"<h2>{e(s.title)}</h2>")
+        if s.text:
+            parts.append(f"<p>{e(s.text)}</p>")
+        for c in s.charts:
+            b64 = base64.b64encode(c.png).decode("ascii")
+            parts.append(f'<figure id="chart-{e(c.name)}"><img class="chart" alt="{e(c.title)}" '
+                         f'src="data:image/png;base64,{b64}"><figcaption>{e(c.caption)}</figcaption></figure>')
+        if s.table is not None and not s.table.empty:
+            parts.append(html_table(s.table))
+    parts.append(f'<p class="note">napsim {e(__version__)} · study hash '
+                 f'{e(data.meta["identity_sha256"][:16])}</p></body></html>')
+    return "\n".join(parts) + "\n"
+
+
+def manifest(data: StudyData) -> dict:
+    import matplotlib  # lazy: only its version is recorded here
+
+    meta = data.meta
+    return {
+        "napsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
+        "pandas": pd.__version__, "matplotlib": matplotlib.__version__,
+        "python": platform.python_version(), "study": meta["spec"]["name"],
+        "study_file": meta["study_file"], "study_sha256": meta["study_sha256"],
+        "identity_sha256": meta["identity_sha256"], "code_sha256": meta["identity"]["code"],
+        "seed": meta["spec"]["seed"], "points": {p["id"]: p["label"] for p in meta["points"]},
+        "games": {p: (data.accs[p].games if data.kind == "engine" else meta["spec"]["games"])
+                  for p in data.complete},
+        "complete": all(data.complete.values()),
+    }
+
+
+def write_report(out: str | Path, dest: str | Path | None = None, with_charts: bool = True,
+                 data: StudyData | None = None, raw_tables: bool = True) -> Path:
+    """Write report.md, report.html, the CSVs and charts/ for the run folder `out` into `dest`
+    (default: `out` itself); `with_charts=False` skips the charts (tables only, much faster),
+    `raw_tables=False` the histogram CSVs (distribution.csv, rack_wait.csv)."""
+    from napsim.output import charts  # lazy: matplotlib is heavy, and only a report with charts needs it
+
+    data = data or load(out)
+    dest = Path(dest) if dest is not None else Path(out)
+    (dest / "charts").mkdir(parents=True, exist_ok=True)
+    sections, frames = build_sections(data, with_charts, raw_tables)
+    for s in sections:
+        for c in s.charts:
+            charts.write_chart(c, dest / "charts")
+    for name, df in frames.items():
+        if name != "points.csv" and data.kind == "engine":
+            df = df.drop(columns=["label"], errors="ignore")  # the point id and parameters say it
+        atomic_write_bytes(dest / name, df.to_csv(index=False, float_format=CSV_FLOAT).encode())
+    atomic_write_bytes(dest / "manifest.json",
+                          (json.dumps(manifest(data), indent=1, default=str) + "\n").encode())
+    atomic_write_bytes(dest / "report.md", render_markdown(data, sections, list(frames)).encode())
+    atomic_write_bytes(dest / "report.html", render_html(data, sections).encode())
+    return dest

@@ -1,0 +1,252 @@
+"""Deck-odds questions, each answered exactly (napsim.sim.exact) and by simulation (engine.odds).
+
+Every function returns a tidy DataFrame, one row per outcome, with columns
+question, outcome, exact, simulated, ci_low, ci_high, n (games simulated), interval
+(`wilson95` for probabilities, `normal95` for means).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from napsim.engine import odds as kernels
+from napsim.engine.rng import seed_key
+from napsim.model.cards import SECTIONS, Deck, load_deck
+from napsim.model.defaults import ODDS_CHUNK
+from napsim.model.errors import NapsimInputError
+from napsim.model.filters import card_filter
+from napsim.sim import exact
+from napsim.sim.summary import mean_interval, wilson
+
+RACK = 5
+ROW_COLUMNS = ["question", "outcome", "exact", "simulated", "ci_low", "ci_high", "n", "interval"]
+
+
+def run_chunks(kernel, args: tuple, games: int, seed: int, chunk: int = ODDS_CHUNK):
+    """Sum a histogram kernel over fixed chunks of the global game range [0, games).
+
+    Integer histograms add exactly, so the result is the same for any chunk size or thread count.
+    """
+    if games <= 0:
+        raise NapsimInputError("--games", "games", f"{games} is not positive", "integers >= 1")
+    if chunk <= 0:
+        raise NapsimInputError("--chunk", "chunk", f"{chunk} is not positive", "integers >= 1")
+    key = _checked_key(seed)
+    total = None
+    for first in range(0, games, chunk):
+        n = min(chunk, games - first)
+        with np.errstate(over="ignore"):  # uint64 wrap-around is intended (NUMBA_DISABLE_JIT=1)
+            h = kernel(*args, key, np.int64(first), np.int64(n))
+        total = h if total is None else total + h
+    return total
+
+
+def _checked_key(seed: int) -> np.uint64:
+    if not 0 <= seed < 2**63:
+        raise NapsimInputError("--seed", "seed", f"{seed} is out of range", "0..2**63-1")
+    return seed_key(seed)
+
+
+def _check_hand(deck: Deck, hand: int, extra: int = 0) -> None:
+    if not 1 <= hand + extra <= deck.n_cards:
+        raise NapsimInputError(
+            "--hand", "hand", f"{hand} cards (+{extra}) do not fit a {deck.n_cards}-card deck",
+            f"1..{deck.n_cards - extra}",
+        )
+
+
+def _prob_row(question: str, outcome: str, p_exact, hits: int, n: int) -> dict:
+    lo, hi = wilson(hits, n)
+    return dict(question=question, outcome=outcome, exact=float(p_exact), simulated=hits / n,
+                ci_low=lo, ci_high=hi, n=n, interval="wilson95")
+
+
+def _sim_values(deck: Deck, value: np.ndarray, hand: int, combine: int, games: int, seed: int,
+                chunk: int) -> np.ndarray:
+    value = np.asarray(value, np.int64)
+    n_bins = int(value.max()) * hand + 1 if combine == kernels.COMBINE_SUM else 16
+    args = (deck.card_types(), value, np.int64(hand), np.int64(combine), np.int64(n_bins))
+    return run_chunks(_hand_kernel, args, games, seed, chunk)
+
+
+def _hand_kernel(deck, value, hand, combine, n_bins, key, first, n):
+    return kernels.hand_value_hist(deck, value, hand, combine, key, first, n, n_bins)
+
+
+def at_least(deck: Deck, filter_expr: str, hand: int, k: int, games: int, seed: int,
+             chunk: int = ODDS_CHUNK) -> pd.DataFrame:
+    """P(a hand of `hand` cards holds at least k cards matching the filter)."""
+    _check_hand(deck, hand)
+    match = card_filter(deck, filter_expr).astype(np.int64)
+    hist = _sim_values(deck, match, hand, kernels.COMBINE_SUM, games, seed, chunk)
+    p = exact.at_least(deck.counts, match, hand, k)
+    q = f"P(at least {k} of {hand} cards match '{filter_expr}')"
+    return pd.DataFrame([_prob_row(q, f">= {k}", p, int(hist[k:].sum()), games)], columns=ROW_COLUMNS)
+
+
+def rack_offers(deck: Deck, section: str, games: int, seed: int, chunk: int = ODDS_CHUNK
+                ) -> pd.DataFrame:
+    """P(a fresh 5-card Courier Rack offers at least one card that can order in `section`)."""
+    if section not in SECTIONS:
+        raise NapsimInputError("--section", "section", f"'{section}' is not a section", "L, C, R")
+    df = at_least(deck, f"orders_in={section}", RACK, 1, games, seed, chunk)
+    df["question"] = f"P(fresh {RACK}-card rack offers a card ordering in {section})"
+    return df
+
+
+def section_orders_value(deck: Deck, section: str, hand: int) -> np.ndarray:
+    """Fixed orders each card type gives in `section`: section cards (=cmd is the hand size, E6)
+    and multi-section cards; tactic cards give none here because their section is a choice."""
+    c = deck.cards
+    own = (c["kind"] == "section") & (c["section"] == section)
+    fixed = np.where(c["equal_to_command"] == 1, hand, c[f"orders_{section.lower()}"])
+    multi = c["kind"] == "multi"
+    return np.where(own | multi, fixed, 0).astype(np.int64)
+
+
+def orders_distribution(deck: Deck, hand: int, games: int, seed: int,
+                        chunk: int = ODDS_CHUNK) -> pd.DataFrame:
+    """Law of the nominal orders a hand holds for each section (section + multi-section cards)."""
+    _check_hand(deck, hand)
+    rows = []
+    for s in SECTIONS:
+        value = section_orders_value(deck, s, hand)
+        hist = _sim_values(deck, value, hand, kernels.COMBINE_SUM, games, seed, chunk)
+        dist = exact.hand_value_distribution(deck.counts, value, hand)
+        q = f"orders in section {s} held in a {hand}-card hand"
+        for v in sorted(set(dist) | set(np.flatnonzero(hist).tolist())):
+            rows.append(_prob_row(q, f"= {v}", dist.get(v, 0), int(hist[v]), games))
+    return pd.DataFrame(rows, columns=ROW_COLUMNS)
+
+
+def section_flags(deck: Deck) -> np.ndarray:
+    """Bit flags per card type: 1/2/4 for a section card of L/C/R, 8 for anything else."""
+    c = deck.cards
+    flags = np.full(len(c), 8, np.int64)
+    for bit, s in enumerate(SECTIONS):
+        flags[((c["kind"] == "section") & (c["section"] == s)).to_numpy()] = 1 << bit
+    return flags
+
+
+def same_section(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_CHUNK
+                 ) -> pd.DataFrame:
+    """P(hand and fresh rack are all section cards of one section): the E4 exception."""
+    _check_hand(deck, hand, RACK)
+    flags = section_flags(deck)
+    hist = _sim_values(deck, flags, hand + RACK, kernels.COMBINE_OR, games, seed, chunk)
+    dist = exact.hand_value_distribution(deck.counts, flags, hand + RACK, exact.COMBINE_OR)
+    p = sum(dist.get(f, 0) for f in (1, 2, 4))
+    q = f"P(E4: {hand}-card hand and {RACK}-card rack all section cards of one section)"
+    return pd.DataFrame([_prob_row(q, "yes", p, int(hist[1] + hist[2] + hist[4]), games)],
+                        columns=ROW_COLUMNS)
+
+
+def _first_kernel(deck, match, key, first, n):
+    return kernels.first_match_hist(deck, match, key, first, n)
+
+
+def first_draw(deck: Deck, filter_expr: str, games: int, seed: int, chunk: int = ODDS_CHUNK
+               ) -> pd.DataFrame:
+    """Expected number of draws from a fresh shuffle until a card matching the filter appears."""
+    match = card_filter(deck, filter_expr).astype(np.int64)
+    k = int(deck.counts[match != 0].sum())
+    if k == 0:
+        raise NapsimInputError("--filter", "filter", f"no card in deck '{deck.name}' matches",
+                               "a filter that matches at least one card")
+    hist = run_chunks(_first_kernel, (deck.card_types(), match), games, seed, chunk)
+    pos = np.arange(hist.size, dtype=float)
+    total, total_sq = float((hist * pos).sum()), float((hist * pos * pos).sum())
+    lo, hi = mean_interval(total, total_sq, games)
+    q = f"draws until the first card matching '{filter_expr}' ({k} of {deck.n_cards})"
+    row = dict(question=q, outcome="mean draws", exact=float(exact.expected_first_match(deck.n_cards, k)),
+               simulated=total / games, ci_low=lo, ci_high=hi, n=games, interval="normal95")
+    return pd.DataFrame([row], columns=ROW_COLUMNS)
+
+
+def _mulligan_kernel(deck, keep, hand, below, key, first, n):
+    return kernels.mulligan_hist(deck, keep, hand, below, key, first, n)
+
+
+def mulligan(deck: Deck, keep_expr: str, mulligan_below: int, target: int, games: int, seed: int,
+             hand: int = 5, chunk: int = ODDS_CHUNK) -> pd.DataFrame:
+    """Epic TCG opening hand with one mulligan under the rule: keep the cards matching `keep_expr`;
+    when fewer than `mulligan_below` of them are held, bottom all others and draw replacements."""
+    _check_hand(deck, hand, hand)
+    if not 0 <= mulligan_below <= hand + 1:
+        raise NapsimInputError("--mulligan-below", "mulligan_below", f"{mulligan_below} is out of range",
+                               f"0..{hand + 1}")
+    if not 0 <= target <= hand:
+        raise NapsimInputError("--target", "target", f"{target} is out of range", f"0..{hand}")
+    keep = card_filter(deck, keep_expr, "--keep").astype(np.int64)
+    args = (deck.card_types(), keep, np.int64(hand), np.int64(mulligan_below))
+    hist = run_chunks(_mulligan_kernel, args, games, seed, chunk)
+    dist = exact.mulligan_distribution(deck.n_cards, int(deck.counts[keep != 0].sum()), hand,
+                                       mulligan_below)
+    rule = f"keep '{keep_expr}', mulligan the rest when fewer than {mulligan_below} kept"
+    p_hit = sum((p for (f, _), p in dist.items() if f >= target), 0)
+    p_mull = sum((p for (_, s), p in dist.items() if s > 0), 0)
+    mojo = sum((p * s for (_, s), p in dist.items()), 0)
+    sent = np.arange(hand + 1, dtype=float)
+    by_sent = hist.sum(axis=0)
+    total, total_sq = float((by_sent * sent).sum()), float((by_sent * sent * sent).sum())
+    lo, hi = mean_interval(total, total_sq, games)
+    rows = [
+        _prob_row(f"P(final hand holds >= {target} keepers) [{rule}]", f">= {target}", p_hit,
+                  int(hist[target:, :].sum()), games),
+        _prob_row(f"P(mulligan taken) [{rule}]", "yes", p_mull, int(hist[:, 1:].sum()), games),
+        dict(question=f"Mojo spent on the mulligan [{rule}]", outcome="mean Mojo", exact=float(mojo),
+             simulated=total / games, ci_low=lo, ci_high=hi, n=games, interval="normal95"),
+    ]
+    return pd.DataFrame(rows, columns=ROW_COLUMNS)
+
+
+def deck_report(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_CHUNK
+                ) -> pd.DataFrame:
+    """The standard battery of deck-odds questions for one deck and hand size."""
+    frames = [rack_offers(deck, s, games, seed, chunk) for s in SECTIONS]
+    if (deck.cards["kind"] == "section").any():
+        frames.append(same_section(deck, hand, games, seed, chunk))
+        for k in (1, 2):
+            frames.append(at_least(deck, "kind=section&section=C", hand, k, games, seed, chunk))
+    if (deck.cards["kind"] == "multi").any():
+        frames.append(at_least(deck, "kind=multi", hand, 1, games, seed, chunk))
+        frames.append(first_draw(deck, "kind=multi", games, seed, chunk))
+    if (deck.cards["stars"] > 0).any():
+        frames.append(at_least(deck, "stars>=1", hand, 1, games, seed, chunk))
+    return pd.concat(frames, ignore_index=True)
+
+
+def answer_questions(questions: list, deck_ref: Deck | str, hand: int, games: int, seed: int,
+                     chunk: int = ODDS_CHUNK) -> pd.DataFrame:
+    """Answer every question of an odds study (`[[questions]]` tables, validated) for one deck
+    and hand size; a question this deck cannot answer (e.g. a filter no card matches) gets a row
+    saying so."""
+    deck = deck_ref if isinstance(deck_ref, Deck) else load_deck(deck_ref)
+    frames = []
+    for q in questions:
+        ask = q["ask"]
+        try:
+            if ask == "at_least":
+                df = at_least(deck, q["filter"], hand, q["k"], games, seed, chunk)
+            elif ask == "rack":
+                df = rack_offers(deck, q["section"], games, seed, chunk)
+            elif ask == "same_section":
+                df = same_section(deck, hand, games, seed, chunk)
+            elif ask == "first":
+                df = first_draw(deck, q["filter"], games, seed, chunk)
+            elif ask == "orders":
+                df = orders_distribution(deck, hand, games, seed, chunk)
+            else:
+                df = mulligan(deck, q["keep"], q["mulligan_below"], q["target"], games, seed,
+                              hand, chunk)
+            df["note"] = ""
+        except NapsimInputError as e:  # e.g. a filter no card of this deck matches
+            df = pd.DataFrame([dict(question=q["label"], outcome="", exact=np.nan, simulated=np.nan,
+                                    ci_low=np.nan, ci_high=np.nan, n=0, interval="",
+                                    note=f"not applicable: {e.problem}")])
+        df.insert(0, "label", q["label"])
+        frames.append(df)
+    out = pd.concat(frames, ignore_index=True)
+    out["deck_warning"] = deck.estimated_warning() or ""
+    return out

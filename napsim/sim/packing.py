@@ -1,0 +1,252 @@
+"""Packing: scenario + deck + policies -> the plain arrays a kernel call reads.
+
+`Simulation.build` validates the inputs and packs them once (card table, pair tables, the
+format's commander and Guerrilla configuration, the rule options); `kernel_args()` hands them to
+`napsim.sim.runner`, which plays the games (`Simulation.run`, `Simulation.trace`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from napsim.engine import epic, lgb
+from napsim.model.cards import Deck, load_deck
+from napsim.model.defaults import SIM_CHUNK
+from napsim.model.errors import NapsimInputError
+from napsim.model.policies import policy_vector
+from napsim.model.scenarios import Scenario, load_scenario
+from napsim.sim.result import SimResult
+from napsim.sim.runner import run_games, trace_game
+from napsim.sim.tables import (
+    KIND_SECTION,
+    CardTable,
+    PairTables,
+    card_table,
+    pair_tables,
+    units_array,
+)
+from napsim.sim.tables_lgb import LgbTables, lgb_tables, units6_array
+
+GUERRILLA_RULE_CODES = {"off": epic.G_OFF, "base": epic.G_BASE, "epic": epic.G_EPIC}
+
+
+def guerrilla_config(sc: Scenario) -> np.ndarray:
+    """gcfg[side, column] for the kernel: rule, the CIC's starting counters, French flag, Spanish
+    units per section, each section commander's starting counters (G6 with 3-4 players a side;
+    counters no commander may hold stay in the pool) and (row 0) the unacquired pool."""
+    g = np.zeros((2, epic.N_GCFG), np.int64)
+    _, _, g_sec = commander_config(sc)
+    pool = sc.guerrilla_pool
+    for k, side in enumerate(sc.sides):
+        g[k, epic.G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
+        g[k, epic.G_FRENCH] = 1 if side.french else 0
+        for x, sec in enumerate(side.sections):
+            g[k, epic.G_SPAN + x] = sec.spanish
+        if FORMAT_PLAYERS.get(sc.format, 1) >= 3:
+            g[k, epic.G_START_L:epic.G_START_L + 3] = g_sec[k]
+            pool += side.guerrilla - int(g_sec[k].sum())
+        else:
+            g[k, epic.G_START] = side.guerrilla
+    g[0, epic.G_POOL0] = pool
+    return g
+
+
+@dataclass
+class Simulation:
+    """Everything a kernel call needs, packed once per (scenario, deck, policies)."""
+
+    scenario: Scenario
+    deck: Deck
+    policy_names: tuple[str, str]
+    policies: np.ndarray
+    cards: CardTable
+    tables: PairTables
+    ctab: np.ndarray = field(repr=False)
+    counts: np.ndarray = field(repr=False)
+    lgb: LgbTables | None = field(default=None, repr=False)  # La Grande Battles tables
+
+    @classmethod
+    def build(cls, scenario: Scenario | str, policies=(("greedy", {}), ("greedy", {})),
+              deck: Deck | str | None = None) -> Simulation:
+        sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        if len(policies) != 2:
+            raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
+                                   "one per side, e.g. greedy,random")
+        dk = deck if isinstance(deck, Deck) else load_deck(deck or sc.deck)
+        pol = np.stack([policy_vector(n, o) for n, o in policies])
+        cards = card_table(dk)
+        cmax = max(s.hand for s in sc.sides) + 1
+        if cmax > epic.MAX_HAND:
+            raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{epic.MAX_HAND - 1}")
+        tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard",
+                             cic_forbidden_sections(sc))
+        ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
+                         cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd,
+                         np.where(cards.kind == KIND_SECTION, 1 << np.maximum(cards.sec, 0), 8)],
+                        axis=1).astype(np.int64)
+        counts = np.bincount(cards.deck, minlength=len(cards.names)).astype(np.int64)
+        lgb_t = None
+        if sc.format == "lgb":
+            u6 = units6_array(sc)
+            pairs = u6[:, :, 0::2].sum(axis=1) + u6[:, :, 1::2].sum(axis=1)
+            hands = max(max(s.hand, *s.corps_hand) for s in sc.sides)
+            # E6 orders beyond a Corps commander's units change nothing effective, so commands are
+            # clamped at the largest of hands and units (nominal counts clamp there too)
+            lgb_cmax = min(max(hands, int(pairs.max())) + 1, epic.MAX_HAND + dk.n_cards - 1)
+            fm = np.zeros(len(cards.names), np.int64)
+            fm[:-1] = dk.cards["force_march"].to_numpy()
+            lgb_t = lgb_tables(cards, fm, u6, lgb_cmax, pol)
+        return cls(sc, dk, (policies[0][0], policies[1][0]), pol, cards, tables, ctab, counts, lgb_t)
+
+    def _args(self):
+        sc, t = self.scenario, self.tables
+        return (
+            sc.format == "standard", np.int64(sc.turns), np.int64(sc.first),
+            np.array([s.hand for s in sc.sides], np.int64),
+            np.array([s.tactician for s in sc.sides], np.int64),
+            np.array([s.square_form for s in sc.sides], np.float64),
+            np.array([s.square_leave for s in sc.sides], np.float64),
+            self.policies, self.ctab, self.cards.deck, self.counts, t.best_val, t.best_k, t.best_list,
+            t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only, t.play_val, t.play_key,
+            t.record,
+            guerrilla_config(sc), *self._commander_args(), rule_options(sc, self.deck),
+        )
+
+    def _commander_args(self):
+        """(players a side, commander of each section, starting Tactician cards per commander,
+        units [side, type, section]) for the EPIC kernel's commander layer (docs/rules.md, M)."""
+        cmd_sec, tac, _ = commander_config(self.scenario)
+        return (np.int64(FORMAT_PLAYERS.get(self.scenario.format, 1)), cmd_sec, tac,
+                units_array(self.scenario))
+
+    def _lgb_args(self):
+        sc, t = self.scenario, self.lgb
+        scfg = np.zeros((2, lgb.N_SCFG), np.int64)
+        for k, side in enumerate(sc.sides):
+            scfg[k, lgb.S_HAND] = side.hand
+            scfg[k, lgb.S_CORPS_HAND:lgb.S_CORPS_HAND + 3] = side.corps_hand
+            scfg[k, lgb.S_CORPS_TAC:lgb.S_CORPS_TAC + 3] = side.corps_tactician
+            scfg[k, lgb.S_G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
+            scfg[k, lgb.S_FRENCH] = 1 if side.french else 0
+            six = side.lgb_sections
+            scfg[k, lgb.S_SPAN:lgb.S_SPAN + 3] = [six[2 * c].spanish + six[2 * c + 1].spanish
+                                                   for c in range(3)]
+            scfg[k, lgb.S_G_START:lgb.S_G_START + 3] = corps_guerrilla(side, sc.rule("guerrilla_share"))
+        sqp = np.array([[s.square_form, s.square_leave] for s in sc.sides], np.float64)
+        # G6: counters of a side's total that no Corps commander may receive stay in the pool
+        pool = sc.guerrilla_pool + sum(
+            side.guerrilla - int(scfg[k, lgb.S_G_START:lgb.S_G_START + 3].sum())
+            for k, side in enumerate(sc.sides)
+            if side.guerrilla_rule != "off" and not any(side.corps_guerrilla))
+        return (np.int64(sc.turns), np.int64(sc.first), scfg, sqp, self.policies, self.ctab,
+                self.cards.deck, self.counts, t.nom, t.eff, t.rem, t.val, t.best, t.bopt, t.units,
+                np.int64(pool), rule_options(sc, self.deck))
+
+    def kernel_args(self) -> tuple:
+        """(kernel name, packed arguments): what `play_chunk` needs; plain, picklable arrays."""
+        if self.scenario.format == "lgb":
+            return ("lgb", self._lgb_args())
+        return ("epic", self._args())
+
+    def run(self, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
+            check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
+        """Play games [0, games) in chunks (`napsim.sim.runner.run_games`); identical results for
+        any chunk size and threads."""
+        return run_games(self, games, seed, chunk, per_game, check, progress)
+
+    def trace(self, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
+        """(metrics, event log) of one game, replayed from (seed, game index)."""
+        return trace_game(self.kernel_args(), seed, game)
+
+FORMAT_PLAYERS = {"standard": 1, "epic1": 1, "epic2": 2, "epic3": 3, "epic4": 4, "lgb": 4}
+
+
+def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
+    """ropt[R_*] for the kernels: the scenario's readings of the open points as flags, and the
+    Tactician cards that come with the deck (docs/rules.md, "Rule options")."""
+    r = np.zeros(epic.N_ROPT, np.int64)
+    r[epic.R_INIT_NEEDS_NO_ORDERS] = sc.rule("initiative") == "no_card_no_orders"
+    # the same-section pair goes to one commander: always with 1-2 a side, by option with 3-4
+    r[epic.R_E4_PLAYABLE] = (FORMAT_PLAYERS.get(sc.format, 1) <= 2
+                             or sc.rule("same_section_receiver") == "one_commander")
+    r[epic.R_SHUFFLE_FIRST] = sc.rule("elan_order") == "shuffle_first"
+    r[epic.R_CA_EITHER] = sc.rule("counter_attack_copies") == "either"
+    r[epic.R_TAC_DECK] = deck.tactician_deck
+    r[epic.R_CIC_KEEPS_ONE] = sc.format == "epic3" and sc.rule("cic_keeps") == "one"
+    return r
+
+
+def cic_forbidden_sections(sc: Scenario) -> tuple[int, int]:
+    """Per side, the section where no card may join a multi-section card (cic_keeps = one, EPIC
+    with 3 a side: the CIC commands that section and plays at most one card); -1 elsewhere."""
+    if sc.format != "epic3" or sc.rule("cic_keeps") == "both":
+        return (-1, -1)
+    return (sc.sides[0].cic_section, sc.sides[1].cic_section)
+
+
+def commander_config(sc: Scenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """EPIC with 1-4 players a side (docs/rules.md, M): (commander of each section [side, 3]; starting
+    Tactician cards per commander [side, 4]; Guerrilla counters per section [side, 3]).
+
+    Commander 0 is the CIC. epic3: the CIC holds `cic_section`, sub-commanders 1 and 2 the other
+    two (left to right); epic4: Corps commanders 1-3 hold L, C, R; epic1/epic2: the CIC gives every
+    order (the epic2 sub-commander has no section of his own). Tactician cards (M6.3, M8.2): the
+    CIC holds them all in epic1/epic2; in epic3 each player starts with one plus an even share of
+    the scenario's cards, in epic4 each Corps commander does (the CIC none); the remainder goes
+    one each to the holders from the CIC (epic3) or the left (epic4) on: the policy napsim uses
+    for the CIC's pick. Guerrilla counters (G6): epic3/epic4 split them by section commander
+    (`guerrilla_split`); otherwise they stay with the CIC (all zeros here)."""
+    n = FORMAT_PLAYERS.get(sc.format, 1)
+    cmd_sec = np.zeros((2, 3), np.int64)
+    tac = np.zeros((2, 4), np.int64)
+    g_sec = np.zeros((2, 3), np.int64)
+    for k, side in enumerate(sc.sides):
+        if n == 3:
+            subs = [x for x in range(3) if x != side.cic_section]
+            cmd_sec[k, subs] = (1, 2)
+            holders = [0, 1, 2]
+        elif n == 4:
+            cmd_sec[k] = (1, 2, 3)
+            holders = [1, 2, 3]
+        else:
+            tac[k, 0] = side.tactician
+            holders = []
+        if holders:
+            for i, c in enumerate(holders):
+                tac[k, c] = 1 + side.tactician // 3 + (1 if i < side.tactician % 3 else 0)
+        if n >= 3 and side.guerrilla_rule != "off":
+            g_sec[k] = guerrilla_split(side.guerrilla, [x.spanish for x in side.sections],
+                                       sc.rule("guerrilla_share"))
+    return cmd_sec, tac, g_sec
+
+
+def corps_guerrilla(side, share: str = "lost") -> list[int]:
+    """G6 in LGB: each Corps commander's starting counters (`corps_guerrilla`); a scenario that
+    gives only `guerrilla` has it split as for 3-4 players a side (`guerrilla_split`)."""
+    if any(side.corps_guerrilla) or side.guerrilla == 0:
+        return list(side.corps_guerrilla)
+    six = side.lgb_sections
+    return guerrilla_split(side.guerrilla, [six[2 * c].spanish + six[2 * c + 1].spanish for c in range(3)],
+                           share)
+
+
+def guerrilla_split(counters: int, spanish: list[int], share: str = "lost") -> list[int]:
+    """G6 for 3-4 players a side: only commanders whose sections hold at least four Spanish units
+    receive counters. share = "lost" (the literal reading): the counters are divided evenly among
+    all the commanders and the share of an ineligible one is not given out; "shared": they are
+    divided among the eligible commanders only. The remainder goes one each to the eligible ones
+    with the most Spanish units (the leftmost on ties: the policy napsim uses for the CIC's pick).
+    Counters nobody receives stay in the unacquired pool."""
+    eligible = [i for i, n in enumerate(spanish) if n >= 4]
+    out = [0] * len(spanish)
+    if not eligible:
+        return out
+    among = len(eligible) if share == "shared" else len(spanish)
+    for i in eligible:
+        out[i] = counters // among
+    for i in sorted(eligible, key=lambda i: (-spanish[i], i))[: counters % among]:
+        out[i] += 1
+    return out

@@ -1,0 +1,423 @@
+"""Python objects -> packed integer/float tables the kernels read (docs/architecture.md).
+
+Card types become per-type arrays; one extra type, VOID, stands for "no card" (an empty rack or
+hand, a First Strike played on its owner's turn, a Counter-Attack with nothing to copy). Every
+(hand card, rack card, placement) outcome depends only on the two types, the command (hand size)
+and the side's units, so it is evaluated once per scenario into pair tables indexed
+[side, command, type a, type b, placement] (placement = 3 * section of a + section of b).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE, SECTIONS, UNIT_FILTERS, Deck
+from napsim.model.policies import PARAMS
+from napsim.model.scenarios import Scenario
+
+KIND_SECTION, KIND_MULTI, KIND_PLACED, KIND_INERT = 0, 1, 2, 3
+KIND_NAMES = ("section", "multi", "tactic", "other")
+FILT_ANY, FILT_INF, FILT_CAV, FILT_ART, FILT_INF_ART, FILT_LEADER = range(6)
+N_PLACE = 9
+NEG = -1.0e9
+
+
+@dataclass(frozen=True)
+class CardTable:
+    """Per-type arrays of a deck, plus VOID at index n_types."""
+
+    names: tuple[str, ...]
+    kind: np.ndarray       # KIND_*
+    sec: np.ndarray        # own section of a section card, else -1
+    orders: np.ndarray     # [T, 3] fixed orders
+    eq_cmd: np.ndarray
+    cap: np.ndarray        # units, or CAP_CMD / CAP_ALL / CAP_NONE
+    filt: np.ndarray       # FILT_*
+    stars: np.ndarray
+    tdraw: np.ndarray
+    scout: np.ndarray
+    elan: np.ndarray
+    first_strike: np.ndarray
+    counter: np.ndarray
+    take_command: np.ndarray
+    fallback: np.ndarray
+    mirror: np.ndarray     # type of the left/right mirrored card (itself when symmetric)
+    deck: np.ndarray       # one type per physical card
+
+    @property
+    def void(self) -> int:
+        return len(self.names) - 1
+
+
+def card_table(deck: Deck) -> CardTable:
+    """Pack a deck into per-type arrays (with VOID appended)."""
+    c = deck.cards
+    n = len(c) + 1
+    kind = np.full(n, KIND_INERT, np.int64)
+    kind[:-1] = np.select(
+        [c["kind"] == "section", c["kind"] == "multi",
+         c["kind"].isin(["tactic", "troop", "leadership"])],
+        [KIND_SECTION, KIND_MULTI, KIND_PLACED], KIND_INERT)
+    sec = np.full(n, -1, np.int64)
+    sec[:-1] = [SECTIONS.index(s) if s in SECTIONS and k == "section" else -1
+                for s, k in zip(c["section"], c["kind"], strict=True)]
+    # a leadership card bound to one section (Ancients "Inspired") is placed there only
+    orders = np.zeros((n, 3), np.int64)
+    orders[:-1] = c[["orders_l", "orders_c", "orders_r"]].to_numpy()
+
+    def col(name, fill=0):
+        a = np.full(n, fill, np.int64)
+        a[:-1] = c[name].to_numpy()
+        return a
+
+    filt = np.zeros(n, np.int64)
+    filt[:-1] = [UNIT_FILTERS.index(f) for f in c["unit_filter"]]
+    cap = col("cap", CAP_NONE)
+    mirror = np.arange(n, dtype=np.int64)
+    names = list(c["name"]) + ["(none)"]
+    for i in range(n - 1):
+        if kind[i] == KIND_SECTION and sec[i] != 1:
+            for j in range(n - 1):
+                if (kind[j] == KIND_SECTION and sec[j] == 2 - sec[i]
+                        and orders[j, sec[j]] == orders[i, sec[i]]
+                        and c["equal_to_command"].iat[j] == c["equal_to_command"].iat[i]
+                        and c["category"].iat[j] == c["category"].iat[i]):
+                    mirror[i] = j
+                    break
+        elif kind[i] == KIND_MULTI and orders[i, 0] != orders[i, 2]:
+            mirror[i] = i  # no asymmetric multi-section card is shipped; keep it as is
+    return CardTable(
+        names=tuple(names), kind=kind, sec=sec, orders=orders, eq_cmd=col("equal_to_command"),
+        cap=cap, filt=filt, stars=col("stars"), tdraw=col("tactician_draw"), scout=col("scout"),
+        elan=col("elan"), first_strike=col("first_strike"), counter=col("counter_attack"),
+        take_command=col("take_command"), fallback=col("fallback"), mirror=mirror,
+        deck=deck.card_types(),
+    )
+
+
+def units_array(scenario: Scenario, six: bool = False) -> np.ndarray:
+    """[side, 4, sections]: infantry, cavalry, artillery, leaders per section: the three EPIC
+    sections, or with `six` the LGB sections L1 L2 C1 C2 R1 R2."""
+    u = np.zeros((2, 4, 6 if six else 3), np.int64)
+    for s, side in enumerate(scenario.sides):
+        for x, sec in enumerate(side.lgb_sections if six else side.sections):
+            u[s, :, x] = (sec.infantry, sec.cavalry, sec.artillery, sec.leaders)
+    return u
+
+
+@njit(cache=True)
+def _eligible(units, filt, x):
+    """Units in section x that a tactic with unit filter `filt` may order."""
+    inf, cav, art, lead = units[0, x], units[1, x], units[2, x], units[3, x]
+    if filt == FILT_INF:
+        return inf
+    if filt == FILT_CAV:
+        return cav
+    if filt == FILT_ART:
+        return art
+    if filt == FILT_INF_ART:
+        return inf + art
+    if filt == FILT_LEADER:
+        return min(2 * lead, lead + inf + cav + art)
+    return inf + cav + art + lead
+
+
+@njit(cache=True)
+def _placed_section(kind, sec, t, p):
+    """Section a card is placed in (E3): its own for section cards, p for tactics, else -1."""
+    if kind[t] == KIND_SECTION:
+        return sec[t]
+    if kind[t] == KIND_PLACED:
+        return p
+    return -1
+
+
+@njit(cache=True)
+def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, take_command,
+              fallback, standard, nominal, eff, rem):
+    """Nominal and effective orders per section of playing card a at pa and card b at pb (S2, E5,
+    E6, E7). Fills nominal[3], eff[3], rem[3] (units left unordered)."""
+    total = np.zeros(3, np.int64)
+    any_orders = np.zeros(3, np.int64)
+    tac_eff = np.zeros(3, np.int64)
+    for x in range(3):
+        total[x] = units[0, x] + units[1, x] + units[2, x] + units[3, x]
+        nominal[x] = 0
+    spread_t = -1
+    spread_p = 0
+    spread_t2 = -1
+    spread_p2 = 0
+    for k in range(2):
+        t = ta if k == 0 else tb
+        p = pa if k == 0 else pb
+        kd = kind[t]
+        if kd == KIND_SECTION:
+            o = cmd if eq_cmd[t] == 1 else orders[t, sec[t]]
+            any_orders[sec[t]] += o
+            nominal[sec[t]] += o
+        elif kd == KIND_MULTI:
+            for x in range(3):
+                any_orders[x] += orders[t, x]
+                nominal[x] += orders[t, x]
+        elif kd == KIND_PLACED:
+            if take_command[t] == 1 or standard:
+                if spread_t < 0:
+                    spread_t, spread_p = t, p
+                else:
+                    spread_t2, spread_p2 = t, p
+                continue
+            elig = _eligible(units, filt[t], p)
+            c = cap[t]
+            n = cmd if c == CAP_CMD else (elig if c == CAP_ALL else (0 if c == CAP_NONE else c))
+            nominal[p] += n
+            e = min(n, elig)
+            if elig == 0 and fallback[t] == 1 and n > 0:
+                e = 1
+            tac_eff[p] += e
+    for x in range(3):
+        eff[x] = min(any_orders[x] + tac_eff[x], total[x])
+        rem[x] = total[x] - eff[x]
+    for k in range(2):
+        t = spread_t if k == 0 else spread_t2
+        p = spread_p if k == 0 else spread_p2
+        if t < 0:
+            continue
+        c = cap[t]
+        reach_all = standard and take_command[t] == 0
+        elig_all = 0
+        for x in range(3):
+            if reach_all or abs(x - p) <= 1:
+                elig_all += _eligible(units, filt[t], x)
+        n = cmd if c == CAP_CMD else (elig_all if c == CAP_ALL else (0 if c == CAP_NONE else c))
+        nominal[p] += n
+        left = n
+        if elig_all == 0 and fallback[t] == 1 and n > 0:
+            left = 1
+        # take units from the placement section first, then its neighbours left to right
+        for step in range(4):
+            if step == 0:
+                x = p
+            else:
+                x = step - 1
+                if x == p:
+                    continue
+            if not (reach_all or abs(x - p) <= 1):
+                continue
+            room = min(rem[x], _eligible(units, filt[t], x)) if elig_all > 0 else rem[x]
+            took = min(left, room)
+            eff[x] += took
+            rem[x] -= took
+            left -= took
+
+
+@njit(cache=True)
+def _legal_placements(kind, sec, ta, tb, standard, out):
+    """Legal placements of (a, b) into out; returns (count, e4_only)."""
+    n = 0
+    ra = 3 if kind[ta] == KIND_PLACED else 1
+    rb = 3 if kind[tb] == KIND_PLACED else 1
+    e4_only = False
+    for pa in range(ra):
+        for pb in range(rb):
+            sa = _placed_section(kind, sec, ta, pa)
+            sb = _placed_section(kind, sec, tb, pb)
+            if sa >= 0 and sa == sb and not standard:
+                if kind[ta] == KIND_SECTION and kind[tb] == KIND_SECTION:
+                    e4_only = True  # E4: only when hand and rack are all this section
+                else:
+                    continue
+            out[n] = pa * 3 + pb
+            n += 1
+    return n, e4_only
+
+
+@njit(cache=True)
+def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
+    """The two cards as they give orders: under cic_keeps = one (M6.1, `forbid` >= 0 the CIC's
+    section) a card placed in the CIC's section beside a multi-section card goes to a
+    sub-commander who cannot order there, so it plays as nothing (the kernel does the same)."""
+    if forbid >= 0:
+        if kind[ta] == KIND_MULTI and _placed_section(kind, sec, tb, pb) == forbid:
+            return ta, void
+        if kind[tb] == KIND_MULTI and _placed_section(kind, sec, ta, pa) == forbid:
+            return void, tb
+    return ta, tb
+
+
+@njit(cache=True)
+def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_command, fallback,
+           stars, tdraw, scout, standard, forbid, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+           place_list, e4_only):
+    n_types = kind.shape[0]
+    nominal = np.zeros(3, np.int64)
+    eff = np.zeros(3, np.int64)
+    rem = np.zeros(3, np.int64)
+    buf = np.zeros(N_PLACE, np.int64)
+    w0, w1, w2 = policy[1], policy[2], policy[3]
+    march_bonus, tac_bonus, scout_bonus, march_prob = policy[4], policy[5], policy[6], policy[9]
+    for ta in range(n_types):
+        for tb in range(n_types):
+            n, e4 = _legal_placements(kind, sec, ta, tb, standard, buf)
+            n_place[ta, tb] = n
+            e4_only[ta, tb] = e4
+            for i in range(n):
+                place_list[ta, tb, i] = buf[i]
+            for c in range(cmax + 1):
+                best = NEG
+                k = 0
+                for i in range(n):
+                    p = buf[i]
+                    pa, pb = p // 3, p % 3
+                    ea, eb = _kept_cards(kind, sec, ta, pa, tb, pb, forbid, n_types - 1)
+                    eval_pair(ea, pa, eb, pb, c, units, kind, sec, orders, eq_cmd, cap, filt,
+                              take_command, fallback, standard, nominal, eff, rem)
+                    for x in range(3):
+                        nom_t[c, ta, tb, p, x] = nominal[x]
+                        eff_t[c, ta, tb, p, x] = eff[x]
+                        rem_t[c, ta, tb, p, x] = rem[x]
+                    v = w0 * eff[0] + w1 * eff[1] + w2 * eff[2]
+                    v += tac_bonus * (tdraw[ea] + tdraw[eb])
+                    if scout[ea] == 1 or scout[eb] == 1:
+                        v += scout_bonus
+                    r0, r1, r2 = rem[0], rem[1], rem[2]
+                    for ks in range(2):  # not k: k counts the tied placements
+                        t = ea if ks == 0 else eb
+                        if stars[t] == 0:
+                            continue
+                        s = _placed_section(kind, sec, t, pa if ks == 0 else pb)
+                        avail = 0
+                        if s >= 0:
+                            avail = min(3, r0 if s == 0 else (r1 if s == 1 else r2))
+                        if avail > 0:
+                            v += march_prob * march_bonus * avail + (1 - march_prob) * tac_bonus
+                            if s == 0:
+                                r0 -= avail
+                            elif s == 1:
+                                r1 -= avail
+                            else:
+                                r2 -= avail
+                        else:
+                            v += tac_bonus
+                    if v > best + 1e-9:
+                        best = v
+                        k = 0
+                    if v >= best - 1e-9:
+                        best_list[c, ta, tb, k] = p
+                        k += 1
+                best_val[c, ta, tb] = best
+                best_k[c, ta, tb] = k
+
+
+@dataclass(frozen=True)
+class PairTables:
+    """Per-side pair tables for one scenario and policy pair (see module docstring)."""
+
+    best_val: np.ndarray   # [side, cmd, a, b] greedy score of the best legal placement
+    best_k: np.ndarray     # [side, cmd, a, b] number of placements tied for the best score
+    best_list: np.ndarray  # [side, cmd, a, b, k] those placements
+    nominal: np.ndarray    # [side, cmd, a, b, placement, section]
+    eff: np.ndarray
+    rem: np.ndarray
+    n_place: np.ndarray    # [side, a, b] number of legal placements
+    place_list: np.ndarray  # [side, a, b, k] k-th legal placement
+    e4_only: np.ndarray    # [side, a, b] legal only in the E4 situation
+    play_val: np.ndarray   # [side, e4 situation 0/1, cmd, a, b]: best_val, or NEG when illegal
+    play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] rank of play_val (see play_keys)
+    record: np.ndarray | None = None  # [side, cmd, a, b, :] one compact row per pair (pair_records)
+
+
+def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.ndarray,
+                standard: bool, forbid: tuple[int, int] = (-1, -1)) -> PairTables:
+    """Evaluate every (a, b, placement) for both sides and commands 0..cmax. forbid[side] >= 0:
+    the section of that side's CIC under cic_keeps = one (see _kept_cards)."""
+    t = len(cards.names)
+    shape = (2, cmax + 1, t, t)
+    best_val = np.zeros(shape, np.float64)
+    best_k = np.zeros(shape, np.int64)
+    best_list = np.zeros((*shape, N_PLACE), np.int64)
+    nom = np.zeros((*shape, N_PLACE, 3), np.int16)
+    eff = np.zeros_like(nom)
+    rem = np.zeros_like(nom)
+    n_place = np.zeros((2, t, t), np.int64)
+    place_list = np.zeros((2, t, t, N_PLACE), np.int64)
+    e4_only = np.zeros((2, t, t), np.bool_)
+    for s in range(2):
+        _build(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
+               cards.cap, cards.filt, cards.take_command, cards.fallback, cards.stars,
+               cards.tdraw, cards.scout, standard, np.int64(forbid[s]), best_val[s], best_k[s],
+               best_list[s], nom[s], eff[s], rem[s], n_place[s], place_list[s], e4_only[s])
+    legal = (n_place > 0)[:, None]  # [side, 1, a, b] against best_val [side, cmd, a, b]
+    play_val = np.full((2, 2, cmax + 1, t, t), NEG)
+    play_val[:, 1] = np.where(legal, best_val, NEG)
+    play_val[:, 0] = np.where(legal & ~e4_only[:, None], best_val, NEG)
+    return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only,
+                      play_val, play_keys(play_val), pair_records(nom, eff, rem, best_k, best_list))
+
+
+REC_K, REC_LIST, REC_ORD, REC_WIDTH = 0, 1, 10, 64  # napsim.engine.epic reads the same layout
+
+
+def pair_records(nom: np.ndarray, eff: np.ndarray, rem: np.ndarray, best_k: np.ndarray,
+                 best_list: np.ndarray) -> np.ndarray:
+    """What the kernel reads about one played pair, in one 64-byte row [side, cmd, a, b, :]
+    starting on a cache-line boundary: the number of tied best placements at REC_K, those
+    placements from REC_LIST, and the orders of placement p at REC_ORD + 6 p + 3 w + section
+    (w: 0 nominal, 1 effective). Units left unordered are the section's units minus the
+    effective orders (eval_pair keeps rem = total - eff), the totals being rem[side, 0, VOID,
+    VOID, 0]. int8 when every value fits, else int16 (two lines a row)."""
+    orders = np.stack([nom, eff], -2).reshape(*nom.shape[:4], 54)
+    total = rem[:, :1, -1:, -1:, :1, :]  # no card played: nothing ordered, every unit left
+    unused = (nom == 0) & (eff == 0) & (rem == 0)  # placements that are not legal
+    assert np.all((rem + eff == total) | unused)
+    small = max(int(orders.max(initial=0)), N_PLACE) <= 127 and int(orders.min(initial=0)) >= -128
+    dtype = np.dtype(np.int8 if small else np.int16)
+    n = int(np.prod(nom.shape[:4])) * REC_WIDTH
+    buf = np.zeros(n + 64, dtype)  # aligned to 64 bytes below
+    skip = (-buf.ctypes.data % 64) // dtype.itemsize
+    rec = buf[skip:skip + n].reshape(*nom.shape[:4], REC_WIDTH)
+    rec[..., REC_K] = best_k
+    rec[..., REC_LIST:REC_LIST + N_PLACE] = best_list
+    rec[..., REC_ORD:REC_ORD + 54] = orders
+    return rec
+
+
+TIE = 1e-9  # the greedy choice treats scores within TIE as equal
+
+
+def play_keys(play_val: np.ndarray) -> np.ndarray:
+    """Integer ranks of the greedy scores, so that the kernel compares ints instead of floats.
+
+    Per (side, command) the legal scores fall into groups of values within TIE of each other;
+    key = group rank (0 the lowest), -1 where illegal. Ranks decide exactly as the float
+    comparisons `v > best + TIE` / `v >= best - TIE` do when every group spans well under TIE and
+    the gaps between groups are well over it; a side where that fails gets key -3 everywhere
+    (the kernel then compares the floats). (VOID, VOID) is always legal, so its key >= 0 marks a
+    side as ranked.
+    """
+    keys = np.full(play_val.shape, -1, np.int32)
+    small = True
+    for s in range(play_val.shape[0]):
+        for c in range(play_val.shape[2]):
+            v = play_val[s, :, c]
+            legal = v > NEG / 10
+            u = np.unique(v[legal])
+            if u.size == 0:
+                continue
+            new_group = np.diff(u) > TIE
+            rank = np.concatenate([[0], np.cumsum(new_group)])
+            starts = np.concatenate([[0], np.flatnonzero(new_group) + 1])
+            ends = np.concatenate([starts[1:], [u.size]]) - 1
+            spans_ok = bool(np.all(u[ends] - u[starts] < 0.25 * TIE))
+            gaps_ok = bool(np.all(np.diff(u)[new_group] > 4 * TIE))
+            if not (spans_ok and gaps_ok):
+                keys[s] = -3
+                break
+            keys[s, :, c][legal] = rank[np.searchsorted(u, v[legal])]
+            small = small and int(rank[-1]) < 32767
+    return keys.astype(np.int16) if small else keys  # int16: half the cache lines
+
+
+assert PARAMS["w_l"] == 1 and PARAMS["march_prob"] == 9  # _build reads these slots

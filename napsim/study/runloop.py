@@ -1,0 +1,206 @@
+"""The run loop: every point of a study, chunk by chunk, into a run folder (`execute`).
+
+One path for every runner (`napsim.study.backends`): the chunks a point still needs are handed to
+`runner.stream`, which yields each chunk's arrays as it is played (`LocalRunner`: here, in order,
+one at a time; `DaskRunner`: on a cluster, in any order), and the loop writes each chunk file as it
+arrives and walks the point's chunks in order, adding them up. The chunks, and so every number,
+are the same whichever runner plays them.
+
+Common random numbers: every sweep point plays the same global game indices [0, n) with the same
+seed, so game g meets the same random stream at every point and differences between points are not
+drowned in game-to-game noise.
+
+`target_error` stops a point at the first chunk boundary where the half-width of the main metric's
+95% interval (Wilson for a rate, normal for a mean) is below the target. The rule reads only the
+chunks in order, so a resumed run, a Dask run and the report (`napsim.study.storage.point_chunks`)
+all stop at the same n. With a target the runner is stopped at that boundary (chunks a cluster has
+in flight may land beyond it: they are stored and harmless).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from napsim.model.cards import load_deck
+from napsim.model.errors import NapsimInputError
+from napsim.study.backends import LocalRunner, engine_job, run_chunk, run_odds_point, threads_set
+from napsim.study.chunks import Acc, target_met
+from napsim.study.spec import Point, Study, load_study
+from napsim.study.storage import (
+    atomic_write_bytes,
+    atomic_write_npz,
+    chunk_path,
+    chunk_ranges,
+    chunk_stored,
+    clean_temp,
+    locked,
+    point_dir,
+    prepare_dir,
+    read_chunk,
+    write_meta,
+)
+
+ProgressFn = Callable[[int, int, int], None]  # (games advanced, point index, games in point)
+
+
+def execute(study: Study | str | Path, out: str | Path, force: bool = False,
+            target_error: float | None = None, progress: ProgressFn | None = None,
+            threads: int | None = None, runner=None) -> dict:
+    """Run (or resume) every point of a study into `out`; returns the study.json record.
+
+    `threads`: numba threads of this process for the run (None: numba's setting). `runner`: a
+    `napsim.study.backends` runner (`DaskRunner` sends the chunks to a Dask cluster); None plays
+    here (`LocalRunner`). The chunks, and so every number, are the same whichever runs them.
+    """
+    st = study if isinstance(study, Study) else load_study(study)
+    with threads_set(threads):
+        return _execute(st, Path(out), force, target_error, progress, runner or LocalRunner())
+
+
+def _execute(st: Study, out: Path, force: bool, target_error: float | None,
+             progress: ProgressFn | None, runner) -> dict:
+    if target_error is not None:
+        if st.kind == "odds":
+            raise NapsimInputError("--target-error", "target_error", "odds studies run a fixed number "
+                                   "of games", "leave it out")
+        if not 0 < target_error <= 0.5:
+            raise NapsimInputError("--target-error", "target_error", f"{target_error} is out of range",
+                                   "numbers in (0, 0.5]")
+    with locked(out):
+        meta = prepare_dir(st, out, force, target_error)
+        t0 = time.perf_counter()
+        for p in st.points:
+            pdir = point_dir(out, p.id)
+            pdir.mkdir(parents=True, exist_ok=True)
+            clean_temp(pdir)
+        if st.kind == "engine":
+            for p in st.points:
+                t1 = time.perf_counter()
+                games, chunks = run_engine_point(runner, st, meta, p, out, progress)
+                _done(meta, out, p, games, chunks, time.perf_counter() - t1)
+        else:
+            run_odds_points(runner, st, meta, out, progress)
+        meta["wall_seconds"] = round(time.perf_counter() - t0, 3)
+        write_meta(out, meta)
+    return meta
+
+
+def _done(meta: dict, out: Path, p: Point, games: int, chunks: int, seconds: float) -> None:
+    """Record a finished point in study.json."""
+    meta["status"][p.id] = dict(games=games, chunks=chunks, done=True, wall_seconds=round(seconds, 3))
+    write_meta(out, meta)
+
+
+def point_job(st: Study, meta: dict, p: Point) -> dict:
+    """The plain-data job a point's chunks are played from (`napsim.study.backends.run_chunk`)."""
+    sc, dk, policies = st.load_point(p)
+    return engine_job(f"{meta['identity_sha256']}/{p.id}", sc, dk, policies, st.seed, st.per_game)
+
+
+class _Walk:
+    """A point's chunks added up in order, from disk or as they arrive, up to the target error."""
+
+    def __init__(self, meta: dict, point_id: str, pdir: Path, stored: set[int], report):
+        self.meta, self.point_id, self.pdir = meta, point_id, pdir
+        self.ranges = chunk_ranges(meta)
+        self.stored = stored      # chunks on disk
+        self.report = report      # report(k, games) for a chunk counted
+        self.acc = Acc()
+        self.next = 0             # the position of the walk in self.ranges
+        self.met = False
+
+    def advance(self, k_new: int | None = None, ch_new: dict | None = None) -> bool:
+        """Add the chunks that are next in order (the one just played, `ch_new`, from memory; the
+        others from disk); True once the target error is met."""
+        while not self.met and self.next < len(self.ranges):
+            k, first, n = self.ranges[self.next]
+            if k == k_new:
+                ch = ch_new
+            elif k in self.stored:
+                ch = read_chunk(chunk_path(self.pdir, k), first, n)
+                if ch is None:  # a damaged file: played again by the caller
+                    self.stored.discard(k)
+                    return False
+            else:
+                return False
+            self.acc.add(ch)
+            self.next += 1
+            self.report(k, int(ch["n"]))
+            self.met = target_met(self.meta, self.point_id, self.acc)
+        return self.met
+
+    @property
+    def complete(self) -> bool:
+        return self.met or self.next == len(self.ranges)
+
+
+def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path,
+                     progress: ProgressFn | None) -> tuple[int, int]:
+    """Play a point's missing chunks on `runner`, writing each chunk file (atomically) as its
+    result arrives, and add the chunks up in order. Without a target error every missing chunk
+    up to the cap is played; with one, the runner is stopped at the chunk boundary where
+    `napsim.study.storage.point_chunks` stops. Returns (games, chunks) counted."""
+    cap = meta["run"]["cap"]
+    pdir = point_dir(out, p.id)
+    ordered = meta["run"]["target_error"] is not None
+    reported: set[int] = set()
+    done = [0]  # games reported so far (the progress bar's position in this point)
+
+    def report(k: int, n: int) -> None:
+        if k not in reported:
+            reported.add(k)
+            done[0] += n
+            if progress:
+                progress(n, p.index, done[0])
+
+    walk = _Walk(meta, p.id, pdir, set(), report)
+    walk.stored = {k for k, f, n in walk.ranges if chunk_stored(chunk_path(pdir, k), f, n)}
+    job = None
+    while not walk.advance() and not walk.complete:
+        todo = [r for r in walk.ranges[walk.next:] if r[0] not in walk.stored]
+        job = job or point_job(st, meta, p)
+        stream = runner.stream(run_chunk, todo, _chunk_args(job), tag=f"napsim-{p.id}")
+        try:
+            for (k, _, _), ch in stream:
+                atomic_write_npz(chunk_path(pdir, k), ch)
+                walk.stored.add(k)
+                if not ordered:  # counted as it arrives; the walk adds it up in order
+                    report(k, int(ch["n"]))
+                if walk.advance(k, ch):
+                    break
+        finally:
+            stream.close()
+    if progress and walk.acc.games < cap:
+        progress(cap - walk.acc.games, p.index, walk.acc.games)  # stopped early: the rest is not needed
+    return walk.acc.games, walk.acc.chunks
+
+
+def _chunk_args(job: dict) -> Callable[[tuple], tuple]:
+    """The arguments of `run_chunk` for a chunk range (k, first, games)."""
+    return lambda r: (job, r[1], r[2])
+
+
+def run_odds_points(runner, st: Study, meta: dict, out: Path, progress: ProgressFn | None) -> None:
+    """Answer the odds points without an odds.csv on `runner`, one task per point (the validated
+    deck travels with the task), writing each file as it arrives; then record every point."""
+    todo = [p for p in st.points if not (point_dir(out, p.id) / "odds.csv").is_file()]
+
+    def args_of(p: Point) -> tuple:
+        deck, hand = st.odds_inputs(p)
+        return (st.questions, load_deck(deck), hand, st.games, st.seed, st.chunk)
+
+    t1 = time.perf_counter()
+    for p, data in runner.stream(run_odds_point, todo, args_of, tag="napsim-odds"):
+        atomic_write_bytes(point_dir(out, p.id) / "odds.csv", data)
+        if progress:
+            progress(st.games, p.index, st.games)
+        _done(meta, out, p, st.games, 1, time.perf_counter() - t1)
+        t1 = time.perf_counter()
+    for p in st.points:
+        if p not in todo:  # answered by an earlier run
+            if progress:
+                progress(st.games, p.index, st.games)
+            _done(meta, out, p, st.games, 1, 0.0)
+    meta["status"] = {p.id: meta["status"][p.id] for p in st.points}  # in point order

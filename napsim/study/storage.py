@@ -1,0 +1,237 @@
+"""Storage of a run folder: chunk files, study.json, the lock, atomic writes.
+
+A study runs into a folder ``DIR``: engine results go to ``DIR/points/<point>/chunk-<k>.npz``, one
+file per chunk of ``chunk`` games (games [k * chunk, (k + 1) * chunk)), each written to a temporary
+file and moved into place with `os.replace`, so a chunk file is either complete or absent whatever
+moment a run is killed; odds results go to ``DIR/points/<point>/odds.csv`` the same way. A chunk is
+a pure function of (inputs, seed, game range), so rerunning the same command skips the chunks on
+disk and ends with exactly the numbers of an uninterrupted run.
+
+``DIR/study.json`` records the normalized study and its identity (`napsim.study.identity`: a hash
+of everything a chunk depends on: scenario and deck file contents, policies, overrides, sweep,
+seed, chunk size, the engine's source files). A later run refuses a folder whose hash differs
+unless ``force``. Changes that cannot alter a stored chunk (``games``, ``target_error``,
+``max_games``, the reported metrics, names) are accepted and the chunks reused: raising ``games``
+from 20,000 to 50,000 plays only the 30,000 new games. That is deliberately more useful than
+refusing every edit, and never mixes incompatible numbers. One run at a time holds ``DIR/.lock``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from napsim.model.errors import NapsimInputError
+from napsim.model.version import __version__
+from napsim.sim.summary import per_game_columns
+from napsim.study.chunks import CHUNK_FORMAT, Acc, target_met
+from napsim.study.identity import sha
+from napsim.study.spec import Study
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write to a temporary file in the same folder, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def atomic_write_npz(path: Path, arrays: dict) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def chunk_path(pdir: Path, k: int) -> Path:
+    return pdir / f"chunk-{k:05d}.npz"
+
+
+def read_chunk(path: Path, first: int, n: int) -> dict | None:
+    """A stored chunk if it holds exactly games [first, first + n), else None."""
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path) as z:
+            ch = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, KeyError):
+        return None
+    if int(ch.get("format", -1)) != CHUNK_FORMAT or int(ch["first"]) != first or int(ch["n"]) != n:
+        return None
+    return ch
+
+
+def chunk_stored(path: Path, first: int, n: int) -> bool:
+    """Whether `path` is a chunk file of games [first, first + n) (its header only is read: a
+    chunk file is written atomically, so one that opens is complete)."""
+    if not path.is_file():
+        return False
+    try:
+        with np.load(path) as z:
+            return (int(z["format"]) == CHUNK_FORMAT and int(z["first"]) == first
+                    and int(z["n"]) == n)
+    except (OSError, ValueError, EOFError, KeyError):
+        return False
+
+
+def chunk_ranges(meta: dict) -> list[tuple[int, int, int]]:
+    """(k, first game, games) of every chunk of a point up to the run's cap."""
+    cap, chunk = meta["run"]["cap"], meta["spec"]["chunk"]
+    return [(k, f, min(chunk, cap - f)) for k, f in enumerate(range(0, cap, chunk))]
+
+
+def point_dir(out: Path, point_id: str) -> Path:
+    return Path(out) / "points" / point_id
+
+
+def point_chunks(meta: dict, point_id: str, out: Path,
+                 on_chunk: Callable[[int, dict, Acc], None] | None = None) -> tuple[Acc, bool]:
+    """Walk a point's chunks on disk in order and stop at the first boundary where the target
+    error is met. Returns (sums, complete); complete is False when a chunk is missing first.
+
+    The report reads a run folder with it, and the run loop (`napsim.study.runloop`) walks the
+    chunks in the same order with the same rule, so both stop at the same chunk.
+    """
+    pdir = point_dir(out, point_id)
+    acc = Acc()
+    for k, first, n in chunk_ranges(meta):
+        ch = read_chunk(chunk_path(pdir, k), first, n)
+        if ch is None:
+            return acc, False
+        acc.add(ch)
+        if on_chunk:
+            on_chunk(k, ch, acc)
+        if target_met(meta, point_id, acc):
+            break
+    return acc, True
+
+
+OWN_ENTRIES = ("points", "study.json", "report.md", "report.html", "charts", "summary.csv",
+               "points.csv", "convergence.csv", "rack_wait.csv", "distribution.csv", "chunks.csv",
+               "odds.csv", "manifest.json", ".lock")
+
+
+def clear_out(out: Path) -> None:
+    """Remove what napsim wrote in `out` (only its own entries, never anything else)."""
+    for name in OWN_ENTRIES:
+        p = out / name
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+
+
+def changed_keys(old: dict, new: dict) -> list[str]:
+    keys = sorted(set(old) | set(new))
+    out = [k for k in keys if old.get(k) != new.get(k)]
+    if "code" in out:
+        out[out.index("code")] = "engine source code"
+    return out
+
+
+def check_out(study: Study, out: str | Path, force: bool) -> tuple[dict, str, bool]:
+    """May `out` hold this study? Returns (identity, its hash, whether old results must be cleared);
+    raises when the folder holds another study's results (or foreign files) and not `force`."""
+    out = Path(out)
+    ident = json.loads(json.dumps(study.identity(), default=str))  # as study.json will hold it
+    digest = sha(ident)
+    meta_path = out / "study.json"
+    if out.exists() and not out.is_dir():
+        raise NapsimInputError(str(out), "--out", "is a file, not a folder")
+    if meta_path.exists():
+        try:
+            old = json.loads(meta_path.read_text())
+        except (OSError, ValueError):
+            old = {}
+        if old.get("identity_sha256") != digest:
+            if not force:
+                changed = changed_keys(old.get("identity", {}), ident)
+                raise NapsimInputError(
+                    str(out), "--out", "holds results of a different study "
+                    f"(changed: {', '.join(changed) or 'unknown'}); its chunks cannot be reused",
+                    "--force to discard them, or another --out")
+            return ident, digest, True
+    elif out.exists() and any(p.name != ".lock" for p in out.iterdir()):
+        if not force:
+            raise NapsimInputError(str(out), "--out", "folder holds files that are not a napsim study",
+                                   "an empty or new folder, or --force")
+        return ident, digest, True
+    return ident, digest, False
+
+
+def prepare_dir(study: Study, out: Path, force: bool, target_error: float | None) -> dict:
+    """Check that `out` may hold this study (same identity, or --force) and write study.json."""
+    ident, digest, clear = check_out(study, out, force)
+    meta_path = out / "study.json"
+    if clear:
+        clear_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    target = study.target_error if target_error is None else target_error
+    cap = study.cap_for(target_error)
+    sides = []
+    if study.kind == "engine":
+        for p in study.points:
+            sc, _, _ = study.load_point(p)
+            sides.append([s.name for s in sc.sides])
+    meta = dict(
+        napsim=__version__, study_file=str(study.path), study_sha256=study.sha256,
+        identity_sha256=digest, identity=ident, spec=study.spec(), side_keys=list(study.side_keys),
+        points=[dict(id=p.id, params=p.params, label=p.label,
+                     side_names=sides[p.index] if sides else []) for p in study.points],
+        columns=per_game_columns() if study.kind == "engine" else [],
+        run=dict(target_error=target, cap=cap), status={},
+    )
+    if meta_path.exists():
+        with contextlib.suppress(OSError, ValueError):
+            meta["status"] = json.loads(meta_path.read_text()).get("status", {})
+    write_meta(out, meta)
+    return meta
+
+
+def write_meta(out: Path, meta: dict) -> None:
+    atomic_write_bytes(out / "study.json", (json.dumps(meta, indent=1, default=str) + "\n").encode())
+
+
+def read_meta(out: str | Path) -> dict:
+    p = Path(out) / "study.json"
+    if not p.is_file():
+        raise NapsimInputError(str(out), None, "no study.json: not a napsim run folder",
+                               "a folder written by `napsim run`")
+    try:
+        return json.loads(p.read_text())
+    except ValueError as e:
+        raise NapsimInputError(str(p), None, f"not valid JSON: {e}") from None
+
+
+@contextlib.contextmanager
+def locked(out: Path) -> Iterator[None]:
+    """One run at a time per folder (released by the OS if the process dies)."""
+    out.mkdir(parents=True, exist_ok=True)
+    fh = open(out / ".lock", "w")  # noqa: SIM115
+    try:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise NapsimInputError(str(out), "--out", "another napsim run is using this folder") from None
+        yield
+    finally:
+        fh.close()
+
+
+def clean_temp(pdir: Path) -> None:
+    """Leftovers of a run killed while writing (never complete files)."""
+    for p in pdir.glob(".chunk-*.tmp"):
+        with contextlib.suppress(OSError):
+            p.unlink()

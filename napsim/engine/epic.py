@@ -9,7 +9,20 @@ counter-based stream, so a game is a pure function of (seed, game index).
 import numpy as np
 from numba import njit, prange
 
-from napsim.engine.commanders import (
+from napsim.engine.commanders import roll_initiative
+from napsim.engine.layout import *  # noqa: F403  (re-exports M_*, EV_*, G_*, R_*, C_*, ... for napsim)
+from napsim.engine.layout import (
+    C_COUNTER,
+    C_E4BIT,
+    C_ELAN,
+    C_EQ,
+    C_FS,
+    C_KIND,
+    C_MIRROR,
+    C_SCOUT,
+    C_SEC,
+    C_STARS,
+    C_TDRAW,
     CM_EFF,
     CM_G_ACQUIRED,
     CM_G_NULLIFIED,
@@ -26,86 +39,111 @@ from napsim.engine.commanders import (
     CM_TAC_HELD_SUM,
     CM_TAC_PLAYED,
     CM_TURNS,
+    EV_CHOICE,
     EV_COMMANDER_TACTICIAN,
+    EV_DRAW,
+    EV_ELAN,
+    EV_FIRST_STRIKE,
+    EV_G_ATTEMPT,
+    EV_G_GAIN,
     EV_INITIATIVE,
+    EV_ORDERS,
     EV_PASS,
+    EV_REFILL,
+    EV_RESHUFFLE,
+    EV_SCOUT,
+    EV_SQUARE,
+    EV_STARVED,
+    EV_TACTICIAN,
+    EV_TURN,
+    EV_UNSQUARE,
+    G_BASE,
+    G_EPIC,
+    G_FRENCH,
+    G_HELD_ANY,
+    G_HELD_L,
+    G_OFF,
+    G_OUT_DECLINED,
+    G_OUT_NULLIFIED,
+    G_OUT_SABRE,
+    G_POOL,
+    G_POOL0,
+    G_RULE,
+    G_SPAN,
+    G_START,
+    G_START_L,
+    GAIN_BELOW,
+    GAIN_NEVER,
+    KIND_RANDOM,
+    M_COUNTER,
+    M_E4,
+    M_E4_USED,
+    M_EFF,
+    M_ELAN,
+    M_FIRST_STRIKE,
+    M_G_ACQUIRED,
+    M_G_DENIED_EFF,
+    M_G_DENIED_EFF_SEC,
+    M_G_DENIED_NOM,
+    M_G_FRENCH_TURNS,
+    M_G_HELD_END,
+    M_G_NOT_SPENT,
+    M_G_NULL_SEC,
+    M_G_NULLIFIED,
+    M_G_OFFERED,
+    M_G_POOL_END,
+    M_G_SABRE,
+    M_G_SPENT,
+    M_HAND_KIND,
+    M_INIT_ORDERS,
+    M_MARCH_UNITS,
+    M_NOM,
+    M_PICK_FROM,
+    M_RACK_KIND,
+    M_REFILLS,
+    M_RESHUFFLE,
+    M_SCOUT,
+    M_SQ_FORMED,
+    M_STARS_MARCH,
+    M_STARS_TAC,
+    M_STARVED,
+    M_TAC_DRAWN,
+    M_TAC_HELD,
+    M_TAC_PLAYED,
+    M_TAC_STARVED,
+    M_TURNS,
+    M_VIOLATIONS,
+    M_WASTED,
+    MAX_HAND,
     N_CM,
-    roll_initiative,
+    N_METRICS,
+    NO_TACTICIAN_DECK,
+    P_DENY_WEIGHT,
+    P_FIRST_STRIKE_PROB,
+    P_G_GAIN_BELOW,
+    P_G_GAIN_MODE,
+    P_G_SPEND_MODE,
+    P_G_THRESHOLD,
+    P_KEEP_WEIGHT,
+    P_KIND,
+    P_MARCH_PROB,
+    P_TACTICIAN_USE_PROB,
+    R_CA_EITHER,
+    R_E4_PLAYABLE,
+    R_INIT_NEEDS_NO_ORDERS,
+    R_SHUFFLE_FIRST,
+    R_TAC_DECK,
+    RACK,
+    REC_K,
+    REC_LIST,
+    REC_ORD,
+    SPEND_ALWAYS,
+    SPEND_ASSAULT,
+    SPEND_THRESHOLD,
+    TRACE_WIDTH,
+    WAIT_BINS,
 )
 from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
-
-# metric slots per side
-M_NOM, M_EFF = 0, 3            # + section
-M_WASTED, M_TURNS = 6, 7
-M_HAND_KIND, M_RACK_KIND = 8, 12  # + kind (section, multi, tactic, other)
-M_PICK_FROM = 16               # + rack size 0..5
-M_REFILLS, M_E4, M_E4_USED, M_SCOUT = 22, 23, 24, 25
-M_STARS_MARCH, M_STARS_TAC, M_MARCH_UNITS = 26, 27, 28
-M_ELAN, M_RESHUFFLE, M_STARVED = 29, 30, 31
-M_TAC_DRAWN, M_TAC_PLAYED, M_FIRST_STRIKE, M_COUNTER = 32, 33, 34, 35
-M_SQ_FORMED, M_TAC_HELD, M_TAC_STARVED, M_VIOLATIONS = 36, 37, 38, 39
-# Spanish Guerrilla Action (G7), kept on the Spanish side's row
-M_G_FRENCH_TURNS, M_G_OFFERED, M_G_SPENT, M_G_SABRE, M_G_NULLIFIED = 40, 41, 42, 43, 44
-M_G_DENIED_NOM, M_G_DENIED_EFF, M_G_NOT_SPENT = 45, 46, 47
-M_G_NULL_SEC, M_G_DENIED_EFF_SEC = 48, 51  # + section of the French card, French seat (S4)
-M_G_ACQUIRED, M_G_HELD_END, M_G_POOL_END = 54, 55, 56
-M_INIT_ORDERS = 57  # units ordered by initiative rolls (M6.2, L6; zero with 1-2 players a side)
-N_METRICS = 58
-METRIC_NAMES = (
-    "nominal_L", "nominal_C", "nominal_R", "effective_L", "effective_C", "effective_R",
-    "wasted", "turns", "hand_section", "hand_multi", "hand_tactic", "hand_other",
-    "rack_section", "rack_multi", "rack_tactic", "rack_other",
-    "pick_from_0", "pick_from_1", "pick_from_2", "pick_from_3", "pick_from_4", "pick_from_5",
-    "refills", "same_section_turns", "same_section_used", "scout_draws",
-    "stars_march", "stars_tactician", "march_units", "elan_reshuffles", "deck_reshuffles",
-    "starved_draws", "tactician_drawn", "tactician_played", "first_strikes", "counter_attacks",
-    "squares_formed", "tactician_held_end", "tactician_starved", "invariant_violations",
-    "g_french_turns", "g_offered", "g_spent", "g_stopped_by_sabre", "g_cards_nullified",
-    "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
-    "g_nullified_in_french_L", "g_nullified_in_french_C", "g_nullified_in_french_R",
-    "g_denied_effective_in_french_L", "g_denied_effective_in_french_C",
-    "g_denied_effective_in_french_R",
-    "g_acquired", "g_held_end", "g_pool_end", "initiative_orders",
-)
-assert len(METRIC_NAMES) == N_METRICS
-
-MAX_HAND = 24
-RACK = 5
-WAIT_BINS = 64
-TACTICIAN_DECK = 50
-TRACE_WIDTH = 40
-# trace event codes
-EV_TURN, EV_CHOICE, EV_ORDERS, EV_DRAW, EV_TACTICIAN, EV_ELAN, EV_RESHUFFLE = 1, 2, 3, 4, 5, 6, 7
-EV_REFILL, EV_SQUARE, EV_UNSQUARE, EV_FIRST_STRIKE, EV_STARVED, EV_SCOUT = 8, 9, 10, 11, 12, 13
-EV_G_ATTEMPT, EV_G_GAIN = 14, 15
-G_OUT_DECLINED, G_OUT_SABRE, G_OUT_NULLIFIED = 0, 1, 2
-
-# guerrilla configuration gcfg[side, column] and state gst[side, column] (pool in row 0)
-G_OFF, G_BASE, G_EPIC = 0, 1, 2
-G_RULE, G_START, G_FRENCH, G_SPAN, G_POOL0 = 0, 1, 2, 3, 6  # G_SPAN + section
-G_START_L = 8  # + section: counters of each section commander at the start (G6, 3-4 a side)
-N_GCFG = 11
-G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
-
-# rule options ropt[column]: the reading of each open point (docs/rules.md, "Rule options"), as
-# kernel flags packed by napsim.simulate.rule_options
-R_INIT_NEEDS_NO_ORDERS = 0  # 1: no initiative roll when a multi-section card ordered his section
-R_E4_PLAYABLE = 1           # 1: the E4 same-section pair may be played (one commander plays both)
-R_SHUFFLE_FIRST = 2         # 1: the Elan reshuffle comes before the turn's Command draw
-R_CA_EITHER = 3             # 1: Counter-Attack copies either card of the opponent's last turn
-R_TAC_DECK = 4              # Tactician cards that come with the Command deck (0: none, D4)
-N_ROPT = 5
-NO_TACTICIAN_DECK = -1      # tac_disc[0] when the game has no Tactician deck at all
-
-# card-table columns packed into one int array: ctab[type, column]
-C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR, C_EQ = range(10)
-C_E4BIT = 10  # 1 << section for a section card, 8 for any other (the E4 test ORs them)
-N_CCOLS = 11
-
-# one pair record rec_t[side, cmd, a, b, :] (napsim.tables.pair_records), one cache line: the
-# number of tied best placements, those placements, then the orders of placement p at
-# REC_ORD + 6 p + 3 w + section (w: 0 nominal, 1 effective; units left = section units - effective)
-REC_K, REC_LIST, REC_ORD, REC_WIDTH = 0, 1, 10, 64
 
 
 @njit(cache=True, inline="always")
@@ -277,7 +315,7 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
             else:
                 e_card = full_eff - _pair_sum(eff_t, s, c, ra, void, pa * 3)
             better = e_card > t_eff
-            if pol[o, 12] == 2.0 and ctab[t, C_EQ] != t_assault:
+            if pol[o, P_G_SPEND_MODE] == SPEND_ASSAULT and ctab[t, C_EQ] != t_assault:
                 better = ctab[t, C_EQ] > t_assault  # P4 assault mode: an Assault in reach is the target
             if better:
                 target = k
@@ -288,8 +326,9 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
         return p, ra, rb, False
     met[o, M_G_OFFERED] += 1
     g_turn[0, turn] += 1
-    mode = pol[o, 12]
-    spend = mode == 0.0 or (mode == 1.0 and t_eff >= pol[o, 13]) or (mode == 2.0 and t_assault == 1)
+    mode = pol[o, P_G_SPEND_MODE]
+    spend = mode == SPEND_ALWAYS or (mode == SPEND_THRESHOLD and t_eff >= pol[o, P_G_THRESHOLD]) or (
+        mode == SPEND_ASSAULT and t_assault == 1)
     if not spend:
         met[o, M_G_NOT_SPENT] += 1
         _trace(trace, tn, EV_G_ATTEMPT, ply, o, target, tsec, t_eff, -1, G_OUT_DECLINED, 0, 0, 0)
@@ -341,8 +380,8 @@ def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
     if gst[0, G_POOL] <= 0:
         return -1
     held = gst[s, G_HELD_ANY] + gst[s, G_HELD_L] + gst[s, G_HELD_L + 1] + gst[s, G_HELD_L + 2]
-    mode = pol[s, 14]
-    if mode == 1.0 or (mode == 2.0 and held >= pol[s, 15]):
+    mode = pol[s, P_G_GAIN_MODE]
+    if mode == GAIN_NEVER or (mode == GAIN_BELOW and held >= pol[s, P_G_GAIN_BELOW]):
         return -1
     for k in range(2):
         t = ra if k == 0 else rb
@@ -487,23 +526,23 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             for cc in range(4):
                 cmet[s, cc, CM_TAC_HELD_SUM] += tacc[s, cc]  # held at the start of the turn
                 if tacc[s, cc] > 0:
-                    used = np.int64(uniform(rs) < pol[s, 11])
+                    used = np.int64(uniform(rs) < pol[s, P_TACTICIAN_USE_PROB])
                     tacc[s, cc] -= used
                     tac[s] -= used
                     tac_disc[0] += used
                     met[s, M_TAC_PLAYED] += used
                     cmet[s, cc, CM_TAC_PLAYED] += used
         elif tac[s] > 0:
-            used = np.int64(uniform(rs) < pol[s, 11])  # a coin: counted, not branched on
+            used = np.int64(uniform(rs) < pol[s, P_TACTICIAN_USE_PROB])  # a coin: counted, not branched on
             tac[s] -= used
             tac_disc[0] += used
             met[s, M_TAC_PLAYED] += used
         # P7: the opponent may play a First Strike from hand during this turn
         fs_card = -1
-        if pol[o, 10] > 0.0:
+        if pol[o, P_FIRST_STRIKE_PROB] > 0.0:
             for i in range(hn[o]):
                 if ctab[hand[o, i], C_FS] == 1:
-                    if uniform(rs) < pol[o, 10]:
+                    if uniform(rs) < pol[o, P_FIRST_STRIKE_PROB]:
                         fs_card = hand[o, i]
                         hn[o] -= 1
                         hand[o, i] = hand[o, hn[o]]
@@ -598,7 +637,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         pb = p % 3
         if tracing:
             _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
-                   1 if pol[s, 0] == 1.0 else 0)
+                   1 if pol[s, P_KIND] == KIND_RANDOM else 0)
         # G1/G5 Spanish Guerrilla Action against the French cards, before any orders
         pq = p
         turn_over = False
@@ -646,7 +685,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
             if sx >= 0:
                 avail = min(3, r0 if sx == 0 else (r1 if sx == 1 else r2))
             coin = uniform(rs)  # drawn for every star card, so the stream does not wait on avail
-            if avail > 0 and coin < pol[s, 9]:
+            if avail > 0 and coin < pol[s, P_MARCH_PROB]:
                 marched += avail
                 met[s, M_STARS_MARCH] += 1
                 if sx == 0:
@@ -706,7 +745,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                 keep, drop = t1, t2
                 if v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1):
                     keep, drop = t2, t1
-                if pol[s, 0] == 1.0 and uniform(rs) < 0.5:  # random policy keeps either at random
+                # the random policy keeps either at random
+                if pol[s, P_KIND] == KIND_RANDOM and uniform(rs) < 0.5:
                     keep, drop = drop, keep
                 t1 = keep
                 disc[dn[0]] = drop
@@ -937,7 +977,7 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
     hi = -1
     rj = -1
     p = 0
-    if pol[s, 0] == 1.0:
+    if pol[s, P_KIND] == KIND_RANDOM:
         return _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only,
                               res_scratch)
     best = -1.0e18
@@ -948,9 +988,9 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
     best_pr = np.uint64(0)
     best_code = 0
     pr_known = False
-    keep_w = pol[s, 7]
+    keep_w = pol[s, P_KEEP_WEIGHT]
     e4i = 1 if e4 else 0
-    deny_w = pol[s, 8]
+    deny_w = pol[s, P_DENY_WEIGHT]
     if keep_w == 0.0 and deny_w == 0.0 and play_key[s, e4i, c, void, void] >= 0:
         # integer ranks (napsim.tables.play_keys): one branch-free pass finds the top rank and
         # lists the pairs holding it in res_scratch[2] (in pair order); hashes only for a tie

@@ -32,7 +32,21 @@ Readings of points the rules leave open (policy where the rules say so):
 import numpy as np
 from numba import njit, prange
 
-from napsim.engine.commanders import (
+from napsim.engine.commanders import roll_initiative
+from napsim.engine.epic import _draw_card as _draw_card_inline
+from napsim.engine.epic import _elan_reshuffle, _refill_rack, _resolve, _take_tactician
+from napsim.engine.epic import _trace as _trace_inline
+from napsim.engine.layout import *  # noqa: F403  (re-exports S_*, SRC_*, DRAW_*, EV_*, ... for napsim)
+from napsim.engine.layout import (
+    C_COUNTER,
+    C_ELAN,
+    C_EQ,
+    C_FS,
+    C_KIND,
+    C_SCOUT,
+    C_SEC,
+    C_STARS,
+    C_TDRAW,
     CM_EFF,
     CM_EFF_A,
     CM_G_ACQUIRED,
@@ -54,25 +68,19 @@ from napsim.engine.commanders import (
     CM_TAC_HELD_SUM,
     CM_TAC_PLAYED,
     CM_TURNS,
-    EV_INITIATIVE,
-    N_CM,
-    roll_initiative,
-)
-from napsim.engine.epic import (
-    C_COUNTER,
-    C_ELAN,
-    C_EQ,
-    C_FS,
-    C_KIND,
-    C_SCOUT,
-    C_SEC,
-    C_STARS,
-    C_TDRAW,
+    EV_CORPS_DRAW,
+    EV_CORPS_HANDS,
+    EV_CORPS_PLAY,
+    EV_CORPS_REACH,
+    EV_CORPS_TACTICIAN,
     EV_DRAW,
     EV_FIRST_STRIKE,
     EV_G_ATTEMPT,
     EV_G_GAIN,
+    EV_GIVE,
+    EV_INITIATIVE,
     EV_ORDERS,
+    EV_REJECT,
     EV_SCOUT,
     EV_SQUARE,
     EV_TURN,
@@ -80,6 +88,9 @@ from napsim.engine.epic import (
     G_OUT_DECLINED,
     G_OUT_NULLIFIED,
     G_OUT_SABRE,
+    GAIN_BELOW,
+    GAIN_NEVER,
+    KIND_RANDOM,
     M_COUNTER,
     M_E4,
     M_E4_USED,
@@ -114,36 +125,46 @@ from napsim.engine.epic import (
     M_VIOLATIONS,
     M_WASTED,
     MAX_HAND,
+    N_CM,
     N_METRICS,
     NO_TACTICIAN_DECK,
+    P_CORPS_OWN_MIN,
+    P_CORPS_SWAP_MARGIN,
+    P_FIRST_STRIKE_PROB,
+    P_G_GAIN_BELOW,
+    P_G_GAIN_MODE,
+    P_G_SPEND_MODE,
+    P_G_THRESHOLD,
+    P_KIND,
+    P_MARCH_PROB,
+    P_TACTICIAN_USE_PROB,
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
     RACK,
+    S_CORPS_HAND,
+    S_CORPS_TAC,
+    S_FRENCH,
+    S_G_RULE,
+    S_G_START,
+    S_HAND,
+    S_SPAN,
+    SPEND_ALWAYS,
+    SPEND_ASSAULT,
+    SPEND_THRESHOLD,
+    SRC_CIC,
+    SRC_HOLD,
+    SRC_INITIATIVE,
+    SRC_NONE,
+    SRC_OWN,
     TRACE_WIDTH,
     WAIT_BINS,
-    _elan_reshuffle,
-    _refill_rack,
-    _resolve,
-    _take_tactician,
 )
-from napsim.engine.epic import _draw_card as _draw_card_inline
-from napsim.engine.epic import _trace as _trace_inline
 from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
 
 # the EPIC kernel inlines these at numba IR level; here plain calls keep compilation short
 _trace = njit(cache=True, _nrt=False)(getattr(_trace_inline, "py_func", _trace_inline))
 _draw_card = njit(cache=True, _nrt=False)(getattr(_draw_card_inline, "py_func", _draw_card_inline))
 
-# side configuration scfg[side, column]
-S_HAND, S_CORPS_HAND, S_CORPS_TAC, S_G_RULE, S_FRENCH, S_SPAN, S_G_START = 0, 1, 4, 7, 8, 9, 12
-N_SCFG = 15
-# trace events of this format (the others are engine.epic's)
-EV_CORPS_HANDS, EV_GIVE, EV_CORPS_PLAY, EV_REJECT, EV_CORPS_DRAW = 16, 17, 18, 19, 21
-EV_CORPS_TACTICIAN = 22
-EV_CORPS_REACH = 25  # a Take Command's orders in the sections next to his (E7, napsim.tables_lgb)
-DRAW_SCOUT_GIFT, DRAW_STARS, DRAW_TWO_SABRES, DRAW_REPLACEMENT = 0, 1, 2, 3
-SRC_NONE, SRC_CIC, SRC_OWN, SRC_INITIATIVE, SRC_HOLD = -1, 0, 1, 2, 3
-P_OWN_MIN, P_SWAP_MARGIN = 16, 17  # policy slots (napsim.policies)
 NEG_HALF = -5.0e8
 
 
@@ -249,7 +270,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         s = (first + ply) % 2
         o = 1 - s
         turn = ply // 2
-        is_random = pol[s, 0] == 1.0
+        is_random = pol[s, P_KIND] == KIND_RANDOM
         met[s, M_TURNS] += 1
         # L8 squares: cards come back to their owner, then the opponent's attacks may force one
         k = 0
@@ -298,7 +319,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             cmet[s, c + 1, CM_TAC_HELD_SUM] += tac[s, c]
             cmet[s, c + 1, CM_HAND_SUM] += cn[s, c]
             tac_turn[s, turn] += tac[s, c]
-            if tac[s, c] > 0 and uniform(rs) < pol[s, 11]:
+            if tac[s, c] > 0 and uniform(rs) < pol[s, P_TACTICIAN_USE_PROB]:
                 tac[s, c] -= 1
                 tac_disc[0] += 1
                 met[s, M_TAC_PLAYED] += 1
@@ -306,7 +327,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         cmet[s, 0, CM_HAND_SUM] += hn[s]
         # P7: a First Strike held by the opponent's CIC or a Corps commander
         fs_card = -1
-        if pol[o, 10] > 0.0:
+        if pol[o, P_FIRST_STRIKE_PROB] > 0.0:
             for holder in range(4):
                 found = -1
                 n_hold = hn[o] if holder == 0 else cn[o, holder - 1]
@@ -317,7 +338,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                         break
                 if found < 0:
                     continue
-                if uniform(rs) < pol[o, 10]:
+                if uniform(rs) < pol[o, P_FIRST_STRIKE_PROB]:
                     if holder == 0:
                         fs_card = hand[o, found]
                         hn[o] -= 1
@@ -368,8 +389,8 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                    tac[s, 1], tac[s, 2], 0, 0)
         # what each Corps commander would do without a gift (P6: the CIC scores gifts by the gain)
         # pl rows: 0 own best score, 1 own slot, 2 alternative score
-        margin = pol[s, P_SWAP_MARGIN]
-        own_min = pol[s, P_OWN_MIN]
+        margin = pol[s, P_CORPS_SWAP_MARGIN]
+        own_min = pol[s, P_CORPS_OWN_MIN]
         for kc in range(3):
             b, slot = _own_best(s, kc, chand, cn, ctab, opp_last, void, best_t, cmax)
             pl[0, kc] = b
@@ -506,7 +527,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                     cc = int(pl[7, kc])
                     e_card = eff_t[s, kc, src, cc, r, q, 0] + eff_t[s, kc, src, cc, r, q, 1]
                     better = e_card > t_eff
-                    if pol[o, 12] == 2.0 and ctab[r, C_EQ] != t_assault:
+                    if pol[o, P_G_SPEND_MODE] == SPEND_ASSAULT and ctab[r, C_EQ] != t_assault:
                         better = ctab[r, C_EQ] > t_assault
                     if better:
                         target = kc
@@ -516,9 +537,10 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             if target >= 0:
                 met[o, M_G_OFFERED] += 1
                 g_turn[0, turn] += 1
-                mode = pol[o, 12]
-                spend = mode == 0.0 or (mode == 1.0 and t_eff >= pol[o, 13]) or (
-                    mode == 2.0 and t_assault == 1)
+                mode = pol[o, P_G_SPEND_MODE]
+                spend = mode == SPEND_ALWAYS or (
+                    mode == SPEND_THRESHOLD and t_eff >= pol[o, P_G_THRESHOLD]) or (
+                    mode == SPEND_ASSAULT and t_assault == 1)
                 if not spend:
                     met[o, M_G_NOT_SPENT] += 1
                     _trace(trace, tn, EV_G_ATTEMPT, ply, o, t_second, target, t_eff, -1,
@@ -638,9 +660,10 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                     # G4: a Spanish Scout may trade the CIC's second draw and its stars for a counter
                     sp = scfg[s, S_SPAN + kc]
                     held = gst[s, 0] + gst[s, 1] + gst[s, 2]
-                    gm = pol[s, 14]
+                    gm = pol[s, P_G_GAIN_MODE]
                     if (scfg[s, S_G_RULE] != 0 and not gained and pool > 0 and sp >= 4
-                            and not (gm == 1.0 or (gm == 2.0 and held >= pol[s, 15]))):
+                            and not (gm == GAIN_NEVER
+                                     or (gm == GAIN_BELOW and held >= pol[s, P_G_GAIN_BELOW]))):
                         gain_here = True
                         gained = True
                         gst[s, kc] += 1
@@ -653,7 +676,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                 if ctab[r, C_STARS] == 0 or gain_here:
                     continue
                 avail = min(3, free)
-                if avail > 0 and uniform(rs) < pol[s, 9]:
+                if avail > 0 and uniform(rs) < pol[s, P_MARCH_PROB]:
                     marched += avail
                     free -= avail
                     met[s, M_STARS_MARCH] += 1

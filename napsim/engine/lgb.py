@@ -32,10 +32,10 @@ Readings of points the rules leave open (policy where the rules say so):
 import numpy as np
 from numba import njit, prange
 
+from napsim.engine.cardflow import _draw_card_plain as _draw_card
+from napsim.engine.cardflow import _elan_reshuffle, _refill_rack, _resolve, _take_tactician
+from napsim.engine.cardflow import _trace_plain as _trace
 from napsim.engine.commanders import roll_initiative
-from napsim.engine.epic import _draw_card as _draw_card_inline
-from napsim.engine.epic import _elan_reshuffle, _refill_rack, _resolve, _take_tactician
-from napsim.engine.epic import _trace as _trace_inline
 from napsim.engine.layout import *  # noqa: F403  (re-exports S_*, SRC_*, DRAW_*, EV_*, ... for napsim)
 from napsim.engine.layout import (
     C_COUNTER,
@@ -160,10 +160,6 @@ from napsim.engine.layout import (
     WAIT_BINS,
 )
 from napsim.engine.rng import battle_die, bounded, mix64, next_u64, start_game, uniform
-
-# the EPIC kernel inlines these at numba IR level; here plain calls keep compilation short
-_trace = njit(cache=True, _nrt=False)(getattr(_trace_inline, "py_func", _trace_inline))
-_draw_card = njit(cache=True, _nrt=False)(getattr(_draw_card_inline, "py_func", _draw_card_inline))
 
 NEG_HALF = -5.0e8
 

@@ -304,7 +304,7 @@ def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool
     kind, kargs = args
     with np.errstate(over="ignore"):
         if kind == "lgb":
-            m, r, cm, cr, w, gt, tt = lgb.play_chunk_lgb(key, np.int64(first), np.int64(n), *kargs,
+            m, r, w, gt, cm, cr, tt = lgb.play_chunk_lgb(key, np.int64(first), np.int64(n), *kargs,
                                                           check, per_game)
             return ChunkOut(m, r, w, gt, cm, cr, tt)
         m, r, w, gt, cm_, cr, tt = epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,

@@ -1,10 +1,20 @@
-"""The engine's named slots (napsim.engine.layout) stay in step with the Python side that packs the
-arrays: policies, card kinds, pair records."""
+"""The engine's named slots (napsim.engine.layout) and kernel signatures stay in step with the
+Python side that packs the arrays: policies, card kinds, chunk arguments and outputs."""
 
 from __future__ import annotations
 
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
 from napsim import policies, tables
 from napsim.engine import commanders, epic, layout, lgb
+from napsim.engine.kernel_args import CHUNK_OUTPUTS, EpicArgs, LgbArgs
+from napsim.simulate import ChunkOut, Simulation
+
+ENGINE = Path(layout.__file__).parent
 
 
 def test_policy_slots_equal_policies_params():
@@ -64,3 +74,65 @@ def test_old_import_paths_still_work():
                                         "EV_INITIATIVE", "roll_initiative"))):
         for name in names:
             assert hasattr(module, name), (module.__name__, name)
+
+
+def _params(kernel) -> list[str]:
+    return list(inspect.signature(getattr(kernel, "py_func", kernel)).parameters)
+
+
+@pytest.mark.parametrize("kernel, fields", [(epic.play_chunk, EpicArgs._fields),
+                                            (lgb.play_chunk_lgb, LgbArgs._fields)])
+def test_kernel_args_follow_the_signature(kernel, fields):
+    assert _params(kernel) == ["run_key", "first_game", "n", *fields, "check", "per_game"]
+
+
+def test_simulation_packs_the_kernel_args():
+    for scenario, cls in (("symmetric", EpicArgs), ("lgb-symmetric", LgbArgs)):
+        kind, args = Simulation.build(scenario).kernel_args()
+        assert len(args) == len(cls._fields), kind
+        assert cls(*args)._fields == cls._fields
+
+
+def test_chunk_outputs_are_chunkout_fields():
+    assert CHUNK_OUTPUTS == tuple(f.name for f in ChunkOut.__dataclass_fields__.values())
+
+
+def _returned_names(path: Path, func: str) -> list[str]:
+    """The variable names of the tuple a kernel returns (`x.sum(axis=0)` counts as `x`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == func)
+    ret = [n for n in ast.walk(node) if isinstance(n, ast.Return)][-1].value
+    out = []
+    for e in ret.elts:
+        while isinstance(e, ast.Call):
+            e = e.func.value
+        out.append(e.id)
+    return out
+
+
+def test_both_kernels_return_the_outputs_in_one_order():
+    epic_names = _returned_names(ENGINE / "epic.py", "play_chunk")
+    assert epic_names == ["met_b", "rows", "wait_b", "gturn_b", "cmet_b", "crows", "tturn_b"]
+    assert _returned_names(ENGINE / "lgb.py", "play_chunk_lgb") == epic_names
+
+
+def test_engine_modules_stay_small():
+    # issue 15: no engine module over 600 lines, no function over 150
+    for path in ENGINE.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert text.count("\n") <= 600, path.name
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef):
+                assert node.end_lineno - node.lineno + 1 <= 150, (path.name, node.name)
+
+
+def test_engine_does_not_import_the_rest_of_napsim():
+    # one-way layers: napsim.engine imports numpy, numba and itself only
+    for path in ENGINE.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("napsim"):
+                assert node.module.startswith("napsim.engine"), (path.name, node.module)
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    assert not alias.name.startswith("napsim") or alias.name.startswith(
+                        "napsim.engine"), (path.name, alias.name)

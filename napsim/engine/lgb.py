@@ -328,9 +328,12 @@ def _scratch(n_cards, n_types):
 @njit(cache=True, parallel=True)
 def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
                    eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
-    """Play games [first_game, first_game + n). Returns (metrics [2, M], per-game metrics
-    [n or 0, 2, M], per-commander metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM],
-    rack waits [4, bins], guerrilla per turn [3, turns], Tactician held per turn [2, turns])."""
+    """Play games [first_game, first_game + n). The arguments between n and check are
+    napsim.engine.kernel_args.LgbArgs. Returns the seven chunk outputs in the order of
+    napsim.engine.kernel_args.CHUNK_OUTPUTS, the EPIC kernel's: (metrics [2, M], per-game
+    metrics [n or 0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns], per-commander
+    metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per
+    turn [2, turns])."""
     nb = max(1, min(n, 64))
     met_b = np.zeros((nb, 2, N_METRICS), np.int64)
     cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
@@ -377,8 +380,8 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
             if per_game:
                 rows[g] = met
                 crows[g] = cmet
-    return (met_b.sum(axis=0), rows, cmet_b.sum(axis=0), crows, wait_b.sum(axis=0),
-            gturn_b.sum(axis=0), tturn_b.sum(axis=0))
+    return (met_b.sum(axis=0), rows, wait_b.sum(axis=0), gturn_b.sum(axis=0), cmet_b.sum(axis=0),
+            crows, tturn_b.sum(axis=0))
 
 
 def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,

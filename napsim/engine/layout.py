@@ -2,8 +2,8 @@
 
 The kernels pass plain integer and float arrays; this module is the single place that says what
 each column, row or slot of them means. Module-level integers are folded by numba at compile
-time, so a named slot costs nothing over a bare number. Nothing here imports the rest of napsim:
-the engine layers are layout <- rng, cardflow <- choice, commanders <- epic, lgb (one way).
+time, so a named slot costs nothing over a bare number. It imports nothing: every engine module
+reads it (the module map is napsim.engine's docstring).
 
 Groups (prefix: array):
   M_*    metrics met[side, M] (METRIC_NAMES names them for the reports)

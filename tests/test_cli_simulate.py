@@ -88,14 +88,14 @@ def test_simulate_writes_parquet_summary_manifest_and_refuses_to_overwrite(tmp_p
 
 
 def test_trace_replays_the_same_game_as_the_run(tmp_path):
-    from napsim.engine import epic
+    from napsim.engine import layout
     from napsim.sim.packing import Simulation
 
     sim = Simulation.build("tamames")
     res = sim.run(40, 9, chunk=7, per_game=True)
     met, events = sim.trace(9, 23)
     assert (met == res.per_game[23]).all()
-    assert events[0, 0] in (epic.EV_TURN, epic.EV_TACTICIAN)
+    assert events[0, 0] in (layout.EV_TURN, layout.EV_TACTICIAN)
     text = run_cli("trace", "--scenario", "tamames", "--seed", "9", "--game", "23").stdout
     assert "turn 1.1  French to play" in text
     assert text.count("\nturn ") == 2 * sim.scenario.turns

@@ -18,10 +18,28 @@ import pytest
 from numba import njit
 from support.decks import write_deck
 from support.tomlwrite import dump_toml
-from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
+from support.tracetools import (  # noqa: F401
+    CODE,
+    PLY,
+    SIDE,
+    A,
+    B,
+    C,
+    D,
+    E,
+    F,
+    G,
+    H,
+    M,
+    by_ply,
+    first_strikes_under_their_turn,
+    one,
+    rows_of,
+    turn_blocks,
+)
 
 from napsim import NapsimInputError
-from napsim.engine import epic
+from napsim.engine import epic, layout
 from napsim.engine.rng import battle_die, seed_key, start_game
 from napsim.model.cards import load_deck
 from napsim.model.policies import policy_vector
@@ -40,7 +58,7 @@ from napsim.sim.tables import (
 )
 
 # event-log columns (epic._trace): code, ply, side, then the event's fields a..h
-HAND0, RACK0 = 11, 11 + epic.MAX_HAND
+HAND0, RACK0 = 11, 11 + layout.MAX_HAND
 
 PLAIN = {  # no Scout, Elan, First Strike, Counter-Attack, star or Tactician-draw card
     "Probe Left": 4, "Probe Center": 6, "Probe Right": 4, "Attack Left": 4, "Attack Center": 6,
@@ -203,13 +221,13 @@ def test_d3_first_strike_is_played_in_the_opponents_turn():
         for ply, rows in by_ply(ev).items():
             if ply < 0:
                 continue
-            turn = one(rows, epic.EV_TURN)
-            for row in rows_of(rows, epic.EV_FIRST_STRIKE):
+            turn = one(rows, layout.EV_TURN)
+            for row in rows_of(rows, layout.EV_FIRST_STRIKE):
                 seen += 1
                 assert row[SIDE] == 1 - turn[SIDE] and row[A] == fs
                 # its owner draws a replacement at once: an EV_DRAW for the opponent
-                assert any(r[SIDE] == row[SIDE] for r in rows_of(rows, epic.EV_DRAW))
-            ch = one(rows, epic.EV_CHOICE)
+                assert any(r[SIDE] == row[SIDE] for r in rows_of(rows, layout.EV_DRAW))
+            ch = one(rows, layout.EV_CHOICE)
             for t, r in ((ch[A], ch[E]), (ch[B], ch[F])):
                 if t == fs:  # taken on its owner's turn (from the rack): it orders nothing
                     own += 1
@@ -220,24 +238,9 @@ def test_d3_first_strike_is_played_in_the_opponents_turn():
 def test_p7_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
     # rule P7, rule D3: the kernel logs the opponent's First Strike (and his replacement draw)
     # before the turn's header; the text shows it under that header, not the previous turn's
-    from napsim.output.tracefmt import format_trace
-
     sim = Simulation.build("symmetric", pols(first_strike_prob=1.0))
-    seen = 0
-    for g, (_, ev) in enumerate(traces(sim, 3, 12)):
-        blocks = turn_blocks(format_trace(sim, ev, 3, g))
-        assert not any("First Strike (" in line for line in blocks[-1])
-        for ply, rows in by_ply(ev).items():
-            n = len(rows_of(rows, epic.EV_FIRST_STRIKE))
-            if ply < 0:
-                continue
-            lines = blocks[ply]
-            assert sum(" plays First Strike (" in line for line in lines) == n
-            if n:
-                seen += 1
-                at = next(i for i, line in enumerate(lines) if " plays First Strike (" in line)
-                assert 0 < at < lines.index(next(x for x in lines if x.startswith("  hand:")))
-    assert seen > 10
+    games = [(3, g, ev) for g, (_, ev) in enumerate(traces(sim, 3, 12))]
+    assert first_strikes_under_their_turn(sim, games) > 10
 
 
 def test_d3_counter_attack_repeats_the_opponents_last_card_mirrored():
@@ -253,7 +256,7 @@ def test_d3_counter_attack_repeats_the_opponents_last_card_mirrored():
         for ply, rows in sorted(by_ply(ev).items()):
             if ply < 0:
                 continue
-            ch = one(rows, epic.EV_CHOICE)
+            ch = one(rows, layout.EV_CHOICE)
             s = ch[SIDE]
             expect = ct.mirror[last[1 - s]]
             for t, r in ((ch[A], ch[E]), (ch[B], ch[F])):
@@ -319,8 +322,8 @@ def test_d6_reshuffle_rebuilds_from_discards_only(tmp_path):
         for ply, rows in by_ply(ev).items():
             if ply < 0:
                 continue
-            turn = one(rows, epic.EV_TURN)
-            for r in rows_of(rows, epic.EV_RESHUFFLE):
+            turn = one(rows, layout.EV_TURN)
+            for r in rows_of(rows, layout.EV_RESHUFFLE):
                 n_reshuffles += 1
                 # the discards (the turn's start plus the two cards just played), nothing more
                 assert r[A] == turn[H] + 2
@@ -337,8 +340,8 @@ def _deal_orders(run_key, games, n, first, merge_at):
     pile = np.empty(n, np.uint16)
     disc = np.empty(n, np.uint16)
     st = np.zeros(2, np.int64)
-    met = np.zeros((2, epic.N_METRICS), np.int64)
-    trace = np.zeros((0, epic.TRACE_WIDTH), np.int64)
+    met = np.zeros((2, layout.N_METRICS), np.int64)
+    trace = np.zeros((0, layout.TRACE_WIDTH), np.int64)
     tn = np.zeros(1, np.int64)
     for g in range(games):
         start_game(rs, run_key, g)
@@ -398,18 +401,18 @@ def test_d6_starved_draws_counted(tmp_path):
     assert res.metric("turns").tolist() == [12 * 300, 12 * 300]
     for _, ev in traces(sim, 6, 10):
         plies = by_ply(ev)
-        assert len(rows_of(plies[-1], epic.EV_STARVED)) == 1  # the fifth rack card of the deal
+        assert len(rows_of(plies[-1], layout.EV_STARVED)) == 1  # the fifth rack card of the deal
         for ply in range(24):
             rows = plies[ply]
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             assert turn[B] == (4 if ply % 2 == 0 else 3) and turn[D] == 2  # 4-3-refill
-            starved = rows_of(rows, epic.EV_STARVED)
+            starved = rows_of(rows, layout.EV_STARVED)
             if turn[B] == 3:  # refill from the 2 cards not in hands or on the rack: 1 starved
-                assert len(starved) == 1 and one(rows, epic.EV_REFILL)[A] == 4
-                k = np.flatnonzero(rows[:, CODE] == epic.EV_STARVED)[0]
-                assert rows[k + 1][CODE] == epic.EV_REFILL
+                assert len(starved) == 1 and one(rows, layout.EV_REFILL)[A] == 4
+                k = np.flatnonzero(rows[:, CODE] == layout.EV_STARVED)[0]
+                assert rows[k + 1][CODE] == layout.EV_REFILL
             else:
-                assert len(starved) == 0 and not len(rows_of(rows, epic.EV_REFILL))
+                assert len(starved) == 0 and not len(rows_of(rows, layout.EV_REFILL))
 
 
 def test_d7_played_cards_reach_the_discards_at_end_of_turn(tmp_path):
@@ -420,8 +423,8 @@ def test_d7_played_cards_reach_the_discards_at_end_of_turn(tmp_path):
     for _, ev in traces(sim, 8, 10):
         plies = by_ply(ev)
         for ply in range(59):
-            turn, nxt = one(plies[ply], epic.EV_TURN), one(plies[ply + 1], epic.EV_TURN)
-            reshuffled = rows_of(plies[ply], epic.EV_RESHUFFLE)
+            turn, nxt = one(plies[ply], layout.EV_TURN), one(plies[ply + 1], layout.EV_TURN)
+            reshuffled = rows_of(plies[ply], layout.EV_RESHUFFLE)
             if len(reshuffled):
                 assert nxt[H] == 0 and reshuffled[0][A] == turn[H] + 2
             else:
@@ -453,7 +456,7 @@ def test_s1_scenario_fields_reach_the_engine(tmp_path):
     assert res.metric("invariant_violations").tolist() == [0, 0]
     _, ev = sim.trace(1, 0)
     plies = by_ply(ev)
-    t0, t1 = one(plies[0], epic.EV_TURN), one(plies[1], epic.EV_TURN)
+    t0, t1 = one(plies[0], layout.EV_TURN), one(plies[1], layout.EV_TURN)
     assert t0[SIDE] == 1 and t0[D] == 4 and t0[F] == 3
     assert t1[SIDE] == 0 and t1[D] == 5
     tam = load_scenario("tamames")
@@ -517,8 +520,8 @@ def test_s3_units_stay_fixed_through_a_game():
     for _, ev in traces(sim, 9, 5):
         plies = by_ply(ev)
         for ply in range(2 * sim.scenario.turns):
-            turn = one(plies[ply], epic.EV_TURN)
-            ch, od = one(plies[ply], epic.EV_CHOICE), one(plies[ply], epic.EV_ORDERS)
+            turn = one(plies[ply], layout.EV_TURN)
+            ch, od = one(plies[ply], layout.EV_CHOICE), one(plies[ply], layout.EV_ORDERS)
             s, c = ch[SIDE], min(turn[A], cmax)
             p = 3 * ch[C] + ch[D]
             assert od[D:G].tolist() == sim.tables.eff[s, c, ch[E], ch[F], p].tolist()
@@ -537,12 +540,12 @@ def test_e1_setup(tmp_path):
     for _, ev in traces(sim, 12, 10):
         plies = by_ply(ev)
         assert -1 not in plies  # the deal from a fresh 90-card deck needs no reshuffle
-        t0, t1 = one(plies[0], epic.EV_TURN), one(plies[1], epic.EV_TURN)
+        t0, t1 = one(plies[0], layout.EV_TURN), one(plies[1], layout.EV_TURN)
         assert (t0[SIDE], t0[A], t0[B], t0[D], t0[F]) == (0, 6, 5, 6, 2)
         assert (t0[G], t0[H]) == (90 - 6 - 5 - 5, 0)
         hand, rack = turn_cards(t0)
         assert len(hand) == 6 and len(rack) == 5 and min(hand + rack) >= 0
-        elan = len(rows_of(plies[0], epic.EV_ELAN))
+        elan = len(rows_of(plies[0], layout.EV_ELAN))
         assert (t1[SIDE], t1[D], t1[B]) == (1, 5, 4) and t1[F] == 3 + elan
 
 
@@ -559,7 +562,7 @@ def test_e2_one_hand_card_and_one_rack_card_each_turn():
     assert picks.tolist() == turns.tolist()
     void = sim.cards.void
     for _, ev in traces(sim, 5, 5):
-        ch = rows_of(ev, epic.EV_CHOICE)
+        ch = rows_of(ev, layout.EV_CHOICE)
         assert len(ch) == 60 and (ch[:, A] != void).all() and (ch[:, B] != void).all()
 
 
@@ -589,8 +592,8 @@ def test_e3_engine_never_places_two_cards_in_one_section():
         sim = Simulation.build("symmetric", pols(policy))
         ct = sim.cards
         for _, ev in traces(sim, 21, 20):
-            turns = rows_of(ev, epic.EV_TURN)
-            for turn, ch in zip(turns, rows_of(ev, epic.EV_CHOICE), strict=True):
+            turns = rows_of(ev, layout.EV_TURN)
+            for turn, ch in zip(turns, rows_of(ev, layout.EV_CHOICE), strict=True):
                 sa = placed_section(ct, ch[E], ch[C])
                 sb = placed_section(ct, ch[F], ch[D])
                 if sa >= 0 and sa == sb:
@@ -634,7 +637,7 @@ def test_e4_flag_matches_hand_and_rack(tmp_path):
     ct = sim.cards
     flags = Counter()
     for _, ev in traces(sim, 13, 30):
-        for turn, ch in zip(rows_of(ev, epic.EV_TURN), rows_of(ev, epic.EV_CHOICE),
+        for turn, ch in zip(rows_of(ev, layout.EV_TURN), rows_of(ev, layout.EV_CHOICE),
                             strict=True):
             hand, rack = turn_cards(turn)
             secs = {int(ct.sec[x]) if ct.kind[x] == KIND_SECTION else -1 for x in hand + rack}
@@ -677,7 +680,7 @@ def test_e6_command_is_the_hand_without_square_cards(tmp_path):
     sim = Simulation.build(sc, pols(), deck=str(deck))
     seen = Counter()
     for _, ev in traces(sim, 14, 10):
-        for turn, od in zip(rows_of(ev, epic.EV_TURN), rows_of(ev, epic.EV_ORDERS), strict=True):
+        for turn, od in zip(rows_of(ev, layout.EV_TURN), rows_of(ev, layout.EV_ORDERS), strict=True):
             assert turn[A] == turn[D] == 4 - turn[E]
             assert od[A:D].sum() == 2 * turn[A]
             seen[int(turn[E])] += 1
@@ -709,7 +712,7 @@ def _check_stars(sim: Simulation, seed: int, games: int, march: bool) -> Counter
         plies = by_ply(ev)
         for ply in range(2 * sim.scenario.turns):
             rows = plies[ply]
-            turn, ch, od = (one(rows, e) for e in (epic.EV_TURN, epic.EV_CHOICE, epic.EV_ORDERS))
+            turn, ch, od = (one(rows, e) for e in (layout.EV_TURN, layout.EV_CHOICE, layout.EV_ORDERS))
             s, c = ch[SIDE], min(turn[A], cmax)
             ra, rb = ch[E], ch[F]
             r = rem[s, c, ra, rb, 3 * ch[C] + ch[D]].astype(int).tolist()
@@ -728,9 +731,9 @@ def _check_stars(sim: Simulation, seed: int, games: int, march: bool) -> Counter
                     seen["draw"] += 1
             assert od[G] == marched and od[H] == draws
             if met[s, M["tactician_starved"]] == 0:
-                before_elan = rows[: np.flatnonzero(rows[:, CODE] == epic.EV_ELAN)[0]] \
-                    if (rows[:, CODE] == epic.EV_ELAN).any() else rows
-                tac = rows_of(before_elan, epic.EV_TACTICIAN)
+                before_elan = rows[: np.flatnonzero(rows[:, CODE] == layout.EV_ELAN)[0]] \
+                    if (rows[:, CODE] == layout.EV_ELAN).any() else rows
+                tac = rows_of(before_elan, layout.EV_TACTICIAN)
                 assert len(tac) == draws and (tac[:, SIDE] == s).all()  # E9.3
     return seen
 
@@ -764,36 +767,36 @@ def test_e8_stars_unused_draw_a_tactician_card():
 
 def _ply_order(rows: np.ndarray, s: int) -> list[int]:
     """Codes of the end-of-turn events of the active side s, in log order."""
-    keep = (epic.EV_DRAW, epic.EV_SCOUT, epic.EV_TACTICIAN, epic.EV_ELAN, epic.EV_REFILL)
+    keep = (layout.EV_DRAW, layout.EV_SCOUT, layout.EV_TACTICIAN, layout.EV_ELAN, layout.EV_REFILL)
     return [int(r[CODE]) for r in rows if r[CODE] in keep and (r[SIDE] == s or
-                                                              r[CODE] == epic.EV_TACTICIAN)]
+                                                              r[CODE] == layout.EV_TACTICIAN)]
 
 
 def test_e9_end_of_turn_order_draws_before_refill():
     # rule E9: draw (E9.1/E9.2), Tactician draws (E9.3), Elan (E9.4), then the refill (E9.6)
     # rule E9.5: all of these before the rack is refilled
     sim = Simulation.build("symmetric", pols(first_strike_prob=0.0, tactician_use_prob=1.0))
-    rank = {epic.EV_SCOUT: 0, epic.EV_DRAW: 1, epic.EV_TACTICIAN: 2, epic.EV_ELAN: 3,
-            epic.EV_REFILL: 4}
+    rank = {layout.EV_SCOUT: 0, layout.EV_DRAW: 1, layout.EV_TACTICIAN: 2, layout.EV_ELAN: 3,
+            layout.EV_REFILL: 4}
     seen = Counter()
     for _, ev in traces(sim, 17, 40):
         for ply, rows in by_ply(ev).items():
             if ply < 0:
                 continue
-            s = one(rows, epic.EV_TURN)[SIDE]
+            s = one(rows, layout.EV_TURN)[SIDE]
             codes = _ply_order(rows, s)
             ranks = [rank[c] for c in codes]
-            elan_at = codes.index(epic.EV_ELAN) if epic.EV_ELAN in codes else None
+            elan_at = codes.index(layout.EV_ELAN) if layout.EV_ELAN in codes else None
             if elan_at is not None:  # after an Elan both sides draw one Tactician card
-                after = [r for r in rows if r[CODE] == epic.EV_TACTICIAN][-2:]
+                after = [r for r in rows if r[CODE] == layout.EV_TACTICIAN][-2:]
                 assert sorted(r[SIDE] for r in after) == [0, 1]
                 ranks = ranks[:elan_at + 1] + [r for r in ranks[elan_at + 1:] if r != 2]
                 seen["elan"] += 1
             assert ranks == sorted(ranks), codes
-            assert codes.count(epic.EV_DRAW) == 1  # E9.1: one Command card
-            if epic.EV_REFILL in codes:
+            assert codes.count(layout.EV_DRAW) == 1  # E9.1: one Command card
+            if layout.EV_REFILL in codes:
                 seen["refill"] += 1
-                assert codes[-1] == epic.EV_REFILL
+                assert codes[-1] == layout.EV_REFILL
     assert seen["elan"] > 5 and seen["refill"] > 100
 
 
@@ -807,9 +810,9 @@ def test_e9_1_draw_one_card_without_scouts(tmp_path):
     assert res.metric("invariant_violations").tolist() == [0, 0]
     for _, ev in traces(sim, 18, 5):
         for rows in by_ply(ev).values():
-            draws = rows_of(rows, epic.EV_DRAW)
-            assert len(draws) == 1 and len(rows_of(rows, epic.EV_SCOUT)) == 0
-            assert draws[0][SIDE] == one(rows, epic.EV_TURN)[SIDE]
+            draws = rows_of(rows, layout.EV_DRAW)
+            assert len(draws) == 1 and len(rows_of(rows, layout.EV_SCOUT)) == 0
+            assert draws[0][SIDE] == one(rows, layout.EV_TURN)[SIDE]
 
 
 def test_e9_2_scout_draw_two_keep_one_once_per_turn(tmp_path):
@@ -829,19 +832,19 @@ def test_e9_2_scout_draw_two_keep_one_once_per_turn(tmp_path):
         plies = by_ply(ev)
         for ply in range(60):
             rows = plies[ply]
-            turn, ch = one(rows, epic.EV_TURN), one(rows, epic.EV_CHOICE)
+            turn, ch = one(rows, layout.EV_TURN), one(rows, layout.EV_CHOICE)
             assert turn[D] == 6  # E12
             n_scouts = int(ct.scout[ch[E]] + ct.scout[ch[F]])
-            sc_rows = rows_of(rows, epic.EV_SCOUT)
+            sc_rows = rows_of(rows, layout.EV_SCOUT)
             assert len(sc_rows) == (1 if n_scouts else 0)
             seen[n_scouts] += 1
             if n_scouts:
                 keep, drop = sc_rows[0][A], sc_rows[0][B]
-                draw = one(rows, epic.EV_DRAW)
+                draw = one(rows, layout.EV_DRAW)
                 assert draw[A] == keep and draw[SIDE] == turn[SIDE]
                 assert drop >= 0
-                if ply + 1 < 60 and not len(rows_of(rows, epic.EV_RESHUFFLE)):
-                    nxt = one(plies[ply + 1], epic.EV_TURN)
+                if ply + 1 < 60 and not len(rows_of(rows, layout.EV_RESHUFFLE)):
+                    nxt = one(plies[ply + 1], layout.EV_TURN)
                     assert nxt[H] == turn[H] + 3  # two played + the card not kept
     assert seen[1] > 50 and seen[2] > 5  # two Scouts in one turn still draw only two cards
 
@@ -860,20 +863,20 @@ def test_e9_4_elan_reshuffles_and_gives_both_sides_a_tactician_card(tmp_path):
         plies = by_ply(ev)
         for ply in range(59):
             rows = plies[ply]
-            elan = rows_of(rows, epic.EV_ELAN)
+            elan = rows_of(rows, layout.EV_ELAN)
             if not len(elan):
                 continue
             seen += 1
-            turn, nxt = one(rows, epic.EV_TURN), one(plies[ply + 1], epic.EV_TURN)
+            turn, nxt = one(rows, layout.EV_TURN), one(plies[ply + 1], layout.EV_TURN)
             # draw pile + discards together; hands (6 + 6) and the rack (one taken) stay out
             assert elan[0][A] == n_cards - 12 - (turn[B] - 1)
-            k = int(np.flatnonzero(rows[:, CODE] == epic.EV_ELAN)[0])
+            k = int(np.flatnonzero(rows[:, CODE] == layout.EV_ELAN)[0])
             tac = rows[k + 1:k + 3]
-            assert (tac[:, CODE] == epic.EV_TACTICIAN).all()
+            assert (tac[:, CODE] == layout.EV_TACTICIAN).all()
             assert sorted(tac[:, SIDE].tolist()) == [0, 1]
             assert nxt[H] == 0
-            if not len(rows_of(rows, epic.EV_REFILL)):  # the rack cards stayed on the rack
-                ch = one(rows, epic.EV_CHOICE)
+            if not len(rows_of(rows, layout.EV_REFILL)):  # the rack cards stayed on the rack
+                ch = one(rows, layout.EV_CHOICE)
                 _, rack = turn_cards(turn)
                 rack.remove(ch[B])
                 assert sorted(turn_cards(nxt)[1]) == sorted(rack)
@@ -887,9 +890,9 @@ def test_e9_6_refill_at_two(tmp_path):
     assert res.metric("refills").sum() == 20 * 1000  # 60 plies, one refill every third ply
     for _, ev in traces(sim, 22, 5):
         for ply, rows in by_ply(ev).items():
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             assert turn[B] == 5 - ply % 3
-            refill = rows_of(rows, epic.EV_REFILL)
+            refill = rows_of(rows, layout.EV_REFILL)
             assert len(refill) == (1 if turn[B] == 3 else 0)
             if len(refill):
                 assert refill[0][A] == 5 and min(refill[0][B:G]) >= 0
@@ -910,7 +913,7 @@ def test_e10_rack_cycle_thirds_and_alternation():
             assert share == pytest.approx(1 / 3, abs=1e-12)
     # the side that picks from 5 alternates every cycle
     _, ev = sim.trace(23, 0)
-    turns = rows_of(ev, epic.EV_TURN)
+    turns = rows_of(ev, layout.EV_TURN)
     from5 = turns[turns[:, B] == 5][:, SIDE]
     assert from5.tolist() == [c % 2 for c in range(20)]
 
@@ -930,25 +933,25 @@ def test_e11_squares(tmp_path):
         pool: list[Counter | None] = [None, None]  # each hand as the log says it must be
         for r in ev[ev[:, PLY] >= 0]:
             x, code, card = int(r[SIDE]), r[CODE], int(r[A])
-            if code == epic.EV_UNSQUARE:  # the card comes back from the track to the hand
+            if code == layout.EV_UNSQUARE:  # the card comes back from the track to the hand
                 assert track[x][card] > 0
                 track[x][card] -= 1
                 if pool[x] is not None:
                     pool[x][card] += 1
-            elif code == epic.EV_SQUARE:  # a card of the hand goes to the track
+            elif code == layout.EV_SQUARE:  # a card of the hand goes to the track
                 track[x][card] += 1
                 if pool[x] is not None:
                     assert pool[x][card] > 0
                     pool[x][card] -= 1
-            elif code == epic.EV_FIRST_STRIKE:
+            elif code == layout.EV_FIRST_STRIKE:
                 if pool[x] is not None:
                     pool[x][card] -= 1
-            elif code == epic.EV_DRAW:
+            elif code == layout.EV_DRAW:
                 if pool[x] is not None:
                     pool[x][card] += 1
-            elif code == epic.EV_CHOICE:
+            elif code == layout.EV_CHOICE:
                 pool[x][card] -= 1
-            elif code == epic.EV_TURN:
+            elif code == layout.EV_TURN:
                 hand, _ = turn_cards(r)
                 if pool[x] is not None:
                     assert +pool[x] == Counter(hand)
@@ -970,7 +973,7 @@ def test_e11_square_with_one_card_left(tmp_path):
     hand = res.totals[:, M["hand_section"]:M["hand_other"] + 1].sum(axis=1)
     assert hand.tolist() == res.metric("turns").tolist()
     _, ev = sim.trace(25, 0)
-    for turn in rows_of(ev, epic.EV_TURN):
+    for turn in rows_of(ev, layout.EV_TURN):
         assert (turn[A], turn[D], turn[E]) == (1, 1, 1)
 
 
@@ -982,8 +985,8 @@ def test_e12_hand_size_constant():
     res = sim.run(300, seed=26, check=True)
     assert res.metric("invariant_violations").tolist() == [0, 0]
     for _, ev in traces(sim, 26, 10):
-        for turn in rows_of(ev, epic.EV_TURN):
+        for turn in rows_of(ev, layout.EV_TURN):
             assert turn[D] + turn[E] == hands[int(turn[SIDE])]
     sym = Simulation.build("symmetric", pols(first_strike_prob=1.0))
     for _, ev in traces(sym, 26, 10):
-        assert (rows_of(ev, epic.EV_TURN)[:, D] == 6).all()
+        assert (rows_of(ev, layout.EV_TURN)[:, D] == 6).all()

@@ -21,8 +21,7 @@ import pytest
 from scipy import stats
 from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
-from napsim.engine import commanders as cm
-from napsim.engine import epic
+from napsim.engine import layout
 from napsim.engine.rng import seed_key
 from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation, commander_config, guerrilla_config, guerrilla_split
@@ -144,11 +143,11 @@ def test_epic2_cic_passes_one_card_never_a_multi_section_card(pol):
     for g, (_, ps) in enumerate(traced):
         passed = np.zeros(2, np.int64)
         for rows in ps:
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             s = int(turn[SIDE])
-            cards = played(sim, one(rows, epic.EV_CHOICE))
+            cards = played(sim, one(rows, layout.EV_CHOICE))
             (ta, ka, xa), (tb, kb, xb) = cards
-            pas = rows_of(rows, cm.EV_PASS)
+            pas = rows_of(rows, layout.EV_PASS)
             assert (pas[:, SIDE] == s).all()
             if xa >= 0 and xb >= 0:
                 assert len(pas) == 1
@@ -171,9 +170,9 @@ def test_epic2_cic_passes_one_card_never_a_multi_section_card(pol):
                 assert ct.kind[row[A]] != KIND_MULTI
             passed[s] += len(pas)
         crow = res.commander_rows[g]
-        assert crow[:, 0, cm.CM_PASSED].tolist() == passed.tolist()
-        assert crow[:, 1, cm.CM_RECEIVED].tolist() == passed.tolist()
-        assert (crow[:, 1, cm.CM_NO_CARD] + passed == sim.scenario.turns).all()
+        assert crow[:, 0, layout.CM_PASSED].tolist() == passed.tolist()
+        assert crow[:, 1, layout.CM_RECEIVED].tolist() == passed.tolist()
+        assert (crow[:, 1, layout.CM_NO_CARD] + passed == sim.scenario.turns).all()
     assert seen["two placed"] > 500 and seen["with a multi"] > 50 and seen["none"] > 5
     assert seen["kept the better"] > 100
 
@@ -187,21 +186,21 @@ def test_epic2_cic_holds_every_tactician_card_and_nobody_rolls(pol):
     n_draws = 0
     for _, ps in traced:
         for rows in ps:
-            assert len(rows_of(rows, cm.EV_INITIATIVE)) == 0
-            assert len(rows_of(rows, epic.EV_TACTICIAN)) == 0  # the commander layer draws them
-            tac = rows_of(rows, cm.EV_COMMANDER_TACTICIAN)
+            assert len(rows_of(rows, layout.EV_INITIATIVE)) == 0
+            assert len(rows_of(rows, layout.EV_TACTICIAN)) == 0  # the commander layer draws them
+            tac = rows_of(rows, layout.EV_COMMANDER_TACTICIAN)
             assert (tac[:, A] == 0).all()
             n_draws += len(tac)
     assert n_draws > 100
     x = res.commanders
-    assert x[:, :, cm.CM_INIT].sum() == 0 and x[:, :, cm.CM_DOUBLES].sum() == 0
-    assert x[:, 1, cm.CM_TAC_DRAWN].sum() == 0 and x[:, 1, cm.CM_TAC_HELD_END].sum() == 0
-    assert x[:, 0, cm.CM_TAC_DRAWN].tolist() == res.metric("tactician_drawn").tolist()
-    assert (x[:, 0, cm.CM_TAC_DRAWN] > 0).all()
+    assert x[:, :, layout.CM_INIT].sum() == 0 and x[:, :, layout.CM_DOUBLES].sum() == 0
+    assert x[:, 1, layout.CM_TAC_DRAWN].sum() == 0 and x[:, 1, layout.CM_TAC_HELD_END].sum() == 0
+    assert x[:, 0, layout.CM_TAC_DRAWN].tolist() == res.metric("tactician_drawn").tolist()
+    assert (x[:, 0, layout.CM_TAC_DRAWN] > 0).all()
     assert x[:, 2:, :].sum() == 0  # only two players a side
     big = sim.run(2000, seed=43, check=True)
-    assert big.commanders[:, :, cm.CM_INIT].sum() == 0
-    assert big.commanders[:, 1, cm.CM_TAC_DRAWN].sum() == 0
+    assert big.commanders[:, :, layout.CM_INIT].sum() == 0
+    assert big.commanders[:, 1, layout.CM_TAC_DRAWN].sum() == 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,8 +232,8 @@ def test_placed_cards_go_to_the_section_commander(name, pol):
         give_both = np.zeros(2, np.int64)
         other = np.zeros(2, np.int64)
         for rows in ps:
-            s = int(one(rows, epic.EV_TURN)[SIDE])
-            cards = played(sim, one(rows, epic.EV_CHOICE))
+            s = int(one(rows, layout.EV_TURN)[SIDE])
+            cards = played(sim, one(rows, layout.EV_CHOICE))
             xs = [x for _, _, x in cards]
             for x in xs:
                 if x >= 0:
@@ -249,18 +248,19 @@ def test_placed_cards_go_to_the_section_commander(name, pol):
                 seen["multi"] += any(k == KIND_MULTI for _, k, _ in cards)
             seen["both placed"] += min(xs) >= 0
         crow = res.commander_rows[g]
-        assert crow[:, :, cm.CM_RECEIVED].tolist() == got.tolist()
+        assert crow[:, :, layout.CM_RECEIVED].tolist() == got.tolist()
         if fmt == "epic3":
-            assert crow[:, 0, cm.CM_KEEP].tolist() == keep.tolist()
-            assert crow[:, 0, cm.CM_GIVE_BOTH].tolist() == give_both.tolist()
+            assert crow[:, 0, layout.CM_KEEP].tolist() == keep.tolist()
+            assert crow[:, 0, layout.CM_GIVE_BOTH].tolist() == give_both.tolist()
             assert (keep + give_both + other == sc.turns).all()
-            assert (crow[:, :3, cm.CM_TURNS] == sc.turns).all()
+            assert (crow[:, :3, layout.CM_TURNS] == sc.turns).all()
             seen["keep"] += keep.sum()
             seen["give both"] += give_both.sum()
         else:
             assert (got[:, 0] == 0).all()
-            assert crow[:, 0, cm.CM_KEEP].sum() == crow[:, 0, cm.CM_GIVE_BOTH].sum() == 0
-            assert (crow[:, 0, cm.CM_TURNS] == 0).all() and (crow[:, 1:, cm.CM_TURNS] == sc.turns).all()
+            assert crow[:, 0, layout.CM_KEEP].sum() == crow[:, 0, layout.CM_GIVE_BOTH].sum() == 0
+            assert (crow[:, 0, layout.CM_TURNS] == 0).all()
+            assert (crow[:, 1:, layout.CM_TURNS] == sc.turns).all()
     assert seen["both placed"] > 500 and seen["multi"] > 50
     if fmt == "epic3":
         assert seen["keep"] > 300 and seen["give both"] > 100
@@ -295,13 +295,13 @@ def test_a_section_commander_rolls_exactly_when_his_section_gets_nothing(name, o
         rolls = np.zeros((2, 4), np.int64)
         starved = met[:, M["tactician_starved"]].sum() > 0
         for rows in ps:
-            s = int(one(rows, epic.EV_TURN)[SIDE])
-            cards = played(sim, one(rows, epic.EV_CHOICE))
-            eff = one(rows, epic.EV_ORDERS)[D:G]
+            s = int(one(rows, layout.EV_TURN)[SIDE])
+            cards = played(sim, one(rows, layout.EV_CHOICE))
+            eff = one(rows, layout.EV_ORDERS)[D:G]
             expect = [x for x in range(3)  # option initiative: multi-section orders may stop it
                       if all(px != x for _, _, px in cards)
                       and (sc.rule("initiative") == "no_card" or multi_orders(sim, cards, x) == 0)]
-            init_idx = np.flatnonzero(rows[:, CODE] == cm.EV_INITIATIVE)
+            init_idx = np.flatnonzero(rows[:, CODE] == layout.EV_INITIATIVE)
             init = rows[init_idx]
             assert (init[:, SIDE] == s).all()
             assert init[:, G].tolist() == expect
@@ -315,13 +315,13 @@ def test_a_section_commander_rolls_exactly_when_his_section_gets_nothing(name, o
                 assert tdr == int(double) and cdr == 0
                 if double and not starved:
                     nxt = rows[i + 1]
-                    assert nxt[CODE] == cm.EV_COMMANDER_TACTICIAN and nxt[SIDE] == s
+                    assert nxt[CODE] == layout.EV_COMMANDER_TACTICIAN and nxt[SIDE] == s
                     assert nxt[A] == cx
                 rolls[s, cx] += 1
                 seen["roll"] += 1
                 seen["double"] += double
                 seen["capped"] += free < 2
-        assert res.commander_rows[g, :, :, cm.CM_INIT].tolist() == rolls.tolist()
+        assert res.commander_rows[g, :, :, layout.CM_INIT].tolist() == rolls.tolist()
     assert seen["roll"] > 1000 and seen["double"] > 100
     if over:
         assert seen["capped"] > 50
@@ -338,15 +338,15 @@ def test_initiative_in_a_tiny_section_orders_only_the_types_there():
     french = res.commanders[0]
     for c in (1, 2):  # sub-commander 1 holds L, 2 holds R (the CIC holds C)
         x = french[c]
-        assert x[cm.CM_INIT] > 5000
-        assert x[cm.CM_FACE + 1] > 500 and x[cm.CM_FACE + 2] > 500  # the dice show them...
-        assert 0 < x[cm.CM_INIT_ORDERED] <= x[cm.CM_FACE]  # ...but only infantry is ordered
+        assert x[layout.CM_INIT] > 5000
+        assert x[layout.CM_FACE + 1] > 500 and x[layout.CM_FACE + 2] > 500  # the dice show them...
+        assert 0 < x[layout.CM_INIT_ORDERED] <= x[layout.CM_FACE]  # ...but only infantry is ordered
     tiny = french[1]
-    assert (tiny[cm.CM_INIT_ORDERED] + tiny[cm.CM_INIT_MARCH] + tiny[cm.CM_INIT_MELEE]
-            <= tiny[cm.CM_INIT])  # one unit to order: at most one order a roll
+    assert (tiny[layout.CM_INIT_ORDERED] + tiny[layout.CM_INIT_MARCH] + tiny[layout.CM_INIT_MELEE]
+            <= tiny[layout.CM_INIT])  # one unit to order: at most one order a roll
     # the Spanish left (5 infantry, 1 cavalry, 1 artillery) does order cavalry and artillery
     spanish = res.commanders[1, 1]
-    assert spanish[cm.CM_INIT_ORDERED] > spanish[cm.CM_FACE]
+    assert spanish[layout.CM_INIT_ORDERED] > spanish[layout.CM_FACE]
 
 
 def test_initiative_double_and_two_sabre_rates():
@@ -355,21 +355,21 @@ def test_initiative_double_and_two_sabre_rates():
     # Wilson intervals with n = the commander's rolls
     res = sim_for(EPIC4).run(4000, seed=47, check=True)
     x = res.commanders[:, 1:, :].sum(axis=(0, 1))
-    n = int(x[cm.CM_INIT])
+    n = int(x[layout.CM_INIT])
     assert n > 50_000
-    for slot, p in ((cm.CM_DOUBLES, 2 / 9), (cm.CM_TWO_SABRES, 1 / 36)):
-        assert abs(x[slot] / n - p) <= 4 * se(p, n), (cm.CM_NAMES[slot], x[slot] / n, p)
+    for slot, p in ((layout.CM_DOUBLES, 2 / 9), (layout.CM_TWO_SABRES, 1 / 36)):
+        assert abs(x[slot] / n - p) <= 4 * se(p, n), (layout.CM_NAMES[slot], x[slot] / n, p)
     for face, p in enumerate((2 / 6, 1 / 6, 1 / 6, 1 / 6, 1 / 6)):
-        k = x[cm.CM_FACE + face]
+        k = x[layout.CM_FACE + face]
         assert abs(k / (2 * n) - p) <= 4 * se(p, 2 * n) * np.sqrt(2), (face, k / (2 * n))
-    assert x[cm.CM_INIT_TAC] == x[cm.CM_DOUBLES]
-    assert x[cm.CM_INIT_CMD] == 0 and x[cm.CM_BLOCKS_LOST] == 0  # not the LGB roll (L6)
-    assert res.commanders[:, 0, cm.CM_INIT].sum() == 0  # the epic4 CIC has no section
+    assert x[layout.CM_INIT_TAC] == x[layout.CM_DOUBLES]
+    assert x[layout.CM_INIT_CMD] == 0 and x[layout.CM_BLOCKS_LOST] == 0  # not the LGB roll (L6)
+    assert res.commanders[:, 0, layout.CM_INIT].sum() == 0  # the epic4 CIC has no section
     rows = res.summary().set_index(["side", "metric"])
     for s, side in enumerate(res.sim.scenario.sides):
         for c in (1, 2, 3):
-            key = cm.COMMANDER_KEYS[c]
-            k, n_c = int(res.commanders[s, c, cm.CM_DOUBLES]), int(res.commanders[s, c, cm.CM_INIT])
+            key = layout.COMMANDER_KEYS[c]
+            k, n_c = int(res.commanders[s, c, layout.CM_DOUBLES]), int(res.commanders[s, c, layout.CM_INIT])
             row = rows.loc[(side.name, f"{key}.initiative_double_rate")]
             assert row["n"] == n_c > 5000 and row["kind"] == "rate"
             assert row["value"] == pytest.approx(k / n_c)
@@ -379,7 +379,7 @@ def test_initiative_double_and_two_sabre_rates():
             assert abs(row["value"] - 2 / 9) <= 4 * se(2 / 9, n_c)
             two = rows.loc[(side.name, f"{key}.initiative_two_sabres_rate")]
             assert two["n"] == n_c
-            assert two["value"] == pytest.approx(res.commanders[s, c, cm.CM_TWO_SABRES] / n_c)
+            assert two["value"] == pytest.approx(res.commanders[s, c, layout.CM_TWO_SABRES] / n_c)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,16 +408,16 @@ def test_starting_tactician_cards_per_commander(fmt, tac_a, tac_b):
     res, traced = games(sim, 48, 20)
     first = sim.scenario.first
     for g, (_, ps) in enumerate(traced):
-        t0, t1 = one(ps[0], epic.EV_TURN), one(ps[1], epic.EV_TURN)
+        t0, t1 = one(ps[0], layout.EV_TURN), one(ps[1], layout.EV_TURN)
         assert (t0[SIDE], t1[SIDE]) == (first, 1 - first)
         assert t0[F] == start[first].sum()
-        elan = rows_of(ps[0], cm.EV_COMMANDER_TACTICIAN)  # an Elan in the first turn
+        elan = rows_of(ps[0], layout.EV_COMMANDER_TACTICIAN)  # an Elan in the first turn
         assert t1[F] == start[1 - first].sum() + (elan[:, SIDE] == 1 - first).sum()
         crow = res.commander_rows[g]
-        assert crow[:, :, cm.CM_TAC_PLAYED].sum() == 0
-        assert (crow[:, :, cm.CM_TAC_HELD_END] - crow[:, :, cm.CM_TAC_DRAWN] == start).all()
+        assert crow[:, :, layout.CM_TAC_PLAYED].sum() == 0
+        assert (crow[:, :, layout.CM_TAC_HELD_END] - crow[:, :, layout.CM_TAC_DRAWN] == start).all()
     x = res.commanders
-    drawn = x[:, :, cm.CM_TAC_DRAWN]
+    drawn = x[:, :, layout.CM_TAC_DRAWN]
     assert (drawn.sum(axis=1) == res.metric("tactician_drawn")).all()
     assert (res.metric("tactician_held_end") == 20 * start.sum(axis=1) + drawn.sum(axis=1)).all()
     holders = {"epic2": [0], "epic3": [0, 1, 2], "epic4": [1, 2, 3]}[fmt]
@@ -425,7 +425,7 @@ def test_starting_tactician_cards_per_commander(fmt, tac_a, tac_b):
         if c in holders:
             assert (drawn[:, c] > 0).all(), c
         else:
-            assert (drawn[:, c] == 0).all() and (x[:, c, cm.CM_TAC_HELD_END] == 0).all(), c
+            assert (drawn[:, c] == 0).all() and (x[:, c, layout.CM_TAC_HELD_END] == 0).all(), c
 
 
 @pytest.mark.parametrize("pol", [GREEDY, RANDOM])
@@ -433,9 +433,9 @@ def test_epic4_cic_never_draws_a_tactician_card(pol):
     # rule M8.2, rule E8, rule E9.3: the epic4 CIC holds none, also when a multi-section card
     # earns a Tactician draw (Recon in Force) or after an Elan
     res = sim_for(EPIC4, None, pol).run(3000, seed=49, check=True, per_game=True)
-    assert (res.commander_rows[:, :, 0, cm.CM_TAC_DRAWN] == 0).all()
-    assert (res.commander_rows[:, :, 0, cm.CM_TAC_HELD_END] == 0).all()
-    assert res.commanders[:, 1:, cm.CM_TAC_DRAWN].min() > 1000
+    assert (res.commander_rows[:, :, 0, layout.CM_TAC_DRAWN] == 0).all()
+    assert (res.commander_rows[:, :, 0, layout.CM_TAC_HELD_END] == 0).all()
+    assert res.commanders[:, 1:, layout.CM_TAC_DRAWN].min() > 1000
     assert res.metric("elan_reshuffles").sum() > 1000
 
 
@@ -451,12 +451,12 @@ def test_elan_gives_every_player_a_tactician_card(name, holders):
         if met[:, M["tactician_starved"]].sum() > 0:
             continue
         for rows in ps:
-            idx = np.flatnonzero(rows[:, CODE] == epic.EV_ELAN)
+            idx = np.flatnonzero(rows[:, CODE] == layout.EV_ELAN)
             if not len(idx):
                 continue
-            s = int(one(rows, epic.EV_TURN)[SIDE])
+            s = int(one(rows, layout.EV_TURN)[SIDE])
             after = rows[idx[0] + 1:idx[0] + 7]
-            assert (after[:, CODE] == cm.EV_COMMANDER_TACTICIAN).all() and len(after) == 6
+            assert (after[:, CODE] == layout.EV_COMMANDER_TACTICIAN).all() and len(after) == 6
             assert after[:, SIDE].tolist() == [s] * 3 + [1 - s] * 3
             assert after[:, A].tolist() == holders * 2
             n_elan += 1
@@ -501,10 +501,10 @@ def test_guerrilla_counters_start_with_the_section_commanders(fmt, over, g_start
     assert commander_config(sc)[2].tolist() == [[0, 0, 0], split]
     gcfg = guerrilla_config(sc)
     # the counters nobody may hold (guerrilla_share = lost) stay in the unacquired pool
-    assert gcfg[0, epic.G_POOL0] == sc.guerrilla_pool + sc.sides[1].guerrilla - sum(split)
+    assert gcfg[0, layout.G_POOL0] == sc.guerrilla_pool + sc.sides[1].guerrilla - sum(split)
     res = sim.run(500, seed=51, check=True, per_game=True)
-    assert (res.commander_rows[:, 1, :, cm.CM_G_START] == g_start).all()
-    assert (res.commander_rows[:, 0, :, cm.CM_G_START] == 0).all()
+    assert (res.commander_rows[:, 1, :, layout.CM_G_START] == g_start).all()
+    assert (res.commander_rows[:, 0, :, layout.CM_G_START] == 0).all()
     assert res.metric("invariant_violations").tolist() == [0, 0]  # counters conserved
     total = sc.guerrilla_pool + sc.sides[1].guerrilla  # held or in the pool, lost shares included
     rows = res.per_game[:, 1]
@@ -520,17 +520,17 @@ def test_counters_no_commander_may_hold_go_to_the_pool(fmt):
     sc = sim.scenario
     assert commander_config(sc)[2].tolist() == [[0, 0, 0], [0, 0, 0]]
     gcfg = guerrilla_config(sc)
-    assert gcfg[0, epic.G_POOL0] == sc.guerrilla_pool + sc.sides[1].guerrilla == 9
-    assert gcfg[:, epic.G_START].tolist() == [0, 0]
+    assert gcfg[0, layout.G_POOL0] == sc.guerrilla_pool + sc.sides[1].guerrilla == 9
+    assert gcfg[:, layout.G_START].tolist() == [0, 0]
     res = sim.run(500, seed=52, check=True, per_game=True)
     assert res.metric("invariant_violations").tolist() == [0, 0]
     rows = res.per_game[:, 1]
     assert (rows[:, M["g_pool_end"]] == 9).all() and (rows[:, M["g_held_end"]] == 0).all()
     assert res.metric("g_spent").tolist() == [0, 0] and res.metric("g_acquired").tolist() == [0, 0]
-    assert res.commanders[:, :, cm.CM_G_START].sum() == 0
+    assert res.commanders[:, :, layout.CM_G_START].sum() == 0
     # and with the counters in epic2 they would all be the CIC's (G6, 1-2 a side)
     two = load_scenario(EPIC3, overrides={**over, "scenario.format": "epic2"})
-    assert guerrilla_config(two)[1, epic.G_START] == 3
+    assert guerrilla_config(two)[1, layout.G_START] == 3
 
 
 FRENCH, SPANISH = 0, 1
@@ -556,10 +556,10 @@ def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over,
         held = list(start)
         pool = total - sum(start)
         for rows in ps:
-            s = int(one(rows, epic.EV_TURN)[SIDE])
-            cards = played(sim, one(rows, epic.EV_CHOICE))
-            att = rows_of(rows, epic.EV_G_ATTEMPT)
-            gain = rows_of(rows, epic.EV_G_GAIN)
+            s = int(one(rows, layout.EV_TURN)[SIDE])
+            cards = played(sim, one(rows, layout.EV_CHOICE))
+            att = rows_of(rows, layout.EV_G_ATTEMPT)
+            gain = rows_of(rows, layout.EV_G_GAIN)
             if s == SPANISH:
                 assert len(att) == 0
                 for row in gain:
@@ -580,8 +580,8 @@ def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over,
             if targets:
                 k, x, _, roll, outcome = (int(v) for v in att[0, A:F])
                 assert (k, x) in targets and cards[k][2] == x
-                assert outcome != epic.G_OUT_DECLINED
-                assert (outcome == epic.G_OUT_NULLIFIED) == (roll != 5)
+                assert outcome != layout.G_OUT_DECLINED
+                assert (outcome == layout.G_OUT_NULLIFIED) == (roll != 5)
                 held[2 - x] -= 1  # the Spanish section facing the French card spends it
                 pool += 1
                 seen["attempt"] += 1
@@ -632,6 +632,6 @@ def test_game_length_is_the_scenario_turn_limit(fmt):
     sc = load_scenario("formats-armies", overrides={"scenario.format": fmt, "scenario.turns": 7,
                                                     "scenario.deck": deck})
     res = Simulation.build(sc, (("random", {}), ("random", {}))).run(300, seed=11, per_game=True)
-    turns = res.per_game[:, :, epic.M_TURNS]
+    turns = res.per_game[:, :, layout.M_TURNS]
     assert (turns == 7).all()
     assert res.guerrilla_turns.shape == (3, 7) and res.tactician_turns.shape == (2, 7)

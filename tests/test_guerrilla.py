@@ -22,7 +22,7 @@ from support.cli import run_napsim
 from support.tomlwrite import dump_toml
 from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
-from napsim.engine import epic
+from napsim.engine import layout
 from napsim.model.cards import DECK_DIR
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 from napsim.output.tracefmt import DIE_FACES, format_trace
@@ -102,8 +102,8 @@ def attempts(sim: Simulation, games: int, seed: int = SEED):
     out = []
     for ev in traces(sim, games, seed):
         for rows in by_ply(ev).values():
-            for att in rows_of(rows, epic.EV_G_ATTEMPT):
-                out.append((att, one(rows, epic.EV_CHOICE), one(rows, epic.EV_TURN)))
+            for att in rows_of(rows, layout.EV_G_ATTEMPT):
+                out.append((att, one(rows, layout.EV_CHOICE), one(rows, layout.EV_TURN)))
     return out
 
 
@@ -154,10 +154,10 @@ def test_g1_attempt_success_rate_is_five_sixths():
     # in the event log the outcome is read off the die: face 5 (sabre) stops, any other nullifies
     seen = set()
     for att, _, _ in attempts(sim, 10):
-        if att[E] != epic.G_OUT_DECLINED:
-            assert (att[D] == 5) == (att[E] == epic.G_OUT_SABRE)
+        if att[E] != layout.G_OUT_DECLINED:
+            assert (att[D] == 5) == (att[E] == layout.G_OUT_SABRE)
             seen.add(int(att[E]))
-    assert seen == {epic.G_OUT_SABRE, epic.G_OUT_NULLIFIED}
+    assert seen == {layout.G_OUT_SABRE, layout.G_OUT_NULLIFIED}
 
 
 @pytest.mark.parametrize("config", [
@@ -237,10 +237,10 @@ def test_g2_g5_only_section_and_tactic_cards_of_the_french_turn_are_targeted():
     # French First Strikes were played in Spanish turns, where no attempt is ever made
     fs_plies = set()
     for ev in traces(sim, 40):
-        fs = rows_of(ev, epic.EV_FIRST_STRIKE)
+        fs = rows_of(ev, layout.EV_FIRST_STRIKE)
         fs_plies |= {int(r[PLY]) for r in fs if r[SIDE] == FRENCH}
-        spanish_plies = {int(r[PLY]) for r in rows_of(ev, epic.EV_TURN) if r[SIDE] == SPANISH}
-        assert not {int(r[PLY]) for r in rows_of(ev, epic.EV_G_ATTEMPT)} & spanish_plies
+        spanish_plies = {int(r[PLY]) for r in rows_of(ev, layout.EV_TURN) if r[SIDE] == SPANISH}
+        assert not {int(r[PLY]) for r in rows_of(ev, layout.EV_G_ATTEMPT)} & spanish_plies
     assert fs_plies
 
 
@@ -282,11 +282,11 @@ def test_s4_g4_g5_g6_a_counter_only_targets_a_card_in_the_section_it_faces():
     n_gain = n_att = 0
     for ev in traces(sim, 40):
         for _, rows in by_ply(ev).items():
-            for gain in rows_of(rows, epic.EV_G_GAIN):
+            for gain in rows_of(rows, layout.EV_G_GAIN):
                 assert gain[SIDE] == SPANISH and gain[A] == 0  # held in the Spanish Left
                 n_gain += 1
-            for att in rows_of(rows, epic.EV_G_ATTEMPT):
-                card, p = target_card(att, one(rows, epic.EV_CHOICE))
+            for att in rows_of(rows, layout.EV_G_ATTEMPT):
+                card, p = target_card(att, one(rows, layout.EV_CHOICE))
                 # the French card sits in the French Right (French seat), facing the Spanish Left
                 assert att[B] == 2 and placed_section(sim, card, p) == 2
                 n_att += 1
@@ -310,9 +310,9 @@ def test_g5_never_two_counters_in_one_french_turn():
     n = 0
     for ev in traces(sim, 40):
         for _, rows_ in by_ply(ev).items():
-            att = rows_of(rows_, epic.EV_G_ATTEMPT)
+            att = rows_of(rows_, layout.EV_G_ATTEMPT)
             assert len(att) <= 1
-            n += len(att[att[:, E] != epic.G_OUT_DECLINED])
+            n += len(att[att[:, E] != layout.G_OUT_DECLINED])
     assert n > 100
 
 
@@ -350,20 +350,20 @@ def test_g4_no_gain_when_the_stars_are_used(tmp_path):
     gained = scouted_with_stars = 0
     for ev in traces(sim, 30):
         for ply, rows in by_ply(ev).items():
-            if ply < 0 or one(rows, epic.EV_TURN)[SIDE] != SPANISH:
+            if ply < 0 or one(rows, layout.EV_TURN)[SIDE] != SPANISH:
                 continue
-            choice = one(rows, epic.EV_CHOICE)
+            choice = one(rows, layout.EV_CHOICE)
             played = [int(choice[E]), int(choice[F])]
             scouts = [t for t in played if cd.scout[t] == 1]
-            orders = one(rows, epic.EV_ORDERS)
+            orders = one(rows, layout.EV_ORDERS)
             tdraw = int(cd.tdraw[played].sum())
-            gain = rows_of(rows, epic.EV_G_GAIN)
+            gain = rows_of(rows, layout.EV_G_GAIN)
             if len(gain) and len(scouts) == 1:
                 gained += 1
                 assert gain[0][A] == cd.sec[scouts[0]]
                 assert orders[G] == 0 and orders[H] == tdraw  # stars unused, Scout's draw kept
-                assert len(rows_of(rows, epic.EV_SCOUT)) == 0
-                assert len([r for r in rows_of(rows, epic.EV_DRAW) if r[SIDE] == SPANISH]) == 1
+                assert len(rows_of(rows, layout.EV_SCOUT)) == 0
+                assert len([r for r in rows_of(rows, layout.EV_DRAW) if r[SIDE] == SPANISH]) == 1
             elif scouts and not len(gain):
                 scouted_with_stars += 1
                 assert orders[G] > 0 or orders[H] > tdraw  # without a gain the stars are used
@@ -382,7 +382,7 @@ def test_p4_threshold_spends_only_on_cards_with_k_effective_orders():
     spent = declined = 0
     for att, choice, turn in attempts(sim, 40):
         assert att[C] == own_effective(sim, att, choice, turn)
-        if att[E] == epic.G_OUT_DECLINED:
+        if att[E] == layout.G_OUT_DECLINED:
             declined += 1
             assert att[C] < k
         else:
@@ -407,7 +407,7 @@ def test_p4_assault_mode_saves_counters_for_assault_cards():
         other = att.copy()
         other[A] = 1 - att[A]
         other_card, _ = target_card(other, choice)
-        if att[E] == epic.G_OUT_DECLINED:
+        if att[E] == layout.G_OUT_DECLINED:
             declined += 1
             assert sim.cards.eq_cmd[card] == 0
             assert other_card == void or sim.cards.eq_cmd[other_card] == 0
@@ -431,18 +431,18 @@ def test_p5_never_gains_and_below_n_stops_at_n():
     res = sim.run(1000, SEED)
     assert res.metric("g_acquired")[SPANISH] == 0
     assert res.metric("scout_draws")[SPANISH] > 1000
-    assert not any(len(rows_of(ev, epic.EV_G_GAIN)) for ev in traces(sim, 10))
+    assert not any(len(rows_of(ev, layout.EV_G_GAIN)) for ev in traces(sim, 10))
     n = 2
     sim = sim_for({"sides.S.guerrilla": 0}, spanish={"g_gain_mode": "below", "g_gain_below": n})
     gains = 0
     for ev in traces(sim, 40):
         held = 0
         for row in ev:
-            if row[CODE] == epic.EV_G_GAIN:
+            if row[CODE] == layout.EV_G_GAIN:
                 assert held < n
                 held += 1
                 gains += 1
-            elif row[CODE] == epic.EV_G_ATTEMPT and row[E] != epic.G_OUT_DECLINED:
+            elif row[CODE] == layout.EV_G_ATTEMPT and row[E] != layout.G_OUT_DECLINED:
                 held -= 1
             assert 0 <= held <= n
     assert gains > 20
@@ -468,24 +468,24 @@ def test_g1_g3_base_rule_nullifies_the_whole_french_turn(fmt):
     n_null = n_sabre = 0
     for ev in traces(sim, 40):
         for rows in by_ply(ev).values():
-            att = rows_of(rows, epic.EV_G_ATTEMPT)
+            att = rows_of(rows, layout.EV_G_ATTEMPT)
             if not len(att):
                 continue
             att = att[0]
             assert att[A] == 2 and att[B] == -1  # the whole turn, no section
-            choice, orders = one(rows, epic.EV_CHOICE), one(rows, epic.EV_ORDERS)
+            choice, orders = one(rows, layout.EV_CHOICE), one(rows, layout.EV_ORDERS)
             if fmt == "standard":
                 assert choice[F] == sim.cards.void  # one card, no rack
-            french_draws = [r for r in rows_of(rows, epic.EV_DRAW) if r[SIDE] == FRENCH]
-            if att[E] == epic.G_OUT_NULLIFIED:
+            french_draws = [r for r in rows_of(rows, layout.EV_DRAW) if r[SIDE] == FRENCH]
+            if att[E] == layout.G_OUT_NULLIFIED:
                 n_null += 1
                 assert orders[A:G].tolist() == [0] * 6 and orders[G] == 0 and orders[H] == 0
                 assert len(french_draws) == 1
-                assert not len(rows_of(rows, epic.EV_TACTICIAN))
-                assert not len(rows_of(rows, epic.EV_SCOUT)) and not len(rows_of(rows, epic.EV_ELAN))
-            elif att[E] == epic.G_OUT_SABRE:
+                assert not len(rows_of(rows, layout.EV_TACTICIAN))
+                assert not len(rows_of(rows, layout.EV_SCOUT)) and not len(rows_of(rows, layout.EV_ELAN))
+            elif att[E] == layout.G_OUT_SABRE:
                 n_sabre += 1  # the cards are carried out as chosen
-                c = min(int(one(rows, epic.EV_TURN)[A]), sim.tables.nominal.shape[1] - 1)
+                c = min(int(one(rows, layout.EV_TURN)[A]), sim.tables.nominal.shape[1] - 1)
                 p = 3 * int(choice[C]) + int(choice[D])
                 assert orders[A:D].tolist() == \
                     sim.tables.nominal[FRENCH, c, choice[E], choice[F], p].tolist()
@@ -511,10 +511,10 @@ def test_g3_base_rule_gain_is_the_commanders_in_the_standard_game():
     found = 0
     for ev in traces(sim, 40):
         for _, rows in by_ply(ev).items():
-            for gain in rows_of(rows, epic.EV_G_GAIN):
+            for gain in rows_of(rows, layout.EV_G_GAIN):
                 found += 1
                 assert gain[A] == 3  # held by the commander, good against any card
-                assert not len(rows_of(rows, epic.EV_SCOUT))
+                assert not len(rows_of(rows, layout.EV_SCOUT))
     assert found > 0
 
 
@@ -538,14 +538,14 @@ def test_g7_metrics_add_up_and_the_trace_shows_every_decision():
     for g, ev in enumerate(traces(sim, 5)):
         text = format_trace(sim, ev, SEED, g)
         lines = [ln for ln in text.splitlines() if ln.strip().startswith("Guerrilla:")]
-        att = rows_of(ev, epic.EV_G_ATTEMPT)
-        assert len(lines) == len(att) + len(rows_of(ev, epic.EV_G_GAIN))
+        att = rows_of(ev, layout.EV_G_ATTEMPT)
+        assert len(lines) == len(att) + len(rows_of(ev, layout.EV_G_GAIN))
         for row in att:
-            if row[E] != epic.G_OUT_DECLINED:
+            if row[E] != layout.G_OUT_DECLINED:
                 roll = "a sabre" if row[D] == 5 else f"{DIE_FACES[row[D]]}, no sabre"
                 assert any(f"the French roll {roll}" in ln for ln in lines)
         seen += len(att)
-        declined = int((att[:, E] == epic.G_OUT_DECLINED).sum()) if len(att) else 0
+        declined = int((att[:, E] == layout.G_OUT_DECLINED).sum()) if len(att) else 0
         assert sum("keeps it (policy P4)" in ln for ln in lines) == declined
     assert seen > 0
 

@@ -20,11 +20,28 @@ import numpy as np
 import pytest
 from support.decks import write_deck
 from support.tomlwrite import dump_toml
-from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of, turn_blocks  # noqa: F401
+from support.tracetools import (  # noqa: F401
+    CODE,
+    PLY,
+    SIDE,
+    A,
+    B,
+    C,
+    D,
+    E,
+    F,
+    G,
+    H,
+    M,
+    by_ply,
+    first_strikes_under_their_turn,
+    one,
+    rows_of,
+    turn_blocks,
+)
 
 from napsim import NapsimInputError
-from napsim.engine import commanders as cm
-from napsim.engine import epic, lgb
+from napsim.engine import layout
 from napsim.model.cards import load_deck
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 from napsim.output.tracefmt import format_trace
@@ -33,7 +50,7 @@ from napsim.sim.tables import KIND_MULTI, KIND_SECTION, NEG, card_table
 from napsim.sim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card
 
 SCEN = "lgb-symmetric"
-HAND0, RACK0 = 11, 11 + epic.MAX_HAND  # EV_TURN rows list the CIC's hand and the rack here
+HAND0, RACK0 = 11, 11 + layout.MAX_HAND  # EV_TURN rows list the CIC's hand and the rack here
 N_DECK = 90
 GREEDY, RANDOM = ("greedy", ()), ("random", ())
 QUIET = (("first_strike_prob", 0.0), ("tactician_use_prob", 0.0))  # nothing leaves a hand early
@@ -84,8 +101,8 @@ def corps_rows(rows: np.ndarray, code: int, s: int, k: int) -> np.ndarray:
 
 def cards_played(rows: np.ndarray, s: int, k: int) -> np.ndarray:
     """EV_CORPS_PLAY rows of Corps commander k that carry a card (CIC's or his own)."""
-    r = corps_rows(rows, lgb.EV_CORPS_PLAY, s, k)
-    return r[(r[:, B] == lgb.SRC_CIC) | (r[:, B] == lgb.SRC_OWN)]
+    r = corps_rows(rows, layout.EV_CORPS_PLAY, s, k)
+    return r[(r[:, B] == layout.SRC_CIC) | (r[:, B] == layout.SRC_OWN)]
 
 
 def units6(**sections) -> np.ndarray:
@@ -136,21 +153,21 @@ def test_setup_deals_the_scenario_hands_and_tactician_cards():
     for _, _, ps in traced(sim, 11, 40):
         for ply in (0, 1):  # each side's first turn (A moves first)
             rows = ps[ply]
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             s = int(turn[SIDE])
             assert s == ply
             h, ch, ct = hands["AB"[s]]
-            corps = one(rows, lgb.EV_CORPS_HANDS)
+            corps = one(rows, layout.EV_CORPS_HANDS)
             assert turn[D] == h and turn[A] == h  # hand held, and the E6 command
             assert (turn[HAND0:HAND0 + h] >= 0).all() and (turn[HAND0 + h:RACK0] == -1).all()
             assert list(corps[A:D]) == ch
             # Tactician cards: dealt ones, plus one each after an Elan played in ply 0 (L9)
-            elans = len(rows_of(ps[0], epic.EV_ELAN)) if ply == 1 else 0
+            elans = len(rows_of(ps[0], layout.EV_ELAN)) if ply == 1 else 0
             assert list(corps[D:G]) == [t + elans for t in ct]
             assert turn[F] == sum(ct) + 3 * elans
-        first = one(ps[0], epic.EV_TURN)
-        assert first[B] == epic.RACK and (first[RACK0:RACK0 + epic.RACK] >= 0).all()
-        assert first[G] == N_DECK - dealt - epic.RACK and first[H] == 0  # draw pile, discards
+        first = one(ps[0], layout.EV_TURN)
+        assert first[B] == layout.RACK and (first[RACK0:RACK0 + layout.RACK] >= 0).all()
+        assert first[G] == N_DECK - dealt - layout.RACK and first[H] == 0  # draw pile, discards
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,9 +181,9 @@ def _check_gifts(sim: Simulation, seed: int, n: int) -> Counter:
     seen = Counter()
     for _, _, ps in traced(sim, seed, n):
         for rows in ps:
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             s = int(turn[SIDE])
-            give = one(rows, lgb.EV_GIVE)
+            give = one(rows, layout.EV_GIVE)
             ta, tb, ka, kb, ra, rb = (int(x) for x in give[A:G])
             hand = turn[HAND0:HAND0 + turn[D]].tolist()
             rack = turn[RACK0:RACK0 + turn[B]].tolist()
@@ -180,8 +197,8 @@ def _check_gifts(sim: Simulation, seed: int, n: int) -> Counter:
                     seen["section"] += 1
                 # the receiver plays it, or discards it for one of his own (L5)
                 plays = cards_played(rows, s, k)
-                rejects = corps_rows(rows, lgb.EV_REJECT, s, k)
-                assert t in plays[plays[:, B] == lgb.SRC_CIC, C].tolist() or t in rejects[:, B]
+                rejects = corps_rows(rows, layout.EV_REJECT, s, k)
+                assert t in plays[plays[:, B] == layout.SRC_CIC, C].tolist() or t in rejects[:, B]
             if ka >= 0 and kb >= 0:
                 if ka == kb:  # E4: every hand and rack card a section card of one section
                     assert turn[C] == 1
@@ -326,7 +343,7 @@ def test_take_command_orders_in_a_neighbouring_corps_section(pol):
     reached = Counter()
     for _, _met, ps in traced(sim, 85, 40):
         for rows in ps:
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             s = int(turn[SIDE])
             u = sim.lgb.units[s].sum(axis=0)  # units per section
             room = u.copy()
@@ -337,14 +354,14 @@ def test_take_command_orders_in_a_neighbouring_corps_section(pol):
                     if p[F] >= 0:  # an E4 second card has its orders on the first row
                         room[2 * k:2 * k + 2] -= p[G:H + 1]
                         own[k] += p[G] + p[H]
-                for ini in corps_rows(rows, lgb.EV_INITIATIVE, s, k):
+                for ini in corps_rows(rows, layout.EV_INITIATIVE, s, k):
                     free[k] -= ini[D]
                 free[k] -= own[k]
             eff = own.copy()
-            for r in rows_of(rows, lgb.EV_CORPS_REACH):
+            for r in rows_of(rows, layout.EV_CORPS_REACH):
                 k, n, into_l, into_r = (int(x) for x in r[A:D + 1])
                 p = cards_played(rows, s, k)
-                assert len(p) == 1 and p[0, B] == lgb.SRC_CIC and p[0, D] == tc
+                assert len(p) == 1 and p[0, B] == layout.SRC_CIC and p[0, D] == tc
                 cmd = min(int(turn[A]), cmax)
                 assert n == sim.lgb.eff[s, k, SRC_CIC, cmd, tc, 0, 2] > 0
                 assert p[0, G] + p[0, H] == u[2 * k] + u[2 * k + 1]  # his own sections first
@@ -360,7 +377,7 @@ def test_take_command_orders_in_a_neighbouring_corps_section(pol):
                         eff[v] += took
                 reached[k] += into_l + into_r
             assert (room >= 0).all() and (free >= 0).all()  # no unit is ordered twice
-            assert one(rows, epic.EV_ORDERS)[D:F + 1].tolist() == eff.tolist()
+            assert one(rows, layout.EV_ORDERS)[D:F + 1].tolist() == eff.tolist()
     assert reached[0] > 0 and reached[1] > 0 and reached[2] > 0
     # per game: the wings' effective orders, the Corps commanders' card_effective and their
     # sections' effective orders agree in total; wasted is nominal less effective
@@ -368,10 +385,10 @@ def test_take_command_orders_in_a_neighbouring_corps_section(pol):
     rows, crows = res.per_game, res.commander_rows[:, :, 1:]
     eff = rows[:, :, M["effective_L"]:M["effective_R"] + 1].sum(axis=2)
     nom = rows[:, :, M["nominal_L"]:M["nominal_R"] + 1].sum(axis=2)
-    assert (crows[..., cm.CM_EFF].sum(axis=2) == eff).all()
-    assert ((crows[..., cm.CM_EFF_A] + crows[..., cm.CM_EFF_A + 1]).sum(axis=2) == eff).all()
+    assert (crows[..., layout.CM_EFF].sum(axis=2) == eff).all()
+    assert ((crows[..., layout.CM_EFF_A] + crows[..., layout.CM_EFF_A + 1]).sum(axis=2) == eff).all()
     assert (rows[:, :, M["wasted"]] == nom - eff).all()
-    assert (crows[..., cm.CM_EFF] != crows[..., cm.CM_EFF_A] + crows[..., cm.CM_EFF_A + 1]).any()
+    assert (crows[..., layout.CM_EFF] != crows[..., layout.CM_EFF_A] + crows[..., layout.CM_EFF_A + 1]).any()
 
 
 def test_tables_mark_the_illegal_plays():
@@ -411,22 +428,22 @@ def test_kernel_orders_match_the_tables(pol):
     assaults = Counter()
     for _, _, ps in traced(sim, 23, 40):
         for rows in ps:
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             s = int(turn[SIDE])
-            hands = one(rows, lgb.EV_CORPS_HANDS)
+            hands = one(rows, layout.EV_CORPS_HANDS)
             for k in range(3):
                 plays = cards_played(rows, s, k)
                 if len(plays) != 1:
                     continue  # no card, or an E4 pair (orders of both on the first row)
                 _, src, t, r, opt, nom, ea, eb = (int(x) for x in plays[0, A:H + 1])
-                cmd = min(int(turn[A]) if src == lgb.SRC_CIC else int(hands[A + k]), cmax)
+                cmd = min(int(turn[A]) if src == layout.SRC_CIC else int(hands[A + k]), cmax)
                 exp = corps_card(sim.cards.names[r], src, opt, cmd, sim.lgb.units[s], k)
                 assert exp == (nom, ea, eb), (sim.cards.names[r], src, opt, cmd)
                 if sim.cards.eq_cmd[r] == 1:
                     assaults[src] += 1
-                    if src == lgb.SRC_OWN:
+                    if src == layout.SRC_OWN:
                         assert nom == min(hands[A + k], cmax)
-    assert assaults[lgb.SRC_OWN] > 10 and assaults[lgb.SRC_CIC] > 10
+    assert assaults[layout.SRC_OWN] > 10 and assaults[layout.SRC_CIC] > 10
 
 
 # ---------------------------------------------------------------------------------------------
@@ -441,11 +458,11 @@ def test_corps_never_plays_his_own_card_when_the_policy_says_no():
     # rule L5, rule P6: corps_own_min and corps_swap_margin so high that an own card is never
     # worth it: no own cards played, no CIC card rejected (the default policy does both)
     base = sim_for().run(2000, seed=41)
-    assert _corps(base, cm.CM_OWN_PLAYED).sum() > 1000 and _corps(base, cm.CM_REJECTED).sum() > 100
+    assert _corps(base, layout.CM_OWN_PLAYED).sum() > 1000 and _corps(base, layout.CM_REJECTED).sum() > 100
     never = ("greedy", (("corps_own_min", 1e5), ("corps_swap_margin", 1e5)))
     res = sim_for(None, never).run(2000, seed=41, check=True)
-    assert _corps(res, cm.CM_OWN_PLAYED).sum() == 0
-    assert _corps(res, cm.CM_REJECTED).sum() == 0
+    assert _corps(res, layout.CM_OWN_PLAYED).sum() == 0
+    assert _corps(res, layout.CM_REJECTED).sum() == 0
     assert res.metric("invariant_violations").tolist() == [0, 0]
 
 
@@ -460,23 +477,23 @@ def test_corps_rejects_every_gift_with_a_negative_margin():
     for g, _, ps in traced(sim, 42, n_games):
         rejected = np.zeros((2, 3), np.int64)
         for rows in ps:
-            s = int(one(rows, epic.EV_TURN)[SIDE])
-            hands = one(rows, lgb.EV_CORPS_HANDS)
-            give = one(rows, lgb.EV_GIVE)
+            s = int(one(rows, layout.EV_TURN)[SIDE])
+            hands = one(rows, layout.EV_CORPS_HANDS)
+            give = one(rows, layout.EV_GIVE)
             ka, kb = int(give[C]), int(give[D])
             for k in range(3):
-                n_rej = len(corps_rows(rows, lgb.EV_REJECT, s, k))
+                n_rej = len(corps_rows(rows, layout.EV_REJECT, s, k))
                 rejected[s, k] += n_rej
                 got = (k == ka) + (k == kb)
                 if got == 1 and hands[A + k] > 0:
                     assert n_rej == 1
                     own = cards_played(rows, s, k)
-                    assert own[:, B].tolist() == [lgb.SRC_OWN]
+                    assert own[:, B].tolist() == [layout.SRC_OWN]
                     seen["rejected"] += 1
                 else:
                     assert n_rej == 0
                     seen["kept" if got else "none"] += 1
-        assert (res.commander_rows[g, :, 1:, cm.CM_REJECTED] == rejected).all()
+        assert (res.commander_rows[g, :, 1:, layout.CM_REJECTED] == rejected).all()
     assert seen["rejected"] > 400 and seen["kept"] > 400
 
 
@@ -514,11 +531,11 @@ def test_only_a_corps_commander_without_cards_rolls(pol):
     for _, met, ps in traced(sim, 51, 40):
         assert met[:, M["starved_draws"]].sum() == 0
         for rows in ps:
-            s = int(one(rows, epic.EV_TURN)[SIDE])
-            hands = one(rows, lgb.EV_CORPS_HANDS)
-            give = one(rows, lgb.EV_GIVE)
+            s = int(one(rows, layout.EV_TURN)[SIDE])
+            hands = one(rows, layout.EV_CORPS_HANDS)
+            give = one(rows, layout.EV_GIVE)
             got = {int(give[C]), int(give[D])}
-            init = rows_of(rows, lgb.EV_INITIATIVE)
+            init = rows_of(rows, layout.EV_INITIATIVE)
             assert (init[:, SIDE] == s).all()
             expect = [k for k in range(3) if hands[A + k] == 0 and k not in got]
             assert sorted(init[:, A].tolist()) == expect
@@ -527,8 +544,8 @@ def test_only_a_corps_commander_without_cards_rolls(pol):
                 u = sim.lgb.units[s, :, 2 * k:2 * k + 2].sum(axis=1)
                 assert ordered == _initiative_orders(u, d1, d2)
                 assert tdr == 0 and cdr == (d1 == d2 == 5)
-                assert len(corps_rows(rows, lgb.EV_CORPS_DRAW, s, k)) == cdr
-                assert len(corps_rows(rows, lgb.EV_CORPS_PLAY, s, k)) == 0
+                assert len(corps_rows(rows, layout.EV_CORPS_DRAW, s, k)) == cdr
+                assert len(corps_rows(rows, layout.EV_CORPS_PLAY, s, k)) == 0
                 seen["two_sabres" if cdr else "roll"] += 1
     assert seen["roll"] > 1000 and seen["two_sabres"] > 20
 
@@ -538,13 +555,14 @@ def test_initiative_dice_rates():
     # roll, every Corps here has units), a Command card drawn for each two-sabre roll
     res = sim_for(EMPTY_CORPS).run(3000, seed=52, check=True)
     x = res.commanders[:, 1:, :].sum(axis=(0, 1))
-    n = int(x[cm.CM_INIT])
+    n = int(x[layout.CM_INIT])
     assert n > 100_000
-    for slot, p in ((cm.CM_DOUBLES, 2 / 9), (cm.CM_TWO_SABRES, 1 / 36), (cm.CM_BLOCKS_LOST, 10 / 36)):
-        assert abs(x[slot] / n - p) <= 4 * se(p, n), (cm.CM_NAMES[slot], x[slot] / n, p)
-    assert x[cm.CM_INIT_CMD] == x[cm.CM_TWO_SABRES] > 0
-    assert x[cm.CM_INIT_TAC] == 0 and x[cm.CM_INIT_MELEE] == 0  # not the EPIC M6.2 roll
-    assert x[cm.CM_FACE:cm.CM_FACE + 5].sum() == 2 * n
+    for slot, p in ((layout.CM_DOUBLES, 2 / 9), (layout.CM_TWO_SABRES, 1 / 36),
+                    (layout.CM_BLOCKS_LOST, 10 / 36)):
+        assert abs(x[slot] / n - p) <= 4 * se(p, n), (layout.CM_NAMES[slot], x[slot] / n, p)
+    assert x[layout.CM_INIT_CMD] == x[layout.CM_TWO_SABRES] > 0
+    assert x[layout.CM_INIT_TAC] == 0 and x[layout.CM_INIT_MELEE] == 0  # not the EPIC M6.2 roll
+    assert x[layout.CM_FACE:layout.CM_FACE + 5].sum() == 2 * n
     assert res.metric("invariant_violations").tolist() == [0, 0]
 
 
@@ -562,21 +580,21 @@ def test_unused_stars_draw_a_command_and_a_tactician_card():
     for _, met, ps in traced(sim, 61, 40):
         assert met[:, M["starved_draws"]].sum() == 0 and met[:, M["tactician_starved"]].sum() == 0
         for rows in ps:
-            s = int(one(rows, epic.EV_TURN)[SIDE])
-            elan = np.flatnonzero(rows[:, CODE] == epic.EV_ELAN)
+            s = int(one(rows, layout.EV_TURN)[SIDE])
+            elan = np.flatnonzero(rows[:, CODE] == layout.EV_ELAN)
             own_part = rows[: elan[0]] if len(elan) else rows
             for k in range(3):
                 r = cards_played(rows, s, k)[:, D]
                 r = r[r != ct.void]
                 stars = int((ct.stars[r] > 0).sum())
-                sabres = int(corps_rows(rows, lgb.EV_INITIATIVE, s, k)[:, F].sum())
-                assert len(corps_rows(rows, lgb.EV_CORPS_DRAW, s, k)) == stars + sabres
-                tac = len(corps_rows(own_part, lgb.EV_CORPS_TACTICIAN, s, k))
+                sabres = int(corps_rows(rows, layout.EV_INITIATIVE, s, k)[:, F].sum())
+                assert len(corps_rows(rows, layout.EV_CORPS_DRAW, s, k)) == stars + sabres
+                tac = len(corps_rows(own_part, layout.EV_CORPS_TACTICIAN, s, k))
                 assert tac == stars + int(ct.tdraw[r].sum())
                 n_star += stars
     assert n_star > 200
     res = sim.run(2000, seed=62)
-    assert (_corps(res, cm.CM_STAR_CMD).sum(axis=1) == res.metric("stars_tactician")).all()
+    assert (_corps(res, layout.CM_STAR_CMD).sum(axis=1) == res.metric("stars_tactician")).all()
     assert (res.metric("stars_tactician") > 1000).all() and res.metric("stars_march").sum() == 0
 
 
@@ -586,15 +604,15 @@ def test_used_stars_draw_nothing():
     big = both(**{f"sections__{x}__infantry": 20 for x in ("L1", "L2", "C1", "C2", "R1", "R2")})
     sim = sim_for(big, ("greedy", (("march_prob", 1.0),)), ("random", (("march_prob", 1.0),)))
     res = sim.run(2000, seed=63)
-    assert _corps(res, cm.CM_STAR_CMD).sum() == 0 and res.metric("stars_tactician").sum() == 0
+    assert _corps(res, layout.CM_STAR_CMD).sum() == 0 and res.metric("stars_tactician").sum() == 0
     assert (res.metric("stars_march") > 1000).all()
     assert (res.metric("march_units") == 3 * res.metric("stars_march")).all()
     for _, _, ps in traced(sim, 63, 20):
         for rows in ps:
-            s = int(one(rows, epic.EV_TURN)[SIDE])
+            s = int(one(rows, layout.EV_TURN)[SIDE])
             for k in range(3):
-                sabres = int(corps_rows(rows, lgb.EV_INITIATIVE, s, k)[:, F].sum())
-                assert len(corps_rows(rows, lgb.EV_CORPS_DRAW, s, k)) == sabres
+                sabres = int(corps_rows(rows, layout.EV_INITIATIVE, s, k)[:, F].sum())
+                assert len(corps_rows(rows, layout.EV_CORPS_DRAW, s, k)) == sabres
 
 
 # ---------------------------------------------------------------------------------------------
@@ -609,19 +627,19 @@ def test_squares_track_limit_and_the_cic_keeps_a_card():
     sim = sim_for(over, GREEDY, RANDOM)
     res = sim.run(2000, seed=71, check=True)
     assert res.metric("invariant_violations").tolist() == [0, 0]
-    assert (res.commanders[:, 0, cm.CM_SQUARE_CARDS] > 100).all()  # the CIC lends
-    assert (_corps(res, cm.CM_SQUARE_CARDS).sum(axis=1) > 100).all()
+    assert (res.commanders[:, 0, layout.CM_SQUARE_CARDS] > 100).all()  # the CIC lends
+    assert (_corps(res, layout.CM_SQUARE_CARDS).sum(axis=1) > 100).all()
     full = Counter()
     for _, met, ps in traced(sim, 71, 40):
         assert met[:, M["invariant_violations"]].sum() == 0
         for rows in ps:
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             s = int(turn[SIDE])
             h = sim.scenario.sides[s].hand
-            hands = one(rows, lgb.EV_CORPS_HANDS)
+            hands = one(rows, layout.EV_CORPS_HANDS)
             assert turn[E] <= h and turn[D] >= 1  # track limit; the CIC keeps one card
             full[s] += turn[E] == h
-            sq = rows_of(rows, epic.EV_SQUARE)
+            sq = rows_of(rows, layout.EV_SQUARE)
             assert len(sq) <= 1 and (sq[:, SIDE] == s).all()
             if len(sq) and sq[0, B] == 3:
                 assert hands[A:D].min() == 0  # lent only for a Corps commander without cards
@@ -646,17 +664,17 @@ def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
         assert met[:, M["starved_draws"]].sum() == 0
         gifts = np.zeros((2, 3), np.int64)
         for i, rows in enumerate(ps):
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             s = int(turn[SIDE])
-            hands = one(rows, lgb.EV_CORPS_HANDS)
+            hands = one(rows, layout.EV_CORPS_HANDS)
             scouted = False
             cn = []
             for k in range(3):
                 p = cards_played(rows, s, k)
                 r = p[:, D][p[:, D] != sim.cards.void]
                 scouted |= bool(sim.cards.scout[r].any())
-                cn.append(int(hands[A + k]) - int((p[:, B] == lgb.SRC_OWN).sum()))
-            sc = rows_of(rows, epic.EV_SCOUT)
+                cn.append(int(hands[A + k]) - int((p[:, B] == layout.SRC_OWN).sum()))
+            sc = rows_of(rows, layout.EV_SCOUT)
             assert len(sc) == int(scouted)
             if scouted:
                 keep, give, to = (int(x) for x in sc[0, A:D])
@@ -665,12 +683,12 @@ def test_scout_gift_goes_to_the_corps_commander_with_fewest_cards():
                 if len(low) > 1:
                     tied[low.index(to)] += 1
                 gifts[s, to] += 1
-                draw = rows_of(rows, epic.EV_DRAW)
+                draw = rows_of(rows, layout.EV_DRAW)
                 assert draw[draw[:, SIDE] == s, A].tolist() == [keep]  # he keeps one
                 if i + 2 < len(ps):  # his hand is still his starting hand
-                    assert one(ps[i + 2], epic.EV_TURN)[D] == sim.scenario.sides[s].hand
+                    assert one(ps[i + 2], layout.EV_TURN)[D] == sim.scenario.sides[s].hand
                 n_scout += 1
-        assert (res.commander_rows[g, :, 1:, cm.CM_SCOUT_GIFT] == gifts).all()
+        assert (res.commander_rows[g, :, 1:, layout.CM_SCOUT_GIFT] == gifts).all()
         assert (res.per_game[g, :, M["scout_draws"]] == gifts.sum(axis=1)).all()
     assert n_scout > 100
     assert tied[0] > 0 and tied[1] > 0  # not always the leftmost of the tied
@@ -683,7 +701,7 @@ def test_scout_gifts_favour_neither_flank():
     # leftmost, which gave the left wing over four times the right wing's gifts)
     sim = sim_for()
     res = sim.run(GAMES, seed=84, per_game=True)
-    gifts = res.commander_rows[:, :, 1:, cm.CM_SCOUT_GIFT].sum(axis=1)  # [game, wing]
+    gifts = res.commander_rows[:, :, 1:, layout.CM_SCOUT_GIFT].sum(axis=1)  # [game, wing]
     assert gifts.sum() > 5 * GAMES
     d = (gifts[:, 0] - gifts[:, 2]).astype(float)
     assert abs(d.mean()) <= 4 * d.std(ddof=1) / np.sqrt(GAMES), gifts.sum(axis=0)
@@ -692,25 +710,9 @@ def test_scout_gifts_favour_neither_flank():
 def test_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
     # rule P7: the kernel logs a First Strike of the opponent's CIC or Corps commander (and the
     # CIC's replacement draw) before the turn's header; the text shows it under that header
-    from napsim.output.tracefmt import format_trace
-
     sim = sim_for(None, ("greedy", (("first_strike_prob", 1.0),)))
-    seen = 0
-    for g in range(5):
-        _, ev = sim.trace(83, g)
-        blocks = turn_blocks(format_trace(sim, ev, 83, g))
-        assert not any("First Strike (" in line for line in blocks[-1])
-        for ply, rows in by_ply(ev).items():
-            n = len(rows_of(rows, epic.EV_FIRST_STRIKE))
-            if ply < 0:
-                continue
-            lines = blocks[ply]
-            assert sum(" plays First Strike (" in line for line in lines) == n
-            if n:
-                seen += 1
-                at = next(i for i, line in enumerate(lines) if " plays First Strike (" in line)
-                assert 0 < at < lines.index(next(x for x in lines if x.startswith("  hand:")))
-    assert seen > 10
+    games = [(83, g, sim.trace(83, g)[1]) for g in range(5)]
+    assert first_strikes_under_their_turn(sim, games) > 10
 
 
 def test_elan_gives_every_corps_commander_a_tactician_card():
@@ -721,14 +723,14 @@ def test_elan_gives_every_corps_commander_a_tactician_card():
     for _, met, ps in traced(sim, 82, 80):
         starved = met[:, M["tactician_starved"]].sum() > 0
         for i, rows in enumerate(ps):
-            turn = one(rows, epic.EV_TURN)
+            turn = one(rows, layout.EV_TURN)
             s = int(turn[SIDE])
-            give = one(rows, lgb.EV_GIVE)
-            idx = np.flatnonzero(rows[:, CODE] == epic.EV_ELAN)
-            refill = np.flatnonzero(rows[:, CODE] == epic.EV_REFILL)
+            give = one(rows, layout.EV_GIVE)
+            idx = np.flatnonzero(rows[:, CODE] == layout.EV_ELAN)
+            refill = np.flatnonzero(rows[:, CODE] == layout.EV_REFILL)
             own_draws = np.flatnonzero(np.isin(rows[:, CODE], (
-                lgb.EV_CORPS_DRAW, lgb.EV_CORPS_TACTICIAN, epic.EV_ELAN, epic.EV_SCOUT))
-                | ((rows[:, CODE] == epic.EV_DRAW) & (rows[:, SIDE] == s)))
+                layout.EV_CORPS_DRAW, layout.EV_CORPS_TACTICIAN, layout.EV_ELAN, layout.EV_SCOUT))
+                | ((rows[:, CODE] == layout.EV_DRAW) & (rows[:, SIDE] == s)))
             if len(refill) and len(own_draws):
                 assert own_draws.max() < refill[0]  # L9: draws before the refill
             if not len(idx):
@@ -736,11 +738,11 @@ def test_elan_gives_every_corps_commander_a_tactician_card():
             n_elan += 1
             after = rows[idx[0] + 1:idx[0] + 7]
             if not starved:
-                assert (after[:, CODE] == lgb.EV_CORPS_TACTICIAN).all() and len(after) == 6
+                assert (after[:, CODE] == layout.EV_CORPS_TACTICIAN).all() and len(after) == 6
                 assert after[:, SIDE].tolist() == [s] * 3 + [1 - s] * 3
                 assert after[:, A].tolist() == [0, 1, 2] * 2
             if not len(refill) and i + 1 < len(ps):  # the rack, less the card taken, stays
-                nxt = one(ps[i + 1], epic.EV_TURN)
+                nxt = one(ps[i + 1], layout.EV_TURN)
                 before = Counter(turn[RACK0:RACK0 + turn[B]].tolist())
                 before[int(give[B])] -= 1
                 assert Counter(nxt[RACK0:RACK0 + nxt[B]].tolist()) == +before
@@ -797,10 +799,10 @@ def test_guerrilla_counters_target_the_facing_corps(french):
         pool = 6
         last = [ct.void, ct.void]
         for rows in ps:
-            s = int(one(rows, epic.EV_TURN)[SIDE])
-            give = one(rows, lgb.EV_GIVE)
-            att = rows_of(rows, epic.EV_G_ATTEMPT)
-            gain = rows_of(rows, epic.EV_G_GAIN)
+            s = int(one(rows, layout.EV_TURN)[SIDE])
+            give = one(rows, layout.EV_GIVE)
+            att = rows_of(rows, layout.EV_G_ATTEMPT)
+            gain = rows_of(rows, layout.EV_G_GAIN)
             if s == SPANISH:
                 assert len(att) == 0
                 for row in gain:
@@ -826,7 +828,7 @@ def test_guerrilla_counters_target_the_facing_corps(french):
                     which, k, _, roll, outcome = (int(x) for x in att[0, A:F])
                     assert att[0, SIDE] == SPANISH and (k, which) in targets
                     nullified = targets[k, which][D] == ct.void
-                    assert nullified == (outcome == epic.G_OUT_NULLIFIED) == (roll != 5)
+                    assert nullified == (outcome == layout.G_OUT_NULLIFIED) == (roll != 5)
                     held[2 - k] -= 1
                     pool += 1
                     seen["attempt"] += 1
@@ -849,11 +851,11 @@ def test_s4_spanish_left_wing_counters_stop_only_french_right_wing_cards():
     assert m[M["g_nullified_in_french_R"]] > 100
     assert m[M["g_cards_nullified"]] == m[M["g_nullified_in_french_R"]]
     assert m[M["g_nullified_in_french_L"]] == m[M["g_nullified_in_french_C"]] == 0
-    spent = res.commanders[SPANISH, :, cm.CM_NAMES.index("g_spent")]
+    spent = res.commanders[SPANISH, :, layout.CM_NAMES.index("g_spent")]
     assert spent[1] == m[M["g_spent"]] > 0 and spent[2] == spent[3] == 0  # the left wing's
     n = 0
     for g in range(20):
-        for row in rows_of(sim.trace(17, g)[1], epic.EV_G_ATTEMPT):
+        for row in rows_of(sim.trace(17, g)[1], layout.EV_G_ATTEMPT):
             assert row[B] == 2  # the French right wing's card
             n += 1
         text = format_trace(sim, sim.trace(17, g)[1], 17, g)
@@ -875,9 +877,9 @@ def test_guerrilla_rates_and_conservation():
     assert abs(rate - 5 / 6) <= 4 * se(5 / 6, n), rate
     assert sp[M["g_cards_nullified"]] + sp[M["g_stopped_by_sabre"]] == n
     assert res.totals[FRENCH, M["g_spent"]] == 0
-    acq = res.commanders[SPANISH, 1:, cm.CM_G_ACQUIRED]
+    acq = res.commanders[SPANISH, 1:, layout.CM_G_ACQUIRED]
     assert acq[2] == 0 and acq[0] > 100 and acq[1] > 100
-    assert res.commanders[SPANISH, 3, cm.CM_G_SPENT] > 0  # he spends his starting counter
+    assert res.commanders[SPANISH, 3, layout.CM_G_SPENT] > 0  # he spends his starting counter
     rows = res.per_game[:, SPANISH]
     assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] == 9).all()
 
@@ -909,21 +911,21 @@ def test_contract(pol):
     rows, crows = res.per_game, res.commander_rows
     assert (rows >= 0).all() and (crows >= 0).all()
     assert (rows[:, :, M["invariant_violations"]] == 0).all()
-    assert (rows[:, :, M["turns"]] == 30).all() and (crows[:, :, :, cm.CM_TURNS][:, :, 1:] == 30).all()
+    assert (rows[:, :, M["turns"]] == 30).all() and (crows[:, :, :, layout.CM_TURNS][:, :, 1:] == 30).all()
     picks = rows[:, :, M["pick_from_0"]:M["pick_from_5"] + 1]
     assert (picks[:, :, 3:] == 10).all() and (picks[:, :, :3] == 0).all()
     hand = rows[:, :, M["hand_section"]:M["hand_other"] + 1].sum(axis=2)
     assert (hand == 30).all()
     # Tactician cards per Corps commander: dealt + drawn - played = held at the end
     tac0 = np.array([s.corps_tactician for s in sim.scenario.sides])
-    held = crows[:, :, 1:, cm.CM_TAC_HELD_END]
-    assert (held == tac0 + crows[:, :, 1:, cm.CM_TAC_DRAWN] - crows[:, :, 1:, cm.CM_TAC_PLAYED]).all()
-    assert (held.sum(axis=(1, 2)) <= epic.TACTICIAN_DECK).all()
+    held = crows[:, :, 1:, layout.CM_TAC_HELD_END]
+    assert (held == tac0 + crows[:, :, 1:, layout.CM_TAC_DRAWN] - crows[:, :, 1:, layout.CM_TAC_PLAYED]).all()
+    assert (held.sum(axis=(1, 2)) <= layout.TACTICIAN_DECK).all()
     nom = rows[:, :, M["nominal_L"]:M["nominal_R"] + 1].sum(axis=2)
     eff = rows[:, :, M["effective_L"]:M["effective_R"] + 1].sum(axis=2)
     assert (eff <= nom).all() and (rows[:, :, M["wasted"]] == nom - eff).all()
-    assert (crows[:, :, 1:, cm.CM_EFF] == crows[:, :, 1:, cm.CM_EFF_A]
-            + crows[:, :, 1:, cm.CM_EFF_A + 1]).all()
+    assert (crows[:, :, 1:, layout.CM_EFF] == crows[:, :, 1:, layout.CM_EFF_A]
+            + crows[:, :, 1:, layout.CM_EFF_A + 1]).all()
 
 
 def test_same_results_for_any_chunk_size_and_thread_count():

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napsim.engine.epic import METRIC_NAMES
+from napsim.engine.layout import METRIC_NAMES
 from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
 

@@ -20,8 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napsim.engine.commanders import CM_NAMES, N_CM
-from napsim.engine.epic import METRIC_NAMES, N_METRICS
+from napsim.engine.layout import CM_NAMES, METRIC_NAMES, N_CM, N_METRICS
 from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
 

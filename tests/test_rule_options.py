@@ -14,14 +14,13 @@ from support.decks import write_deck
 from support.tracetools import CODE, SIDE, A, B, C, D, E, F, G, M, by_ply, one, rows_of  # noqa: F401
 
 from napsim import NapsimInputError
-from napsim.engine import commanders as cm
-from napsim.engine import epic
+from napsim.engine import layout
 from napsim.model.scenarios import DEFAULT_RULES, RULE_OPTIONS, load_scenario
 from napsim.sim.packing import Simulation, guerrilla_split
 from napsim.sim.tables import KIND_MULTI
 
 SEED = 777
-CM = {name: i for i, name in enumerate(cm.CM_NAMES)}
+CM = {name: i for i, name in enumerate(layout.CM_NAMES)}
 
 
 @cache
@@ -98,18 +97,18 @@ def test_m6_2_initiative_no_card_rolls_whenever_a_commander_gets_no_card(scenari
     multi_rolls = 0
     for ev in traces(sim, 30):
         for rows in by_ply(ev).values():
-            choice = rows_of(rows, epic.EV_CHOICE)
+            choice = rows_of(rows, layout.EV_CHOICE)
             if not len(choice):
                 continue
             kinds = [sim.cards.kind[int(choice[0, E])], sim.cards.kind[int(choice[0, F])]]
-            for roll in rows_of(rows, cm.EV_INITIATIVE):
+            for roll in rows_of(rows, layout.EV_INITIATIVE):
                 multi_rolls += KIND_MULTI in kinds and _multi_orders(sim, choice[0], int(roll[G])) > 0
     assert multi_rolls == 0
     sim = sim_for(scenario, initiative="no_card")
     for ev in traces(sim, 30):
         for rows in by_ply(ev).values():
-            choice = rows_of(rows, epic.EV_CHOICE)
-            for roll in rows_of(rows, cm.EV_INITIATIVE):
+            choice = rows_of(rows, layout.EV_CHOICE)
+            for roll in rows_of(rows, layout.EV_INITIATIVE):
                 multi_rolls += _multi_orders(sim, choice[0], int(roll[G])) > 0
     assert multi_rolls > 0
 
@@ -156,7 +155,7 @@ def _cic_plays_both(sim: Simulation, games: int) -> tuple[int, int]:
     both = multi = 0
     for ev in traces(sim, games):
         for rows in by_ply(ev).values():
-            ch = rows_of(rows, epic.EV_CHOICE)
+            ch = rows_of(rows, layout.EV_CHOICE)
             if not len(ch):
                 continue
             s = int(ch[0, SIDE])
@@ -220,12 +219,12 @@ def test_e9_4_elan_order_draw_first_or_shuffle_first(tmp_path):
         for ev in traces(sim, 20):
             for rows in by_ply(ev).values():
                 codes = rows[:, CODE].tolist()
-                if epic.EV_ELAN not in codes:
+                if layout.EV_ELAN not in codes:
                     continue
-                s = int(rows_of(rows, epic.EV_ELAN)[0, SIDE])
+                s = int(rows_of(rows, layout.EV_ELAN)[0, SIDE])
                 draw = next(i for i, r in enumerate(rows)
-                            if r[CODE] == epic.EV_DRAW and r[SIDE] == s)
-                elan = codes.index(epic.EV_ELAN)
+                            if r[CODE] == layout.EV_DRAW and r[SIDE] == s)
+                elan = codes.index(layout.EV_ELAN)
                 assert (draw < elan) == (order == "draw_first")
                 seen += 1
         assert seen > 20
@@ -249,7 +248,7 @@ def _copies(sim: Simulation, games: int) -> tuple[int, int, int]:
         last = {0: (ct.void, ct.void), 1: (ct.void, ct.void)}
         last_hand = {0: ct.void, 1: ct.void}
         for rows in by_ply(ev).values():
-            ch = rows_of(rows, epic.EV_CHOICE)
+            ch = rows_of(rows, layout.EV_CHOICE)
             if not len(ch):
                 continue
             s = int(ch[0, SIDE])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import napsim
-from napsim.engine import epic
+from napsim.engine import layout
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import SCENARIO_DIR
 from napsim.output import report
@@ -190,10 +190,10 @@ def test_noop_sweep_gives_identical_points_and_matches_simulate(tmp_path):
     assert len(frame) == 2 * 1000 * 2
     mine_pg = frame[frame["point"] == "p000"].reset_index(drop=True)
     ref_pg = ref.per_game_frame()
-    for m in epic.METRIC_NAMES:
+    for m in layout.METRIC_NAMES:
         assert np.array_equal(np.sort(mine_pg[m].to_numpy()), np.sort(ref_pg[m].to_numpy())), m
     # mean-per-game intervals come from the per-game sums of squares
-    x = ref.per_game[:, 0, epic.M_EFF]
+    x = ref.per_game[:, 0, layout.M_EFF]
     row = mine.loc[(ref.summary()["side"][0], "effective_L")]
     assert row["std"] == pytest.approx(x.std(ddof=1), rel=1e-9)
     half = 1.959963984540054 * x.std(ddof=1) / np.sqrt(len(x))
@@ -222,8 +222,8 @@ def _half_widths(out: Path, point: str, side: int = 0) -> tuple[list[int], list[
     gs, hws = [], []
     for f in sorted((out / "points" / point).glob("chunk-*.npz")):
         z = load_arrays(f)
-        k += int(z["totals"][side, epic.M_SCOUT])
-        n += int(z["totals"][side, epic.M_TURNS])
+        k += int(z["totals"][side, layout.M_SCOUT])
+        n += int(z["totals"][side, layout.M_TURNS])
         games += int(z["n"])
         lo, hi = wilson(k, n)
         gs.append(games)

@@ -1,70 +1,190 @@
-"""A/B timing of two versions of the EPIC kernel in one process (developer tool).
+"""A/B timing of two versions of the engine kernels in one process (developer tool).
 
-Usage: python tools/ab_epic.py A.py B.py [ROUNDS] [SCENARIO ...]
-(defaults: 30 rounds, symmetric). A.py and B.py are two copies of napsim/engine/epic.py, e.g.
-`git show HEAD:napsim/engine/epic.py > /tmp/A.py` and the working file. Run it pinned to one
-core (`taskset -c 1`).
+Usage: python tools/ab_epic.py A B [ROUNDS] [SCENARIO ...] [--games N] [--wall]
+(defaults: 30 rounds, symmetric, 20,000 games a slice, the process's CPU time; --wall: wall
+time). Run it pinned to one core
+(`taskset -c 1`). A SCENARIO may carry overrides, each +KEY=VALUE with a TOML value, e.g.
+`lgb-symmetric+sides.B.french=true+sides.A.guerrilla_rule="epic"`. A and B name a version each:
 
-Each version is loaded as its own module and plays the scenario through Simulation.run, one
-thread, alternating slices of 20,000 games (A B, then B A, ...). A busy spell of a shared host
-then hits both alike, which separate processes minutes apart do not: on the development VM two
-such runs of one version differed by up to 10%, while the paired ratio here repeats within ~1%.
-Printed per scenario: best and median ns a turn of each, the ratio of the bests and the median of
-the back-to-back ratios, and a digest of each version's totals, per-game rows and histograms
-(equal digests: the change is bit-identical).
+- a copy of napsim/engine/epic.py, e.g. `git show HEAD:napsim/engine/epic.py > /tmp/A.py`: that
+  file is loaded as its own module next to the working tree's engine (LGB scenarios then play the
+  working tree's lgb.py);
+- a directory holding a copy of the engine package (its *.py files), e.g.
+  `mkdir /tmp/A && git archive main napsim/engine | tar -x -C /tmp/A` and then
+  /tmp/A/napsim/engine;
+- git:REV, e.g. git:main: the tool extracts napsim/engine at REV itself;
+- `.`: the working tree's napsim/engine as imported.
+
+A package copy is written under a directory named by its content hash (so numba's cache stays
+valid between runs) with its `napsim.engine` imports renamed, and loaded as a package of its own:
+its epic.py and lgb.py, and every module they import, are that version's.
+
+Each version plays the scenario through Simulation.run, one thread, alternating slices of games
+(A B, then B A, ...). A busy spell of a shared host then hits both alike, which separate processes
+minutes apart do not: on the development VM two such runs of one version differed by up to 10%,
+while the paired ratio here repeats within ~1%. Printed per scenario: best and median ns a turn of
+each, the ratio of the bests and the median of the back-to-back ratios, and a digest of each
+version's totals, per-game rows, histograms and commander metrics (equal digests: the change is
+bit-identical). Versions whose LGB kernel returns its outputs in the older order (commander
+metrics before the rack waits) are read in that order.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
+import io
+import re
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 import numba
 import numpy as np
 
-import napsim.sim.runner as runner  # play_chunk calls runner.epic.play_chunk: swapped per version
+import napsim.sim.runner as runner  # play_chunk is swapped per version
+from napsim.engine import epic as worktree_epic
+from napsim.engine import lgb as worktree_lgb
+from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
+from napsim.sim.runner import ChunkOut
 
 GAMES = 20_000
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(tempfile.gettempdir()) / "napsim_ab"
 
 
-def _load(path: str, name: str):
-    """Import a copy of epic.py under its own module name (its own compiled kernels)."""
+class Version:
+    """One version of the kernels: its EPIC and LGB modules and the order LGB returns."""
+
+    def __init__(self, epic, lgb, lgb_old_order: bool):
+        self.epic, self.lgb, self.lgb_old_order = epic, lgb, lgb_old_order
+
+    def play_chunk(self, args, key, first, n, check, per_game) -> ChunkOut:
+        """napsim.runner.play_chunk on this version's kernels."""
+        kind, kargs = args
+        with np.errstate(over="ignore"):
+            if kind == "lgb":
+                out = self.lgb.play_chunk_lgb(key, np.int64(first), np.int64(n), *kargs, check,
+                                              per_game)
+                if self.lgb_old_order:
+                    m, r, cm, cr, w, gt, tt = out
+                    out = (m, r, w, gt, cm, cr, tt)
+            else:
+                out = self.epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,
+                                           per_game)
+        m, r, w, gt, cm, cr, tt = out
+        if cr.shape[0] != r.shape[0]:  # one player a side: no commander rows are kept
+            cr = np.zeros((r.shape[0], 2, 4, cm.shape[-1]), np.int64)
+        return ChunkOut(m, r, w, gt, cm, cr, tt)
+
+
+def _new_order(package_dir: Path) -> bool:
+    """True when the package's chunk kernels return napsim.engine.kernel_args.CHUNK_OUTPUTS."""
+    return (package_dir / "kernel_args.py").is_file()
+
+
+def _load_file(path: str, name: str) -> Version:
+    """A copy of epic.py, loaded under its own module name (its own compiled kernels)."""
     spec = importlib.util.spec_from_file_location(f"napsim.engine.{name}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    return module
+    return Version(module, worktree_lgb, not _new_order(Path(worktree_lgb.__file__).parent))
+
+
+def _git_engine(rev: str) -> dict[str, bytes]:
+    """napsim/engine/*.py at a git revision."""
+    raw = subprocess.run(["git", "archive", rev, "napsim/engine"], cwd=ROOT, check=True,
+                         capture_output=True).stdout
+    files = {}
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        for m in tar.getmembers():
+            if m.isfile() and m.name.endswith(".py") and m.name.count("/") == 2:
+                files[Path(m.name).name] = tar.extractfile(m).read()
+    return files
+
+
+def _load_package(files: dict[str, bytes], tag: str) -> Version:
+    """A copy of the engine package, imports renamed, loaded as a package of its own."""
+    digest = hashlib.sha1(b"".join(k.encode() + v for k, v in sorted(files.items()))).hexdigest()[:12]
+    name = f"napsim_ab_{tag}_{digest}"
+    pkg = CACHE / name / name
+    pkg.mkdir(parents=True, exist_ok=True)
+    for fname, data in files.items():
+        text = data.decode()
+        text = re.sub(r"\bfrom napsim\.engine import\b", f"from {name} import", text)
+        text = re.sub(r"\bnapsim\.engine\.", f"{name}.", text)
+        target = pkg / fname
+        if not target.is_file() or target.read_text() != text:
+            target.write_text(text)
+    (pkg / "__init__.py").touch()
+    sys.path.insert(0, str(pkg.parent))
+    epic = importlib.import_module(f"{name}.epic")
+    lgb = importlib.import_module(f"{name}.lgb")
+    return Version(epic, lgb, not _new_order(pkg))
+
+
+def load(spec: str, tag: str) -> Version:
+    """The version a command-line argument names (see the module doc)."""
+    if spec == ".":
+        return Version(worktree_epic, worktree_lgb,
+                       not _new_order(Path(worktree_lgb.__file__).parent))
+    if spec.startswith("git:"):
+        return _load_package(_git_engine(spec[4:]), tag)
+    path = Path(spec)
+    if path.is_dir():
+        return _load_package({p.name: p.read_bytes() for p in path.glob("*.py")}, tag)
+    if path.is_file():
+        return _load_file(spec, f"epic_ab_{tag}")
+    sys.exit(f"ab_epic: {spec} is neither a file, a directory, git:REV nor '.'")
+
+
+def _use(version: Version) -> None:
+    runner.play_chunk = version.play_chunk
 
 
 def _digest(sim: Simulation) -> str:
     """A hash of everything a short run reports: equal for bit-identical kernels."""
     res = sim.run(3000, 5, chunk=3000, per_game=True)
     h = hashlib.sha1()
-    for a in (res.totals, res.per_game, res.rack_wait, res.guerrilla_turns, res.tactician_turns):
+    for a in (res.totals, res.per_game, res.rack_wait, res.guerrilla_turns, res.tactician_turns,
+              res.commanders, res.commander_rows):
         h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()[:12]
 
 
-def compare(mods: dict, rounds: int, scenario: str) -> str:
-    """One line: the two versions' (mods["A"], mods["B"]) ns a turn on `scenario`, their ratios."""
-    sim = Simulation.build(scenario)
-    turns = GAMES * 2 * sim.scenario.turns
+def _scenario(text: str):
+    """A scenario name with optional +KEY=VALUE overrides (TOML values)."""
+    name, *items = text.split("+")
+    overrides = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        overrides[key] = tomllib.loads(f"v = {value}")["v"]
+    return load_scenario(name, overrides)
+
+
+def compare(versions: dict, rounds: int, scenario: str, games: int, clock=time.process_time) -> str:
+    """One line: the two versions' ns a turn on `scenario`, their ratios and digests."""
+    sim = Simulation.build(_scenario(scenario))
+    turns = games * 2 * sim.scenario.turns
     digest = {}
-    for k, mod in mods.items():
-        runner.epic = mod
-        sim.run(GAMES, 1, chunk=GAMES)  # compile and warm up
+    for k, version in versions.items():
+        _use(version)
+        sim.run(games, 1, chunk=games)  # compile and warm up
         digest[k] = _digest(sim)
     ns = {"A": [], "B": []}
     for r in range(rounds):
         for k in ("A", "B") if r % 2 == 0 else ("B", "A"):
-            runner.epic = mods[k]
-            t0 = time.perf_counter()
-            sim.run(GAMES, 1, chunk=GAMES)
-            ns[k].append((time.perf_counter() - t0) / turns * 1e9)
+            _use(versions[k])
+            t0 = clock()
+            sim.run(games, 1, chunk=games)
+            ns[k].append((clock() - t0) / turns * 1e9)
     a, b = np.array(ns["A"]), np.array(ns["B"])
     same = "bit-identical" if digest["A"] == digest["B"] else "results differ"
     return (f"{scenario}: A best {a.min():.1f} median {np.median(a):.1f} ns/turn | B best "
@@ -73,16 +193,26 @@ def compare(mods: dict, rounds: int, scenario: str) -> str:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) < 2 or not all(Path(p).is_file() for p in argv[:2]):
-        sys.exit("usage: python tools/ab_epic.py A.py B.py [ROUNDS] [SCENARIO ...]")
+    games = GAMES
+    clock = time.process_time  # CPU time: the other jobs of a busy host do not count
+    if "--wall" in argv:
+        clock = time.perf_counter
+        argv = [a for a in argv if a != "--wall"]
+    if "--games" in argv:
+        i = argv.index("--games")
+        games = int(argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
+    if len(argv) < 2:
+        sys.exit("usage: python tools/ab_epic.py A B [ROUNDS] [SCENARIO ...] [--games N] [--wall]")
     rounds = int(argv[2]) if len(argv) > 2 else 30
     numba.set_num_threads(1)
-    mods = {"A": _load(argv[0], "epic_ab_a"), "B": _load(argv[1], "epic_ab_b")}
+    original = runner.play_chunk
+    versions = {"A": load(argv[0], "a"), "B": load(argv[1], "b")}
     try:
         for scenario in argv[3:] or ["symmetric"]:
-            print(compare(mods, rounds, scenario), flush=True)
+            print(compare(versions, rounds, scenario, games, clock), flush=True)
     finally:
-        runner.epic = sys.modules["napsim.engine.epic"]
+        runner.play_chunk = original
 
 
 if __name__ == "__main__":

@@ -1,1 +1,19 @@
-"""numba kernels only: they read packed integer/float tables and write metric arrays."""
+"""numba kernels only: they read packed integer/float tables and write metric arrays.
+
+Modules, each importing only those above it (and numpy, numba):
+  layout       the name of every slot of every packed array (M_*, CM_*, C_*, G_*, R_*, P_*, ...)
+  kernel_args  the chunk kernels' arguments (EpicArgs, LgbArgs) and outputs (CHUNK_OUTPUTS)
+  rng          the counter-based per-game random streams
+  odds         the deck-odds kernels
+  cardflow     the card flow EPIC and LGB share: trace, draws, Elan, rack refill, one Guerrilla
+               attempt
+  choice       the EPIC / standard P1 choice of hand card, rack card and placement
+  commanders   the initiative roll (EPIC and LGB) and EPIC's commander layer (M)
+  epic_phases  the phases of an EPIC / standard turn: deal, choose, take, orders, stars, draw
+  epic_guerrilla the Guerrilla phase of an EPIC turn: target, attempt, counter gain, checks
+  epic         the EPIC / standard kernel: play_game (the turn loop), play_chunk, trace_game
+  lgb_choice   the La Grande Battles choices: the CIC's gifts, a Corps commander's own card
+  lgb_phases   the phases of an LGB turn around the Corps commanders' plays
+  lgb_corps    the Corps commanders' plays, Guerrillas, orders and reach
+  lgb          the LGB kernel: play_game_lgb (the turn loop), play_chunk_lgb, trace_game_lgb
+"""

@@ -1,52 +1,54 @@
-"""The commander layer of the multi-player formats (docs/rules.md, M, L): per-commander metric slots and
-the initiative roll, shared by the EPIC kernel (2-4 a side) and the La Grande Battles kernel.
+"""The commander layer of the multi-player formats (docs/rules.md, M, L): the initiative roll, shared
+by the EPIC kernel (2-4 a side) and the La Grande Battles kernel, and the EPIC kernel's turn of the
+commander layer (who received which card, initiative rolls, Tactician cards per commander, G6).
 
 Commander 0 is the Commander in Chief; 1-3 are the sub-commanders (EPIC 2 and 3 a side) or the
 Corps commanders (EPIC 4 a side: left, centre, right section; LGB: left, centre, right wing).
+The per-commander metric slots CM_* live in napsim.engine.layout (re-exported here).
 """
 
 from numba import njit
 
-from napsim.engine.rng import battle_die
-
-N_COMMANDERS = 4
-# per-commander metric slots cmet[side, commander, slot]
-CM_TURNS, CM_RECEIVED, CM_OWN_PLAYED, CM_REJECTED, CM_NO_CARD = 0, 1, 2, 3, 4
-CM_INIT, CM_FACE = 5, 6                      # CM_FACE + 0 infantry, 1 cavalry, 2 artillery, 3 flag, 4 sabre
-CM_INIT_ORDERED, CM_INIT_MARCH, CM_INIT_MELEE = 11, 12, 13
-CM_DOUBLES, CM_INIT_TAC, CM_BLOCKS_LOST, CM_INIT_CMD = 14, 15, 16, 17
-CM_NOM, CM_EFF, CM_EFF_A = 18, 19, 20        # CM_EFF_A + half (LGB: his left and right section)
-CM_TAC_DRAWN, CM_TAC_HELD_SUM, CM_TAC_HELD_END, CM_TAC_PLAYED = 22, 23, 24, 25
-CM_KEEP, CM_GIVE_BOTH, CM_STAR_CMD, CM_SCOUT_GIFT = 26, 27, 28, 29
-CM_G_START, CM_G_SPENT, CM_G_NULLIFIED, CM_G_ACQUIRED = 30, 31, 32, 33
-CM_HAND_END, CM_HAND_SUM, CM_SQUARE_CARDS, CM_PASSED, CM_TWO_SABRES = 34, 35, 36, 37, 38
-N_CM = 39
-CM_NAMES = (
-    "commander_turns", "cards_received", "own_cards_played", "cic_cards_rejected", "turns_without_card",
-    "initiative_rolls", "face_infantry", "face_cavalry", "face_artillery", "face_flag", "face_sabre",
-    "initiative_ordered", "initiative_march", "initiative_melee",
-    "initiative_doubles", "initiative_tactician", "blocks_lost", "initiative_command_draws",
-    "card_nominal", "card_effective", "card_effective_first_half", "card_effective_second_half",
-    "tactician_drawn", "tactician_held_sum", "tactician_held_end", "tactician_played",
-    "cic_keep_one", "cic_give_both", "star_command_draws", "scout_gifts",
-    "g_start", "g_spent", "g_nullified", "g_acquired",
-    "hand_end", "hand_sum", "square_cards", "cards_passed", "initiative_two_sabres",
+from napsim.engine.cardflow import _take_tactician, _trace
+from napsim.engine.layout import (
+    C_KIND,
+    C_SEC,
+    C_TDRAW,
+    CM_BLOCKS_LOST,
+    CM_DOUBLES,
+    CM_EFF,
+    CM_FACE,
+    CM_G_NULLIFIED,
+    CM_G_SPENT,
+    CM_GIVE_BOTH,
+    CM_INIT,
+    CM_INIT_CMD,
+    CM_INIT_MARCH,
+    CM_INIT_MELEE,
+    CM_INIT_ORDERED,
+    CM_INIT_TAC,
+    CM_KEEP,
+    CM_NO_CARD,
+    CM_NOM,
+    CM_PASSED,
+    CM_RECEIVED,
+    CM_TAC_DRAWN,
+    CM_TURNS,
+    CM_TWO_SABRES,
+    EV_COMMANDER_TACTICIAN,
+    EV_INITIATIVE,
+    EV_PASS,
+    G_HELD_ANY,
+    G_HELD_L,
+    KIND_MULTI,
+    KIND_PLACED,
+    KIND_SECTION,
+    M_INIT_ORDERS,
+    R_INIT_NEEDS_NO_ORDERS,
+    SYM_FLAG,
+    SYM_SABRE,
 )
-assert len(CM_NAMES) == N_CM
-COMMANDER_KEYS = ("cic", "c1", "c2", "c3")
-COMMANDER_ROLES = {
-    "epic1": ("CIC",),
-    "epic2": ("CIC", "sub-commander"),
-    "epic3": ("CIC", "sub-commander 1", "sub-commander 2"),
-    "epic4": ("CIC", "Corps L", "Corps C", "Corps R"),
-    "lgb": ("CIC", "Corps left wing", "Corps centre wing", "Corps right wing"),
-}
-
-# trace events of the commander layer (engine.lgb uses 16-22, these are shared)
-EV_INITIATIVE, EV_PASS, EV_COMMANDER_TACTICIAN = 20, 23, 24
-
-# battle die faces (D5): 0-1 infantry, 2 cavalry, 3 artillery, 4 flag, 5 sabre
-FACE_SYMBOL = (0, 0, 1, 2, 3, 4)
+from napsim.engine.rng import battle_die
 
 
 @njit(cache=True, inline="always")
@@ -69,9 +71,9 @@ def roll_initiative(rs, lgb, units, x0, x1, free, cm):
     cmd_draw = 0
     if double:
         cm[CM_DOUBLES] += 1
-        if sym1 == 4:
+        if sym1 == SYM_SABRE:
             cm[CM_TWO_SABRES] += 1
-    if lgb and sym1 == 4 and sym2 == 4:  # L6: two sabres: no block lost, draw a Command card
+    if lgb and sym1 == SYM_SABRE and sym2 == SYM_SABRE:  # L6: two sabres: no block lost, a Command card
         cm[CM_INIT_CMD] += 1
         return 0, 1, d1, d2, 0
     if double and not lgb:  # M6.2: a double also draws a Tactician card
@@ -96,7 +98,7 @@ def roll_initiative(rs, lgb, units, x0, x1, free, cm):
                     used_type1 += 1
                 else:
                     used_type2 += 1
-        elif sym == 3:
+        elif sym == SYM_FLAG:
             if free > 0:
                 free -= 1
                 ordered += 1
@@ -112,3 +114,137 @@ def roll_initiative(rs, lgb, units, x0, x1, free, cm):
             ordered += 1
             cm[CM_INIT_MELEE] += 1
     return tac, cmd_draw, d1, d2, ordered
+
+
+@njit(cache=True, _nrt=False)
+def _commander_spent(o, gst, held, cmd_sec, cmet, nullified):
+    """G6 metrics: the commander whose holding shrank spent the counter (the CIC's general
+    holding, or a section commander's). `held` packs the holdings before the attempt."""
+    for x in range(4):
+        before = (held >> (10 * x)) & 1023
+        if gst[o, x] < before:
+            cc = 0 if x == G_HELD_ANY else cmd_sec[o, x - G_HELD_L]
+            cmet[o, cc, CM_G_SPENT] += 1
+            cmet[o, cc, CM_G_NULLIFIED] += nullified
+
+
+@njit(cache=True, inline="always")
+def _holds_tactician(fmt, cc):
+    """Who holds Tactician cards: the CIC alone with 1-2 players a side (M4), every player with 3
+    (M6.3), the Corps commanders with 4 (M8.2)."""
+    if fmt <= 2:
+        return cc == 0
+    if fmt == 3:
+        return cc <= 2
+    return cc >= 1
+
+
+@njit(cache=True, _nrt=False)
+def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply):
+    """One Tactician card (D4) for commander cc of side s."""
+    if not _take_tactician(tac_pile, tac_disc, met, s):
+        return
+    tac[s] += 1
+    tacc[s, cc] += 1
+    cmet[s, cc, CM_TAC_DRAWN] += 1
+    _trace(trace, tn, EV_COMMANDER_TACTICIAN, ply, s, cc, tacc[s, cc], tac[s], 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False)
+def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner, q0, r0,
+                     r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val, cmet, tacc, tac,
+                     tac_pile, tac_disc, met, trace, tn, ropt):
+    """One turn of the commander layer (docs/rules.md M4, M6, M8): who received which card, initiative
+    rolls for section commanders left without a card or multi-section orders, and the turn's
+    Tactician draws (E9.3) for the commander who earned them.
+
+    ra0/rb0 are the cards as played, ra/rb after any Guerrilla nullification (a nullified card
+    still reached its commander but earns no Tactician card); r0-r2 the units left unordered per
+    section after the cards and March Moves."""
+    ka = ctab[ra0, C_KIND]
+    kb = ctab[rb0, C_KIND]
+    # the section each card was placed in
+    xa = ctab[ra0, C_SEC] if ka == KIND_SECTION else (pa if ka == KIND_PLACED else -1)
+    xb = ctab[rb0, C_SEC] if kb == KIND_SECTION else (pb if kb == KIND_PLACED else -1)
+    da = ctab[ra, C_TDRAW] + star_tac_a  # Tactician cards each card earned (E8, E9.3)
+    db = ctab[rb, C_TDRAW] + star_tac_b
+    if fmt == 2:
+        # M4: the CIC plays one card and his sub-commander the other (the CIC keeps the better
+        # by the P1 single-card score); a multi-section card is played face up by the CIC
+        give = -1
+        if xa >= 0 and xb >= 0:
+            give = 1 if best_val[s, c, ra0, void] >= best_val[s, c, rb0, void] else 0
+        elif xa >= 0 and kb == KIND_MULTI:
+            give = 0
+        elif xb >= 0 and ka == KIND_MULTI:
+            give = 1
+        nom = ner[q0] + ner[q0 + 1] + ner[q0 + 2]
+        eff = ner[q0 + 3] + ner[q0 + 4] + ner[q0 + 5]
+        cmet[s, 0, CM_TURNS] += 1
+        cmet[s, 1, CM_TURNS] += 1
+        if give >= 0:
+            xg = xa if give == 0 else xb
+            cmet[s, 0, CM_PASSED] += 1
+            cmet[s, 1, CM_RECEIVED] += 1
+            cmet[s, 1, CM_NOM] += ner[q0 + xg]
+            cmet[s, 1, CM_EFF] += ner[q0 + 3 + xg]
+            nom -= ner[q0 + xg]
+            eff -= ner[q0 + 3 + xg]
+            _trace(trace, tn, EV_PASS, ply, s, ra0 if give == 0 else rb0, xg, 0, 0, 0, 0, 0, 0)
+        else:
+            cmet[s, 1, CM_NO_CARD] += 1
+        cmet[s, 0, CM_NOM] += nom
+        cmet[s, 0, CM_EFF] += eff
+        for _ in range(da + db):  # M4: the CIC holds every Tactician card
+            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, 0, trace, tn, ply)
+        return
+    # M6.1 / M8.1: a section or tactic card goes to the commander of the section it is placed in
+    for x in range(3):
+        cx = cmd_sec[s, x]
+        got = (1 if xa == x else 0) + (1 if xb == x else 0)
+        multi_orders = 0
+        if ka == KIND_MULTI:
+            multi_orders += nom_t[s, c, ra0, void, 0, x]
+        if kb == KIND_MULTI:
+            multi_orders += nom_t[s, c, rb0, void, 0, x]
+        cmet[s, cx, CM_TURNS] += 1
+        cmet[s, cx, CM_NOM] += ner[q0 + x]
+        cmet[s, cx, CM_EFF] += ner[q0 + 3 + x]
+        if got > 0:
+            cmet[s, cx, CM_RECEIVED] += got
+            continue
+        cmet[s, cx, CM_NO_CARD] += 1
+        if multi_orders > 0 and ropt[R_INIT_NEEDS_NO_ORDERS] == 1:
+            continue  # initiative = no_card_no_orders
+        # M6.2 / M8.2: no card (and, by the option, no multi-section orders): two battle dice
+        free = r0 if x == 0 else (r1 if x == 1 else r2)
+        tdr, cdr, d1, d2, ordered = roll_initiative(rs, False, units[s], x, -1, free, cmet[s, cx])
+        met[s, M_INIT_ORDERS] += ordered
+        _trace(trace, tn, EV_INITIATIVE, ply, s, cx, d1, d2, ordered, tdr, cdr, x, 0)
+        for _ in range(tdr):
+            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cx, trace, tn, ply)
+    if fmt == 3:
+        xc = 0
+        for x in range(3):
+            if cmd_sec[s, x] == 0:
+                xc = x
+        if xa == xc or xb == xc:
+            cmet[s, 0, CM_KEEP] += 1
+        elif xa >= 0 and xb >= 0:
+            cmet[s, 0, CM_GIVE_BOTH] += 1
+    for k in range(2):
+        d = da if k == 0 else db
+        x = xa if k == 0 else xb
+        if d == 0:
+            continue
+        if x >= 0:
+            cc = cmd_sec[s, x]
+        elif fmt == 3:
+            cc = 0  # a multi-section card is the CIC's (played face up)
+        else:  # M8.2: the CIC holds none; the Corps commander with the fewest takes it
+            cc = 1
+            for k2 in range(2, 4):
+                if tacc[s, k2] < tacc[s, cc]:
+                    cc = k2
+        for _ in range(d):
+            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply)

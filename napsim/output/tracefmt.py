@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from napsim.engine import commanders, epic, lgb
+from napsim.engine import layout
 from napsim.model.cards import SECTIONS
 from napsim.sim.tables import KIND_PLACED
 
@@ -25,7 +25,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
     header_ply = -1
     for ev in events:
         code, ply, s = int(ev[0]), int(ev[1]), int(ev[2])
-        out = early if ply > header_ply and code != epic.EV_TURN else lines
+        out = early if ply > header_ply and code != layout.EV_TURN else lines
         a = [int(x) for x in ev[3:11]]
         who = sides[s] if 0 <= s < 2 else "?"
         if sc.format == "lgb":
@@ -33,10 +33,10 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             if line is not None:
                 out.append(line)
                 continue
-        if code == epic.EV_TURN:
+        if code == layout.EV_TURN:
             cmd, rn, e4, hn, sqn, tac, pn, dn = a
             hand = ", ".join(names[int(t)] for t in ev[11:11 + hn])
-            rack = ", ".join(names[int(t)] for t in ev[11 + epic.MAX_HAND:11 + epic.MAX_HAND + rn])
+            rack = ", ".join(names[int(t)] for t in ev[11 + layout.MAX_HAND:11 + layout.MAX_HAND + rn])
             out.append("")
             out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (command {cmd}, "
                        f"squares {sqn}, Tactician {tac}, draw pile {pn}, discards {dn})")
@@ -45,65 +45,65 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             header_ply = ply
             out.append(f"  hand: {hand}")
             out.append(f"  rack ({rn}): {rack}" + ("   [E4: all one section]" if e4 else ""))
-        elif code == epic.EV_CHOICE:
+        elif code == layout.EV_CHOICE:
             ta, tb, pa, pb, ra, rb, score, is_random = a
             why = "uniform over legal plays (random)" if is_random else \
                 f"best score {score / 1000:.2f} (greedy)"
             kind = sim.cards.kind
             out.append(f"  plays {_card(names, kind, ta, pa, ra)} from hand + "
                        f"{_card(names, kind, tb, pb, rb)} from rack: {why}")
-        elif code == epic.EV_ORDERS:
+        elif code == layout.EV_ORDERS:
             nom, eff, marched, tdraws = a[0:3], a[3:6], a[6], a[7]
             out.append("  orders L/C/R nominal " + "/".join(map(str, nom)) + ", effective "
                        + "/".join(map(str, eff)) + f"; March Moves {marched}; "
                        f"Tactician draws due {tdraws}")
-        elif code == epic.EV_DRAW:
+        elif code == layout.EV_DRAW:
             out.append(f"  {who} draws {names[a[0]]}")
-        elif code == epic.EV_SCOUT:
+        elif code == layout.EV_SCOUT:
             out.append(f"  Scout: {who} draws two, keeps {names[a[0]]}, discards {names[a[1]]}")
-        elif code == epic.EV_TACTICIAN:
+        elif code == layout.EV_TACTICIAN:
             out.append(f"  {who} draws a Tactician card (now {a[0]})")
-        elif code == epic.EV_ELAN:
+        elif code == layout.EV_ELAN:
             out.append(f"  Elan: draw pile and discards shuffled together ({a[0]} cards)")
-        elif code == epic.EV_RESHUFFLE:
+        elif code == layout.EV_RESHUFFLE:
             out.append(f"  draw pile empty: discards reshuffled into a new pile of {a[0]}")
-        elif code == epic.EV_REFILL:
+        elif code == layout.EV_REFILL:
             rack = ", ".join(names[t] for t in a[1:1 + a[0]])
             out.append(f"  rack refilled to {a[0]}: {rack}")
-        elif code == epic.EV_SQUARE:
+        elif code == layout.EV_SQUARE:
             out.append(f"  {who} forms a square: {names[a[0]]} goes to the Square Track")
-        elif code == epic.EV_UNSQUARE:
+        elif code == layout.EV_UNSQUARE:
             out.append(f"  {who} leaves square: {names[a[0]]} returns to hand")
-        elif code == epic.EV_FIRST_STRIKE:
+        elif code == layout.EV_FIRST_STRIKE:
             out.append(f"  {who} plays First Strike ({names[a[0]]}) in the opponent's turn")
-        elif code == epic.EV_G_ATTEMPT:
+        elif code == layout.EV_G_ATTEMPT:
             target, tsec, t_eff, roll, outcome = a[0:5]
             card = {0: "the hand card", 1: "the rack card", 2: "the turn's cards"}[target]
             # S4: the French card's section from the French seat, and the Spanish one facing it
             where = (f" in the French {SECTION_WORDS[tsec]} (facing the Spanish "
                      f"{SECTION_WORDS[2 - tsec]})") if tsec >= 0 else ""
-            if outcome == epic.G_OUT_DECLINED:
+            if outcome == layout.G_OUT_DECLINED:
                 out.append(f"  Guerrilla: {who} holds a counter against {card}{where} "
                            f"({t_eff} effective orders) but keeps it (policy P4)")
             else:
                 out.append(f"  Guerrilla: {who} spends a counter against {card}{where} "
                            f"({t_eff} effective orders); {_guerrilla_roll(roll, outcome)}")
-        elif code == epic.EV_G_GAIN:
+        elif code == layout.EV_G_GAIN:
             where = f"section {SECTIONS[a[0]]}" if a[0] < 3 else "the commander"
             out.append(f"  Guerrilla: {who}'s Scout draws one card instead of two and gains a "
                        f"counter for {where} (pool now {a[1]})")
-        elif code == commanders.EV_INITIATIVE:
+        elif code == layout.EV_INITIATIVE:
             k, d1, d2, ordered, tac = a[:5]
             extra = "; a double: he draws a Tactician card" if tac else ""
             out.append(f"  {who} {_role(sc, k)} ({SECTIONS[a[6]]}) has no card and no multi-section "
                        f"orders: initiative roll {DIE_FACES[d1]} + {DIE_FACES[d2]}, {ordered} "
                        f"units ordered{extra}")
-        elif code == commanders.EV_PASS:
+        elif code == layout.EV_PASS:
             out.append(f"  {who} CIC passes {names[a[0]]} ({SECTIONS[a[1]]}) to his sub-commander "
                        f"and plays the other card")
-        elif code == commanders.EV_COMMANDER_TACTICIAN:
+        elif code == layout.EV_COMMANDER_TACTICIAN:
             out.append(f"  {who} {_role(sc, a[0])} draws a Tactician card (now {a[1]})")
-        elif code == epic.EV_STARVED:
+        elif code == layout.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
     return "\n".join(lines + early)
 
@@ -123,9 +123,9 @@ def _card(names, kind, t: int, p: int, resolved: int) -> str:
 
 
 WINGS = ("left wing", "centre wing", "right wing")
-LGB_SOURCES = {lgb.SRC_CIC: "the CIC's card", lgb.SRC_OWN: "his own card"}
-LGB_DRAWS = {lgb.DRAW_SCOUT_GIFT: "a Scout gift", lgb.DRAW_STARS: "unused stars (L7)",
-             lgb.DRAW_TWO_SABRES: "two sabres (L6)"}
+LGB_SOURCES = {layout.SRC_CIC: "the CIC's card", layout.SRC_OWN: "his own card"}
+LGB_DRAWS = {layout.DRAW_SCOUT_GIFT: "a Scout gift", layout.DRAW_STARS: "unused stars (L7)",
+             layout.DRAW_TWO_SABRES: "two sabres (L6)"}
 
 
 def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
@@ -136,10 +136,10 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
     def corps(k: int) -> str:
         return f"{who} Corps {WINGS[k]}"
 
-    if code == lgb.EV_CORPS_HANDS:
+    if code == layout.EV_CORPS_HANDS:
         return (f"  Corps hands (left/centre/right): {a[0]}/{a[1]}/{a[2]} cards, Tactician "
                 f"{a[3]}/{a[4]}/{a[5]}")
-    if code == lgb.EV_GIVE:
+    if code == layout.EV_GIVE:
         ta, tb, ka, kb, ra, rb, score, is_random = a
         why = "uniform over legal gifts (random)" if is_random else \
             f"best gain {score / 1000:.2f} over the receivers' own options (greedy, P6)"
@@ -150,9 +150,9 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
             label = names[t] + (f" (plays as {names[r]})" if r != t else "")
             parts.append(f"{label} from {src} to " + (WINGS[k] if k >= 0 else "nobody (no orders)"))
         return f"  CIC gives {' and '.join(parts) or 'nothing'}: {why}"
-    if code == lgb.EV_CORPS_PLAY:
+    if code == layout.EV_CORPS_PLAY:
         k, src, t, r, opt, nom, ea, eb = a
-        if src == lgb.SRC_HOLD:
+        if src == layout.SRC_HOLD:
             return f"  {corps(k)} keeps his cards and issues no orders"
         if nom < 0:
             return f"    and also {names[t]} (E4: both cards in his wing)"
@@ -161,45 +161,45 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
             label += " (nullified)"
         return (f"  {corps(k)} plays {label}, {LGB_SOURCES.get(src, '?')}, option {opt}: "
                 f"nominal {nom}, effective {ea} + {eb} in his two sections")
-    if code == lgb.EV_CORPS_REACH:
+    if code == layout.EV_CORPS_REACH:
         k, n, into_l, into_r = a[:4]
         six = ("L1", "L2", "C1", "C2", "R1", "R2")
         where = [f"{x} in {six[i]}" for x, i in ((into_l, 2 * k - 1), (into_r, 2 * k + 2)) if 0 <= i < 6]
         return (f"  {corps(k)}'s Take Command reaches the sections next to his (E7): "
                 f"{' and '.join(where)} effective, of {n} orders left")
-    if code == lgb.EV_REJECT:
+    if code == layout.EV_REJECT:
         return f"  {corps(a[0])} discards the CIC's {names[a[1]]} to play one of his own (L5)"
-    if code == lgb.EV_INITIATIVE:
+    if code == layout.EV_INITIATIVE:
         k, d1, d2, ordered, _tac, cmd_draw = a[:6]
         extra = "; two sabres: no block lost, he draws a Command card" if cmd_draw else ""
         return (f"  {corps(k)} has no card: initiative roll {DIE_FACES[d1]} + {DIE_FACES[d2]}, "
                 f"{ordered} units ordered{extra}")
-    if code == lgb.EV_CORPS_DRAW:
+    if code == layout.EV_CORPS_DRAW:
         return f"  {corps(a[0])} draws {names[a[1]]} into his hand"
-    if code == lgb.EV_CORPS_TACTICIAN:
+    if code == layout.EV_CORPS_TACTICIAN:
         return f"  {corps(a[0])} draws a Tactician card (now {a[1]})"
-    if code == epic.EV_SCOUT:
+    if code == layout.EV_SCOUT:
         return (f"  Scout: the CIC draws two, keeps {names[a[0]]} and gives {names[a[1]]} to the "
                 f"{WINGS[a[2]]} Corps commander")
-    if code in (epic.EV_SQUARE, epic.EV_UNSQUARE):
+    if code in (layout.EV_SQUARE, layout.EV_UNSQUARE):
         owner = "the CIC" if a[1] == 3 else f"the {WINGS[a[1]]} Corps commander"
-        if code == epic.EV_SQUARE:
+        if code == layout.EV_SQUARE:
             return f"  {who} forms a square: {names[a[0]]} from {owner} goes to the Square Track"
         return f"  {who} leaves square: {names[a[0]]} returns to {owner}"
-    if code == epic.EV_G_ATTEMPT:
+    if code == layout.EV_G_ATTEMPT:
         which, k, t_eff, roll, outcome = a[0:5]
         # S4: the French wing k faces the Spanish wing 2 - k, whose Corps commander spends
         card = f"the {'second ' if which else ''}card played by the French {WINGS[k]}"
         spender = f"{who} {WINGS[2 - k]} (facing it)"
-        if outcome == epic.G_OUT_DECLINED:
+        if outcome == layout.G_OUT_DECLINED:
             return (f"  Guerrilla: {spender} could spend a counter against {card} ({t_eff} "
                     "effective orders) but keeps it")
         return (f"  Guerrilla: {spender} spends a counter against {card} ({t_eff} effective "
                 f"orders); {_guerrilla_roll(roll, outcome)}")
-    if code == epic.EV_G_GAIN:
+    if code == layout.EV_G_GAIN:
         return (f"  Guerrilla: {who}'s Scout in the {WINGS[a[0]]} gains a counter; the CIC draws one "
                 f"card instead of two (pool now {a[1]})")
-    if code == epic.EV_ORDERS:
+    if code == layout.EV_ORDERS:
         return ("  orders by wing L/C/R nominal " + "/".join(map(str, a[0:3])) + ", effective "
                 + "/".join(map(str, a[3:6])) + f"; March Moves {a[6]}; Tactician draws due {a[7]}")
     return None
@@ -207,11 +207,11 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
 
 def _guerrilla_roll(roll: int, outcome: int) -> str:
     """The French die against a spent counter, in words (G1)."""
-    if outcome == epic.G_OUT_SABRE:
+    if outcome == layout.G_OUT_SABRE:
         return "the French roll a sabre: the guerrillas are stopped and the card is carried out"
     return f"the French roll {DIE_FACES[roll]}, no sabre: the card is nullified"
 
 
 def _role(sc, k: int) -> str:
-    roles = commanders.COMMANDER_ROLES.get(sc.format, ("CIC",))
+    roles = layout.COMMANDER_ROLES.get(sc.format, ("CIC",))
     return roles[k] if 0 <= k < len(roles) else f"commander {k}"

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from napsim.engine import epic, lgb
+from napsim.engine import layout
+from napsim.engine.kernel_args import EpicArgs, LgbArgs
 from napsim.model.cards import Deck, load_deck
 from napsim.model.defaults import SIM_CHUNK
 from napsim.model.errors import NapsimInputError
@@ -30,27 +31,27 @@ from napsim.sim.tables import (
 )
 from napsim.sim.tables_lgb import LgbTables, lgb_tables, units6_array
 
-GUERRILLA_RULE_CODES = {"off": epic.G_OFF, "base": epic.G_BASE, "epic": epic.G_EPIC}
+GUERRILLA_RULE_CODES = {"off": layout.G_OFF, "base": layout.G_BASE, "epic": layout.G_EPIC}
 
 
 def guerrilla_config(sc: Scenario) -> np.ndarray:
     """gcfg[side, column] for the kernel: rule, the CIC's starting counters, French flag, Spanish
     units per section, each section commander's starting counters (G6 with 3-4 players a side;
     counters no commander may hold stay in the pool) and (row 0) the unacquired pool."""
-    g = np.zeros((2, epic.N_GCFG), np.int64)
+    g = np.zeros((2, layout.N_GCFG), np.int64)
     _, _, g_sec = commander_config(sc)
     pool = sc.guerrilla_pool
     for k, side in enumerate(sc.sides):
-        g[k, epic.G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
-        g[k, epic.G_FRENCH] = 1 if side.french else 0
+        g[k, layout.G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
+        g[k, layout.G_FRENCH] = 1 if side.french else 0
         for x, sec in enumerate(side.sections):
-            g[k, epic.G_SPAN + x] = sec.spanish
+            g[k, layout.G_SPAN + x] = sec.spanish
         if FORMAT_PLAYERS.get(sc.format, 1) >= 3:
-            g[k, epic.G_START_L:epic.G_START_L + 3] = g_sec[k]
+            g[k, layout.G_START_L:layout.G_START_L + 3] = g_sec[k]
             pool += side.guerrilla - int(g_sec[k].sum())
         else:
-            g[k, epic.G_START] = side.guerrilla
-    g[0, epic.G_POOL0] = pool
+            g[k, layout.G_START] = side.guerrilla
+    g[0, layout.G_POOL0] = pool
     return g
 
 
@@ -79,8 +80,8 @@ class Simulation:
         pol = np.stack([policy_vector(n, o) for n, o in policies])
         cards = card_table(dk)
         cmax = max(s.hand for s in sc.sides) + 1
-        if cmax > epic.MAX_HAND:
-            raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{epic.MAX_HAND - 1}")
+        if cmax > layout.MAX_HAND:
+            raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{layout.MAX_HAND - 1}")
         tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard",
                              cic_forbidden_sections(sc))
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
@@ -95,15 +96,15 @@ class Simulation:
             hands = max(max(s.hand, *s.corps_hand) for s in sc.sides)
             # E6 orders beyond a Corps commander's units change nothing effective, so commands are
             # clamped at the largest of hands and units (nominal counts clamp there too)
-            lgb_cmax = min(max(hands, int(pairs.max())) + 1, epic.MAX_HAND + dk.n_cards - 1)
+            lgb_cmax = min(max(hands, int(pairs.max())) + 1, layout.MAX_HAND + dk.n_cards - 1)
             fm = np.zeros(len(cards.names), np.int64)
             fm[:-1] = dk.cards["force_march"].to_numpy()
             lgb_t = lgb_tables(cards, fm, u6, lgb_cmax, pol)
         return cls(sc, dk, (policies[0][0], policies[1][0]), pol, cards, tables, ctab, counts, lgb_t)
 
-    def _args(self):
+    def _args(self) -> EpicArgs:
         sc, t = self.scenario, self.tables
-        return (
+        return EpicArgs(
             sc.format == "standard", np.int64(sc.turns), np.int64(sc.first),
             np.array([s.hand for s in sc.sides], np.int64),
             np.array([s.tactician for s in sc.sides], np.int64),
@@ -122,31 +123,31 @@ class Simulation:
         return (np.int64(FORMAT_PLAYERS.get(self.scenario.format, 1)), cmd_sec, tac,
                 units_array(self.scenario))
 
-    def _lgb_args(self):
+    def _lgb_args(self) -> LgbArgs:
         sc, t = self.scenario, self.lgb
-        scfg = np.zeros((2, lgb.N_SCFG), np.int64)
+        scfg = np.zeros((2, layout.N_SCFG), np.int64)
         for k, side in enumerate(sc.sides):
-            scfg[k, lgb.S_HAND] = side.hand
-            scfg[k, lgb.S_CORPS_HAND:lgb.S_CORPS_HAND + 3] = side.corps_hand
-            scfg[k, lgb.S_CORPS_TAC:lgb.S_CORPS_TAC + 3] = side.corps_tactician
-            scfg[k, lgb.S_G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
-            scfg[k, lgb.S_FRENCH] = 1 if side.french else 0
+            scfg[k, layout.S_HAND] = side.hand
+            scfg[k, layout.S_CORPS_HAND:layout.S_CORPS_HAND + 3] = side.corps_hand
+            scfg[k, layout.S_CORPS_TAC:layout.S_CORPS_TAC + 3] = side.corps_tactician
+            scfg[k, layout.S_G_RULE] = GUERRILLA_RULE_CODES[side.guerrilla_rule]
+            scfg[k, layout.S_FRENCH] = 1 if side.french else 0
             six = side.lgb_sections
-            scfg[k, lgb.S_SPAN:lgb.S_SPAN + 3] = [six[2 * c].spanish + six[2 * c + 1].spanish
+            scfg[k, layout.S_SPAN:layout.S_SPAN + 3] = [six[2 * c].spanish + six[2 * c + 1].spanish
                                                    for c in range(3)]
-            scfg[k, lgb.S_G_START:lgb.S_G_START + 3] = corps_guerrilla(side, sc.rule("guerrilla_share"))
+            scfg[k, layout.S_G_START:layout.S_G_START + 3] = corps_guerrilla(side, sc.rule("guerrilla_share"))
         sqp = np.array([[s.square_form, s.square_leave] for s in sc.sides], np.float64)
         # G6: counters of a side's total that no Corps commander may receive stay in the pool
         pool = sc.guerrilla_pool + sum(
-            side.guerrilla - int(scfg[k, lgb.S_G_START:lgb.S_G_START + 3].sum())
+            side.guerrilla - int(scfg[k, layout.S_G_START:layout.S_G_START + 3].sum())
             for k, side in enumerate(sc.sides)
             if side.guerrilla_rule != "off" and not any(side.corps_guerrilla))
-        return (np.int64(sc.turns), np.int64(sc.first), scfg, sqp, self.policies, self.ctab,
-                self.cards.deck, self.counts, t.nom, t.eff, t.rem, t.val, t.best, t.bopt, t.units,
-                np.int64(pool), rule_options(sc, self.deck))
+        return LgbArgs(np.int64(sc.turns), np.int64(sc.first), scfg, sqp, self.policies, self.ctab,
+                       self.cards.deck, self.counts, t.nom, t.eff, t.rem, t.val, t.best, t.bopt,
+                       t.units, np.int64(pool), rule_options(sc, self.deck))
 
     def kernel_args(self) -> tuple:
-        """(kernel name, packed arguments): what `play_chunk` needs; plain, picklable arrays."""
+        """(kernel name, EpicArgs or LgbArgs): what `play_chunk` needs; plain, picklable arrays."""
         if self.scenario.format == "lgb":
             return ("lgb", self._lgb_args())
         return ("epic", self._args())
@@ -167,15 +168,15 @@ FORMAT_PLAYERS = {"standard": 1, "epic1": 1, "epic2": 2, "epic3": 3, "epic4": 4,
 def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
     """ropt[R_*] for the kernels: the scenario's readings of the open points as flags, and the
     Tactician cards that come with the deck (docs/rules.md, "Rule options")."""
-    r = np.zeros(epic.N_ROPT, np.int64)
-    r[epic.R_INIT_NEEDS_NO_ORDERS] = sc.rule("initiative") == "no_card_no_orders"
+    r = np.zeros(layout.N_ROPT, np.int64)
+    r[layout.R_INIT_NEEDS_NO_ORDERS] = sc.rule("initiative") == "no_card_no_orders"
     # the same-section pair goes to one commander: always with 1-2 a side, by option with 3-4
-    r[epic.R_E4_PLAYABLE] = (FORMAT_PLAYERS.get(sc.format, 1) <= 2
+    r[layout.R_E4_PLAYABLE] = (FORMAT_PLAYERS.get(sc.format, 1) <= 2
                              or sc.rule("same_section_receiver") == "one_commander")
-    r[epic.R_SHUFFLE_FIRST] = sc.rule("elan_order") == "shuffle_first"
-    r[epic.R_CA_EITHER] = sc.rule("counter_attack_copies") == "either"
-    r[epic.R_TAC_DECK] = deck.tactician_deck
-    r[epic.R_CIC_KEEPS_ONE] = sc.format == "epic3" and sc.rule("cic_keeps") == "one"
+    r[layout.R_SHUFFLE_FIRST] = sc.rule("elan_order") == "shuffle_first"
+    r[layout.R_CA_EITHER] = sc.rule("counter_attack_copies") == "either"
+    r[layout.R_TAC_DECK] = deck.tactician_deck
+    r[layout.R_CIC_KEEPS_ONE] = sc.format == "epic3" and sc.rule("cic_keeps") == "one"
     return r
 
 

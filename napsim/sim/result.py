@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from napsim.engine import epic
-from napsim.engine.commanders import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES
+from napsim.engine import layout
+from napsim.engine.layout import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES
 from napsim.sim.summary import summary_frame
 from napsim.sim.tables import KIND_NAMES
 
@@ -32,7 +32,7 @@ class SimResult:
 
     def metric(self, name: str) -> np.ndarray:
         """Total of one metric per side."""
-        return self.totals[:, epic.METRIC_NAMES.index(name)]
+        return self.totals[:, layout.METRIC_NAMES.index(name)]
 
     def per_game_frame(self) -> pd.DataFrame:
         """Tidy per-game frame: one row per game and side."""
@@ -41,7 +41,7 @@ class SimResult:
         n = self.per_game.shape[0]
         frames = []
         for s, side in enumerate(self.sim.scenario.sides):
-            df = pd.DataFrame(self.per_game[:, s, :], columns=list(epic.METRIC_NAMES))
+            df = pd.DataFrame(self.per_game[:, s, :], columns=list(layout.METRIC_NAMES))
             df.insert(0, "side", side.name)
             df.insert(0, "game", np.arange(n))
             frames.append(df)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from napsim.engine import epic, lgb
-from napsim.engine.commanders import N_CM
+from napsim.engine import epic, layout, lgb
+from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import SIM_CHUNK
 from napsim.model.errors import NapsimInputError
@@ -38,16 +38,12 @@ class ChunkOut:
 def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool) -> ChunkOut:
     """Games [first, first + n) on the kernel that `Simulation.kernel_args()` names."""
     kind, kargs = args
+    kernel = lgb.play_chunk_lgb if kind == "lgb" else epic.play_chunk
     with np.errstate(over="ignore"):
-        if kind == "lgb":
-            m, r, cm, cr, w, gt, tt = lgb.play_chunk_lgb(key, np.int64(first), np.int64(n), *kargs,
-                                                          check, per_game)
-            return ChunkOut(m, r, w, gt, cm, cr, tt)
-        m, r, w, gt, cm_, cr, tt = epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,
-                                                   per_game)
-    if cr.shape[0] != r.shape[0]:  # one player a side: no commander rows are kept
-        cr = np.zeros((r.shape[0], 2, 4, N_CM), np.int64)
-    return ChunkOut(m, r, w, gt, cm_, cr, tt)
+        out = ChunkOut(*kernel(key, np.int64(first), np.int64(n), *kargs, check, per_game))
+    if out.commander_rows.shape[0] != out.rows.shape[0]:  # one a side: no commander rows kept
+        out.commander_rows = np.zeros((out.rows.shape[0], 2, 4, N_CM), np.int64)
+    return out
 
 
 def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
@@ -61,8 +57,8 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     key = seed_key(seed)
     args = sim.kernel_args()
     turns = sim.scenario.turns
-    totals = np.zeros((2, epic.N_METRICS), np.int64)
-    waits = np.zeros((4, epic.WAIT_BINS), np.int64)
+    totals = np.zeros((2, layout.N_METRICS), np.int64)
+    waits = np.zeros((4, layout.WAIT_BINS), np.int64)
     g_turns = np.zeros((3, turns), np.int64)
     cmet = np.zeros((2, 4, N_CM), np.int64)
     tac_turns = np.zeros((2, turns), np.int64)

@@ -13,9 +13,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from napsim.engine import commanders as cm
-from napsim.engine import epic
-from napsim.engine.commanders import CM_NAMES, COMMANDER_KEYS, N_CM
+from napsim.engine import layout
+from napsim.engine.layout import CM_NAMES, COMMANDER_KEYS, N_CM
 from napsim.model.cards import SECTIONS
 
 Z95 = 1.959963984540054
@@ -72,12 +71,12 @@ EXTRA_ROWS = {"nominal_total": ("mean_per_game", "nominal_total"),
 
 def per_game_columns() -> list[str]:
     """The per-game columns: the kernel's metrics, then the derived totals."""
-    return [*epic.METRIC_NAMES, *DERIVED]
+    return [*layout.METRIC_NAMES, *DERIVED]
 
 
 def extend_rows(rows: np.ndarray) -> np.ndarray:
     """Per-game kernel metrics [n, 2, M] -> [n, 2, M + derived] (int64)."""
-    names = list(epic.METRIC_NAMES)
+    names = list(layout.METRIC_NAMES)
     extra = [rows[:, :, [names.index(m) for m in parts]].sum(axis=2) for parts in DERIVED.values()]
     return np.concatenate([rows.astype(np.int64), np.stack(extra, axis=2)], axis=2)
 
@@ -101,12 +100,12 @@ def side_rows(totals: np.ndarray, s: int, side: str, games: int,
     """The summary rows of side `s` (see `summary_frame`)."""
     rows = []
     tot = totals[s]
-    turns = int(tot[epic.M_TURNS])
-    for i, name in enumerate(epic.METRIC_NAMES):
+    turns = int(tot[layout.M_TURNS])
+    for i, name in enumerate(layout.METRIC_NAMES):
         rows.append(dict(side=side, metric=name, kind="mean_per_game",
                          value=tot[i] / games, ci_low=np.nan, ci_high=np.nan,
                          n=games))
-    picks = tot[epic.M_PICK_FROM:epic.M_PICK_FROM + 6]
+    picks = tot[layout.M_PICK_FROM:layout.M_PICK_FROM + 6]
     n_picks = int(picks.sum())
     for size in (5, 4, 3):
         k = int(picks[size])
@@ -114,20 +113,20 @@ def side_rows(totals: np.ndarray, s: int, side: str, games: int,
         rows.append(dict(side=side, metric=f"share_picks_from_{size}",
                          kind="rate", value=k / max(n_picks, 1), ci_low=lo, ci_high=hi,
                          n=n_picks))
-    for name, idx in (("same_section_turn_rate", epic.M_E4),
-                      ("scout_turn_rate", epic.M_SCOUT)):
+    for name, idx in (("same_section_turn_rate", layout.M_E4),
+                      ("scout_turn_rate", layout.M_SCOUT)):
         k = int(tot[idx])
         lo, hi = wilson(k, turns)
         rows.append(dict(side=side, metric=name, kind="rate", value=k / max(turns, 1),
                          ci_low=lo, ci_high=hi, n=turns))
-    nom = int(tot[epic.M_NOM:epic.M_NOM + 3].sum())
-    eff = int(tot[epic.M_EFF:epic.M_EFF + 3].sum())
+    nom = int(tot[layout.M_NOM:layout.M_NOM + 3].sum())
+    eff = int(tot[layout.M_EFF:layout.M_EFF + 3].sum())
     lo, hi = wilson(eff, nom)
     rows.append(dict(side=side, metric="effective_share_of_nominal", kind="rate",
                      value=eff / max(nom, 1), ci_low=lo, ci_high=hi, n=nom))
     for x, sec in enumerate(SECTIONS):
         rows.append(dict(side=side, metric=f"effective_per_turn_{sec}",
-                         kind="mean_per_turn", value=tot[epic.M_EFF + x] / max(turns, 1),
+                         kind="mean_per_turn", value=tot[layout.M_EFF + x] / max(turns, 1),
                          ci_low=np.nan, ci_high=np.nan, n=turns))
     if guerrilla_rows(totals):
         rows += _guerrilla_summary(side, tot, turns)
@@ -140,14 +139,14 @@ def guerrilla_rows(totals: np.ndarray) -> bool:
     """Whether a summary lists the guerrilla rates (rule G7): when a side plays the guerrilla
     rule, and in an empty result (no turns), which lists every metric a summary may hold."""
     t = totals
-    return bool(t[:, epic.M_G_FRENCH_TURNS].sum() > 0 or t[:, epic.M_TURNS].sum() == 0)
+    return bool(t[:, layout.M_G_FRENCH_TURNS].sum() > 0 or t[:, layout.M_TURNS].sum() == 0)
 
 
 GUERRILLA_RATES = {
-    "g_nullification_rate": (epic.M_G_SPENT, epic.M_G_SABRE, epic.M_G_FRENCH_TURNS),
-    "g_attempt_success_rate": (epic.M_G_SPENT, epic.M_G_SABRE, epic.M_G_SPENT),
-    "g_offered_not_spent_rate": (epic.M_G_NOT_SPENT, None, epic.M_G_OFFERED),
-    "g_offered_rate": (epic.M_G_OFFERED, None, epic.M_G_FRENCH_TURNS),
+    "g_nullification_rate": (layout.M_G_SPENT, layout.M_G_SABRE, layout.M_G_FRENCH_TURNS),
+    "g_attempt_success_rate": (layout.M_G_SPENT, layout.M_G_SABRE, layout.M_G_SPENT),
+    "g_offered_not_spent_rate": (layout.M_G_NOT_SPENT, None, layout.M_G_OFFERED),
+    "g_offered_rate": (layout.M_G_OFFERED, None, layout.M_G_FRENCH_TURNS),
 }
 
 
@@ -162,8 +161,8 @@ def _guerrilla_summary(side: str, tot: np.ndarray, turns: int) -> list[dict]:
         lo, hi = wilson(k, n)
         rows.append(dict(side=side, metric=name, kind="rate", value=k / n if n else np.nan,
                          ci_low=lo, ci_high=hi, n=n))
-    for name, idx in (("g_cards_nullified_per_turn", epic.M_G_NULLIFIED),
-                      ("g_denied_effective_per_turn", epic.M_G_DENIED_EFF)):
+    for name, idx in (("g_cards_nullified_per_turn", layout.M_G_NULLIFIED),
+                      ("g_denied_effective_per_turn", layout.M_G_DENIED_EFF)):
         rows.append(dict(side=side, metric=name, kind="mean_per_turn", value=tot[idx] / max(turns, 1),
                          ci_low=np.nan, ci_high=np.nan, n=turns))
     return rows
@@ -172,9 +171,9 @@ def _guerrilla_summary(side: str, tot: np.ndarray, turns: int) -> list[dict]:
 # per-commander rates (docs/rules.md M6.2, L6): name -> (events, trials); the dice give exact values
 # for the last two (a double 2/9, two sabres 1/36), which the tests check
 COMMANDER_RATES = {
-    "initiative_share": (cm.CM_INIT, cm.CM_TURNS),
-    "initiative_double_rate": (cm.CM_DOUBLES, cm.CM_INIT),
-    "initiative_two_sabres_rate": (cm.CM_TWO_SABRES, cm.CM_INIT),
+    "initiative_share": (layout.CM_INIT, layout.CM_TURNS),
+    "initiative_double_rate": (layout.CM_DOUBLES, layout.CM_INIT),
+    "initiative_two_sabres_rate": (layout.CM_TWO_SABRES, layout.CM_INIT),
 }
 COMMANDER_MEANS = ("cards_received", "own_cards_played", "cic_cards_rejected", "initiative_rolls",
                    "initiative_ordered", "initiative_march", "initiative_melee", "blocks_lost",
@@ -201,12 +200,12 @@ def _commander_summary(side: str, cmet: np.ndarray, s: int, games: int, turns: i
             rows.append(dict(side=side, metric=f"{key}.{name}", kind="mean_per_game",
                              value=x[CM_NAMES.index(name)] / max(games, 1), ci_low=np.nan,
                              ci_high=np.nan, n=games))
-        n_t = int(x[cm.CM_TURNS])
+        n_t = int(x[layout.CM_TURNS])
         rows.append(dict(side=side, metric=f"{key}.tactician_held_mean", kind="mean_per_turn",
-                         value=x[cm.CM_TAC_HELD_SUM] / n_t if n_t else np.nan, ci_low=np.nan,
+                         value=x[layout.CM_TAC_HELD_SUM] / n_t if n_t else np.nan, ci_low=np.nan,
                          ci_high=np.nan, n=n_t))
     if present:
-        k, n = int(cmet[s, :, cm.CM_INIT].sum()), int(cmet[s, :, cm.CM_TURNS].sum())
+        k, n = int(cmet[s, :, layout.CM_INIT].sum()), int(cmet[s, :, layout.CM_TURNS].sum())
         lo, hi = wilson(k, n)
         rows.append(dict(side=side, metric="initiative_share", kind="rate", value=k / n if n else np.nan,
                          ci_low=lo, ci_high=hi, n=n))
@@ -296,6 +295,6 @@ def summary_metric_names() -> list[str]:
     """Every metric name `study_summary` reports (kernel means, rates, per-turn means, extras)."""
     c = len(per_game_columns())
     zeros = np.zeros((2, c), np.int64)
-    frame = study_summary(1, np.zeros((2, epic.N_METRICS), np.int64), zeros, zeros, zeros,
+    frame = study_summary(1, np.zeros((2, layout.N_METRICS), np.int64), zeros, zeros, zeros,
                           np.ones((2, 4, N_CM), np.int64), ["A", "B"], ["A", "B"])
     return list(dict.fromkeys(frame["metric"]))

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from napsim.engine import epic
+from napsim.engine import layout
 from napsim.engine.rng import seed_key
 from napsim.sim.runner import play_chunk
 from napsim.sim.summary import extend_rows, study_summary
@@ -29,9 +29,9 @@ def chunk_arrays(rows: np.ndarray, totals: np.ndarray, waits: np.ndarray, first:
     further histogram the kernel returns (`extra`, e.g. guerrilla_turns), summed over chunks."""
     x = extend_rows(rows)
     n, _, c = x.shape
-    turns = x[:, :, epic.M_TURNS][:, :, None]
+    turns = x[:, :, layout.M_TURNS][:, :, None]
     sums = x.sum(axis=0)
-    if not np.array_equal(sums[:, : epic.N_METRICS], totals):
+    if not np.array_equal(sums[:, : layout.N_METRICS], totals):
         raise RuntimeError("per-game rows do not add up to the chunk totals")
     v = np.clip(x, 0, HIST_MAX)
     width = int(v.max()) + 1 if n else 1

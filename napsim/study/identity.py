@@ -12,7 +12,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from napsim.engine import epic
+from napsim.engine import layout
 from napsim.model.cards import load_deck
 from napsim.sim.summary import DERIVED
 from napsim.study.chunks import CHUNK_FORMAT
@@ -45,7 +45,7 @@ def study_identity(st) -> dict:
                  code=code_sha256(), sweep=st.sweep, set=st.fixed)
     points = []
     if st.kind == "engine":
-        ident.update(per_game=st.per_game, metric_names=list(epic.METRIC_NAMES),
+        ident.update(per_game=st.per_game, metric_names=list(layout.METRIC_NAMES),
                      derived=DERIVED)
         for p in st.points:
             sc, dk, policies = st.load_point(p)

@@ -19,8 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from napsim.engine import commanders as cm
-from napsim.engine import epic
+from napsim.engine import layout
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import RULE_OPTIONS, load_scenario
 from napsim.model.validate import check_keys, get_int, get_str
@@ -119,23 +118,23 @@ class Headline:
 
 def _card_orders_per_turn(res: SimResult) -> np.ndarray:
     rows = res.per_game
-    eff = rows[:, :, epic.M_EFF:epic.M_EFF + 3].sum(axis=2)
-    return eff / rows[:, :, epic.M_TURNS]
+    eff = rows[:, :, layout.M_EFF:layout.M_EFF + 3].sum(axis=2)
+    return eff / rows[:, :, layout.M_TURNS]
 
 
 def _all_orders_per_turn(res: SimResult) -> np.ndarray:
     rows = res.per_game
-    eff = rows[:, :, epic.M_EFF:epic.M_EFF + 3].sum(axis=2) + rows[:, :, epic.M_INIT_ORDERS]
-    return eff / rows[:, :, epic.M_TURNS]
+    eff = rows[:, :, layout.M_EFF:layout.M_EFF + 3].sum(axis=2) + rows[:, :, layout.M_INIT_ORDERS]
+    return eff / rows[:, :, layout.M_TURNS]
 
 
 def _initiative_share(res: SimResult) -> np.ndarray:
     c = res.commander_rows
-    return c[:, :, :, cm.CM_INIT].sum(axis=2) / np.maximum(c[:, :, :, cm.CM_TURNS].sum(axis=2), 1)
+    return c[:, :, :, layout.CM_INIT].sum(axis=2) / np.maximum(c[:, :, :, layout.CM_TURNS].sum(axis=2), 1)
 
 
 def _nullified(res: SimResult) -> np.ndarray:
-    return res.per_game[:, :, epic.M_G_NULLIFIED].astype(float)
+    return res.per_game[:, :, layout.M_G_NULLIFIED].astype(float)
 
 
 def _multi(sim: Simulation, side: int) -> bool:

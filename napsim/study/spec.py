@@ -45,7 +45,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from napsim.engine import epic
+from napsim.engine import layout
 from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED, STUDY_CHUNK
 from napsim.model.errors import NapsimInputError
@@ -172,8 +172,8 @@ class Study:
             for key, (name, o) in zip(self.side_keys, policies, strict=True):
                 policy_vector(name, o, where=f"policy.{key}")
             hand = max(s.hand for s in sc.sides)
-            if hand + 1 > epic.MAX_HAND:
-                raise NapsimInputError("sides", "hand", f"{hand} is too large", f"1-{epic.MAX_HAND - 1}")
+            if hand + 1 > layout.MAX_HAND:
+                raise NapsimInputError("sides", "hand", f"{hand} is too large", f"1-{layout.MAX_HAND - 1}")
         except NapsimInputError as e:
             raise NapsimInputError(self.where("sweep" if point.params else "study"), None,
                                    f"point {point.id} ({point.label or 'no sweep'}): {e}") from None

@@ -66,8 +66,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from napsim.engine.commanders import CM_NAMES, N_CM
-from napsim.engine.epic import METRIC_NAMES, N_METRICS, RACK
+from napsim.engine.layout import CM_NAMES, METRIC_NAMES, N_CM, N_METRICS, RACK
 from napsim.model.policies import PARAMS
 from napsim.sim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
 

@@ -48,8 +48,7 @@ import random
 
 import numpy as np
 
-from napsim.engine.commanders import CM_NAMES, N_CM
-from napsim.engine.epic import MAX_HAND, METRIC_NAMES, N_METRICS, RACK
+from napsim.engine.layout import CM_NAMES, MAX_HAND, METRIC_NAMES, N_CM, N_METRICS, RACK
 from napsim.model.policies import PARAMS
 from napsim.sim.tables import KIND_MULTI, KIND_SECTION, _eligible
 from napsim.sim.tables_lgb import eval_corps_card, units6_array

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from napsim.engine import epic
+from napsim.engine import layout
 
-M = {name: i for i, name in enumerate(epic.METRIC_NAMES)}  # metric name -> column
+M = {name: i for i, name in enumerate(layout.METRIC_NAMES)}  # metric name -> column
 CODE, PLY, SIDE, A, B, C, D, E, F, G, H = range(11)  # trace row columns
 
 
@@ -40,3 +40,25 @@ def turn_blocks(text: str) -> dict[int, list[str]]:
             out[ply] = []
         out[ply].append(line)
     return out
+
+
+def first_strikes_under_their_turn(sim, games) -> int:
+    """Assert, for (seed, game, events) in `games`, that every First Strike the kernel logged is
+    printed under the header of the turn it is played in (rule P7); returns the turns with one."""
+    from napsim.output.tracefmt import format_trace
+
+    seen = 0
+    for seed, game, ev in games:
+        blocks = turn_blocks(format_trace(sim, ev, seed, game))
+        assert not any("First Strike (" in line for line in blocks[-1])
+        for ply, rows in by_ply(ev).items():
+            n = len(rows_of(rows, layout.EV_FIRST_STRIKE))
+            if ply < 0:
+                continue
+            lines = blocks[ply]
+            assert sum(" plays First Strike (" in line for line in lines) == n
+            if n:
+                seen += 1
+                at = next(i for i, line in enumerate(lines) if " plays First Strike (" in line)
+                assert 0 < at < lines.index(next(x for x in lines if x.startswith("  hand:")))
+    return seen

@@ -1,0 +1,223 @@
+"""The card flow both kernels share (EPIC and La Grande Battles): the event log, draws from the
+Command deck (D6) and the Tactician deck (D4), the Elan reshuffle (E9.4, L9), the rack refill
+(E9.6), how a card plays this turn (First Strike, Counter-Attack) and one Spanish Guerrilla
+attempt once its target is chosen (G1, G5, P4).
+
+All helpers are inlined into the kernels (inline="always"); napsim.engine.lgb also compiles
+plain-call copies of _trace and _draw_card to keep its compilation short.
+"""
+
+from numba import njit
+
+from napsim.engine.layout import (
+    C_COUNTER,
+    C_FS,
+    C_MIRROR,
+    DIE_SABRE,
+    EV_ELAN,
+    EV_G_ATTEMPT,
+    EV_REFILL,
+    EV_RESHUFFLE,
+    EV_STARVED,
+    G_OUT_DECLINED,
+    G_OUT_NULLIFIED,
+    G_OUT_SABRE,
+    GT_NULLIFIED,
+    GT_OFFERED,
+    GT_SPENT,
+    M_ELAN,
+    M_G_NOT_SPENT,
+    M_G_NULL_SEC,
+    M_G_NULLIFIED,
+    M_G_OFFERED,
+    M_G_SABRE,
+    M_G_SPENT,
+    M_REFILLS,
+    M_RESHUFFLE,
+    M_STARVED,
+    M_TAC_DRAWN,
+    M_TAC_STARVED,
+    NO_TACTICIAN_DECK,
+    P_G_SPEND_MODE,
+    P_G_THRESHOLD,
+    RACK,
+    SPEND_ALWAYS,
+    SPEND_ASSAULT,
+    SPEND_THRESHOLD,
+)
+from napsim.engine.rng import battle_die, bounded
+
+
+@njit(cache=True, inline="always")
+def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
+    """Append one event (only when a trace buffer was given)."""
+    k = tn[0]
+    if k < trace.shape[0]:
+        trace[k, 0] = code
+        trace[k, 1] = ply
+        trace[k, 2] = side
+        trace[k, 3] = a
+        trace[k, 4] = b
+        trace[k, 5] = c
+        trace[k, 6] = d
+        trace[k, 7] = e
+        trace[k, 8] = f
+        trace[k, 9] = g
+        trace[k, 10] = h
+    tn[0] = k + 1
+
+
+@njit(cache=True, inline="always")
+def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
+    """The next card of the draw pile, reshuffling the discards into it when it is empty (D6);
+    -1 if starved.
+
+    The pile is kept unordered and shuffled lazily: each draw takes a uniformly random card of
+    it (one Fisher-Yates step). The cards come out in the same distribution as drawing from the
+    top of a fully shuffled pile, at one random draw per card dealt instead of one per card
+    shuffled, and a reshuffle is only the move of the discards."""
+    if pn[0] == 0:
+        if dn[0] == 0:
+            met[side, M_STARVED] += 1
+            _trace(trace, tn, EV_STARVED, ply, side, 0, 0, 0, 0, 0, 0, 0, 0)
+            return -1
+        for i in range(dn[0]):
+            pile[i] = disc[i]
+        pn[0] = dn[0]
+        dn[0] = 0
+        met[side, M_RESHUFFLE] += 1
+        _trace(trace, tn, EV_RESHUFFLE, ply, side, pn[0], 0, 0, 0, 0, 0, 0, 0)
+    n = pn[0] - 1
+    j = bounded(rs, n + 1)
+    t = pile[j]
+    pile[j] = pile[n]
+    pn[0] = n
+    return t
+
+
+@njit(cache=True, inline="always")
+def _take_tactician(tac_pile, tac_disc, met, side):
+    """Take one card from the Tactician deck (D4), reshuffled from its discards when empty;
+    False (counted as starved) when both are empty, and False uncounted when the Command deck
+    comes without a Tactician deck. The caller credits the holder."""
+    if tac_pile[0] == 0:
+        if tac_disc[0] == NO_TACTICIAN_DECK:
+            return False
+        tac_pile[0] = tac_disc[0]
+        tac_disc[0] = 0
+    if tac_pile[0] == 0:
+        met[side, M_TAC_STARVED] += 1
+        return False
+    tac_pile[0] -= 1
+    met[side, M_TAC_DRAWN] += 1
+    return True
+
+
+@njit(cache=True, inline="always")
+def _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply):
+    """E9.4 / L9 Elan: the draw pile and the discards shuffled together (rack cards stay). The
+    pile is shuffled lazily (_draw_card), so the discards only join it."""
+    for i in range(dn[0]):
+        pile[pn[0]] = disc[i]
+        pn[0] += 1
+    dn[0] = 0
+    met[s, M_ELAN] += 1
+    _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn):
+    """E9.6: refill the Courier Rack to five from the draw pile (stops if the draws starve)."""
+    met[s, M_REFILLS] += 1
+    while rn[0] < RACK:
+        t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+        if t < 0:
+            break
+        rack[rn[0]] = t
+        rack_t[rn[0]] = ply + 1
+        rn[0] += 1
+    if trace.shape[0] > 0:
+        _trace(trace, tn, EV_REFILL, ply, s, rn[0], rack[0], rack[1], rack[2], rack[3], rack[4],
+               0, 0)
+
+
+@njit(cache=True, inline="always")
+def _resolve(ctab, t, opp_last, void):
+    """The card a type plays as this turn: First Strike gives nothing on its owner's turn,
+    Counter-Attack plays as the opponent's last hand card mirrored left/right."""
+    if ctab[t, C_FS] == 1:
+        return void
+    if ctab[t, C_COUNTER] == 1:
+        return ctab[opp_last, C_MIRROR] if opp_last != void else void
+    return t
+
+
+@njit(cache=True, inline="always")
+def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec, held, col, pool,
+                      pol, met, g_turn, trace, tn):
+    """One Spanish Guerrilla attempt of side o against the French card its kernel chose (G1, G5,
+    P4): the offer, the P4 spend decision, the counter spent (held[col], -1: none) back to the
+    unacquired pool (pool[0]), the battle die (a sabre stops it) and the metrics of each outcome.
+    Returns G_OUT_DECLINED, G_OUT_SABRE or G_OUT_NULLIFIED; on a nullification the caller voids
+    the card(s) and adds what the orders lost (it differs per format).
+
+    t_eff: the target's effective orders; t_assault: 1 for an Assault card; n_null: cards a
+    success nullifies (met M_G_NULLIFIED); null_sec: the French section of the target, counted
+    in M_G_NULL_SEC (-1: not counted); tr_a, tr_b: the first two fields of the EV_G_ATTEMPT
+    event (which card, and where), then t_eff, the die (-1: not rolled) and the outcome."""
+    turn = ply // 2
+    met[o, M_G_OFFERED] += 1
+    g_turn[GT_OFFERED, turn] += 1
+    mode = pol[o, P_G_SPEND_MODE]
+    spend = mode == SPEND_ALWAYS or (mode == SPEND_THRESHOLD and t_eff >= pol[o, P_G_THRESHOLD]) or (
+        mode == SPEND_ASSAULT and t_assault == 1)
+    if not spend:
+        met[o, M_G_NOT_SPENT] += 1
+        _trace(trace, tn, EV_G_ATTEMPT, ply, o, tr_a, tr_b, t_eff, -1, G_OUT_DECLINED, 0, 0, 0)
+        return G_OUT_DECLINED
+    if col >= 0:
+        held[col] -= 1
+    pool[0] += 1  # a spent counter returns to the unacquired pool
+    met[o, M_G_SPENT] += 1
+    g_turn[GT_SPENT, turn] += 1
+    roll = battle_die(rs)
+    if roll == DIE_SABRE:  # a sabre stops the guerrillas (G1)
+        met[o, M_G_SABRE] += 1
+        _trace(trace, tn, EV_G_ATTEMPT, ply, o, tr_a, tr_b, t_eff, roll, G_OUT_SABRE, 0, 0, 0)
+        return G_OUT_SABRE
+    met[o, M_G_NULLIFIED] += n_null
+    if null_sec >= 0:
+        met[o, M_G_NULL_SEC + null_sec] += 1
+    g_turn[GT_NULLIFIED, turn] += 1
+    _trace(trace, tn, EV_G_ATTEMPT, ply, o, tr_a, tr_b, t_eff, roll, G_OUT_NULLIFIED, 0, 0, 0)
+    return G_OUT_NULLIFIED
+
+
+# plain-call copies for the La Grande Battles kernel: the EPIC kernel inlines these at numba IR
+# level, while calls keep the larger LGB kernel's compilation short
+_trace_plain = njit(cache=True, _nrt=False)(getattr(_trace, "py_func", _trace))
+_draw_card_plain = njit(cache=True, _nrt=False)(getattr(_draw_card, "py_func", _draw_card))
+
+
+@njit(cache=True, inline="always")
+def _count_common_places(pile, pn, disc, dn, rack, rn, scratch):
+    """The D6 check's first half, shared by both kernels: scratch[type] = the cards of each type in
+    the draw pile, the discards and the rack (the caller adds the hands and Square Tracks)."""
+    scratch[:] = 0
+    for i in range(pn[0]):
+        scratch[pile[i]] += 1
+    for i in range(dn[0]):
+        scratch[disc[i]] += 1
+    for i in range(rn[0]):
+        scratch[rack[i]] += 1
+
+
+@njit(cache=True, inline="always")
+def _types_miscounted(scratch, counts):
+    """The D6 check's second half: how many card types are not all in exactly one place."""
+    bad = 0
+    for t in range(counts.shape[0]):
+        if scratch[t] != counts[t]:
+            bad += 1
+    return bad
+

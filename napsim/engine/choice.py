@@ -1,0 +1,170 @@
+"""The P1 choice of the EPIC and standard kernels: which hand card, rack card and placement a
+commander plays (docs/rules.md P1), read from the pair tables of napsim.sim.tables."""
+
+import numpy as np
+from numba import njit
+
+from napsim.engine.cardflow import _resolve
+from napsim.engine.layout import (
+    KIND_RANDOM,
+    P_DENY_WEIGHT,
+    P_KEEP_WEIGHT,
+    P_KIND,
+    REC_K,
+    REC_LIST,
+    RES_HAND,
+    RES_RACK,
+    RES_TIES,
+)
+from napsim.engine.rng import bounded, mix64, next_u64
+
+
+@njit(cache=True, inline="always")
+def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
+            best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val, play_key,
+            rec_t, tracing):
+    """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
+    rack slot or -1, placement, score); hand slot -1 when nothing is legal.
+
+    greedy: the best table score, minus keep/deny terms; ties broken uniformly at random: among
+    tied (hand slot, rack slot) pairs the one with the largest hash of a per-turn random draw
+    wins, then one of that pair's tied placements is drawn uniformly. Equal weights stay
+    symmetric, and a tie costs one hash instead of a bounded draw with a branch.
+    random: uniform over all legal triples.
+    """
+    for i in range(max(n_h, 1)):
+        res_scratch[RES_HAND, i] = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
+    for j in range(max(n_r, 1)):
+        res_scratch[RES_RACK, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
+    return _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
+                            best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
+                            play_val, play_key, rec_t, tracing)
+
+
+@njit(cache=True, inline="always")
+def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
+                     best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
+                     play_val, play_key, rec_t, tracing):
+    """_choose with res_scratch[RES_HAND, :max(n_h, 1)] and res_scratch[RES_RACK, :max(n_r, 1)]
+    already holding the resolved hand and rack cards (VOID in slot 0 of an empty one). The ranked
+    path reads the score only when `tracing` (it shows in the trace alone) and returns -1e18
+    otherwise."""
+    hi = -1
+    rj = -1
+    p = 0
+    if pol[s, P_KIND] == KIND_RANDOM:
+        return _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only,
+                              res_scratch)
+    best = -1.0e18
+    cmax = best_val.shape[1] - 1
+    na = max(n_h, 1)
+    nb = max(n_r, 1)
+    tie_key = next_u64(rs)  # ties: the largest hash of (turn draw, hand slot, rack slot) wins
+    best_pr = np.uint64(0)
+    best_code = 0
+    pr_known = False
+    keep_w = pol[s, P_KEEP_WEIGHT]
+    e4i = 1 if e4 else 0
+    deny_w = pol[s, P_DENY_WEIGHT]
+    if keep_w == 0.0 and deny_w == 0.0 and play_key[s, e4i, c, void, void] >= 0:
+        # integer ranks (napsim.sim.tables.play_keys): one branch-free pass finds the top rank and
+        # lists the pairs holding it in res_scratch[RES_TIES] (in pair order); hashes only for a tie
+        top = np.int64(-1)
+        n_top = 0
+        ties = res_scratch[RES_TIES]
+        for i in range(na):
+            krow = play_key[s, e4i, c, res_scratch[RES_HAND, i]]
+            for j in range(nb):
+                r = np.int64(krow[res_scratch[RES_RACK, j]])
+                # arithmetic, not selects, so that the compiler keeps it free of branches
+                up = np.int64(r > top)
+                pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
+                ties[np.uint64(pos)] = i * 64 + j
+                n_top = pos + up + np.int64(r == top)
+                top = max(top, r)
+        if top < 0:
+            return hi, rj, p, best
+        best_code = np.int64(ties[0])
+        if n_top > 1:
+            best_pr = mix64(tie_key ^ np.uint64(best_code))
+            for k in range(1, n_top):
+                code = np.int64(ties[k])
+                pr = mix64(tie_key ^ np.uint64(code))
+                if pr > best_pr:
+                    best_pr = pr
+                    best_code = code
+        bi = best_code // 64
+        bj = best_code % 64
+        if tracing:  # the score only shows in a trace: no table load (often a cache miss) else
+            best = play_val[s, e4i, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
+        hi = bi if n_h > 0 else -2
+        rj = bj if n_r > 0 else -1
+        rec = rec_t[s, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
+        k = np.int64(rec[REC_K])
+        # one draw even for a single placement: the stream's position then does not wait on
+        # this record (often a cache miss), and later draws need not either
+        p = np.int64(rec[REC_LIST + bounded(rs, k)])
+        return hi, rj, p, best
+    for i in range(na):
+        ra = res_scratch[RES_HAND, i]
+        keep = keep_w * best_val[s, c, ra, void]
+        for j in range(nb):
+            rb = res_scratch[RES_RACK, j]
+            v = play_val[s, e4i, c, ra, rb]
+            if v < -1.0e8:  # illegal here (no placement, or a same-section pair outside E4)
+                continue
+            v -= keep
+            if deny_w != 0.0 and n_r > 1:
+                deny = -1.0e18
+                for jj in range(n_r):
+                    if jj != j:
+                        tt = _resolve(ctab, rack[jj], void, void)
+                        deny = max(deny, best_val[o, min(hn[o], cmax), tt, void])
+                v -= deny_w * deny
+            if v > best + 1e-9:
+                best = v
+                best_code = i * 64 + j
+                pr_known = False  # the hash of the best is only needed once a tie shows up
+                hi = i if n_h > 0 else -2
+                rj = j if n_r > 0 else -1
+            elif v >= best - 1e-9:
+                if not pr_known:
+                    best_pr = mix64(tie_key ^ np.uint64(best_code))
+                    pr_known = True
+                pr = mix64(tie_key ^ np.uint64(i * 64 + j))
+                if pr > best_pr:
+                    best_pr = pr
+                    hi = i if n_h > 0 else -2
+                    rj = j if n_r > 0 else -1
+    if hi != -1:
+        ra = res_scratch[RES_HAND, max(hi, 0)]
+        rb = res_scratch[RES_RACK, max(rj, 0)]
+        k = best_k[s, c, ra, rb]
+        p = best_list[s, c, ra, rb, bounded(rs, k)]  # one draw, as on the ranked path
+    return hi, rj, p, best
+
+
+@njit(cache=True, inline="always")
+def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only, res_scratch):
+    """The random policy's choice: uniform over all legal (hand card, rack card, placement)."""
+    total = 0
+    for i in range(max(n_h, 1)):
+        ra = res_scratch[RES_HAND, i]
+        for j in range(max(n_r, 1)):
+            rb = res_scratch[RES_RACK, j]
+            if not (e4_only[s, ra, rb] and not e4):
+                total += n_place[s, ra, rb]
+    if total == 0:
+        return -1, -1, 0, 0.0
+    pick = bounded(rs, total)
+    for i in range(max(n_h, 1)):
+        ra = res_scratch[RES_HAND, i]
+        for j in range(max(n_r, 1)):
+            rb = res_scratch[RES_RACK, j]
+            if e4_only[s, ra, rb] and not e4:
+                continue
+            if pick < n_place[s, ra, rb]:
+                return (i if n_h > 0 else -2, j if n_r > 0 else -1, place_list[s, ra, rb, pick],
+                        best_val[s, c, ra, rb])
+            pick -= n_place[s, ra, rb]
+    return -1, -1, 0, 0.0

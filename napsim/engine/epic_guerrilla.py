@@ -1,0 +1,191 @@
+"""The Guerrilla phase of an EPIC turn (S4, G1-G7): which French card a Spanish counter targets,
+the attempt itself (napsim.engine.cardflow.guerrilla_attempt), the Scout's counter gain, and the
+end-of-game checks of the counters. Inlined into napsim.engine.epic.play_game like every phase.
+"""
+
+from numba import njit
+
+from napsim.engine.cardflow import (
+    guerrilla_attempt,
+)
+from napsim.engine.commanders import (
+    _commander_spent,
+)
+from napsim.engine.layout import (
+    C_EQ,
+    C_KIND,
+    C_SCOUT,
+    C_SEC,
+    G_BASE,
+    G_FRENCH,
+    G_HELD_ANY,
+    G_HELD_L,
+    G_OFF,
+    G_OUT_NULLIFIED,
+    G_POOL,
+    G_RULE,
+    G_SPAN,
+    GAIN_BELOW,
+    GAIN_NEVER,
+    KIND_INERT,
+    KIND_MULTI,
+    KIND_SECTION,
+    M_G_DENIED_EFF,
+    M_G_DENIED_EFF_SEC,
+    M_G_DENIED_NOM,
+    M_G_FRENCH_TURNS,
+    M_G_NULLIFIED,
+    M_VIOLATIONS,
+    P_G_GAIN_BELOW,
+    P_G_GAIN_MODE,
+    P_G_SPEND_MODE,
+    SPEND_ASSAULT,
+)
+
+
+@njit(cache=True, inline="always")
+def _pair_sum(tab, s, c, a, b, q):
+    return tab[s, c, a, b, q, 0] + tab[s, c, a, b, q, 1] + tab[s, c, a, b, q, 2]
+
+
+@njit(cache=True, inline="always")
+def _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst, pol, ctab, eff_t):
+    """G2, G5, P4: which French card the Spanish side o would stop: (0 card a, 1 card b, 2 both
+    (base rule), -1 none; its French section or -1; its effective orders; 1 if an Assault)."""
+    full_eff = _pair_sum(eff_t, s, c, ra, rb, p)
+    target = -1
+    tsec = -1
+    t_eff = -1
+    t_assault = 0
+    if gcfg[o, G_RULE] == G_BASE:
+        target = 2
+        t_eff = full_eff
+        t_assault = 1 if ctab[ra, C_EQ] == 1 or ctab[rb, C_EQ] == 1 else 0
+    else:
+        for k in range(2):
+            t = ra if k == 0 else rb
+            kd = ctab[t, C_KIND]
+            if t == void or kd == KIND_MULTI or kd == KIND_INERT:  # G5: multi-section cards cannot be stopped
+                continue
+            sx = ctab[t, C_SEC] if kd == KIND_SECTION else (pa if k == 0 else pb)  # from the French seat
+            if gst[o, G_HELD_L + 2 - sx] + gst[o, G_HELD_ANY] == 0:
+                continue  # G5, S4: a counter only targets a card in the section it faces
+            if k == 0:
+                e_card = full_eff - _pair_sum(eff_t, s, c, void, rb, pb)
+            else:
+                e_card = full_eff - _pair_sum(eff_t, s, c, ra, void, pa * 3)
+            better = e_card > t_eff
+            if pol[o, P_G_SPEND_MODE] == SPEND_ASSAULT and ctab[t, C_EQ] != t_assault:
+                better = ctab[t, C_EQ] > t_assault  # P4 assault mode: an Assault in reach is the target
+            if better:
+                target = k
+                tsec = sx
+                t_eff = e_card
+                t_assault = ctab[t, C_EQ]
+    return target, tsec, t_eff, t_assault
+
+
+@njit(cache=True, inline="always")
+def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t,
+                      eff_t, met, g_turn, trace, tn):
+    """The Spanish side o facing French turn of side s (G1, G2, G5, P4).
+
+    Sections are mirrored (S4): a French card in the French section x can be stopped by a counter
+    held in the Spanish section 2 - x; per-section metrics and trace events name the French card's
+    section from the French seat.
+    Returns (placement, card a, card b, turn over) after any nullification: a nullified card
+    becomes VOID (no orders, no marks, no Tactician draw); under the base rule both cards are
+    stopped and the French turn ends with the replacement draw.
+    """
+    met[o, M_G_FRENCH_TURNS] += 1
+    held = gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2]
+    if held == 0 or (ra == void and rb == void):
+        return p, ra, rb, False
+    target, tsec, t_eff, t_assault = _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst,
+                                                       pol, ctab, eff_t)
+    if target < 0:
+        return p, ra, rb, False
+    # the counter spent: the Spanish section facing the card (S4), else the CIC's, else any
+    col = -1
+    if tsec >= 0 and gst[o, G_HELD_L + 2 - tsec] > 0:
+        col = G_HELD_L + 2 - tsec
+    elif gst[o, G_HELD_ANY] > 0:
+        col = G_HELD_ANY
+    else:
+        for x in range(3):
+            if gst[o, G_HELD_L + x] > 0:
+                col = G_HELD_L + x
+                break
+    n_null = (1 if ra != void else 0) + (1 if rb != void else 0) if target == 2 else 1
+    out = guerrilla_attempt(rs, o, ply, target, tsec, t_eff, t_assault, n_null, tsec, gst[o], col,
+                            gst[0, G_POOL:G_POOL + 1], pol, met, g_turn, trace, tn)
+    if out != G_OUT_NULLIFIED:
+        return p, ra, rb, False
+    over = False
+    if target == 2:
+        na, nb, q = void, void, 0
+        over = True
+    elif target == 0:
+        na, nb, q = void, rb, pb
+    else:
+        na, nb, q = ra, void, pa * 3
+    for x in range(3):
+        met[o, M_G_DENIED_NOM] += nom_t[s, c, ra, rb, p, x] - nom_t[s, c, na, nb, q, x]
+        de = eff_t[s, c, ra, rb, p, x] - eff_t[s, c, na, nb, q, x]
+        met[o, M_G_DENIED_EFF] += de
+        met[o, M_G_DENIED_EFF_SEC + x] += de
+    return q, na, nb, over
+
+
+@njit(cache=True, inline="always")
+def _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg, gst, pol, ctab, nom_t, eff_t,
+                cmd_sec, met, cmet, g_turn, trace, tn):
+    """G1/G5 Spanish Guerrilla Action against the French cards, before any orders: (placement,
+    card a, card b, turn over) as _guerrilla_attack; with 2-4 a side the commander who spent the
+    counter is credited (G6)."""
+    if gcfg[o, G_RULE] == G_OFF or gcfg[s, G_FRENCH] != 1:
+        return p, ra, rb, False
+    # which commander spends (G6): the holding that shrinks
+    held = gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30)
+    null0 = met[o, M_G_NULLIFIED]
+    pq, ra, rb, turn_over = _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst,
+                                              pol, ctab, nom_t, eff_t, met, g_turn, trace, tn)
+    if multi and held != gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30):
+        _commander_spent(o, gst, held, cmd_sec, cmet, met[o, M_G_NULLIFIED] - null0)
+    return pq, ra, rb, turn_over
+
+
+@njit(cache=True, inline="always")
+def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
+    """Where a Spanish Scout played this turn gains a counter (G3, G4, P5): 0-2 a section,
+    3 the commander's general holding (base rule), -1 none."""
+    if gst[0, G_POOL] <= 0:
+        return -1
+    held = gst[s, G_HELD_ANY] + gst[s, G_HELD_L] + gst[s, G_HELD_L + 1] + gst[s, G_HELD_L + 2]
+    mode = pol[s, P_G_GAIN_MODE]
+    if mode == GAIN_NEVER or (mode == GAIN_BELOW and held >= pol[s, P_G_GAIN_BELOW]):
+        return -1
+    for k in range(2):
+        t = ra if k == 0 else rb
+        if ctab[t, C_SCOUT] != 1:
+            continue
+        if gcfg[s, G_RULE] == G_BASE:
+            return 3
+        sx = ctab[t, C_SEC]
+        if sx >= 0 and gcfg[s, G_SPAN + sx] >= 4:  # G4: at least four Spanish units there
+            return sx
+    return -1
+
+
+
+@njit(cache=True, inline="always")
+def _check_guerrillas(s, g_total, gst, met):
+    """Counters are conserved and never negative, the pool included."""
+    g_now = gst[0, G_POOL]
+    for k in range(2):
+        for col in range(4):
+            g_now += gst[k, col]
+            if gst[k, col] < 0:
+                met[s, M_VIOLATIONS] += 1
+    if g_now != g_total or gst[0, G_POOL] < 0:
+        met[s, M_VIOLATIONS] += 1

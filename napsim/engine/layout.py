@@ -1,0 +1,223 @@
+"""The layout of every packed array the kernels read or write: one name per slot.
+
+The kernels pass plain integer and float arrays; this module is the single place that says what
+each column, row or slot of them means. Module-level integers are folded by numba at compile
+time, so a named slot costs nothing over a bare number. It imports nothing: every engine module
+reads it (the module map is napsim.engine's docstring).
+
+Groups (prefix: array):
+  M_*    metrics met[side, M] (METRIC_NAMES names them for the reports)
+  CM_*   per-commander metrics cmet[side, commander, CM] (CM_NAMES)
+  C_*    card table ctab[card type, C] (packed by napsim.sim.packing); KIND_* its kinds
+  G_*    Guerrilla configuration gcfg[side, G] and state gst[side, G] (EPIC)
+  R_*    rule options ropt[R] (napsim.sim.packing.rule_options)
+  P_*    policy parameters pol[side, P] (napsim.model.policies.PARAMS, checked by the tests)
+  EV_*   trace event codes; TR_* the columns of one event row (TRACE_WIDTH wide)
+  REC_*  one pair record rec_t[side, cmd, a, b, REC] (napsim.sim.tables.pair_records)
+  S_*    La Grande Battles side configuration scfg[side, S]
+  PL_*   La Grande Battles per-turn scratch pl[PL, Corps commander]
+  ST_*, LST_*  the small per-game counters st[] of the EPIC and LGB kernels
+  RES_*, GSC_*, GT_*  other scratch rows (EPIC choice, LGB gift scores, Guerrilla per turn)
+"""
+
+# ---------------------------------------------------------------- sizes
+MAX_HAND = 24
+RACK = 5
+WAIT_BINS = 64         # rack waits wait_hist[kind, turns waited], the last bin holds the rest
+TACTICIAN_DECK = 50
+TRACE_WIDTH = 40
+N_COMMANDERS = 4       # commander 0 the CIC, 1-3 the sub- or Corps commanders
+
+# ---------------------------------------------------------------- metrics met[side, M]
+M_NOM, M_EFF = 0, 3            # + section
+M_WASTED, M_TURNS = 6, 7
+M_HAND_KIND, M_RACK_KIND = 8, 12  # + kind (section, multi, tactic, other)
+M_PICK_FROM = 16               # + rack size 0..5
+M_REFILLS, M_E4, M_E4_USED, M_SCOUT = 22, 23, 24, 25
+M_STARS_MARCH, M_STARS_TAC, M_MARCH_UNITS = 26, 27, 28
+M_ELAN, M_RESHUFFLE, M_STARVED = 29, 30, 31
+M_TAC_DRAWN, M_TAC_PLAYED, M_FIRST_STRIKE, M_COUNTER = 32, 33, 34, 35
+M_SQ_FORMED, M_TAC_HELD, M_TAC_STARVED, M_VIOLATIONS = 36, 37, 38, 39
+# Spanish Guerrilla Action (G7), kept on the Spanish side's row
+M_G_FRENCH_TURNS, M_G_OFFERED, M_G_SPENT, M_G_SABRE, M_G_NULLIFIED = 40, 41, 42, 43, 44
+M_G_DENIED_NOM, M_G_DENIED_EFF, M_G_NOT_SPENT = 45, 46, 47
+M_G_NULL_SEC, M_G_DENIED_EFF_SEC = 48, 51  # + section of the French card, French seat (S4)
+M_G_ACQUIRED, M_G_HELD_END, M_G_POOL_END = 54, 55, 56
+M_INIT_ORDERS = 57  # units ordered by initiative rolls (M6.2, L6; zero with 1-2 players a side)
+N_METRICS = 58
+METRIC_NAMES = (
+    "nominal_L", "nominal_C", "nominal_R", "effective_L", "effective_C", "effective_R",
+    "wasted", "turns", "hand_section", "hand_multi", "hand_tactic", "hand_other",
+    "rack_section", "rack_multi", "rack_tactic", "rack_other",
+    "pick_from_0", "pick_from_1", "pick_from_2", "pick_from_3", "pick_from_4", "pick_from_5",
+    "refills", "same_section_turns", "same_section_used", "scout_draws",
+    "stars_march", "stars_tactician", "march_units", "elan_reshuffles", "deck_reshuffles",
+    "starved_draws", "tactician_drawn", "tactician_played", "first_strikes", "counter_attacks",
+    "squares_formed", "tactician_held_end", "tactician_starved", "invariant_violations",
+    "g_french_turns", "g_offered", "g_spent", "g_stopped_by_sabre", "g_cards_nullified",
+    "g_denied_nominal", "g_denied_effective", "g_available_not_spent",
+    "g_nullified_in_french_L", "g_nullified_in_french_C", "g_nullified_in_french_R",
+    "g_denied_effective_in_french_L", "g_denied_effective_in_french_C",
+    "g_denied_effective_in_french_R",
+    "g_acquired", "g_held_end", "g_pool_end", "initiative_orders",
+)
+assert len(METRIC_NAMES) == N_METRICS
+
+# ---------------------------------------------------------------- commanders cmet[side, cmd, CM]
+CM_TURNS, CM_RECEIVED, CM_OWN_PLAYED, CM_REJECTED, CM_NO_CARD = 0, 1, 2, 3, 4
+CM_INIT, CM_FACE = 5, 6                      # CM_FACE + 0 infantry, 1 cavalry, 2 artillery, 3 flag, 4 sabre
+CM_INIT_ORDERED, CM_INIT_MARCH, CM_INIT_MELEE = 11, 12, 13
+CM_DOUBLES, CM_INIT_TAC, CM_BLOCKS_LOST, CM_INIT_CMD = 14, 15, 16, 17
+CM_NOM, CM_EFF, CM_EFF_A = 18, 19, 20        # CM_EFF_A + half (LGB: his left and right section)
+CM_TAC_DRAWN, CM_TAC_HELD_SUM, CM_TAC_HELD_END, CM_TAC_PLAYED = 22, 23, 24, 25
+CM_KEEP, CM_GIVE_BOTH, CM_STAR_CMD, CM_SCOUT_GIFT = 26, 27, 28, 29
+CM_G_START, CM_G_SPENT, CM_G_NULLIFIED, CM_G_ACQUIRED = 30, 31, 32, 33
+CM_HAND_END, CM_HAND_SUM, CM_SQUARE_CARDS, CM_PASSED, CM_TWO_SABRES = 34, 35, 36, 37, 38
+N_CM = 39
+CM_NAMES = (
+    "commander_turns", "cards_received", "own_cards_played", "cic_cards_rejected", "turns_without_card",
+    "initiative_rolls", "face_infantry", "face_cavalry", "face_artillery", "face_flag", "face_sabre",
+    "initiative_ordered", "initiative_march", "initiative_melee",
+    "initiative_doubles", "initiative_tactician", "blocks_lost", "initiative_command_draws",
+    "card_nominal", "card_effective", "card_effective_first_half", "card_effective_second_half",
+    "tactician_drawn", "tactician_held_sum", "tactician_held_end", "tactician_played",
+    "cic_keep_one", "cic_give_both", "star_command_draws", "scout_gifts",
+    "g_start", "g_spent", "g_nullified", "g_acquired",
+    "hand_end", "hand_sum", "square_cards", "cards_passed", "initiative_two_sabres",
+)
+assert len(CM_NAMES) == N_CM
+COMMANDER_KEYS = ("cic", "c1", "c2", "c3")
+COMMANDER_ROLES = {
+    "epic1": ("CIC",),
+    "epic2": ("CIC", "sub-commander"),
+    "epic3": ("CIC", "sub-commander 1", "sub-commander 2"),
+    "epic4": ("CIC", "Corps L", "Corps C", "Corps R"),
+    "lgb": ("CIC", "Corps left wing", "Corps centre wing", "Corps right wing"),
+}
+
+# battle die faces (D5): 0-1 infantry, 2 cavalry, 3 artillery, 4 flag, 5 sabre
+FACE_SYMBOL = (0, 0, 1, 2, 3, 4)
+DIE_SABRE = 5          # the face a battle die shows for a sabre
+SYM_FLAG, SYM_SABRE = 3, 4  # symbols (FACE_SYMBOL): 0-2 a unit type, then flag and sabre
+
+# ---------------------------------------------------------------- card table ctab[type, C]
+C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR, C_EQ = range(10)
+C_E4BIT = 10  # 1 << section for a section card, 8 for any other (the E4 test ORs them)
+N_CCOLS = 11
+# card kinds ctab[t, C_KIND] (napsim.sim.tables.KIND_*)
+KIND_SECTION, KIND_MULTI, KIND_PLACED, KIND_INERT = 0, 1, 2, 3
+
+# ---------------------------------------------------------------- Guerrillas (EPIC)
+# configuration gcfg[side, column] and state gst[side, column] (pool in row 0)
+G_OFF, G_BASE, G_EPIC = 0, 1, 2
+G_RULE, G_START, G_FRENCH, G_SPAN, G_POOL0 = 0, 1, 2, 3, 6  # G_SPAN + section
+G_START_L = 8  # + section: counters of each section commander at the start (G6, 3-4 a side)
+N_GCFG = 11
+G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
+N_GST = 8
+# Guerrilla attempts per turn g_turn[row, turn]
+GT_OFFERED, GT_SPENT, GT_NULLIFIED = 0, 1, 2
+# outcome of an attempt (trace field e of EV_G_ATTEMPT)
+G_OUT_DECLINED, G_OUT_SABRE, G_OUT_NULLIFIED = 0, 1, 2
+
+# ---------------------------------------------------------------- rule options ropt[R]
+# the reading of each open point (docs/rules.md, "Rule options"), as kernel flags packed by
+# napsim.sim.packing.rule_options
+R_INIT_NEEDS_NO_ORDERS = 0  # 1: no initiative roll when a multi-section card ordered his section
+R_E4_PLAYABLE = 1           # 1: one commander plays the E4 same-section pair; 0: only its better card orders
+R_SHUFFLE_FIRST = 2         # 1: the Elan reshuffle comes before the turn's Command draw
+R_CA_EITHER = 3             # 1: Counter-Attack copies either card of the opponent's last turn
+R_TAC_DECK = 4              # Tactician cards that come with the Command deck (0: none, D4)
+R_CIC_KEEPS_ONE = 5         # 1 (epic3): a card in the CIC's section beside a multi card orders nothing
+N_ROPT = 6
+NO_TACTICIAN_DECK = -1      # tac_disc[0] when the game has no Tactician deck at all
+
+# ---------------------------------------------------------------- policy parameters pol[side, P]
+# the slots of napsim.model.policies.PARAMS (tests/test_engine_layout.py keeps them equal)
+P_KIND = 0                  # 0 greedy, 1 random
+P_W_L, P_W_C, P_W_R = 1, 2, 3
+P_MARCH_BONUS, P_TACTICIAN_BONUS, P_SCOUT_BONUS = 4, 5, 6
+P_KEEP_WEIGHT, P_DENY_WEIGHT = 7, 8
+P_MARCH_PROB = 9            # P3
+P_FIRST_STRIKE_PROB = 10    # P7
+P_TACTICIAN_USE_PROB = 11
+P_G_SPEND_MODE, P_G_THRESHOLD = 12, 13   # P4
+P_G_GAIN_MODE, P_G_GAIN_BELOW = 14, 15   # P5
+P_CORPS_OWN_MIN, P_CORPS_SWAP_MARGIN = 16, 17  # P6 (LGB)
+N_POLICY = 18
+# values of the mode slots (napsim.model.policies.KIND_*, SPEND_MODES, GAIN_MODES)
+KIND_RANDOM = 1.0
+SPEND_ALWAYS, SPEND_THRESHOLD, SPEND_ASSAULT = 0.0, 1.0, 2.0
+GAIN_ALWAYS, GAIN_NEVER, GAIN_BELOW = 0.0, 1.0, 2.0
+
+# ---------------------------------------------------------------- trace events
+# one row trace[k, TR]: code, ply, side, then the event's fields a..h
+TR_CODE, TR_PLY, TR_SIDE, TR_A = 0, 1, 2, 3
+TR_HAND = 11                   # EV_TURN: the hand from here,
+TR_RACK = TR_HAND + MAX_HAND   # and the rack from here
+# card flow (EPIC and LGB)
+EV_TURN, EV_CHOICE, EV_ORDERS, EV_DRAW, EV_TACTICIAN, EV_ELAN, EV_RESHUFFLE = 1, 2, 3, 4, 5, 6, 7
+EV_REFILL, EV_SQUARE, EV_UNSQUARE, EV_FIRST_STRIKE, EV_STARVED, EV_SCOUT = 8, 9, 10, 11, 12, 13
+EV_G_ATTEMPT, EV_G_GAIN = 14, 15
+# La Grande Battles
+EV_CORPS_HANDS, EV_GIVE, EV_CORPS_PLAY, EV_REJECT, EV_CORPS_DRAW = 16, 17, 18, 19, 21
+EV_CORPS_TACTICIAN = 22
+EV_CORPS_REACH = 25  # a Take Command's orders in the sections next to his (E7, napsim.sim.tables_lgb)
+# the commander layer (shared)
+EV_INITIATIVE, EV_PASS, EV_COMMANDER_TACTICIAN = 20, 23, 24
+
+# ---------------------------------------------------------------- pair records rec_t[s, c, a, b, REC]
+# one cache line (napsim.sim.tables.pair_records): the number of tied best placements, those
+# placements, then the orders of placement p at REC_ORD + 6 p + 3 w + section (w: 0 nominal,
+# 1 effective; units left = section units - effective)
+REC_K, REC_LIST, REC_ORD, REC_WIDTH = 0, 1, 10, 64
+
+# ---------------------------------------------------------------- EPIC scratch
+# small counters st[ST] of one game (slices of one caller-owned array: no allocation)
+ST_PILE_N, ST_DISC_N, ST_RACK_N = 0, 1, 2
+ST_HAND_N, ST_SQ_N, ST_TAC = 3, 5, 7     # + side
+ST_TAC_PILE, ST_TAC_DISC = 9, 10
+ST_LAST_HAND = 11                        # + side: the card of his last hand card (Counter-Attack)
+ST_NOMINAL = 13                          # + section: this turn's nominal orders
+ST_LAST_RACK = 16                        # + side: the rack card of his last turn (R_CA_EITHER)
+N_ST = 18
+# res_scratch[RES, slot]: resolved hand and rack cards, tied pairs, the turn's card map (the card
+# each type plays as) and the Counter-Attack types
+RES_HAND, RES_RACK, RES_TIES, RES_RMAP, RES_CA = 0, 1, 2, 3, 4
+N_RES = 5
+
+# ---------------------------------------------------------------- La Grande Battles
+# side configuration scfg[side, column]
+S_HAND, S_CORPS_HAND, S_CORPS_TAC, S_G_RULE, S_FRENCH, S_SPAN, S_G_START = 0, 1, 4, 7, 8, 9, 12
+N_SCFG = 15
+# small counters st[LST] of one game
+LST_PILE_N, LST_DISC_N, LST_RACK_N = 0, 1, 2
+LST_HAND_N, LST_SQ_N = 3, 5              # + side
+LST_TAC_PILE, LST_TAC_DISC = 7, 8
+LST_LAST_HAND = 9                        # + side
+LST_POOL = 11                            # the unacquired Guerrilla counters
+N_LST = 16
+# per-turn plan pl[PL, Corps commander] (float64)
+PL_OWN_BEST = 0      # the score of his best own card (-1e18: none)
+PL_OWN_SLOT = 1      # its hand slot (-1: none)
+PL_ALT = 2           # what he would do without a gift (P6: gifts score the gain over it)
+PL_SOURCE = 3        # SRC_*: where the card he plays comes from
+PL_CARD = 4          # the card as it plays (resolved; VOID once nullified)
+PL_PHYS = 5          # the physical card
+PL_OPT = 6           # the option it is played with
+PL_CMD = 7           # the command (hand size) its tables are read at
+PL_CARD2 = 8         # E4: a second gift, resolved (VOID: none)
+PL_PHYS2 = 9         # its physical card
+PL_OPT2 = 10         # its option
+PL_CMD_DRAWS = 11    # Command cards he draws at the end of the turn
+PL_TAC_DRAWS = 12    # Tactician cards he draws
+PL_FREE_A = 13       # units of his left section that no card of his orders
+PL_FREE_B = 14       # of his right section
+PL_FREE = 15         # units of his he leaves unordered
+N_PL = 16
+# gsc[GSC, slot, Corps commander]: each CIC card's score per receiver, and its gain (P6)
+GSC_HAND, GSC_HAND_GAIN, GSC_RACK, GSC_RACK_GAIN = 0, 1, 2, 3
+# where a Corps commander's card comes from (PL_SOURCE; trace EV_CORPS_PLAY)
+SRC_NONE, SRC_CIC, SRC_OWN, SRC_INITIATIVE, SRC_HOLD = -1, 0, 1, 2, 3
+# why a Corps commander draws (tracefmt)
+DRAW_SCOUT_GIFT, DRAW_STARS, DRAW_TWO_SABRES, DRAW_REPLACEMENT = 0, 1, 2, 3

@@ -1,0 +1,367 @@
+"""The Corps commanders' part of a La Grande Battles turn, in the order
+napsim.engine.lgb.play_game_lgb runs it: the gifts received, the L5 plays (play it, swap it for an
+own card, play an own card, hold, or roll for initiative), the Guerrillas (G5 in LGB), orders,
+stars and initiative (L6, L7, G4) and a Take Command's reach (E7).
+
+Every phase is inlined into play_game_lgb (inline="always") and takes the same random draws, in
+the same order, as the single loop it came from. The per-turn plan of the three Corps commanders
+is the float array pl[PL_*, Corps commander] (napsim.engine.layout).
+"""
+
+from numba import njit
+
+from napsim.engine.cardflow import _resolve, guerrilla_attempt
+from napsim.engine.cardflow import _trace_plain as _trace
+from napsim.engine.commanders import roll_initiative
+from napsim.engine.layout import (
+    C_COUNTER,
+    C_ELAN,
+    C_EQ,
+    C_KIND,
+    C_SCOUT,
+    C_STARS,
+    C_TDRAW,
+    CM_EFF,
+    CM_EFF_A,
+    CM_G_ACQUIRED,
+    CM_G_NULLIFIED,
+    CM_G_SPENT,
+    CM_NO_CARD,
+    CM_NOM,
+    CM_OWN_PLAYED,
+    CM_RECEIVED,
+    CM_REJECTED,
+    CM_STAR_CMD,
+    EV_CORPS_PLAY,
+    EV_CORPS_REACH,
+    EV_G_GAIN,
+    EV_INITIATIVE,
+    EV_REJECT,
+    G_OUT_DECLINED,
+    G_OUT_NULLIFIED,
+    GAIN_BELOW,
+    GAIN_NEVER,
+    KIND_MULTI,
+    M_COUNTER,
+    M_G_ACQUIRED,
+    M_G_DENIED_EFF,
+    M_G_DENIED_EFF_SEC,
+    M_G_DENIED_NOM,
+    M_G_FRENCH_TURNS,
+    M_INIT_ORDERS,
+    M_STARS_MARCH,
+    M_STARS_TAC,
+    P_G_GAIN_BELOW,
+    P_G_GAIN_MODE,
+    P_G_SPEND_MODE,
+    P_MARCH_PROB,
+    PL_CARD,
+    PL_CARD2,
+    PL_CMD,
+    PL_CMD_DRAWS,
+    PL_FREE,
+    PL_FREE_A,
+    PL_FREE_B,
+    PL_OPT,
+    PL_OPT2,
+    PL_OWN_BEST,
+    PL_OWN_SLOT,
+    PL_PHYS,
+    PL_PHYS2,
+    PL_SOURCE,
+    PL_TAC_DRAWS,
+    S_G_RULE,
+    S_SPAN,
+    SPEND_ASSAULT,
+    SRC_CIC,
+    SRC_HOLD,
+    SRC_INITIATIVE,
+    SRC_NONE,
+    SRC_OWN,
+)
+from napsim.engine.lgb_choice import _pick_opt
+from napsim.engine.rng import bounded, uniform
+
+
+@njit(cache=True, inline="always")
+def _receive(c, ka, kb, ta, tb, ra, rb, void, pl):
+    """The gifts in each Corps commander's plan: PL_SOURCE SRC_CIC with the card (PL_CARD,
+    PL_PHYS), a second one (E4: PL_CARD2, PL_PHYS2) to the same commander; SRC_NONE otherwise."""
+    for kc in range(3):
+        pl[PL_SOURCE, kc] = SRC_NONE
+        pl[PL_CARD, kc] = void
+        pl[PL_PHYS, kc] = void
+        pl[PL_CARD2, kc] = void
+        pl[PL_PHYS2, kc] = void
+        pl[PL_OPT2, kc] = 0
+        pl[PL_OPT, kc] = 0
+        pl[PL_CMD, kc] = c
+    if ka >= 0:
+        pl[PL_SOURCE, ka] = SRC_CIC
+        pl[PL_CARD, ka] = ra
+        pl[PL_PHYS, ka] = ta
+    if kb >= 0:
+        if kb == ka:
+            pl[PL_CARD2, kb] = rb
+            pl[PL_PHYS2, kb] = tb
+        else:
+            pl[PL_SOURCE, kb] = SRC_CIC
+            pl[PL_CARD, kb] = rb
+            pl[PL_PHYS, kb] = tb
+
+
+@njit(cache=True, inline="always")
+def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand, cn,
+                 disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn):
+    """L5: each Corps commander plays the gift, swaps it for his own card, plays his own, holds, or
+    (empty hand, no card) will roll for initiative: PL_SOURCE, the card, its option, its command."""
+    for kc in range(3):
+        own_b = pl[PL_OWN_BEST, kc]
+        slot = int(pl[PL_OWN_SLOT, kc])
+        got = pl[PL_SOURCE, kc] == SRC_CIC
+        if got:
+            cmet[s, kc + 1, CM_RECEIVED] += 1 if pl[PL_CARD2, kc] == void else 2
+            r = int(pl[PL_CARD, kc])
+            swap = False
+            if slot >= 0 and pl[PL_CARD2, kc] == void:
+                if is_random:
+                    swap = uniform(rs) < 0.5
+                else:
+                    swap = own_b > best_t[s, kc, 0, c, r] + margin
+            if swap:
+                cmet[s, kc + 1, CM_REJECTED] += 1
+                disc[dn[0]] = int(pl[PL_PHYS, kc])
+                dn[0] += 1
+                _trace(trace, tn, EV_REJECT, ply, s, kc, int(pl[PL_PHYS, kc]), 0, 0, 0, 0, 0, 0)
+                got = False
+            else:
+                pl[PL_OPT, kc] = _pick_opt(rs, is_random, s, kc, 0, c, r, val_t, bopt_t)
+                if pl[PL_CARD2, kc] != void:
+                    pl[PL_OPT2, kc] = _pick_opt(rs, is_random, s, kc, 0, c, int(pl[PL_CARD2, kc]),
+                                                val_t, bopt_t)
+        if not got:
+            cmet[s, kc + 1, CM_NO_CARD] += 1 if pl[PL_SOURCE, kc] == SRC_NONE else 0
+            play_own = False
+            if slot >= 0:
+                if pl[PL_SOURCE, kc] == SRC_CIC:  # swapped: he plays his best own card
+                    play_own = True
+                elif is_random:
+                    play_own = uniform(rs) < 0.5
+                else:
+                    play_own = own_b >= own_min
+            if play_own:
+                if is_random:
+                    slot = bounded(rs, cn[s, kc])
+                t = chand[s, kc, slot]
+                cn[s, kc] -= 1
+                chand[s, kc, slot] = chand[s, kc, cn[s, kc]]
+                r = _resolve(ctab, t, opp_last, void)
+                pl[PL_SOURCE, kc] = SRC_OWN
+                pl[PL_CARD, kc] = r
+                pl[PL_PHYS, kc] = t
+                pl[PL_CMD, kc] = min(cn[s, kc] + 1, cmax)  # L5: his hand including the card
+                pl[PL_OPT, kc] = _pick_opt(rs, is_random, s, kc, 1, int(pl[PL_CMD, kc]), r, val_t,
+                                           bopt_t)
+                cmet[s, kc + 1, CM_OWN_PLAYED] += 1
+                met[s, M_COUNTER] += ctab[t, C_COUNTER]
+            elif cn[s, kc] == 0:
+                pl[PL_SOURCE, kc] = SRC_INITIATIVE
+            else:
+                pl[PL_SOURCE, kc] = SRC_HOLD
+
+
+@njit(cache=True, inline="always")
+def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet, g_turn,
+                trace, tn):
+    """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
+    (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
+    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt."""
+    met[o, M_G_FRENCH_TURNS] += 1
+    target = -1
+    t_second = 0
+    t_eff = -1
+    t_assault = 0
+    for kc in range(3):
+        if gst[o, 2 - kc] == 0 or (pl[PL_SOURCE, kc] != SRC_CIC and pl[PL_SOURCE, kc] != SRC_OWN):
+            continue  # S4: only the Spanish Corps facing his wing may spend against it
+        src = int(pl[PL_SOURCE, kc])
+        for which in range(2):
+            r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
+            if r == void or ctab[r, C_KIND] == KIND_MULTI:
+                continue  # G5: multi-section cards cannot be stopped
+            q = int(pl[PL_OPT, kc]) if which == 0 else int(pl[PL_OPT2, kc])
+            cc = int(pl[PL_CMD, kc])
+            e_card = eff_t[s, kc, src, cc, r, q, 0] + eff_t[s, kc, src, cc, r, q, 1]
+            better = e_card > t_eff
+            if pol[o, P_G_SPEND_MODE] == SPEND_ASSAULT and ctab[r, C_EQ] != t_assault:
+                better = ctab[r, C_EQ] > t_assault
+            if better:
+                target = kc
+                t_second = which
+                t_eff = e_card
+                t_assault = ctab[r, C_EQ]
+    if target < 0:
+        return
+    out = guerrilla_attempt(rs, o, ply, t_second, target, t_eff, t_assault, 1, target, gst[o],
+                            2 - target, pool, pol, met, g_turn, trace, tn)
+    if out == G_OUT_DECLINED:
+        return
+    cmet[o, 3 - target, CM_G_SPENT] += 1  # the facing Spanish Corps spent it (S4)
+    if out == G_OUT_NULLIFIED:
+        src = int(pl[PL_SOURCE, target])
+        cc = int(pl[PL_CMD, target])
+        r = int(pl[PL_CARD, target]) if t_second == 0 else int(pl[PL_CARD2, target])
+        q = int(pl[PL_OPT, target]) if t_second == 0 else int(pl[PL_OPT2, target])
+        cmet[o, 3 - target, CM_G_NULLIFIED] += 1
+        met[o, M_G_DENIED_NOM] += nom_t[s, target, src, cc, r, q]
+        met[o, M_G_DENIED_EFF] += t_eff
+        met[o, M_G_DENIED_EFF_SEC + target] += t_eff
+        if t_second == 0:
+            pl[PL_CARD, target] = void
+        else:
+            pl[PL_CARD2, target] = void
+
+
+@njit(cache=True, inline="always")
+def _corps_orders(rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, units, pl, gst, pool,
+                  met, cmet, trace, tn):
+    """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4) of Corps commander kc: pl rows
+    PL_CMD_DRAWS, PL_TAC_DRAWS and the units he leaves unordered (PL_FREE_A, PL_FREE_B, PL_FREE).
+    Returns (nominal orders, effective orders, units marched, a Scout drew, a counter was gained
+    this turn, an Elan was played)."""
+    pl[PL_CMD_DRAWS, kc] = 0
+    pl[PL_TAC_DRAWS, kc] = 0
+    src = int(pl[PL_SOURCE, kc])
+    xa = 2 * kc
+    xb = 2 * kc + 1
+    tot_a = units[s, 0, xa] + units[s, 1, xa] + units[s, 2, xa] + units[s, 3, xa]
+    tot_b = units[s, 0, xb] + units[s, 1, xb] + units[s, 2, xb] + units[s, 3, xb]
+    pl[PL_FREE_A, kc] = tot_a
+    pl[PL_FREE_B, kc] = tot_b
+    pl[PL_FREE, kc] = tot_a + tot_b
+    if src == SRC_INITIATIVE:
+        tdr, cdr, d1, d2, ordered = roll_initiative(rs, True, units[s], xa, xb, tot_a + tot_b,
+                                                    cmet[s, kc + 1])
+        met[s, M_INIT_ORDERS] += ordered
+        pl[PL_FREE, kc] -= ordered
+        pl[PL_CMD_DRAWS, kc] += cdr
+        pl[PL_TAC_DRAWS, kc] += tdr
+        _trace(trace, tn, EV_INITIATIVE, ply, s, kc, d1, d2, ordered, tdr, cdr, 0, 0)
+        return 0, 0, 0, False, gained, False
+    if src != SRC_CIC and src != SRC_OWN:
+        if src == SRC_HOLD:
+            _trace(trace, tn, EV_CORPS_PLAY, ply, s, kc, SRC_HOLD, void, void, 0, 0, 0, 0)
+        return 0, 0, 0, False, gained, False
+    cc = int(pl[PL_CMD, kc])
+    ea = 0
+    eb = 0
+    nom = 0
+    for which in range(2):
+        r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
+        q = int(pl[PL_OPT, kc]) if which == 0 else int(pl[PL_OPT2, kc])
+        if r == void:
+            continue
+        nom += nom_t[s, kc, src, cc, r, q]
+        ea += eff_t[s, kc, src, cc, r, q, 0]
+        eb += eff_t[s, kc, src, cc, r, q, 1]
+    ea = min(ea, tot_a)
+    eb = min(eb, tot_b)
+    cmet[s, kc + 1, CM_NOM] += nom
+    cmet[s, kc + 1, CM_EFF] += ea + eb
+    cmet[s, kc + 1, CM_EFF_A] += ea
+    cmet[s, kc + 1, CM_EFF_A + 1] += eb
+    free = tot_a + tot_b - ea - eb
+    pl[PL_FREE_A, kc] = tot_a - ea
+    pl[PL_FREE_B, kc] = tot_b - eb
+    _trace(trace, tn, EV_CORPS_PLAY, ply, s, kc, src, int(pl[PL_PHYS, kc]), int(pl[PL_CARD, kc]),
+           int(pl[PL_OPT, kc]), nom, ea, eb)
+    if pl[PL_PHYS2, kc] != void:
+        _trace(trace, tn, EV_CORPS_PLAY, ply, s, kc, src, int(pl[PL_PHYS2, kc]),
+               int(pl[PL_CARD2, kc]), int(pl[PL_OPT2, kc]), -1, -1, -1)
+    marched = 0
+    scouted = False
+    elan = False
+    for which in range(2):
+        r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
+        if r == void:
+            continue
+        pl[PL_TAC_DRAWS, kc] += ctab[r, C_TDRAW]
+        if ctab[r, C_ELAN] == 1:
+            elan = True
+        gain_here = False
+        if ctab[r, C_SCOUT] == 1:
+            # G4: a Spanish Scout may trade the CIC's second draw and its stars for a counter
+            sp = scfg[s, S_SPAN + kc]
+            held = gst[s, 0] + gst[s, 1] + gst[s, 2]
+            gm = pol[s, P_G_GAIN_MODE]
+            if (scfg[s, S_G_RULE] != 0 and not gained and pool[0] > 0 and sp >= 4
+                    and not (gm == GAIN_NEVER or (gm == GAIN_BELOW and held >= pol[s, P_G_GAIN_BELOW]))):
+                gain_here = True
+                gained = True
+                gst[s, kc] += 1
+                pool[0] -= 1
+                met[s, M_G_ACQUIRED] += 1
+                cmet[s, kc + 1, CM_G_ACQUIRED] += 1
+                _trace(trace, tn, EV_G_GAIN, ply, s, kc, pool[0], 0, 0, 0, 0, 0, 0)
+            else:
+                scouted = True
+        if ctab[r, C_STARS] == 0 or gain_here:
+            continue
+        avail = min(3, free)
+        if avail > 0 and uniform(rs) < pol[s, P_MARCH_PROB]:
+            marched += avail
+            free -= avail
+            met[s, M_STARS_MARCH] += 1
+        else:  # L7: no March Move: a Command card and a Tactician card at end of turn
+            met[s, M_STARS_TAC] += 1
+            cmet[s, kc + 1, CM_STAR_CMD] += 1
+            pl[PL_CMD_DRAWS, kc] += 1
+            pl[PL_TAC_DRAWS, kc] += 1
+    pl[PL_FREE, kc] = free
+    return nom, ea + eb, marched, scouted, gained, elan
+
+
+@njit(cache=True, inline="always")
+def _take_command_reach(s, ply, void, eff_t, pl, cmet, trace, tn):
+    """E7 in LGB: a Take Command from the CIC orders, beyond his two sections, units of the
+    sections next to them that their own Corps commander left unordered (as evenly between the two
+    as they allow); counted where the units stand (napsim.sim.tables_lgb). Returns the effective
+    orders it adds to the left, centre and right wing, and in all."""
+    eff_w0 = 0
+    eff_w1 = 0
+    eff_w2 = 0
+    added = 0
+    for kc in range(3):
+        if pl[PL_SOURCE, kc] != SRC_CIC:
+            continue
+        n = 0
+        for which in range(2):
+            r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
+            q = int(pl[PL_OPT, kc]) if which == 0 else int(pl[PL_OPT2, kc])
+            if r != void:
+                n += eff_t[s, kc, SRC_CIC, int(pl[PL_CMD, kc]), r, q, 2]
+        if n == 0:
+            continue
+        room_l = int(min(pl[PL_FREE_B, kc - 1], pl[PL_FREE, kc - 1])) if kc > 0 else 0
+        room_r = int(min(pl[PL_FREE_A, kc + 1], pl[PL_FREE, kc + 1])) if kc < 2 else 0
+        into_l = max(min(room_l, max(n - room_r, (n + 1) // 2)), 0)
+        into_r = max(min(room_r, n - into_l), 0)
+        if kc > 0:
+            pl[PL_FREE_B, kc - 1] -= into_l
+            pl[PL_FREE, kc - 1] -= into_l
+            cmet[s, kc, CM_EFF_A + 1] += into_l
+        if kc < 2:
+            pl[PL_FREE_A, kc + 1] -= into_r
+            pl[PL_FREE, kc + 1] -= into_r
+            cmet[s, kc + 2, CM_EFF_A] += into_r
+        cmet[s, kc + 1, CM_EFF] += into_l + into_r
+        added += into_l + into_r
+        if kc == 0:
+            eff_w1 += into_r
+        elif kc == 1:
+            eff_w0 += into_l
+            eff_w2 += into_r
+        else:
+            eff_w1 += into_l
+        _trace(trace, tn, EV_CORPS_REACH, ply, s, kc, n, into_l, into_r, 0, 0, 0, 0)
+    return eff_w0, eff_w1, eff_w2, added

@@ -4,7 +4,7 @@ commander layer (who received which card, initiative rolls, Tactician cards per 
 
 Commander 0 is the Commander in Chief; 1-3 are the sub-commanders (EPIC 2 and 3 a side) or the
 Corps commanders (EPIC 4 a side: left, centre, right section; LGB: left, centre, right wing).
-The per-commander metric slots CM_* live in napsim.engine.layout (re-exported here).
+The per-commander metric slots CM_* live in napsim.engine.layout.
 """
 
 from numba import njit

@@ -5,10 +5,10 @@ draw pile (a stack), the discard pile, each hand, the Courier Rack and each Squa
 choices read the pair tables of napsim.sim.tables; all randomness comes from the game's own
 counter-based stream, so a game is a pure function of (seed, game index).
 
-play_game is the turn loop; the phases of a turn are napsim.engine.epic_phases (inlined), the
-shared card flow napsim.engine.cardflow, the choice napsim.engine.choice and the commander layer
-napsim.engine.commanders. The names of every array slot are napsim.engine.layout's (re-exported
-here for the modules that read them from engine.epic).
+play_game is the turn loop; the phases of a turn are napsim.engine.epic_phases and
+napsim.engine.epic_guerrilla (inlined), the shared card flow napsim.engine.cardflow, the choice
+napsim.engine.choice and the commander layer napsim.engine.commanders. The names of every array
+slot are napsim.engine.layout's.
 """
 
 import numpy as np

@@ -30,8 +30,7 @@ Readings of points the rules leave open (policy where the rules say so):
 
 play_game_lgb is the turn loop; the phases of a turn are napsim.engine.lgb_phases (inlined), the
 choices napsim.engine.lgb_choice, the shared card flow napsim.engine.cardflow. The names of every
-array slot are napsim.engine.layout's (re-exported here for the modules that read them from
-engine.lgb).
+array slot are napsim.engine.layout's.
 """
 
 import numpy as np

@@ -1,11 +1,13 @@
-"""Throughput benchmarks: `python -m napsim.bench odds|epic|guerrilla|formats|all`.
+"""Throughput benchmarks: `python -m napsim.bench odds|epic|guerrilla|formats|cold|study|all`.
 
 Each kernel is timed after a warm-up call (compilation excluded) and, in the same run, against a
 straightforward reference implementation of the same question, so the printed ratio does not
 depend on the machine: a vectorised numpy version for the odds kernel (here), and for the engine
 kernels the pure-Python engines of a source checkout's ``tests/reference``, when
 ``--reference tests/reference`` names that folder (an installed napsim has no tests). One JSON line
-per kernel goes to stdout. Tests never assert timings. docs/speed.md has the measurements.
+per kernel goes to stdout, a progress line per stage to stderr. `cold` and `study` (napsim.bench_e2e)
+time what a user waits for: the first result from an empty numba cache, and the README study end
+to end. Tests never assert timings. docs/speed.md has the measurements.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import click
 import numba
 import numpy as np
 
+from napsim.bench_e2e import bench_cold, bench_study, say
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import load_deck
@@ -199,7 +202,16 @@ def bench_formats(games: int, threads: int, reference: Path | None = None) -> li
 
 
 BENCHES = {"odds": bench_odds, "epic": bench_epic, "guerrilla": bench_guerrilla,
-           "formats": bench_formats}
+           "formats": bench_formats, "cold": lambda *_: bench_cold(),
+           "study": lambda *_: bench_study()}
+STAGES = {  # what each stage does, said on stderr as it starts
+    "odds": "the deck-odds kernel against vectorised numpy (about 20 s)",
+    "epic": "EPIC one a side, 1 and N threads (about a minute, compiling first)",
+    "guerrilla": "Tamames with the Guerrilla rules (about a minute)",
+    "formats": "EPIC 2-4 a side and La Grande Battles (a few minutes)",
+    "cold": "the first result of each format from an empty numba cache (a few minutes)",
+    "study": "the README study end to end with a warm cache (about a minute)",
+}
 
 
 @click.command()
@@ -215,6 +227,7 @@ def main(which: str, games: int, threads: int, reference: Path | None) -> None:
     """Print one JSON line per benchmark."""
     todo = list(BENCHES) if which == "all" else [which]
     for name in todo:
+        say(f"{name}: {STAGES[name]} ...")
         result = BENCHES[name](games, threads, reference)
         for line in result if isinstance(result, list) else [result]:
             click.echo(json.dumps(line))

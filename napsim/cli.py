@@ -492,8 +492,9 @@ def main() -> None:
         _fail("aborted")
     except click.ClickException as e:
         _fail(e.format_message())
-    except OSError as e:
-        _fail(f"{getattr(e, 'filename', '') or ''}: {e.strerror or e}")
+    except OSError as e:  # never an empty path (`: No space left on device`)
+        name = getattr(e, "filename", None)
+        _fail(f"{name}: {e.strerror or e}" if name else str(e.strerror or e))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,9 @@ from tests.support.faults import (
     dead_pid,
     fail_writes_to,
     flip_bit,
+    leave_free,
     napsim_main,
+    small_tmpfs,
     tiny_study,
     truncate,
 )
@@ -207,3 +209,22 @@ def test_run_folder_that_cannot_be_written_is_refused_before_playing(clean, tmp_
     code, _, err = napsim_main(monkeypatch, capsys, "run", str(clean[0]), "--out", str(locked / "run"))
     assert_one_error(code, err, "not writable")
     assert not (locked / "run").exists()
+
+
+def test_full_real_filesystem_keeps_the_run_folder_resumable(clean, tmp_path, monkeypatch, capsys):
+    """A real small tmpfs with 20 KiB left: the run stops with one line naming the file it could
+    not write, and once there is room again the same command ends with the undamaged numbers
+    (skipped where no tmpfs can be mounted)."""
+    with small_tmpfs(tmp_path / "disk") as disk:
+        filler = leave_free(disk, 20)
+        out = disk / "run"
+        args = ("run", str(clean[0]), "--out", str(out), "--no-report")
+        code, _, err = napsim_main(monkeypatch, capsys, *args)
+        assert_one_error(code, err, str(out), "No space left on device", "rerun")
+        assert not list(out.rglob("*.tmp"))
+        assert len(chunk_files(out)) < 8
+        filler.unlink()
+        code, _, err = napsim_main(monkeypatch, capsys, *args)
+        assert code == 0, err
+        assert "recomputing" not in err
+        assert_as_clean(out, clean[1])

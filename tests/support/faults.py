@@ -1,12 +1,14 @@
 """Helpers of the fault tests: a tiny study, the command line in this process, damaged files, a
-process id that is certainly gone, and a write that fails as on a full disk."""
+process id that is certainly gone, a write that fails as on a full disk, a real small filesystem."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -84,3 +86,29 @@ def fail_writes_to(monkeypatch, fragment: str, err: int = errno.ENOSPC) -> None:
     if not os.path.exists("/proc/self/fd"):
         pytest.skip("needs /proc to tell which file is written")
     monkeypatch.setattr(os, "fsync", fsync)
+
+
+@contextlib.contextmanager
+def small_tmpfs(folder: Path, size_kib: int = 1024) -> Iterator[Path]:
+    """A real small filesystem (tmpfs) mounted at `folder`; skips the test where the machine does
+    not allow mounting one (not root, no CAP_SYS_ADMIN, no mount command)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(folder)],
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        pytest.skip(f"cannot mount a tmpfs here: {e}")
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True, timeout=30)
+
+
+def leave_free(folder: Path, kib: int) -> Path:
+    """Fill the filesystem of `folder` until about `kib` KiB are left; returns the filler file."""
+    st = os.statvfs(folder)
+    filler = folder / "filler"
+    filler.write_bytes(b"\0" * max(0, st.f_bavail * st.f_frsize - kib * 1024))
+    return filler

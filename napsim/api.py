@@ -102,7 +102,7 @@ def write_readings(spec: ReadingsSpec, dest: str | Path, games: int | None = Non
         rows += part
         if progress:
             progress(line)
-    return write_readings_folder(spec, pd.DataFrame(rows), out, games, time.perf_counter() - t0)
+    return write_readings_folder(spec, pd.DataFrame(rows), out, games, time.perf_counter() - t0, force)
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
-from napsim.output.results import write_results
+from napsim.output.results import check_results_dest, write_results
 from napsim.output.tracefmt import format_trace
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
@@ -32,6 +32,10 @@ from napsim.study.readings import load_readings_spec
 from napsim.study.spec import load_study
 
 EXIT_INPUT = 2
+
+
+def _notice(line: str) -> None:
+    click.echo(f"napsim: {line}", err=True)
 
 
 def _fail(msg: str) -> None:
@@ -280,6 +284,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
     _use_threads(threads)
     sim = _build_sim(scenario, policy, deck, sets)
+    check_results_dest(out_dir, force)  # refuse before playing
     with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
         done = [0]
 
@@ -288,7 +293,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
             done[0] = k
 
         res = sim.run(games, seed, chunk, per_game=not no_per_game, progress=progress)
-    path = write_results(res, out_dir, force)
+    path = write_results(res, out_dir, force, notice=_notice)
     summary = res.summary()
     view = summary[summary["kind"] == "rate"][["side", "metric", "value", "ci_low", "ci_high", "n"]]
     click.echo(view.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
@@ -359,8 +364,13 @@ def _run_study(st, out_dir, force, target_error, runner) -> dict:
         def progress(advance, point_index, games_in_point):
             bar.update(advance, (point_index, games_in_point))
 
-        return runloop_mod.execute(st, out_dir, force=force, target_error=target_error, progress=progress,
-                                 runner=runner)
+        try:
+            return runloop_mod.execute(st, out_dir, force=force, target_error=target_error,
+                                       progress=progress, runner=runner, notice=_notice)
+        except OSError as e:  # disk full...: every chunk file on disk is complete
+            raise NapsimInputError(e.filename or str(out_dir), None, f"cannot write: {e.strerror or e}; "
+                                   "the chunks written so far are kept: rerun `napsim run` to "
+                                   "resume") from None
 
 
 @cli.command("report")
@@ -482,8 +492,9 @@ def main() -> None:
         _fail("aborted")
     except click.ClickException as e:
         _fail(e.format_message())
-    except OSError as e:
-        _fail(f"{getattr(e, 'filename', '') or ''}: {e.strerror or e}")
+    except OSError as e:  # never an empty path (`: No space left on device`)
+        name = getattr(e, "filename", None)
+        _fail(f"{name}: {e.strerror or e}" if name else str(e.strerror or e))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from napsim.output import report
 from napsim.sim.summary import wilson
 from napsim.study import runloop, storage
 from napsim.study.spec import load_study
+from tests.support.chunks import assert_same_chunks, chunk_files
+from tests.support.chunks import chunk_arrays as load_arrays
 
 SMALL = """
 [study]
@@ -49,24 +51,6 @@ def napsim_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "napsim", *args], capture_output=True, text=True,
                           timeout=timeout)
 
-
-def chunk_files(out: Path) -> list[Path]:
-    return sorted((out / "points").glob("*/chunk-*.npz"))
-
-
-def load_arrays(path: Path) -> dict:
-    with np.load(path) as z:
-        return {k: z[k] for k in z.files}
-
-
-def assert_same_chunks(a: Path, b: Path) -> None:
-    fa, fb = chunk_files(a), chunk_files(b)
-    assert [f.relative_to(a) for f in fa] == [f.relative_to(b) for f in fb]
-    for x, y in zip(fa, fb, strict=True):
-        ax, ay = load_arrays(x), load_arrays(y)
-        assert ax.keys() == ay.keys()
-        for k in ax:
-            assert np.array_equal(ax[k], ay[k]), f"{x.relative_to(a)}: {k} differs"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,23 +4,21 @@ manifest.json of the rows `napsim.study.readings.run_readings` computed."""
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
+from napsim.output.folders import check_result_dest, write_result_folder
 from napsim.study.readings import MATTERS_RELATIVE, ReadingsSpec, case_label
+
+READINGS_FILES = ("readings.csv", "report.md", "manifest.json")  # all `napsim readings` writes
 
 
 def check_dest(dest: str | Path, force: bool) -> Path:
-    """The destination folder, refused when it already holds results and not `force`."""
-    out = Path(dest)
-    if out.exists() and any(out.iterdir()) and not force:
-        raise NapsimInputError(str(out), "--out", "folder already holds results", "--force")
-    return out
+    """The destination folder, refused (before playing) when it cannot be written, or holds results
+    and not `force`, or is not a readings folder napsim wrote (`napsim.output.folders`)."""
+    return check_result_dest(dest, force, READINGS_FILES)
 
 
 def sentence(r: dict) -> str:
@@ -70,24 +68,16 @@ def report_markdown(spec: ReadingsSpec, df: pd.DataFrame) -> str:
 
 
 def write_readings_folder(spec: ReadingsSpec, df: pd.DataFrame, dest: str | Path, games: int | None,
-                          wall_seconds: float) -> Path:
-    """Write readings.csv, report.md and manifest.json into dest, atomically (a temporary folder
-    moved into place)."""
-    out = Path(dest)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    try:
-        df.to_csv(tmp / "readings.csv", index=False)
-        (tmp / "report.md").write_text(report_markdown(spec, df), encoding="utf-8")
-        meta = {"napsim": __version__, "readings_file": spec.path.name, "seed": spec.seed,
-                "games": games or spec.games,
-                "cases": [[o, case_label(s, sets)] for o, s, sets in spec.cases],
-                "wall_seconds": round(wall_seconds, 1)}
-        (tmp / "manifest.json").write_text(json.dumps(meta, indent=2) + "\n")
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+                          wall_seconds: float, force: bool = False) -> Path:
+    """Write readings.csv, report.md and manifest.json as the folder dest, whole or not at all
+    (`napsim.output.folders.write_result_folder`)."""
+    meta = {"napsim": __version__, "readings_file": spec.path.name, "seed": spec.seed,
+            "games": games or spec.games,
+            "cases": [[o, case_label(s, sets)] for o, s, sets in spec.cases],
+            "wall_seconds": round(wall_seconds, 1)}
+    files = {
+        "readings.csv": lambda p: df.to_csv(p, index=False),
+        "report.md": lambda p: p.write_text(report_markdown(spec, df), encoding="utf-8"),
+        "manifest.json": lambda p: p.write_text(json.dumps(meta, indent=2) + "\n"),
+    }
+    return write_result_folder(dest, force, READINGS_FILES, files)

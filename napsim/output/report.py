@@ -33,7 +33,7 @@ from napsim.output.frames import (
     rack_wait_summary,
     sweep_values,
 )
-from napsim.study.storage import atomic_write_bytes
+from napsim.study.storage import atomic_write_bytes, atomic_write_files
 
 CSV_FLOAT = "%.10g"
 
@@ -400,6 +400,6 @@ def write_report(out: str | Path, dest: str | Path | None = None, with_charts: b
         atomic_write_bytes(dest / name, df.to_csv(index=False, float_format=CSV_FLOAT).encode())
     atomic_write_bytes(dest / "manifest.json",
                           (json.dumps(manifest(data), indent=1, default=str) + "\n").encode())
-    atomic_write_bytes(dest / "report.md", render_markdown(data, sections, list(frames)).encode())
-    atomic_write_bytes(dest / "report.html", render_html(data, sections).encode())
+    atomic_write_files({dest / "report.md": render_markdown(data, sections, list(frames)).encode(),
+                        dest / "report.html": render_html(data, sections).encode()})  # both or neither
     return dest

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import platform
-import shutil
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numba
 import numpy as np
 import pandas as pd
 
-from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
+from napsim.output.folders import check_result_dest, write_result_folder
 
 
 def manifest(res) -> dict:
@@ -33,27 +32,28 @@ def manifest(res) -> dict:
     }
 
 
-def write_results(res, out_dir: str | Path, force: bool = False) -> Path:
-    """Write into a temporary folder, then move it into place: never a half-written result."""
-    out = Path(out_dir)
-    if out.exists() and any(out.iterdir()) and not force:
-        raise NapsimInputError(str(out), "--out", "folder already holds results", "--force")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    try:
-        if res.per_game is not None:
-            res.per_game_frame().to_parquet(tmp / "games.parquet", index=False)
-        res.summary().to_csv(tmp / "summary.csv", index=False)
-        res.rack_wait_frame().to_csv(tmp / "rack_wait.csv", index=False)
-        if res.commanders is not None and res.sim.scenario.format not in ("standard", "epic1"):
-            res.commander_frame().to_csv(tmp / "commanders.csv", index=False)
-            if res.commander_rows is not None:
-                res.commander_games_frame().to_parquet(tmp / "commander_games.parquet", index=False)
-        (tmp / "manifest.json").write_text(json.dumps(manifest(res), indent=2))
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+# every file `napsim simulate --out` writes (--force replaces a folder of these only)
+SIMULATE_FILES = ("games.parquet", "summary.csv", "rack_wait.csv", "commanders.csv",
+                  "commander_games.parquet", "manifest.json")
+
+
+def check_results_dest(out_dir: str | Path, force: bool) -> Path:
+    """Refuse, before playing, an --out that cannot take the results (`napsim.output.folders`)."""
+    return check_result_dest(out_dir, force, SIMULATE_FILES)
+
+
+def write_results(res, out_dir: str | Path, force: bool = False,
+                  notice: Callable[[str], None] | None = None) -> Path:
+    """Write the folder whole or not at all (`napsim.output.folders.write_result_folder`)."""
+    files: dict[str, Callable[[Path], None]] = {}
+    if res.per_game is not None:
+        files["games.parquet"] = lambda p: res.per_game_frame().to_parquet(p, index=False)
+    files["summary.csv"] = lambda p: res.summary().to_csv(p, index=False)
+    files["rack_wait.csv"] = lambda p: res.rack_wait_frame().to_csv(p, index=False)
+    if res.commanders is not None and res.sim.scenario.format not in ("standard", "epic1"):
+        files["commanders.csv"] = lambda p: res.commander_frame().to_csv(p, index=False)
+        if res.commander_rows is not None:
+            files["commander_games.parquet"] = lambda p: res.commander_games_frame().to_parquet(
+                p, index=False)
+    files["manifest.json"] = lambda p: p.write_text(json.dumps(manifest(res), indent=2))
+    return write_result_folder(out_dir, force, SIMULATE_FILES, files, notice)

@@ -19,6 +19,7 @@ in flight may land beyond it: they are stored and harmless).
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,29 +27,37 @@ from pathlib import Path
 from napsim.model.cards import load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.study.backends import LocalRunner, engine_job, run_chunk, run_odds_point, threads_set
+from napsim.study.chunkfile import chunk_record, load_chunk, read_record
 from napsim.study.chunks import Acc, target_met
 from napsim.study.spec import Point, Study, load_study
 from napsim.study.storage import (
     atomic_write_bytes,
-    atomic_write_npz,
     chunk_path,
     chunk_ranges,
-    chunk_stored,
-    clean_temp,
+    clean_stale_temp,
     locked,
     point_dir,
     prepare_dir,
-    read_chunk,
+    write_chunk,
     write_meta,
 )
 
 ProgressFn = Callable[[int, int, int], None]  # (games advanced, point index, games in point)
+NoticeFn = Callable[[str], None]  # one line for the user (a damaged chunk, stale files removed)
+
+
+def _stderr(line: str) -> None:
+    print(f"napsim: {line}", file=sys.stderr, flush=True)
 
 
 def execute(study: Study | str | Path, out: str | Path, force: bool = False,
             target_error: float | None = None, progress: ProgressFn | None = None,
-            threads: int | None = None, runner=None) -> dict:
+            threads: int | None = None, runner=None, notice: NoticeFn | None = None) -> dict:
     """Run (or resume) every point of a study into `out`; returns the study.json record.
+
+    A damaged chunk file on disk (truncated, bit-flipped, copied from elsewhere, edited:
+    `napsim.study.chunkfile`) is played again; `notice` gets one line saying which (default: a
+    line on stderr), and one for temporary files of a killed run that were removed.
 
     `threads`: numba threads of this process for the run (None: numba's setting). `runner`: a
     `napsim.study.backends` runner (`DaskRunner` sends the chunks to a Dask cluster); None plays
@@ -56,11 +65,12 @@ def execute(study: Study | str | Path, out: str | Path, force: bool = False,
     """
     st = study if isinstance(study, Study) else load_study(study)
     with threads_set(threads):
-        return _execute(st, Path(out), force, target_error, progress, runner or LocalRunner())
+        return _execute(st, Path(out), force, target_error, progress, runner or LocalRunner(),
+                        notice or _stderr)
 
 
 def _execute(st: Study, out: Path, force: bool, target_error: float | None,
-             progress: ProgressFn | None, runner) -> dict:
+             progress: ProgressFn | None, runner, notice: NoticeFn) -> dict:
     if target_error is not None:
         if st.kind == "odds":
             raise NapsimInputError("--target-error", "target_error", "odds studies run a fixed number "
@@ -71,14 +81,18 @@ def _execute(st: Study, out: Path, force: bool, target_error: float | None,
     with locked(out):
         meta = prepare_dir(st, out, force, target_error)
         t0 = time.perf_counter()
+        stale = clean_stale_temp(out) + clean_stale_temp(out / "charts")
         for p in st.points:
             pdir = point_dir(out, p.id)
             pdir.mkdir(parents=True, exist_ok=True)
-            clean_temp(pdir)
+            stale += clean_stale_temp(pdir)
+        if stale:
+            notice(f"removed {len(stale)} temporary file(s) of a killed run (never complete), e.g. "
+                   f"{stale[0].relative_to(out)}")
         if st.kind == "engine":
             for p in st.points:
                 t1 = time.perf_counter()
-                games, chunks = run_engine_point(runner, st, meta, p, out, progress)
+                games, chunks = run_engine_point(runner, st, meta, p, out, progress, notice)
                 _done(meta, out, p, games, chunks, time.perf_counter() - t1)
         else:
             run_odds_points(runner, st, meta, out, progress)
@@ -102,8 +116,9 @@ def point_job(st: Study, meta: dict, p: Point) -> dict:
 class _Walk:
     """A point's chunks added up in order, from disk or as they arrive, up to the target error."""
 
-    def __init__(self, meta: dict, point_id: str, pdir: Path, stored: set[int], report):
-        self.meta, self.point_id, self.pdir = meta, point_id, pdir
+    def __init__(self, meta: dict, point_id: str, pdir: Path, stored: set[int], report,
+                 notice: NoticeFn):
+        self.meta, self.point_id, self.pdir, self.notice = meta, point_id, pdir, notice
         self.ranges = chunk_ranges(meta)
         self.stored = stored      # chunks on disk
         self.report = report      # report(k, games) for a chunk counted
@@ -119,8 +134,10 @@ class _Walk:
             if k == k_new:
                 ch = ch_new
             elif k in self.stored:
-                ch = read_chunk(chunk_path(self.pdir, k), first, n)
+                path = chunk_path(self.pdir, k)
+                ch, problem = load_chunk(path, chunk_record(self.meta, self.point_id, k, first, n))
                 if ch is None:  # a damaged file: played again by the caller
+                    self.notice(damaged_line(path, problem or "gone"))
                     self.stored.discard(k)
                     return False
             else:
@@ -136,8 +153,26 @@ class _Walk:
         return self.met or self.next == len(self.ranges)
 
 
-def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path,
-                     progress: ProgressFn | None) -> tuple[int, int]:
+def damaged_line(path: Path, problem: str) -> str:
+    return f"{path.parent.name}/{path.name}: {problem}: recomputing it"
+
+
+def stored_chunks(meta: dict, point_id: str, pdir: Path, ranges: list, notice: NoticeFn) -> set[int]:
+    """The chunks of a point on disk whose record is this chunk's (the arrays and checksum are
+    checked when the walk reads them); says which files are there but belong elsewhere."""
+    stored = set()
+    for k, first, n in ranges:
+        path = chunk_path(pdir, k)
+        rec, problem = read_record(path, chunk_record(meta, point_id, k, first, n))
+        if problem:
+            notice(damaged_line(path, problem))
+        elif rec is not None:
+            stored.add(k)
+    return stored
+
+
+def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progress: ProgressFn | None,
+                     notice: NoticeFn) -> tuple[int, int]:
     """Play a point's missing chunks on `runner`, writing each chunk file (atomically) as its
     result arrives, and add the chunks up in order. Without a target error every missing chunk
     up to the cap is played; with one, the runner is stopped at the chunk boundary where
@@ -155,16 +190,16 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path,
             if progress:
                 progress(n, p.index, done[0])
 
-    walk = _Walk(meta, p.id, pdir, set(), report)
-    walk.stored = {k for k, f, n in walk.ranges if chunk_stored(chunk_path(pdir, k), f, n)}
+    walk = _Walk(meta, p.id, pdir, set(), report, notice)
+    walk.stored = stored_chunks(meta, p.id, pdir, walk.ranges, notice)
     job = None
     while not walk.advance() and not walk.complete:
         todo = [r for r in walk.ranges[walk.next:] if r[0] not in walk.stored]
         job = job or point_job(st, meta, p)
         stream = runner.stream(run_chunk, todo, _chunk_args(job), tag=f"napsim-{p.id}")
         try:
-            for (k, _, _), ch in stream:
-                atomic_write_npz(chunk_path(pdir, k), ch)
+            for (k, first, n), ch in stream:
+                write_chunk(chunk_path(pdir, k), ch, chunk_record(meta, p.id, k, first, n))
                 walk.stored.add(k)
                 if not ordered:  # counted as it arrives; the walk adds it up in order
                     report(k, int(ch["n"]))

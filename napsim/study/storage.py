@@ -26,64 +26,56 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import numpy as np
-
 from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
 from napsim.sim.summary import per_game_columns
-from napsim.study.chunks import CHUNK_FORMAT, Acc, target_met
+from napsim.study.chunkfile import chunk_bytes, chunk_record, load_chunk
+from napsim.study.chunks import Acc, target_met
 from napsim.study.identity import sha
 from napsim.study.spec import Study
 
 
+def temp_name(path: Path) -> Path:
+    """The temporary file `path` is written to first (`clean_stale_temp` knows its pattern)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write to a temporary file in the same folder, then rename it into place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write to a temporary file in the same folder, then rename it into place: the file is either
+    complete or as it was (`atomic_write_files`)."""
+    atomic_write_files({path: data})
 
 
-def atomic_write_npz(path: Path, arrays: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+def atomic_write_files(files: dict[Path, bytes]) -> None:
+    """Write each file to a temporary file beside it, and only once all are written rename them
+    into place: a failed write (disk full...) removes the temporary files, leaves every file as it
+    was and raises OSError naming the file."""
+    written: list[tuple[Path, Path]] = []
+    path = None
+    try:
+        for path, data in files.items():
+            tmp = temp_name(path)
+            written.append((tmp, path))
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        for tmp, path in written:
+            os.replace(tmp, path)
+    except OSError as e:
+        for tmp, _ in written:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
 
 
 def chunk_path(pdir: Path, k: int) -> Path:
     return pdir / f"chunk-{k:05d}.npz"
 
 
-def read_chunk(path: Path, first: int, n: int) -> dict | None:
-    """A stored chunk if it holds exactly games [first, first + n), else None."""
-    if not path.is_file():
-        return None
-    try:
-        with np.load(path) as z:
-            ch = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, KeyError):
-        return None
-    if int(ch.get("format", -1)) != CHUNK_FORMAT or int(ch["first"]) != first or int(ch["n"]) != n:
-        return None
-    return ch
-
-
-def chunk_stored(path: Path, first: int, n: int) -> bool:
-    """Whether `path` is a chunk file of games [first, first + n) (its header only is read: a
-    chunk file is written atomically, so one that opens is complete)."""
-    if not path.is_file():
-        return False
-    try:
-        with np.load(path) as z:
-            return (int(z["format"]) == CHUNK_FORMAT and int(z["first"]) == first
-                    and int(z["n"]) == n)
-    except (OSError, ValueError, EOFError, KeyError):
-        return False
+def write_chunk(path: Path, arrays: dict, record: dict) -> None:
+    """A chunk file, with its record and checksum (`napsim.study.chunkfile`), written atomically."""
+    atomic_write_bytes(path, chunk_bytes(arrays, record))
 
 
 def chunk_ranges(meta: dict) -> list[tuple[int, int, int]]:
@@ -107,7 +99,11 @@ def point_chunks(meta: dict, point_id: str, out: Path,
     pdir = point_dir(out, point_id)
     acc = Acc()
     for k, first, n in chunk_ranges(meta):
-        ch = read_chunk(chunk_path(pdir, k), first, n)
+        path = chunk_path(pdir, k)
+        ch, problem = load_chunk(path, chunk_record(meta, point_id, k, first, n))
+        if problem:
+            raise NapsimInputError(str(path), None, f"damaged chunk: {problem}; `napsim run` on this "
+                                   "folder will recompute it")
         if ch is None:
             return acc, False
         acc.add(ch)
@@ -150,6 +146,7 @@ def check_out(study: Study, out: str | Path, force: bool) -> tuple[dict, str, bo
     meta_path = out / "study.json"
     if out.exists() and not out.is_dir():
         raise NapsimInputError(str(out), "--out", "is a file, not a folder")
+    check_writable(out, str(out), "--out")
     if meta_path.exists():
         try:
             old = json.loads(meta_path.read_text())
@@ -230,8 +227,49 @@ def locked(out: Path) -> Iterator[None]:
         fh.close()
 
 
-def clean_temp(pdir: Path) -> None:
-    """Leftovers of a run killed while writing (never complete files)."""
-    for p in pdir.glob(".chunk-*.tmp"):
-        with contextlib.suppress(OSError):
-            p.unlink()
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def temp_owner(name: str, suffix: str = ".tmp") -> int | None:
+    """The process id in a temporary name `.<name>.<pid><suffix>` (`temp_name`), else None."""
+    if not (name.startswith(".") and name.endswith(suffix)):
+        return None
+    pid = name[: -len(suffix)].rpartition(".")[2]
+    return int(pid) if pid.isdigit() else None
+
+
+def clean_stale_temp(folder: Path) -> list[Path]:
+    """Remove the temporary files (`temp_name`) in `folder` left by a killed process (its process
+    id is gone): never complete files, never read as results. Returns what was removed."""
+    removed = []
+    if folder.is_dir():
+        for p in sorted(folder.glob(".*.tmp")):
+            pid = temp_owner(p.name)
+            if pid is not None and pid != os.getpid() and not pid_alive(pid) and p.is_file():
+                with contextlib.suppress(OSError):
+                    p.unlink()
+                    removed.append(p)
+    return removed
+
+
+def check_writable(folder: Path, where: str, flag: str) -> None:
+    """Refuse, before any game is played, a destination whose folder napsim cannot create or write:
+    the nearest existing folder of `folder` (itself or a parent) must be a writable folder."""
+    p = Path(os.path.abspath(folder))
+    try:
+        while not p.exists() and p.parent != p:
+            p = p.parent
+        is_dir = p.is_dir()
+    except OSError as e:
+        raise NapsimInputError(where, flag, f"cannot be reached: {e.strerror or e}") from None
+    if not is_dir:
+        raise NapsimInputError(where, flag, f"{p} is a file, not a folder", "a path in a writable folder")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise NapsimInputError(where, flag, f"folder {p} is not writable", "a path in a writable folder")

@@ -100,11 +100,11 @@ def bench_study(study_file: Path = STUDY_FILE) -> list[dict]:
         return [{"bench": "study_end_to_end", "skipped": f"{study_file} not found"}]
     cache = os.environ.get("NUMBA_CACHE_DIR") or tempfile.mkdtemp(prefix="napsim-bench-")
     with tempfile.TemporaryDirectory(prefix="napsim-study-") as tmp:
-        out = Path(tmp) / "run"
         say(f"study: {study_file} once to fill the cache")
-        _napsim(["run", str(study_file), "--out", str(out)], cache)
-        say(f"study: {study_file} again, timed (games, report and charts)")
-        total = _napsim(["run", str(study_file), "--out", str(out), "--force"], cache)
+        _napsim(["run", str(study_file), "--out", str(Path(tmp) / "warm-up")], cache)
+        say(f"study: {study_file} again into a new folder, timed (games, report and charts)")
+        out = Path(tmp) / "timed"
+        total = _napsim(["run", str(study_file), "--out", str(out)], cache)
         games_seconds = json.loads((out / "study.json").read_text(encoding="utf-8"))["wall_seconds"]
     say("study: the same points on the bare kernel")
     bare, turns = _bare_kernel_seconds(study_file)

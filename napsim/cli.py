@@ -25,6 +25,7 @@ from napsim.output.results import check_results_dest, write_results
 from napsim.output.tracefmt import format_trace
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
+from napsim.sim.runner import compile_notice, kernel_for
 from napsim.study import backends
 from napsim.study import runloop as runloop_mod
 from napsim.study import storage as storage_mod
@@ -265,9 +266,17 @@ def _sim_options(f):
     return f
 
 
-def _build_sim(scenario, policy, deck, sets):
+def _build_sim(scenario, policy, deck, sets, warm: bool = False):
+    """The Simulation the options describe; `warm`: its kernels compiled (saying so when that takes
+    long) before the caller starts a progress bar, so that its ETA counts games only."""
     sc = load_scenario(scenario, _parse_sets(sets))
-    return Simulation.build(sc, parse_policy_option(policy), deck)
+    line = compile_notice(kernel_for(sc.format)) if warm else None
+    if line:
+        _notice(line)
+    sim = Simulation.build(sc, parse_policy_option(policy), deck)
+    if warm:
+        sim.warm_up()
+    return sim
 
 
 @cli.command("simulate")
@@ -283,8 +292,8 @@ def _build_sim(scenario, policy, deck, sets):
 def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
     _use_threads(threads)
-    sim = _build_sim(scenario, policy, deck, sets)
     check_results_dest(out_dir, force)  # refuse before playing
+    sim = _build_sim(scenario, policy, deck, sets, warm=True)
     with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
         done = [0]
 
@@ -338,9 +347,16 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
     with backends.make_runner(threads, scheduler, dask_local) as runner:
         if runner.parallel:
             click.echo(f"running on {runner.describe()}", err=True)
+        if not runner.parallel:  # a cluster's workers compile their own kernels
+            runloop_mod.warm_up(st, _notice)
         meta = _run_study(st, out_dir, force, target_error, runner)
-    games = sum(s["games"] for s in meta["status"].values())
-    click.echo(f"ran {len(st.points)} point(s), {games:,} games in {meta['wall_seconds']:.1f} s -> {out_dir}")
+    games, played = runloop_mod.games_played_now(meta)
+    if played == games:
+        done = f"{games:,} games in {meta['wall_seconds']:.1f} s"
+    else:
+        done = (f"{games:,} games: {games - played:,} from earlier chunks, {played:,} played now "
+                f"in {meta['wall_seconds']:.1f} s")
+    click.echo(f"ran {len(st.points)} point(s), {done} -> {out_dir}")
     if not no_report:
         path = report_mod.write_report(out_dir)
         click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")

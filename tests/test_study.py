@@ -100,11 +100,12 @@ def test_rerun_skips_chunks_on_disk_and_more_games_extend_the_run(tmp_path):
     runloop.execute(path, out)
     first = {f: f.stat().st_mtime_ns for f in chunk_files(out)}
     played = []
-    runloop.execute(path, out, progress=lambda n, i, g: played.append(n))
+    meta = runloop.execute(path, out, progress=lambda n, i, g: played.append(n))
     assert {f: f.stat().st_mtime_ns for f in chunk_files(out)} == first, "chunks were replayed"
+    assert runloop.games_played_now(meta) == (900, 0)  # all from earlier chunks, none played now
     # raising `games` keeps the chunks (they cannot change) and plays only the new ones
     write_study(tmp_path, games=1500, chunk=300)
-    runloop.execute(path, out)
+    assert runloop.games_played_now(runloop.execute(path, out)) == (1500, 600)
     assert len(chunk_files(out)) == 5
     assert all(f.stat().st_mtime_ns == t for f, t in first.items())
     clean = tmp_path / "clean"
@@ -365,3 +366,16 @@ def test_symmetric_sweep_paths_and_relative_files(tmp_path):
     sc, _, _ = st.load_point(st.points[3])
     assert all(sec.cavalry == 3 for side in sc.sides for sec in side.sections)
     assert sc.path == scen
+
+
+def test_a_resumed_run_says_what_it_played_now(tmp_path):
+    # issue 17: a resume reports the games it took from earlier chunks, not a rate it never had
+    path = write_study(tmp_path, games=600, chunk=300)
+    out = tmp_path / "out"
+    first = napsim_cli("run", str(path), "--out", str(out), "--no-report")
+    assert first.returncode == 0, first.stderr
+    assert "600 games in" in first.stdout
+    again = napsim_cli("run", str(path), "--out", str(out), "--no-report")
+    assert again.returncode == 0, again.stderr
+    assert "600 games: 600 from earlier chunks, 0 played now" in again.stdout
+

@@ -152,6 +152,11 @@ class Simulation:
             return ("lgb", self._lgb_args())
         return ("epic", self._args())
 
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) this scenario's kernels by playing one game, so
+        that timings and ETAs that follow count games only."""
+        self.run(1, 0, chunk=1)
+
     def run(self, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
             check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
         """Play games [0, games) in chunks (`napsim.sim.runner.run_games`); identical results for

@@ -46,6 +46,34 @@ def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool
     return out
 
 
+KERNEL_NAMES = {"epic": "EPIC", "lgb": "La Grande Battles"}
+
+
+def kernel_for(fmt: str) -> str:
+    """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game)."""
+    return "lgb" if fmt == "lgb" else "epic"
+
+
+def kernel_compiled(kind: str) -> bool | None:
+    """Whether the chunk kernel `kind` is compiled already (in this process, or in numba's on-disk
+    cache for the current source); None when numba's cache cannot be read."""
+    kernel = lgb.play_chunk_lgb if kind == "lgb" else epic.play_chunk
+    if kernel.signatures:
+        return True
+    try:  # numba's own index: empty when there is none, or when the source changed since
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - an internal of numba: when it moves, say nothing
+        return None
+
+
+def compile_notice(kind: str) -> str | None:
+    """What to tell the user before a kernel that has to be compiled first (None: nothing)."""
+    if kernel_compiled(kind) is not False:
+        return None
+    return (f"compiling the {KERNEL_NAMES[kind]} kernel (first run after installing or upgrading "
+            "only, about a minute on two cores)")
+
+
 def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
               check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
     """Play games [0, games) of a `Simulation` in chunks; identical results for any chunk size and

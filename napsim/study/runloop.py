@@ -26,6 +26,8 @@ from pathlib import Path
 
 from napsim.model.cards import load_deck
 from napsim.model.errors import NapsimInputError
+from napsim.sim.packing import Simulation
+from napsim.sim.runner import compile_notice, kernel_for
 from napsim.study.backends import LocalRunner, engine_job, run_chunk, run_odds_point, threads_set
 from napsim.study.chunkfile import chunk_record, load_chunk, read_record
 from napsim.study.chunks import Acc, target_met
@@ -92,8 +94,8 @@ def _execute(st: Study, out: Path, force: bool, target_error: float | None,
         if st.kind == "engine":
             for p in st.points:
                 t1 = time.perf_counter()
-                games, chunks = run_engine_point(runner, st, meta, p, out, progress, notice)
-                _done(meta, out, p, games, chunks, time.perf_counter() - t1)
+                games, chunks, played = run_engine_point(runner, st, meta, p, out, progress, notice)
+                _done(meta, out, p, games, chunks, time.perf_counter() - t1, played)
         else:
             run_odds_points(runner, st, meta, out, progress)
         meta["wall_seconds"] = round(time.perf_counter() - t0, 3)
@@ -101,10 +103,31 @@ def _execute(st: Study, out: Path, force: bool, target_error: float | None,
     return meta
 
 
-def _done(meta: dict, out: Path, p: Point, games: int, chunks: int, seconds: float) -> None:
-    """Record a finished point in study.json."""
-    meta["status"][p.id] = dict(games=games, chunks=chunks, done=True, wall_seconds=round(seconds, 3))
+def _done(meta: dict, out: Path, p: Point, games: int, chunks: int, seconds: float,
+          played: int | None = None) -> None:
+    """Record a finished point in study.json: its games, and how many of them this run played
+    (the others came from chunks of earlier runs)."""
+    meta["status"][p.id] = dict(games=games, chunks=chunks, done=True, wall_seconds=round(seconds, 3),
+                                played_now=games if played is None else played)
     write_meta(out, meta)
+
+
+def games_played_now(meta: dict) -> tuple[int, int]:
+    """(games in the results, games this run played): the rest came from earlier runs' chunks."""
+    status = meta["status"].values()
+    return sum(s["games"] for s in status), sum(s.get("played_now", s["games"]) for s in status)
+
+
+def warm_up(st: Study, notice: NoticeFn) -> None:
+    """Compile (or load from numba's cache) the kernels of an engine study's first point here,
+    saying so when it has to compile, so that the progress bar's ETA counts games only."""
+    if st.kind != "engine":
+        return
+    sc, dk, policies = st.load_point(st.points[0])
+    line = compile_notice(kernel_for(sc.format))
+    if line:
+        notice(line)
+    Simulation.build(sc, policies, dk).warm_up()
 
 
 def point_job(st: Study, meta: dict, p: Point) -> dict:
@@ -176,7 +199,8 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
     """Play a point's missing chunks on `runner`, writing each chunk file (atomically) as its
     result arrives, and add the chunks up in order. Without a target error every missing chunk
     up to the cap is played; with one, the runner is stopped at the chunk boundary where
-    `napsim.study.storage.point_chunks` stops. Returns (games, chunks) counted."""
+    `napsim.study.storage.point_chunks` stops. Returns (games, chunks) counted and the games
+    played now."""
     cap = meta["run"]["cap"]
     pdir = point_dir(out, p.id)
     ordered = meta["run"]["target_error"] is not None
@@ -190,6 +214,7 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
             if progress:
                 progress(n, p.index, done[0])
 
+    played = 0
     walk = _Walk(meta, p.id, pdir, set(), report, notice)
     walk.stored = stored_chunks(meta, p.id, pdir, walk.ranges, notice)
     job = None
@@ -201,6 +226,7 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
             for (k, first, n), ch in stream:
                 write_chunk(chunk_path(pdir, k), ch, chunk_record(meta, p.id, k, first, n))
                 walk.stored.add(k)
+                played += int(ch["n"])
                 if not ordered:  # counted as it arrives; the walk adds it up in order
                     report(k, int(ch["n"]))
                 if walk.advance(k, ch):
@@ -209,7 +235,7 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
             stream.close()
     if progress and walk.acc.games < cap:
         progress(cap - walk.acc.games, p.index, walk.acc.games)  # stopped early: the rest is not needed
-    return walk.acc.games, walk.acc.chunks
+    return walk.acc.games, walk.acc.chunks, min(played, walk.acc.games)
 
 
 def _chunk_args(job: dict) -> Callable[[tuple], tuple]:

@@ -21,7 +21,7 @@ from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
-from napsim.output.results import check_results_dest, write_results
+from napsim.output.results import check_results_dest, simulate_into_folder
 from napsim.output.tracefmt import format_trace
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
@@ -301,8 +301,8 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
             bar.update(k - done[0])
             done[0] = k
 
-        res = sim.run(games, seed, chunk, per_game=not no_per_game, progress=progress)
-    path = write_results(res, out_dir, force, notice=_notice)
+        res, path = simulate_into_folder(sim, out_dir, force, games, seed, chunk, not no_per_game,
+                                         progress, _notice)
     summary = res.summary()
     view = summary[summary["kind"] == "rate"][["side", "metric", "value", "ci_low", "ci_high", "n"]]
     click.echo(view.to_string(index=False, float_format=lambda v: f"{v:.4f}"))

@@ -84,6 +84,12 @@ def clean_stale(out: Path) -> list[Path]:
     return removed
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def glob_escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
@@ -91,6 +97,38 @@ def glob_escape(text: str) -> str:
 def write_result_folder(dest: str | Path, force: bool, own: tuple[str, ...], files: dict[str, Writer],
                         notice: Notice | None = None) -> Path:
     """Write `files` (name -> writer) as the folder `dest`, atomically (see the module docstring)."""
+    with staged_result_folder(dest, force, own, notice) as stage:
+        stage.write(files)
+    return stage.out
+
+
+class _Stage:
+    """A result folder being written: files go into `tmp`; `out` is where it will be."""
+
+    def __init__(self, out: Path, tmp: Path):
+        self.out, self.tmp = out, tmp
+
+    def write(self, files: dict[str, Writer]) -> None:
+        """Write each file with its writer; a failure names the file (nothing reaches `out`)."""
+        for name, write in files.items():
+            with self.writing(name):
+                write(self.tmp / name)
+
+    @contextlib.contextmanager
+    def writing(self, name: str):
+        """Turn an OSError while writing file `name` into one line naming it."""
+        try:
+            yield self.tmp / name
+        except OSError as e:
+            raise NapsimInputError(str(self.out / name), None, f"cannot write: {e.strerror or e}; "
+                                   f"nothing was written to {self.out}") from None
+
+
+@contextlib.contextmanager
+def staged_result_folder(dest: str | Path, force: bool, own: tuple[str, ...],
+                         notice: Notice | None = None):
+    """A `_Stage` to write a result folder into, file by file (per-game rows stream into it while
+    the games are played); moved into place when the block ends, removed if it raises."""
     out = check_result_dest(dest, force, own)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -100,18 +138,13 @@ def write_result_folder(dest: str | Path, force: bool, own: tuple[str, ...], fil
     if stale and notice:
         notice(f"removed {len(stale)} temporary folder(s) of a killed run: {stale[0].name}")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{TAG}{os.getpid()}-", dir=out.parent))
+    tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private; the result folder is an ordinary one
     try:
-        for name, write in files.items():
-            try:
-                write(tmp / name)
-            except OSError as e:
-                raise NapsimInputError(str(out / name), None, f"cannot write: {e.strerror or e}; "
-                                       f"nothing was written to {out}") from None
+        yield _Stage(out, tmp)
         _install(tmp, out, force, own, notice)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return out
 
 
 def _install(tmp: Path, out: Path, force: bool, own: tuple[str, ...], notice: Notice | None) -> None:

@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 
 from napsim.model.version import __version__
-from napsim.output.folders import check_result_dest, write_result_folder
+from napsim.output.folders import check_result_dest, staged_result_folder
+from napsim.output.gamefile import GAMES_FILE, GameRowsWriter
+from napsim.sim.runner import ONE_A_SIDE
 
 
 def manifest(res) -> dict:
@@ -42,18 +44,33 @@ def check_results_dest(out_dir: str | Path, force: bool) -> Path:
     return check_result_dest(out_dir, force, SIMULATE_FILES)
 
 
-def write_results(res, out_dir: str | Path, force: bool = False,
-                  notice: Callable[[str], None] | None = None) -> Path:
-    """Write the folder whole or not at all (`napsim.output.folders.write_result_folder`)."""
+def simulate_into_folder(sim, out_dir: str | Path, force: bool, games: int, seed: int, chunk: int,
+                         per_game: bool, progress=None, notice: Callable[[str], None] | None = None):
+    """Play the games and write the result folder whole or not at all, the per-game rows streamed
+    to Parquet chunk by chunk as they are played (memory stays flat). Returns (result, folder)."""
+    with staged_result_folder(out_dir, force, SIMULATE_FILES, notice) as stage:
+        sink = GameRowsWriter(stage.tmp, sim) if per_game else None
+        with stage.writing(GAMES_FILE):
+            try:
+                res = sim.run(games, seed, chunk, progress=progress, sink=sink)
+            finally:
+                if sink is not None:
+                    sink.close()
+        stage.write(result_files(res))
+    return res, stage.out
+
+
+def result_files(res) -> dict[str, Callable[[Path], None]]:
+    """The files of a result folder (name -> writer); per-game rows when the result keeps them."""
     files: dict[str, Callable[[Path], None]] = {}
     if res.per_game is not None:
         files["games.parquet"] = lambda p: res.per_game_frame().to_parquet(p, index=False)
     files["summary.csv"] = lambda p: res.summary().to_csv(p, index=False)
     files["rack_wait.csv"] = lambda p: res.rack_wait_frame().to_csv(p, index=False)
-    if res.commanders is not None and res.sim.scenario.format not in ("standard", "epic1"):
+    if res.commanders is not None and res.sim.scenario.format not in ONE_A_SIDE:
         files["commanders.csv"] = lambda p: res.commander_frame().to_csv(p, index=False)
         if res.commander_rows is not None:
             files["commander_games.parquet"] = lambda p: res.commander_games_frame().to_parquet(
                 p, index=False)
     files["manifest.json"] = lambda p: p.write_text(json.dumps(manifest(res), indent=2))
-    return write_result_folder(out_dir, force, SIMULATE_FILES, files, notice)
+    return files

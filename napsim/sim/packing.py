@@ -20,7 +20,7 @@ from napsim.model.errors import NapsimInputError
 from napsim.model.policies import policy_vector
 from napsim.model.scenarios import Scenario, load_scenario
 from napsim.sim.result import SimResult
-from napsim.sim.runner import run_games, trace_game
+from napsim.sim.runner import RowSink, run_games, trace_game
 from napsim.sim.tables import (
     KIND_SECTION,
     CardTable,
@@ -158,10 +158,11 @@ class Simulation:
         self.run(1, 0, chunk=1)
 
     def run(self, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
-            check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
+            check: bool = False, progress: Callable[[int, int], None] | None = None,
+            sink: RowSink | None = None) -> SimResult:
         """Play games [0, games) in chunks (`napsim.sim.runner.run_games`); identical results for
-        any chunk size and threads."""
-        return run_games(self, games, seed, chunk, per_game, check, progress)
+        any chunk size and threads. `sink` takes the per-game rows chunk by chunk instead."""
+        return run_games(self, games, seed, chunk, per_game, check, progress, sink)
 
     def trace(self, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
         """(metrics, event log) of one game, replayed from (seed, game index)."""

@@ -35,17 +35,11 @@ class SimResult:
         return self.totals[:, layout.METRIC_NAMES.index(name)]
 
     def per_game_frame(self) -> pd.DataFrame:
-        """Tidy per-game frame: one row per game and side."""
+        """Tidy per-game frame: one row per game and side, in game order (`game_rows_frame`)."""
         if self.per_game is None:
             raise ValueError("run with per_game=True to keep per-game rows")
-        n = self.per_game.shape[0]
-        frames = []
-        for s, side in enumerate(self.sim.scenario.sides):
-            df = pd.DataFrame(self.per_game[:, s, :], columns=list(layout.METRIC_NAMES))
-            df.insert(0, "side", side.name)
-            df.insert(0, "game", np.arange(n))
-            frames.append(df)
-        return pd.concat(frames, ignore_index=True)
+        return game_rows_frame(self.per_game, 0, [s.name for s in self.sim.scenario.sides])
+
     def summary(self) -> pd.DataFrame:
         """Per side: means per game and per turn, and rates with Wilson intervals and n
         (`napsim.sim.summary.summary_frame`)."""
@@ -55,18 +49,10 @@ class SimResult:
     def commander_games_frame(self) -> pd.DataFrame:
         """Tidy per-game commander frame: one row per game, side and commander of the format."""
         if self.commander_rows is None:
-            raise ValueError("run with per_game=True to keep per-game rows")
-        n = self.commander_rows.shape[0]
+            raise ValueError("run a format of 2-4 players a side with per_game=True to keep them")
         roles = COMMANDER_ROLES.get(self.sim.scenario.format, ("CIC",))
-        frames = []
-        for s, side in enumerate(self.sim.scenario.sides):
-            for c in range(len(roles)):
-                df = pd.DataFrame(self.commander_rows[:, s, c, :], columns=list(CM_NAMES))
-                df.insert(0, "commander", COMMANDER_KEYS[c])
-                df.insert(0, "side", side.name)
-                df.insert(0, "game", np.arange(n))
-                frames.append(df)
-        return pd.concat(frames, ignore_index=True)
+        return commander_rows_frame(self.commander_rows, 0, [s.name for s in self.sim.scenario.sides],
+                                    len(roles))
 
     def commander_frame(self) -> pd.DataFrame:
         """Per-commander totals (docs/rules.md, M, L): one row per side and commander, a column per
@@ -90,3 +76,26 @@ class SimResult:
                 if self.rack_wait[k, w]:
                     rows.append(dict(kind=kind, wait_turns=w, cards=int(self.rack_wait[k, w])))
         return pd.DataFrame(rows, columns=["kind", "wait_turns", "cards"])
+
+
+def game_rows_frame(rows: np.ndarray, first: int, sides: list[str]) -> pd.DataFrame:
+    """Per-game rows [game, side, metric] of games first, first + 1, ... as a tidy frame: one row per
+    game and side (game by game, the sides in scenario order), a column per metric."""
+    n = rows.shape[0]
+    df = pd.DataFrame(rows.reshape(n * 2, rows.shape[2]), columns=list(layout.METRIC_NAMES))
+    df.insert(0, "side", np.tile(np.array(sides, dtype=object), n))
+    df.insert(0, "game", np.repeat(np.arange(first, first + n, dtype=np.int64), 2))
+    return df
+
+
+def commander_rows_frame(crows: np.ndarray, first: int, sides: list[str], commanders: int) -> pd.DataFrame:
+    """Commander rows [game, side, commander, CM] as a tidy frame: one row per game, side and
+    commander of the format (the first `commanders` of CIC, c1, c2, c3), in that order."""
+    n = crows.shape[0]
+    block = crows[:, :, :commanders, :].reshape(n * 2 * commanders, crows.shape[3])
+    df = pd.DataFrame(block, columns=list(CM_NAMES))
+    df.insert(0, "commander", np.tile(np.array(COMMANDER_KEYS[:commanders], dtype=object), 2 * n))
+    df.insert(0, "side", np.tile(np.repeat(np.array(sides, dtype=object), commanders), n))
+    df.insert(0, "game", np.repeat(np.arange(first, first + n, dtype=np.int64), 2 * commanders))
+    return df
+

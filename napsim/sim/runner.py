@@ -47,6 +47,7 @@ def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool
 
 
 KERNEL_NAMES = {"epic": "EPIC", "lgb": "La Grande Battles"}
+ONE_A_SIDE = ("standard", "epic1")  # formats with one commander a side: no commander rows
 
 
 def kernel_for(fmt: str) -> str:
@@ -74,10 +75,16 @@ def compile_notice(kind: str) -> str | None:
             "only, about a minute on two cores)")
 
 
+RowSink = Callable[[int, ChunkOut], None]  # sink(first game, chunk): takes a chunk's per-game rows
+
+
 def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
-              check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
+              check: bool = False, progress: Callable[[int, int], None] | None = None,
+              sink: RowSink | None = None) -> SimResult:
     """Play games [0, games) of a `Simulation` in chunks; identical results for any chunk size and
-    threads."""
+    threads. Per-game rows (`per_game`) are kept in the result, or, given a `sink`, handed to it
+    chunk by chunk and not kept, so that memory stays flat however many games are played.
+    One-a-side formats have no commander rows (their commander metrics are all zero)."""
     if games <= 0:
         raise NapsimInputError("--games", "games", f"{games} is not positive", ">= 1")
     if chunk <= 0:
@@ -92,6 +99,8 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     tac_turns = np.zeros((2, turns), np.int64)
     rows = []
     crows = []
+    multi = sim.scenario.format not in ONE_A_SIDE
+    per_game = per_game or sink is not None
     t0 = time.perf_counter()
     for first in range(0, games, chunk):
         n = min(chunk, games - first)
@@ -101,14 +110,17 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
         g_turns += out.guerrilla_turns
         cmet += out.commander_totals
         tac_turns += out.tactician_turns
-        if per_game:
+        if sink is not None:
+            sink(first, out)
+        elif per_game:
             rows.append(out.rows)
-            crows.append(out.commander_rows)
+            if multi:
+                crows.append(out.commander_rows)
         if progress:
             progress(first + n, games)
     wall = time.perf_counter() - t0
-    per = np.concatenate(rows) if per_game else None
-    cper = np.concatenate(crows) if per_game else None
+    per = np.concatenate(rows) if rows else None
+    cper = np.concatenate(crows) if crows else None
     return SimResult(sim, games, seed, totals, per, waits, wall, g_turns, cmet, cper, tac_turns)
 
 

@@ -44,6 +44,8 @@ def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
     with matplotlib.rc_context(RC):
         png, svg = io.BytesIO(), io.BytesIO()
         fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
+        # the layout the PNG was drawn with holds for the SVG: do not solve it a second time
+        fig.set_layout_engine("none")
         fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
     png.seek(0)
     img = Image.open(png).convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE,

@@ -14,3 +14,9 @@ SEED = 20261130
 SIM_CHUNK = 20_000
 STUDY_CHUNK = 10_000
 ODDS_CHUNK = 2_000_000
+
+# The most games (or simulated hands) one command or one study point may play: `simulate`, `odds`
+# and study files refuse more before anything starts (10**11 games is days of CPU time).
+MAX_GAMES = 10**11
+# Seeds and game indices are 63-bit: 0 <= value < 2**63.
+MAX_SEED = 2**63 - 1

@@ -17,8 +17,8 @@ import numpy as np
 from napsim.engine import epic, lgb
 from napsim.engine.commanders import N_CM
 from napsim.engine.rng import seed_key
-from napsim.model.defaults import SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.defaults import MAX_SEED, SIM_CHUNK
+from napsim.model.validate import check_count, check_games, check_seed
 from napsim.sim.result import SimResult
 
 
@@ -50,14 +50,19 @@ def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool
     return ChunkOut(m, r, w, gt, cm_, cr, tt)
 
 
+def check_run(games: int, seed: int, chunk: int) -> None:
+    """The arguments of a run, checked before anything is played (games 1..MAX_GAMES, a 63-bit
+    seed, a positive chunk)."""
+    check_games(games)
+    check_seed(seed)
+    check_count(chunk, "--chunk", "chunk", 1, 10**9)
+
+
 def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
               check: bool = False, progress: Callable[[int, int], None] | None = None) -> SimResult:
     """Play games [0, games) of a `Simulation` in chunks; identical results for any chunk size and
     threads."""
-    if games <= 0:
-        raise NapsimInputError("--games", "games", f"{games} is not positive", ">= 1")
-    if chunk <= 0:
-        raise NapsimInputError("--chunk", "chunk", f"{chunk} is not positive", ">= 1")
+    check_run(games, seed, chunk)
     key = seed_key(seed)
     args = sim.kernel_args()
     turns = sim.scenario.turns
@@ -91,6 +96,8 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
 def trace_game(args: tuple, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
     """(metrics, event log) of one game of the packed arguments `args`, replayed from (seed, game
     index)."""
+    check_seed(seed)
+    check_count(game, "--game", "game", 0, MAX_SEED, "a game index")
     kind, kargs = args
     with np.errstate(over="ignore"):
         if kind == "lgb":

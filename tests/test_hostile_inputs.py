@@ -1,0 +1,82 @@
+"""Hostile inputs (issue 16): every bad input gets one `napsim: error:` line and exit code 2, no
+traceback, and nothing written. A fixed catalogue of named cases, then generated broken deck CSVs,
+scenario TOMLs, study TOMLs and command lines (`support.hostile_gen`; NAPSIM_HOSTILE=full runs 1,000
+of each). The command line runs in-process, so a case costs milliseconds."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from support.hostile import CATALOGUE, GMT90, folder_unchanged, run_cli
+from support.hostile_gen import EXAMPLES, cli_cases, deck_cases, scenario_cases, study_cases
+
+from napsim.model.cards import load_deck
+from napsim.model.errors import EXCERPT
+
+HOSTILE = settings(max_examples=EXAMPLES, deadline=None, database=None,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def assert_clean(outcome, argv, what=""):
+    assert outcome.clean, f"napsim {' '.join(argv)} [{what}]: {outcome.describe()}"
+
+
+@pytest.mark.parametrize("setup", [c[2] for c in CATALOGUE], ids=[f"{c[0]}: {c[1]}" for c in CATALOGUE])
+def test_catalogue_refused_cleanly(setup, tmp_path):
+    argv = setup(tmp_path)
+    outcome = run_cli(argv, tmp_path)
+    if (tmp_path / "out" / "study.json").exists():  # the case whose --out existed before
+        outcome.wrote = not folder_unchanged(tmp_path)
+    assert_clean(outcome, argv)
+
+
+def test_error_quotes_a_short_excerpt(tmp_path):
+    path = tmp_path / "deck.csv"
+    path.write_bytes(b"# " + b"x" * 5000 + b"\n" + GMT90)
+    outcome = run_cli(["decks", "show", str(path)])
+    assert outcome.clean and "x" * (EXCERPT + 1) not in outcome.stderr
+
+
+@pytest.mark.parametrize("transform", [
+    lambda r: b"\xef\xbb\xbf" + r, lambda r: r.replace(b"\n", b"\r"), lambda r: r.replace(b"\n", b"\r\n"),
+    lambda r: b"\xef\xbb\xbf" + r.replace(b"\n", b"\r"),
+], ids=["bom", "cr-only", "crlf", "bom-cr-only"])
+def test_harmless_variations_read_the_same_deck(transform, tmp_path):
+    path = tmp_path / "gmt90.csv"
+    path.write_bytes(transform(GMT90))
+    a, b = load_deck(path), load_deck("gmt90")
+    assert a.cards.equals(b.cards) and a.title == b.title and a.note == b.note
+
+
+def _check(case):
+    with tempfile.TemporaryDirectory() as d:
+        work = Path(d)
+        argv = case.materialize(work)
+        assert_clean(run_cli(argv, work), argv, f"{case.kind}: {case.what}")
+
+
+@HOSTILE
+@given(deck_cases())
+def test_generated_deck_files_refused(case):
+    _check(case)
+
+
+@HOSTILE
+@given(scenario_cases())
+def test_generated_scenario_files_refused(case):
+    _check(case)
+
+
+@HOSTILE
+@given(study_cases())
+def test_generated_study_files_refused(case):
+    _check(case)
+
+
+@HOSTILE
+@given(cli_cases())
+def test_generated_command_lines_refused(case):
+    _check(case)

@@ -312,6 +312,7 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
     backends.check_options(threads, scheduler, dask_local)
     backends.use_threads(threads)
     st = load_study(study_file)
+    st.check_target_error(target_error)
     storage_mod.check_out(st, out_dir, force)  # refuse before the progress bar starts
     with backends.make_runner(threads, scheduler, dask_local) as runner:
         if runner.parallel:

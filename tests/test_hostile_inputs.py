@@ -5,13 +5,15 @@ of each). The command line runs in-process, so a case costs milliseconds."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from support.hostile import CATALOGUE, GMT90, folder_unchanged, run_cli
-from support.hostile_gen import EXAMPLES, cli_cases, deck_cases, scenario_cases, study_cases
+from support.hostile_gen import EXAMPLES, broken_meta, cli_cases, deck_cases, scenario_cases, study_cases
 
 from napsim.model.cards import load_deck
 from napsim.model.errors import EXCERPT
@@ -80,3 +82,42 @@ def test_generated_study_files_refused(case):
 @given(cli_cases())
 def test_generated_command_lines_refused(case):
     _check(case)
+
+
+_RUNS = {"odds": '[study]\nname = "o"\nkind = "odds"\ngames = 10\n[sweep]\nhand = [5, 6]\n'
+                 '[[questions]]\nask = "at_least"\nfilter = "kind=multi"\nk = 1\n',
+         "engine": '[study]\nname = "e"\nscenario = "symmetric"\ngames = 4\nchunk = 2\n'
+                   '[set]\n"scenario.turns" = 3\n[sweep]\n"sides.*.hand" = [5, 6]\n'}
+
+
+@pytest.fixture(scope="module")
+def run_folders(tmp_path_factory):
+    """A finished odds run and a finished engine run (tiny), to damage copies of."""
+    root = tmp_path_factory.mktemp("runs")
+    out = {}
+    for kind, body in _RUNS.items():
+        (root / f"{kind}.toml").write_text(body)
+        outcome = run_cli(["run", str(root / f"{kind}.toml"), "--out", str(root / kind), "--no-report"])
+        assert outcome.code == 0, outcome.describe()
+        out[kind] = root / kind
+    return out
+
+
+@pytest.mark.parametrize("kind", list(_RUNS))
+def test_generated_study_json_never_crashes_report(kind, run_folders):
+    meta = json.loads((run_folders[kind] / "study.json").read_text())
+
+    @settings(HOSTILE, max_examples=max(EXAMPLES // 4, 10))
+    @given(broken_meta(meta))
+    def check(case):
+        data, how = case
+        with tempfile.TemporaryDirectory() as d:
+            run = Path(d) / "run"
+            shutil.copytree(run_folders[kind], run)
+            (run / "study.json").write_bytes(data)
+            argv = ["report", str(run), "--dest", str(Path(d) / "out"), "--no-charts"]
+            outcome = run_cli(argv, Path(d))
+            # a harmless edit (a label) may be reported; anything else is one clean line
+            assert outcome.verdict == "accepted" or outcome.clean, f"[{how}] {outcome.describe()}"
+
+    check()

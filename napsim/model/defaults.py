@@ -20,3 +20,6 @@ ODDS_CHUNK = 2_000_000
 MAX_GAMES = 10**11
 # Seeds and game indices are 63-bit: 0 <= value < 2**63.
 MAX_SEED = 2**63 - 1
+# Chunk files one study point may have (games / chunk): more is a typo in `chunk`, and the list of
+# chunks alone would fill the memory.
+MAX_CHUNKS = 1_000_000

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from napsim.engine import epic
 from napsim.model.cards import load_deck
-from napsim.model.defaults import MAX_GAMES, SEED, STUDY_CHUNK
+from napsim.model.defaults import MAX_CHUNKS, MAX_GAMES, SEED, STUDY_CHUNK
 from napsim.model.errors import NapsimInputError, excerpt
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import (
@@ -138,6 +138,17 @@ class Study:
         if target_error is not None and self.target_error is None:
             return int(self.games)
         return self.cap
+
+    def check_target_error(self, target_error: float | None) -> None:
+        """A command-line target error, refused before anything starts (an odds study plays a
+        fixed number of games; an engine study takes (0, 0.5])."""
+        if target_error is None:
+            return
+        problem = ("odds studies run a fixed number of games" if self.kind == "odds"
+                   else None if 0 < target_error <= 0.5 else f"{target_error} is out of range")
+        if problem:
+            raise NapsimInputError("--target-error", "target_error", problem,
+                                   "leave it out" if self.kind == "odds" else "numbers in (0, 0.5]")
 
     def where(self, table: str | None = None) -> str:
         return f"{self.path}: [{table}]" if table else str(self.path)
@@ -279,6 +290,11 @@ def load_study(path: str | Path) -> Study:
     if max_games is not None and target is None:
         raise NapsimInputError(w, "max_games", "only used with target_error",
                                "remove it, or set target_error")
+    cap = max_games if target is not None else games
+    if cap is not None and -(-cap // chunk) > MAX_CHUNKS:
+        raise NapsimInputError(w, "chunk", f"{cap:,} games in chunks of {chunk:,} make "
+                               f"{-(-cap // chunk):,} chunk files per point",
+                               f"at most {MAX_CHUNKS:,}: a larger chunk")
 
     fixed = data.get("set", {})
     check_keys(f"{where}: [set]", fixed, tuple(fixed))

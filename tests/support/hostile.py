@@ -251,6 +251,8 @@ CATALOGUE: list[tuple[str, str, Callable[[Path], list[str]]]] = [
     ("study TOML", "odds: k = 7 (hand 6)", _study(_ODDS_STUDY.format(filter="kind=multi", k=7))),
     ("study TOML", "games = 10**12", _study('[study]\nname = "g"\nscenario = "symmetric"\ngames = '
                                             '1_000_000_000_000\n')),
+    ("study TOML", "games = 10**11 in chunks of 1 (10**11 chunk files)",
+     _study('[study]\nname = "g"\nscenario = "symmetric"\ngames = 100_000_000_000\nchunk = 1\n')),
     ("study TOML", "scenario is a garbage .toml file",
      lambda w: _study(f'[study]\nname = "g"\nscenario = "{_file(w, "bad.toml", "[[[")}"\ngames = 2\n')(w)),
     ("study.json (report)", "[]", _report("[]")),

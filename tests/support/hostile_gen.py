@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -454,3 +455,45 @@ def cli_cases(draw) -> Case:
             options.append(_opt("--section", ["X", "", "l", "LC"]))
         bad = draw(st.one_of(*options))
     return Case(f"CLI {cmd.split()[0]}", [*base, *bad], {}, " ".join(bad)[:60])
+
+
+# ---------------------------------------------------------------------------------------------
+# study.json of a run folder (read by `napsim report` and `napsim run`)
+
+def _json_paths(node, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix] if prefix else []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _json_paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _json_paths(v, (*prefix, i))
+    return out
+
+
+_JSON_JUNK = st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.floats(allow_nan=False),
+                       st.text(max_size=10), st.just([]), st.just({}), st.just([1]), st.just({"a": 1}),
+                       st.just("../../x"))
+
+
+@st.composite
+def broken_meta(draw, meta: dict) -> tuple[bytes, str]:
+    """study.json text with one value replaced or deleted (anywhere but the identity record), or
+    not JSON at all. napsim may accept a harmless change (a label) but must never crash."""
+    how = draw(st.sampled_from(["replace", "replace", "delete", "truncate"]))
+    doc = copy.deepcopy(meta)
+    text = None
+    if how == "truncate":
+        full = json.dumps(meta)
+        text = full[: draw(st.integers(0, len(full) - 1))]
+    else:
+        path = draw(st.sampled_from([p for p in _json_paths(doc) if p[0] != "identity"]))
+        parent = _node(doc, path[:-1])
+        if how == "delete" and isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = draw(_JSON_JUNK)
+        how = f"{how} {'.'.join(map(str, path))}"
+    if text is None:
+        text = json.dumps(doc)
+    return text.encode(), how

@@ -52,13 +52,14 @@ def check_k(k: int, hand: int, where: str = "-k") -> None:
     check_count(k, where, "k", 1, hand, f"a {hand}-card hand")
 
 
-def _check_hand(deck: Deck, hand: int, extra: int = 0, where: str = "--hand") -> None:
-    if hand < 1 or hand + extra > deck.n_cards:
-        problem = (f"{hand} is not a hand size" if hand < 1 else
+def _check_hand(deck: Deck, hand: int, extra: int = 0, where: str = "--hand", lo: int = 1) -> None:
+    """`hand` cards (at least `lo`), plus `extra` more, must fit the deck."""
+    if hand < lo or hand + extra > deck.n_cards:
+        problem = (f"{hand} is not a hand size" if hand < lo else
                    f"{hand} cards (+{extra}) do not fit a {deck.n_cards}-card deck")
         raise NapsimInputError(
             where, "hand", problem,
-            f"1..{deck.n_cards - extra}",
+            f"{lo}..{deck.n_cards - extra}",
         )
 
 
@@ -144,7 +145,7 @@ def section_flags(deck: Deck) -> np.ndarray:
 def same_section(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_CHUNK
                  ) -> pd.DataFrame:
     """P(hand and fresh rack are all section cards of one section): the E4 exception."""
-    _check_hand(deck, hand, RACK)
+    _check_hand(deck, hand, RACK, lo=0)  # hand 0: the fresh rack alone
     check_run(games, seed, chunk)
     flags = section_flags(deck)
     hist = _sim_values(deck, flags, hand + RACK, kernels.COMBINE_OR, games, seed, chunk)
@@ -239,7 +240,7 @@ def check_question(q: dict, deck: Deck, hand: int) -> bool:
     if ask in ("at_least", "orders"):
         _check_hand(deck, hand, 0, where)
     elif ask == "same_section":
-        _check_hand(deck, hand, RACK, where)
+        _check_hand(deck, hand, RACK, where, lo=0)
     elif ask == "mulligan":
         _check_hand(deck, hand, hand, where)
         check_count(q["mulligan_below"], where, "mulligan_below", 0, hand + 1)

@@ -443,7 +443,9 @@ def cli_cases(draw) -> Case:
                    _opt("--chunk", ["0", "-1"]), _opt("--deck", ["nope", "../decks/gmt90", "/dev/null"]),
                    _opt("--format", ["xml"]), st.just(("--bogus",))]
         if sub not in ("rack", "first"):
-            options.append(_opt("--hand", ["0", "-1", "91", "1000", "x"]))
+            # same-section takes --hand 0 (the rack alone)
+            zero = [] if sub == "same-section" else ["0"]
+            options.append(_opt("--hand", ["-1", "91", "1000", "x", *zero]))
         if sub == "at-least":
             options += [_opt("-k", ["-1", "0", "7", "1000", "x"]), _opt("--filter", _BAD_FILTER)]
         if sub == "first":

@@ -22,17 +22,47 @@ HOSTILE = settings(max_examples=EXAMPLES, deadline=None, database=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+# what the one line must say, for some of the catalogue (the flag or file and field, what is allowed)
+SAYS = {
+    "--seed -1": "--seed: field 'seed': -1 is out of range (allowed: 0..2**63-1)",
+    "--game 2**63": "--game: field 'game'",
+    "--games 10**15": "(allowed: integers 1..100,000,000,000)",
+    "at-least --games 10**14": "(allowed: integers 1..100,000,000,000)",
+    "--set =5": "empty key",
+    "at-least -k -1": "-k: field 'k': -1 is out of range (a 6-card hand) (allowed: integers 1..6)",
+    "at-least -k 7 (hand 6)": "(allowed: integers 1..6)",
+    "at-least --filter kind=dragon": "'dragon' is not a value of 'kind'",
+    "at-least --filter kind==section": "'=section' is not a value of 'kind'",
+    "at-least --filter category=nothing": "no card in deck 'gmt90' matches",
+    "--deck epic-tcg-sealed30 (no card can order)": "no card can order units",
+    "1-card deck, hand 6": "1 cards cannot deal the opening hands",
+    "show ../../etc/passwd": "not a deck file",
+    "show ../decks/gmt90": "deck file not found",
+    "CR-only line endings, a bad count": "deck.csv:9: field 'count': 'x' is not an integer",
+    "NUL byte in a card name": "deck.csv:9: control character U+0000",
+    "a BOM and an unknown column": "field 'extra': unknown column",
+    "a sweep of 1.5 billion points": "1,458,000,000 sweep points (allowed: at most 10,000)",
+    "odds: k = 7 (hand 6)": "field 'k': 7 is out of range",
+    "[]": "unreadable study.json",
+    "{}": "unreadable study.json",
+    "garbage": "unreadable study.json",
+    "garbage study.json in --out": "unreadable study.json",
+}
+
+
 def assert_clean(outcome, argv, what=""):
     assert outcome.clean, f"napsim {' '.join(argv)} [{what}]: {outcome.describe()}"
 
 
-@pytest.mark.parametrize("setup", [c[2] for c in CATALOGUE], ids=[f"{c[0]}: {c[1]}" for c in CATALOGUE])
-def test_catalogue_refused_cleanly(setup, tmp_path):
+@pytest.mark.parametrize("name,setup", [c[1:] for c in CATALOGUE], ids=[f"{c[0]}: {c[1]}" for c in CATALOGUE])
+def test_catalogue_refused_cleanly(name, setup, tmp_path):
     argv = setup(tmp_path)
     outcome = run_cli(argv, tmp_path)
     if (tmp_path / "out" / "study.json").exists():  # the case whose --out existed before
         outcome.wrote = not folder_unchanged(tmp_path)
     assert_clean(outcome, argv)
+    assert SAYS.get(name, "") in outcome.stderr
+    assert "root:" not in outcome.stderr  # never a line of a file that is not napsim's
 
 
 def test_error_quotes_a_short_excerpt(tmp_path):
@@ -121,3 +151,7 @@ def test_generated_study_json_never_crashes_report(kind, run_folders):
             assert outcome.verdict == "accepted" or outcome.clean, f"[{how}] {outcome.describe()}"
 
     check()
+
+
+def test_expected_lines_name_catalogue_cases():
+    assert set(SAYS) <= {c[1] for c in CATALOGUE}

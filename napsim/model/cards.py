@@ -274,6 +274,9 @@ def _split_header(
 
 
 def _check_columns(where: str, columns: list[str]) -> None:
+    if not set(columns) & set(ALL_COLUMNS):  # quote nothing of a file that is not a deck at all
+        raise NapsimInputError(where, None, "not a deck file: the table's header row names none of "
+                               "the deck columns", "a CSV header row: " + ", ".join(COLUMNS))
     unknown = [c for c in columns if c not in ALL_COLUMNS]
     if unknown:
         raise NapsimInputError(

@@ -36,6 +36,7 @@ SAYS = {
     "at-least --filter category=nothing": "no card in deck 'gmt90' matches",
     "--deck epic-tcg-sealed30 (no card can order)": "no card can order units",
     "1-card deck, hand 6": "1 cards cannot deal the opening hands",
+    "rack with a 1-card deck": "--deck: field 'deck': 'one' has 1 cards, fewer than a 5-card rack",
     "show ../../etc/passwd": "not a deck file",
     "show ../decks/gmt90": "deck file not found",
     "CR-only line endings, a bad count": "deck.csv:9: field 'count': 'x' is not an integer",

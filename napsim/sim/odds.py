@@ -102,6 +102,9 @@ def rack_offers(deck: Deck, section: str, games: int, seed: int, chunk: int = OD
     """P(a fresh 5-card Courier Rack offers at least one card that can order in `section`)."""
     if section not in SECTIONS:
         raise NapsimInputError("--section", "section", f"'{section}' is not a section", "L, C, R")
+    if deck.n_cards < RACK:
+        raise NapsimInputError("--deck", "deck", f"'{deck.name}' has {deck.n_cards} cards, fewer than "
+                               f"a {RACK}-card rack", f"a deck of {RACK} cards or more")
     df = at_least(deck, f"orders_in={section}", RACK, 1, games, seed, chunk, require_match=False)
     df["question"] = f"P(fresh {RACK}-card rack offers a card ordering in {section})"
     return df

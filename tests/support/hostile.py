@@ -123,11 +123,13 @@ def _with_name(raw: bytes, name: bytes) -> bytes:
     return raw.replace(b"\nProbe Left,", b"\n" + name + b",", 1)
 
 
-def _tiny_deck(work: Path) -> list[str]:
+def _tiny_deck(work: Path, rack: bool = False) -> list[str]:
     path = _file(work, "one.csv", "name,count,kind,section,orders_l,orders_c,orders_r,equal_to_command,"
                  "cap,unit_filter,stars,tactician_draw,scout,elan,first_strike,counter_attack,force_march,"
                  "take_command,fallback,category,confidence,source\n"
                  "Probe Left,1,section,L,2,0,0,0,-,any,0,0,0,0,0,0,0,0,0,probe,confirmed,test\n")
+    if rack:
+        return ["odds", "rack", "--section", "L", "--deck", path, "--games", "10"]
     return ["simulate", "--scenario", "symmetric", "--deck", path, "--games", "2", "--out",
             str(work / OUT)]
 
@@ -214,6 +216,7 @@ CATALOGUE: list[tuple[str, str, Callable[[Path], list[str]]]] = [
                                                       "--games", "10")),
     ("CLI odds", "first --games 10**14", _args("odds", "first", "--filter", "kind=multi", "--games",
                                                str(10**14))),
+    ("CLI odds", "rack with a 1-card deck", lambda w: _tiny_deck(w, rack=True)),
     ("CLI odds", "report --seed -1", _args("odds", "report", "--games", "10", "--seed", "-1")),
     ("CLI decks", "show ../../etc/passwd", _args("decks", "show", "../../etc/passwd")),
     ("CLI decks", f"show {_NEST}etc/passwd", _args("decks", "show", f"{_NEST}etc/passwd")),

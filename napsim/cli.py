@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import textwrap
-import tomllib
 
 import click
 import numpy as np
@@ -16,7 +15,7 @@ from napsim.model.cards import SECTIONS, builtin_decks, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import parse_policy_option
-from napsim.model.scenarios import load_scenario
+from napsim.model.scenarios import load_scenario, parse_overrides
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
 from napsim.output.formatting import FORMATS, render
@@ -240,21 +239,6 @@ def odds_mulligan(deck, games, seed, chunk, fmt, threads, keep_expr, mulligan_be
     _emit(df, d, fmt)
 
 
-def _parse_sets(items: tuple[str, ...]) -> dict:
-    """--set a.b.c=value pairs -> {path: value}, values read as TOML scalars."""
-    out = {}
-    for item in items:
-        key, eq, raw = item.partition("=")
-        if not eq:
-            raise NapsimInputError("--set", "set", f"cannot read '{item}'", "path.to.key=value")
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = raw
-        out[key.strip()] = value
-    return out
-
-
 def _sim_options(f):
     f = click.option("--set", "sets", multiple=True,
                      help="Override a scenario value, e.g. --set sides.A.hand=7.")(f)
@@ -269,7 +253,7 @@ def _sim_options(f):
 def _build_sim(scenario, policy, deck, sets, warm: bool = False):
     """The Simulation the options describe; `warm`: its kernels compiled (saying so when that takes
     long) before the caller starts a progress bar, so that its ETA counts games only."""
-    sc = load_scenario(scenario, _parse_sets(sets))
+    sc = load_scenario(scenario, parse_overrides(sets))
     line = compile_notice(kernel_for(sc.format)) if warm else None
     if line:
         _notice(line)
@@ -292,6 +276,7 @@ def _build_sim(scenario, policy, deck, sets, warm: bool = False):
 def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
     _use_threads(threads)
+    Simulation.check_run(games, seed, chunk)
     check_results_dest(out_dir, force)  # refuse before playing
     sim = _build_sim(scenario, policy, deck, sets, warm=True)
     with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
@@ -316,8 +301,6 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
 @click.option("--game", type=int, required=True, help="Global game index to replay.")
 def trace_cmd(scenario, seed, policy, deck, sets, game):
     """Replay one game from (seed, game index) and print it turn by turn."""
-    if game < 0:
-        raise NapsimInputError("--game", "game", f"{game} is negative", "0 or more")
     sim = _build_sim(scenario, policy, deck, sets)
     _, events = sim.trace(seed, game)
     click.echo(format_trace(sim, events, seed, game))
@@ -343,6 +326,7 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
     backends.check_options(threads, scheduler, dask_local)
     backends.use_threads(threads)
     st = load_study(study_file)
+    st.check_target_error(target_error)
     storage_mod.check_out(st, out_dir, force)  # refuse before the progress bar starts
     with backends.make_runner(threads, scheduler, dask_local) as runner:
         if runner.parallel:
@@ -496,10 +480,12 @@ def _rule_full(r) -> str:
     return "\n".join(out)
 
 
-def main() -> None:
-    """Console entry point: run the click group, turning input errors into one line and exit 2."""
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the click group, turning input errors into one line and exit 2.
+
+    `argv` (default: sys.argv[1:]) lets tests and tools run the command line in-process."""
     try:
-        cli.main(standalone_mode=False)
+        cli.main(args=argv, prog_name="napsim", standalone_mode=False)
     except NoArgsIsHelpError as e:  # `napsim` or `napsim odds` alone: show the help, not an error
         click.echo(e.ctx.get_help() if e.ctx else e.format_message())
     except NapsimInputError as e:

@@ -24,13 +24,14 @@ import csv
 import hashlib
 import io
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, excerpt
 
 DECK_DIR = Path(__file__).parents[1] / "data" / "decks"  # the shipped decks
 
@@ -125,40 +126,43 @@ def builtin_decks() -> list[str]:
     return sorted(p.stem for p in DECK_DIR.glob("*.csv"))
 
 
+def looks_like_path(value: str | Path, suffix: str) -> bool:
+    """A file reference is a path when it says so: a folder separator or the file suffix. Anything
+    else is the name of a shipped file, never a path (`../x` cannot reach outside the package)."""
+    text = str(value)
+    return isinstance(value, Path) or "/" in text or "\\" in text or text.endswith(suffix)
+
+
 def resolve_deck_path(name_or_path: str | Path) -> Path:
-    """A built-in deck name or a path to a user's deck file."""
-    p = Path(name_or_path)
-    if p.suffix == ".csv" or p.exists():
+    """A built-in deck name or a path to a user's deck file (with a separator or ending in .csv)."""
+    if looks_like_path(name_or_path, ".csv"):
+        p = Path(name_or_path)
         if not p.is_file():
-            raise NapsimInputError(str(p), None, "deck file not found")
+            raise NapsimInputError(str(p), None, "deck file not found" if not p.is_dir() else
+                                   "is a folder, not a deck file")
         return p
-    builtin = DECK_DIR / f"{name_or_path}.csv"
-    if not builtin.is_file():
+    if name_or_path not in builtin_decks():
         raise NapsimInputError(
-            str(name_or_path), "deck", "unknown deck name", ", ".join(builtin_decks()) + " or a .csv path"
+            excerpt(name_or_path), "deck", "unknown deck name",
+            ", ".join(builtin_decks()) + " or a path to a .csv file",
         )
-    return builtin
+    return DECK_DIR / f"{name_or_path}.csv"
 
 
 def load_deck(name_or_path: str | Path) -> Deck:
     """Read and validate a deck file; raise NapsimInputError naming file, row and field."""
     path = resolve_deck_path(name_or_path)
     raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise NapsimInputError(str(path), None, "not UTF-8 text") from None
+    text = _deck_text(path, raw)
     header, header_lines, body_lines, first_row_line = _split_header(path, text)
-    reader = csv.reader(io.StringIO("".join(body_lines)))
-    rows = list(reader)
+    rows = _read_rows(path, body_lines, first_row_line)
     if not rows:
         raise NapsimInputError(str(path), None, "no CSV table after the header lines")
-    columns = [c.strip() for c in rows[0]]
+    columns = [c.strip() for c in rows[0][1]]
     _check_columns(f"{path}:{first_row_line}", columns)
     records = []
     lines: dict[str, int] = {}  # card name -> line of its first row
-    for i, values in enumerate(rows[1:]):
-        line = first_row_line + 1 + i
+    for line, values in rows[1:]:
         if not any(v.strip() for v in values):
             continue
         if len(values) != len(columns):
@@ -169,7 +173,7 @@ def load_deck(name_or_path: str | Path) -> Deck:
         if row["name"] in lines:
             raise NapsimInputError(
                 f"{path}:{line}", "name",
-                f"duplicate card name '{row['name']}' (first on line {lines[row['name']]})",
+                f"duplicate card name '{excerpt(row['name'])}' (first on line {lines[row['name']]})",
                 "unique names",
             )
         lines[row["name"]] = line
@@ -205,13 +209,46 @@ def load_deck(name_or_path: str | Path) -> Deck:
     )
 
 
+def _read_rows(path: Path, body_lines: list[str], first_line: int) -> list[tuple[int, list[str]]]:
+    """(file line where the row starts, values) of each CSV row of the table."""
+    reader = csv.reader(io.StringIO("".join(body_lines), newline=""))
+    rows, start = [], 1
+    try:
+        for values in reader:
+            rows.append((first_line + start - 1, values))
+            start = reader.line_num + 1
+    except csv.Error as e:
+        raise NapsimInputError(f"{path}:{first_line + start - 1}", None,
+                               f"cannot read the CSV table: {e}") from None
+    return rows
+
+
+def _deck_text(path: Path, raw: bytes) -> str:
+    """The file as text with '\\n' line ends: UTF-8 (a leading byte-order mark is dropped), CRLF
+    and CR-only line ends read as LF; binary content (NUL and other control characters) refused."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise NapsimInputError(f"{path}:{line}", None, f"not UTF-8 text (byte {e.start}: "
+                               f"0x{raw[e.start]:02x}); binary file?", "a UTF-8 CSV text file") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for n, line in enumerate(text.split("\n")):
+        bad = next((c for c in line if c != "\t" and unicodedata.category(c) == "Cc"), None)
+        if bad is not None:
+            raise NapsimInputError(f"{path}:{n + 1}", None, f"control character U+{ord(bad):04X} "
+                                   f"(binary content?) in '{excerpt(line)}'", "printable UTF-8 text")
+    return text
+
+
 def _split_header(
     path: Path, text: str
 ) -> tuple[dict[str, str], dict[str, int], list[str], int]:
     """(header values, header key -> line number, table lines, line number of the table's header)"""
     header: dict[str, str] = {}
     header_lines: dict[str, int] = {}
-    lines = text.splitlines(keepends=True)
+    lines = text.split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     for n, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
@@ -222,7 +259,7 @@ def _split_header(
         key = key.strip().lower()
         if not sep or key not in HEADER_KEYS:
             raise NapsimInputError(
-                f"{path}:{n + 1}", "header", f"unknown header line '{stripped}'",
+                f"{path}:{n + 1}", "header", f"unknown header line '{excerpt(stripped)}'",
                 "# title: ..., # total: N, # note: ..., # tactician_deck: N",
             )
         if key in header and key not in REPEATABLE_HEADER_KEYS:
@@ -237,6 +274,9 @@ def _split_header(
 
 
 def _check_columns(where: str, columns: list[str]) -> None:
+    if not set(columns) & set(ALL_COLUMNS):  # quote nothing of a file that is not a deck at all
+        raise NapsimInputError(where, None, "not a deck file: the table's header row names none of "
+                               "the deck columns", "a CSV header row: " + ", ".join(COLUMNS))
     unknown = [c for c in columns if c not in ALL_COLUMNS]
     if unknown:
         raise NapsimInputError(
@@ -255,7 +295,7 @@ def _parse_int(where: str, name: str, value: str, lo: int, hi: int) -> int:
     v = value.strip()
     # plain ASCII digits only: int() would also take '1_0', '+3' and non-ASCII digits
     if not _INT.fullmatch(v):
-        raise NapsimInputError(where, name, f"'{v}' is not an integer", f"integers {lo}-{hi}")
+        raise NapsimInputError(where, name, f"'{excerpt(v)}' is not an integer", f"integers {lo}-{hi}")
     n = int(v)
     if not lo <= n <= hi:
         raise NapsimInputError(where, name, f"{n} is out of range", f"integers {lo}-{hi}")
@@ -265,7 +305,7 @@ def _parse_int(where: str, name: str, value: str, lo: int, hi: int) -> int:
 def _parse_choice(where: str, name: str, value: str, allowed: tuple[str, ...]) -> str:
     v = value.strip()
     if v not in allowed:
-        raise NapsimInputError(where, name, f"'{v}' is not allowed", ", ".join(allowed))
+        raise NapsimInputError(where, name, f"'{excerpt(v)}' is not allowed", ", ".join(allowed))
     return v
 
 
@@ -300,7 +340,7 @@ def _parse_cap(where: str, cap: str) -> int:
         return _parse_int(where, "cap", cap, 0, 99)
     except NapsimInputError:
         raise NapsimInputError(
-            where, "cap", f"'{cap}' is not a cap", "an integer 0-99, cmd, all or -"
+            where, "cap", f"'{excerpt(cap)}' is not a cap", "an integer 0-99, cmd, all or -"
         ) from None
 
 

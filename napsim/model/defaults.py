@@ -14,3 +14,12 @@ SEED = 20261130
 SIM_CHUNK = 20_000
 STUDY_CHUNK = 10_000
 ODDS_CHUNK = 2_000_000
+
+# The most games (or simulated hands) one command or one study point may play: `simulate`, `odds`
+# and study files refuse more before anything starts (10**11 games is days of CPU time).
+MAX_GAMES = 10**11
+# Seeds and game indices are 63-bit: 0 <= value < 2**63.
+MAX_SEED = 2**63 - 1
+# Chunk files one study point may have (games / chunk): more is a typo in `chunk`, and the list of
+# chunks alone would fill the memory.
+MAX_CHUNKS = 1_000_000

@@ -20,8 +20,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from napsim.model.cards import SECTIONS
-from napsim.model.errors import NapsimInputError
+from napsim.model.cards import SECTIONS, looks_like_path
+from napsim.model.errors import NapsimInputError, excerpt
 from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
 
 SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
@@ -113,26 +113,55 @@ def builtin_scenarios() -> list[str]:
 
 
 def resolve_scenario_path(name_or_path: str | Path) -> Path:
-    p = Path(name_or_path)
-    if p.suffix == ".toml" or p.exists():
+    """A built-in scenario name, or a path to a scenario file (with a separator or ending in .toml)."""
+    if looks_like_path(name_or_path, ".toml"):
+        p = Path(name_or_path)
         if not p.is_file():
-            raise NapsimInputError(str(p), None, "scenario file not found")
+            raise NapsimInputError(str(p), None, "scenario file not found" if not p.is_dir() else
+                                   "is a folder, not a scenario file")
         return p
-    builtin = SCENARIO_DIR / f"{name_or_path}.toml"
-    if not builtin.is_file():
-        raise NapsimInputError(str(name_or_path), "scenario", "unknown scenario name",
-                               ", ".join(builtin_scenarios()) + " or a .toml path")
-    return builtin
+    if name_or_path not in builtin_scenarios():
+        raise NapsimInputError(excerpt(name_or_path), "scenario", "unknown scenario name",
+                               ", ".join(builtin_scenarios()) + " or a path to a .toml file")
+    return SCENARIO_DIR / f"{name_or_path}.toml"
+
+
+def read_toml(path: Path) -> tuple[dict, bytes]:
+    """(the document, the file's bytes) of a TOML file; a leading byte-order mark is allowed."""
+    raw = path.read_bytes()
+    try:
+        return tomllib.loads(raw.decode("utf-8-sig")), raw
+    except UnicodeDecodeError as e:
+        raise NapsimInputError(str(path), None, f"not UTF-8 text (byte {e.start}); binary file?",
+                               "a UTF-8 TOML text file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise NapsimInputError(str(path), None, f"not valid TOML: {e}") from None
+
+
+def parse_overrides(items: tuple[str, ...] | list[str], where: str = "--set") -> dict:
+    """--set a.b.c=value pairs -> {path: value}, values read as TOML scalars (else as text)."""
+    out = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        key = key.strip()
+        if not eq:
+            raise NapsimInputError(where, "set", f"cannot read '{excerpt(item)}': no '='",
+                                   "path.to.key=value")
+        if not key or any(not k.strip() for k in key.split(".")):
+            raise NapsimInputError(where, "set", f"empty key in '{excerpt(item)}'",
+                                   "path.to.key=value, e.g. sides.A.hand=7")
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw
+        out[key] = value
+    return out
 
 
 def load_scenario(name_or_path: str | Path, overrides: dict | None = None) -> Scenario:
     """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values."""
     path = resolve_scenario_path(name_or_path)
-    raw = path.read_bytes()
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise NapsimInputError(str(path), None, f"not valid TOML: {e}") from None
+    data, raw = read_toml(path)
     for dotted, value in (overrides or {}).items():
         apply_override(data, dotted, value, str(path))
     return parse_scenario(data, path, hashlib.sha256(raw).hexdigest())

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
-from napsim.model.errors import NapsimInputError
+import numpy as np
+
+from napsim.model.defaults import MAX_GAMES, MAX_SEED
+from napsim.model.errors import NapsimInputError, excerpt
 
 
 def check_keys(where: str, table: dict, allowed: tuple[str, ...], required: tuple[str, ...] = ()):
@@ -13,7 +17,8 @@ def check_keys(where: str, table: dict, allowed: tuple[str, ...], required: tupl
         raise NapsimInputError(where, None, "expected a table", ", ".join(allowed))
     for key in table:
         if key not in allowed:
-            raise NapsimInputError(where, key, "unknown key", ", ".join(allowed))
+            raise NapsimInputError(where, key, "unknown key" if key.strip() else "empty key",
+                                   ", ".join(allowed))
     for key in required:
         if key not in table:
             raise NapsimInputError(where, key, "missing required key", ", ".join(allowed))
@@ -27,9 +32,9 @@ def get_int(where: str, table: dict, key: str, lo: int, hi: int, default: Any = 
         return default
     v = table[key]
     if isinstance(v, bool) or not isinstance(v, int):
-        raise NapsimInputError(where, key, f"{v!r} is not an integer", f"integers {lo}-{hi}")
+        raise NapsimInputError(where, key, f"{excerpt(repr(v))} is not an integer", f"integers {lo}-{hi}")
     if not lo <= v <= hi:
-        raise NapsimInputError(where, key, f"{v} is out of range", f"integers {lo}-{hi}")
+        raise NapsimInputError(where, key, f"{excerpt(v)} is out of range", f"integers {lo}-{hi}")
     return v
 
 
@@ -41,9 +46,9 @@ def get_float(where: str, table: dict, key: str, lo: float, hi: float, default: 
         return float(default)
     v = table[key]
     if isinstance(v, bool) or not isinstance(v, int | float):
-        raise NapsimInputError(where, key, f"{v!r} is not a number", f"numbers {lo}-{hi}")
+        raise NapsimInputError(where, key, f"{excerpt(repr(v))} is not a number", f"numbers {lo}-{hi}")
     if not lo <= v <= hi:
-        raise NapsimInputError(where, key, f"{v} is out of range", f"numbers {lo}-{hi}")
+        raise NapsimInputError(where, key, f"{excerpt(v)} is out of range", f"numbers {lo}-{hi}")
     return float(v)
 
 
@@ -55,7 +60,7 @@ def get_choice(where: str, table: dict, key: str, allowed: tuple[str, ...], defa
         return default
     v = table[key]
     if v not in allowed:
-        raise NapsimInputError(where, key, f"{v!r} is not allowed", ", ".join(allowed))
+        raise NapsimInputError(where, key, f"{excerpt(repr(v))} is not allowed", ", ".join(allowed))
     return v
 
 
@@ -67,8 +72,8 @@ def get_str(where: str, table: dict, key: str, default: Any = ...) -> str:
         return default
     v = table[key]
     if not isinstance(v, str):
-        raise NapsimInputError(where, key, f"{v!r} is not a string", "a string")
-    return v
+        raise NapsimInputError(where, key, f"{excerpt(repr(v))} is not a string", "a string")
+    return check_text(where, key, v)
 
 
 def get_bool(where: str, table: dict, key: str, default: Any = ...) -> bool:
@@ -79,5 +84,35 @@ def get_bool(where: str, table: dict, key: str, default: Any = ...) -> bool:
         return default
     v = table[key]
     if not isinstance(v, bool):
-        raise NapsimInputError(where, key, f"{v!r} is not a boolean", "true, false")
+        raise NapsimInputError(where, key, f"{excerpt(repr(v))} is not a boolean", "true, false")
     return v
+
+
+def check_seed(seed, where: str = "--seed") -> int:
+    """A seed: an integer 0..2**63-1."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed <= MAX_SEED:
+        raise NapsimInputError(where, "seed", f"{excerpt(repr(seed))} is out of range", "0..2**63-1")
+    return int(seed)
+
+
+def check_count(value, where: str, field: str, lo: int, hi: int, what: str = "") -> int:
+    """An integer lo..hi given on the command line (`what` says what the bound means)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
+        problem = f"{excerpt(repr(value))} is out of range" + (f" ({what})" if what else "")
+        raise NapsimInputError(where, field, problem, f"integers {lo:,}..{hi:,}")
+    return int(value)
+
+
+def check_games(games, where: str = "--games") -> int:
+    """A number of games (or hands) to play: 1..MAX_GAMES, refused before anything starts."""
+    return check_count(games, where, "games", 1, MAX_GAMES)
+
+
+def check_text(where: str, field: str, value: str) -> str:
+    """A text value without control characters (a NUL byte or an escape in a name is binary junk,
+    not a name); tabs and line breaks are allowed."""
+    bad = next((c for c in value if c not in "\t\n\r" and unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        raise NapsimInputError(where, field, f"control character U+{ord(bad):04X} in "
+                               f"'{excerpt(value)}'", "printable text")
+    return value

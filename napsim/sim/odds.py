@@ -15,7 +15,8 @@ from napsim.engine.rng import seed_key
 from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import ODDS_CHUNK
 from napsim.model.errors import NapsimInputError
-from napsim.model.filters import card_filter
+from napsim.model.filters import FilterMatchesNothing, card_filter, matching_cards
+from napsim.model.validate import check_count, check_games, check_seed
 from napsim.sim import exact
 from napsim.sim.summary import mean_interval, wilson
 
@@ -28,11 +29,8 @@ def run_chunks(kernel, args: tuple, games: int, seed: int, chunk: int = ODDS_CHU
 
     Integer histograms add exactly, so the result is the same for any chunk size or thread count.
     """
-    if games <= 0:
-        raise NapsimInputError("--games", "games", f"{games} is not positive", "integers >= 1")
-    if chunk <= 0:
-        raise NapsimInputError("--chunk", "chunk", f"{chunk} is not positive", "integers >= 1")
-    key = _checked_key(seed)
+    check_run(games, seed, chunk)
+    key = seed_key(seed)
     total = None
     for first in range(0, games, chunk):
         n = min(chunk, games - first)
@@ -42,17 +40,26 @@ def run_chunks(kernel, args: tuple, games: int, seed: int, chunk: int = ODDS_CHU
     return total
 
 
-def _checked_key(seed: int) -> np.uint64:
-    if not 0 <= seed < 2**63:
-        raise NapsimInputError("--seed", "seed", f"{seed} is out of range", "0..2**63-1")
-    return seed_key(seed)
+def check_run(games: int, seed: int, chunk: int) -> None:
+    """The run arguments every odds question takes, checked before anything is simulated."""
+    check_games(games)
+    check_seed(seed)
+    check_count(chunk, "--chunk", "chunk", 1, 10**9)
 
 
-def _check_hand(deck: Deck, hand: int, extra: int = 0) -> None:
-    if not 1 <= hand + extra <= deck.n_cards:
+def check_k(k: int, hand: int, where: str = "-k") -> None:
+    """At least k of a hand: 1..hand (0 is always true, more than the hand never)."""
+    check_count(k, where, "k", 1, hand, f"a {hand}-card hand")
+
+
+def _check_hand(deck: Deck, hand: int, extra: int = 0, where: str = "--hand", lo: int = 1) -> None:
+    """`hand` cards (at least `lo`), plus `extra` more, must fit the deck."""
+    if hand < lo or hand + extra > deck.n_cards:
+        problem = (f"{hand} is not a hand size" if hand < lo else
+                   f"{hand} cards (+{extra}) do not fit a {deck.n_cards}-card deck")
         raise NapsimInputError(
-            "--hand", "hand", f"{hand} cards (+{extra}) do not fit a {deck.n_cards}-card deck",
-            f"1..{deck.n_cards - extra}",
+            where, "hand", problem,
+            f"{lo}..{deck.n_cards - extra}",
         )
 
 
@@ -75,10 +82,15 @@ def _hand_kernel(deck, value, hand, combine, n_bins, key, first, n):
 
 
 def at_least(deck: Deck, filter_expr: str, hand: int, k: int, games: int, seed: int,
-             chunk: int = ODDS_CHUNK) -> pd.DataFrame:
-    """P(a hand of `hand` cards holds at least k cards matching the filter)."""
+             chunk: int = ODDS_CHUNK, require_match: bool = True) -> pd.DataFrame:
+    """P(a hand of `hand` cards holds at least k cards matching the filter). The filter must
+    match a card of the deck unless `require_match` is False (a rack that offers no card
+    ordering in a section is an answer, not a typo)."""
     _check_hand(deck, hand)
-    match = card_filter(deck, filter_expr).astype(np.int64)
+    check_k(k, hand)
+    check_run(games, seed, chunk)
+    pick = matching_cards if require_match else card_filter
+    match = pick(deck, filter_expr).astype(np.int64)
     hist = _sim_values(deck, match, hand, kernels.COMBINE_SUM, games, seed, chunk)
     p = exact.at_least(deck.counts, match, hand, k)
     q = f"P(at least {k} of {hand} cards match '{filter_expr}')"
@@ -90,7 +102,10 @@ def rack_offers(deck: Deck, section: str, games: int, seed: int, chunk: int = OD
     """P(a fresh 5-card Courier Rack offers at least one card that can order in `section`)."""
     if section not in SECTIONS:
         raise NapsimInputError("--section", "section", f"'{section}' is not a section", "L, C, R")
-    df = at_least(deck, f"orders_in={section}", RACK, 1, games, seed, chunk)
+    if deck.n_cards < RACK:
+        raise NapsimInputError("--deck", "deck", f"'{deck.name}' has {deck.n_cards} cards, fewer than "
+                               f"a {RACK}-card rack", f"a deck of {RACK} cards or more")
+    df = at_least(deck, f"orders_in={section}", RACK, 1, games, seed, chunk, require_match=False)
     df["question"] = f"P(fresh {RACK}-card rack offers a card ordering in {section})"
     return df
 
@@ -109,6 +124,7 @@ def orders_distribution(deck: Deck, hand: int, games: int, seed: int,
                         chunk: int = ODDS_CHUNK) -> pd.DataFrame:
     """Law of the nominal orders a hand holds for each section (section + multi-section cards)."""
     _check_hand(deck, hand)
+    check_run(games, seed, chunk)
     rows = []
     for s in SECTIONS:
         value = section_orders_value(deck, s, hand)
@@ -132,7 +148,8 @@ def section_flags(deck: Deck) -> np.ndarray:
 def same_section(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_CHUNK
                  ) -> pd.DataFrame:
     """P(hand and fresh rack are all section cards of one section): the E4 exception."""
-    _check_hand(deck, hand, RACK)
+    _check_hand(deck, hand, RACK, lo=0)  # hand 0: the fresh rack alone
+    check_run(games, seed, chunk)
     flags = section_flags(deck)
     hist = _sim_values(deck, flags, hand + RACK, kernels.COMBINE_OR, games, seed, chunk)
     dist = exact.hand_value_distribution(deck.counts, flags, hand + RACK, exact.COMBINE_OR)
@@ -149,11 +166,9 @@ def _first_kernel(deck, match, key, first, n):
 def first_draw(deck: Deck, filter_expr: str, games: int, seed: int, chunk: int = ODDS_CHUNK
                ) -> pd.DataFrame:
     """Expected number of draws from a fresh shuffle until a card matching the filter appears."""
-    match = card_filter(deck, filter_expr).astype(np.int64)
+    check_run(games, seed, chunk)
+    match = matching_cards(deck, filter_expr).astype(np.int64)
     k = int(deck.counts[match != 0].sum())
-    if k == 0:
-        raise NapsimInputError("--filter", "filter", f"no card in deck '{deck.name}' matches",
-                               "a filter that matches at least one card")
     hist = run_chunks(_first_kernel, (deck.card_types(), match), games, seed, chunk)
     pos = np.arange(hist.size, dtype=float)
     total, total_sq = float((hist * pos).sum()), float((hist * pos * pos).sum())
@@ -178,7 +193,8 @@ def mulligan(deck: Deck, keep_expr: str, mulligan_below: int, target: int, games
                                f"0..{hand + 1}")
     if not 0 <= target <= hand:
         raise NapsimInputError("--target", "target", f"{target} is out of range", f"0..{hand}")
-    keep = card_filter(deck, keep_expr, "--keep").astype(np.int64)
+    check_run(games, seed, chunk)
+    keep = matching_cards(deck, keep_expr, "--keep").astype(np.int64)
     args = (deck.card_types(), keep, np.int64(hand), np.int64(mulligan_below))
     hist = run_chunks(_mulligan_kernel, args, games, seed, chunk)
     dist = exact.mulligan_distribution(deck.n_cards, int(deck.counts[keep != 0].sum()), hand,
@@ -204,6 +220,8 @@ def mulligan(deck: Deck, keep_expr: str, mulligan_below: int, target: int, games
 def deck_report(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_CHUNK
                 ) -> pd.DataFrame:
     """The standard battery of deck-odds questions for one deck and hand size."""
+    _check_hand(deck, hand)
+    check_run(games, seed, chunk)
     frames = [rack_offers(deck, s, games, seed, chunk) for s in SECTIONS]
     if (deck.cards["kind"] == "section").any():
         frames.append(same_section(deck, hand, games, seed, chunk))
@@ -215,6 +233,35 @@ def deck_report(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS_
     if (deck.cards["stars"] > 0).any():
         frames.append(at_least(deck, "stars>=1", hand, 1, games, seed, chunk))
     return pd.concat(frames, ignore_index=True)
+
+
+def check_question(q: dict, deck: Deck, hand: int) -> bool:
+    """Check one odds-study question (`[[questions]]`, validated) against a deck and hand size
+    without simulating: raises on a bad filter, k, section or hand; returns False when its filter is
+    well formed but matches no card of this deck (the answer is then "not applicable")."""
+    ask, where = q["ask"], f"deck '{deck.name}', hand {hand}"
+    if ask in ("at_least", "orders"):
+        _check_hand(deck, hand, 0, where)
+    elif ask == "same_section":
+        _check_hand(deck, hand, RACK, where, lo=0)
+    elif ask == "mulligan":
+        _check_hand(deck, hand, hand, where)
+        check_count(q["mulligan_below"], where, "mulligan_below", 0, hand + 1)
+        check_count(q["target"], where, "target", 0, hand)
+    elif ask == "rack":
+        _check_hand(deck, RACK, 0, where)
+        if q["section"] not in SECTIONS:
+            raise NapsimInputError(where, "section", f"'{q['section']}' is not a section", "L, C, R")
+    if ask == "at_least":
+        check_k(q["k"], hand, where)
+    expr = q.get("filter", q.get("keep"))
+    if expr is None:
+        return True
+    try:
+        matching_cards(deck, expr, where)
+    except FilterMatchesNothing:
+        return False
+    return True
 
 
 def answer_questions(questions: list, deck_ref: Deck | str, hand: int, games: int, seed: int,
@@ -241,7 +288,7 @@ def answer_questions(questions: list, deck_ref: Deck | str, hand: int, games: in
                 df = mulligan(deck, q["keep"], q["mulligan_below"], q["target"], games, seed,
                               hand, chunk)
             df["note"] = ""
-        except NapsimInputError as e:  # e.g. a filter no card of this deck matches
+        except FilterMatchesNothing as e:  # checked at load: another deck of the study matches
             df = pd.DataFrame([dict(question=q["label"], outcome="", exact=np.nan, simulated=np.nan,
                                     ci_low=np.nan, ci_high=np.nan, n=0, interval="",
                                     note=f"not applicable: {e.problem}")])

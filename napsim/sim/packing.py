@@ -14,13 +14,14 @@ import numpy as np
 
 from napsim.engine import layout
 from napsim.engine.kernel_args import EpicArgs, LgbArgs
-from napsim.model.cards import Deck, load_deck
+from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import SIM_CHUNK
 from napsim.model.errors import NapsimInputError
+from napsim.model.filters import orders_in
 from napsim.model.policies import policy_vector
 from napsim.model.scenarios import Scenario, load_scenario
 from napsim.sim.result import SimResult
-from napsim.sim.runner import RowSink, run_games, trace_game
+from napsim.sim.runner import RowSink, check_run, run_games, trace_game
 from napsim.sim.tables import (
     KIND_SECTION,
     CardTable,
@@ -55,6 +56,22 @@ def guerrilla_config(sc: Scenario) -> np.ndarray:
     return g
 
 
+def check_deck_plays(sc: Scenario, dk: Deck) -> None:
+    """A deck a game can be played with: it deals both opening hands (later draws may starve, D6)
+    and holds a card that can order units (else every metric is 0 or 0/0)."""
+    lgb_format = sc.format == "lgb"
+    opening = sum(s.hand + (sum(s.corps_hand) if lgb_format else 0) for s in sc.sides)
+    where = f"deck '{dk.name}' ({dk.path})"
+    if dk.n_cards < opening:
+        raise NapsimInputError(where, "count", f"{dk.n_cards} cards cannot deal the opening hands of "
+                               f"scenario '{sc.name}' ({opening} cards)",
+                               f"a deck of {opening} cards or more")
+    held = dk.counts > 0
+    if not any((orders_in(dk.cards, s) & held).any() for s in SECTIONS):
+        raise NapsimInputError(where, "kind", "no card can order units (a game would play nothing)",
+                               "section, multi, tactic, troop or leadership cards")
+
+
 @dataclass
 class Simulation:
     """Everything a kernel call needs, packed once per (scenario, deck, policies)."""
@@ -77,6 +94,7 @@ class Simulation:
             raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
                                    "one per side, e.g. greedy,random")
         dk = deck if isinstance(deck, Deck) else load_deck(deck or sc.deck)
+        check_deck_plays(sc, dk)
         pol = np.stack([policy_vector(n, o) for n, o in policies])
         cards = card_table(dk)
         cmax = max(s.hand for s in sc.sides) + 1
@@ -156,6 +174,11 @@ class Simulation:
         """Compile (or load from numba's cache) this scenario's kernels by playing one game, so
         that timings and ETAs that follow count games only."""
         self.run(1, 0, chunk=1)
+
+    @staticmethod
+    def check_run(games: int, seed: int, chunk: int = SIM_CHUNK) -> None:
+        """Refuse bad run arguments before anything is played (`napsim.sim.runner.check_run`)."""
+        check_run(games, seed, chunk)
 
     def run(self, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
             check: bool = False, progress: Callable[[int, int], None] | None = None,

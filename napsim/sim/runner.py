@@ -17,8 +17,8 @@ import numpy as np
 from napsim.engine import epic, layout, lgb
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
-from napsim.model.defaults import SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.defaults import MAX_SEED, SIM_CHUNK
+from napsim.model.validate import check_count, check_games, check_seed
 from napsim.sim.result import SimResult
 
 
@@ -78,6 +78,14 @@ def compile_notice(kind: str) -> str | None:
 RowSink = Callable[[int, ChunkOut], None]  # sink(first game, chunk): takes a chunk's per-game rows
 
 
+def check_run(games: int, seed: int, chunk: int) -> None:
+    """The arguments of a run, checked before anything is played (games 1..MAX_GAMES, a 63-bit
+    seed, a positive chunk)."""
+    check_games(games)
+    check_seed(seed)
+    check_count(chunk, "--chunk", "chunk", 1, 10**9)
+
+
 def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
               check: bool = False, progress: Callable[[int, int], None] | None = None,
               sink: RowSink | None = None) -> SimResult:
@@ -85,10 +93,7 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     threads. Per-game rows (`per_game`) are kept in the result, or, given a `sink`, handed to it
     chunk by chunk and not kept, so that memory stays flat however many games are played.
     One-a-side formats have no commander rows (their commander metrics are all zero)."""
-    if games <= 0:
-        raise NapsimInputError("--games", "games", f"{games} is not positive", ">= 1")
-    if chunk <= 0:
-        raise NapsimInputError("--chunk", "chunk", f"{chunk} is not positive", ">= 1")
+    check_run(games, seed, chunk)
     key = seed_key(seed)
     args = sim.kernel_args()
     turns = sim.scenario.turns
@@ -127,6 +132,8 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
 def trace_game(args: tuple, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
     """(metrics, event log) of one game of the packed arguments `args`, replayed from (seed, game
     index)."""
+    check_seed(seed)
+    check_count(game, "--game", "game", 0, MAX_SEED, "a game index")
     kind, kargs = args
     with np.errstate(over="ignore"):
         if kind == "lgb":

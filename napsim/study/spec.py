@@ -41,14 +41,14 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import tomllib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from napsim.engine import layout
 from napsim.model.cards import load_deck
-from napsim.model.defaults import SEED, STUDY_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.defaults import MAX_CHUNKS, MAX_GAMES, SEED, STUDY_CHUNK
+from napsim.model.errors import NapsimInputError, excerpt
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import (
     RULE_OPTIONS,
@@ -56,9 +56,11 @@ from napsim.model.scenarios import (
     SECTION_KEYS,
     SIDE_KEYS,
     load_scenario,
+    read_toml,
     resolve_scenario_path,
 )
 from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
+from napsim.sim.odds import check_question
 from napsim.sim.packing import Simulation
 from napsim.sim.summary import per_game_columns, summary_metric_names
 from napsim.study.identity import study_identity
@@ -74,6 +76,7 @@ ODDS_ASKS = {
     "at_least": ("filter", "k"), "rack": ("section",), "same_section": (), "first": ("filter",),
     "orders": (), "mulligan": ("keep", "mulligan_below", "target"),
 }
+MAX_POINTS = 10_000  # sweep points a study may have
 DEFAULT_METRICS = ("effective_per_turn", "effective_per_turn_L", "effective_per_turn_C",
                    "effective_per_turn_R", "effective_share_of_nominal", "share_picks_from_5",
                    "share_picks_from_4", "share_picks_from_3", "same_section_turn_rate",
@@ -135,6 +138,17 @@ class Study:
         if target_error is not None and self.target_error is None:
             return int(self.games)
         return self.cap
+
+    def check_target_error(self, target_error: float | None) -> None:
+        """A command-line target error, refused before anything starts (an odds study plays a
+        fixed number of games; an engine study takes (0, 0.5])."""
+        if target_error is None:
+            return
+        problem = ("odds studies run a fixed number of games" if self.kind == "odds"
+                   else None if 0 < target_error <= 0.5 else f"{target_error} is out of range")
+        if problem:
+            raise NapsimInputError("--target-error", "target_error", problem,
+                                   "leave it out" if self.kind == "odds" else "numbers in (0, 0.5]")
 
     def where(self, table: str | None = None) -> str:
         return f"{self.path}: [{table}]" if table else str(self.path)
@@ -245,11 +259,7 @@ def load_study(path: str | Path) -> Study:
     path = Path(path)
     if not path.is_file():
         raise NapsimInputError(str(path), None, "study file not found")
-    raw = path.read_bytes()
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise NapsimInputError(str(path), None, f"not valid TOML: {e}") from None
+    data, raw = read_toml(path)
     where = str(path)
     check_keys(where, data, TOP_KEYS, ("study",))
     head = data["study"]
@@ -263,9 +273,9 @@ def load_study(path: str | Path) -> Study:
         raise NapsimInputError(w, "name", f"{name!r} cannot name a folder", "a plain name")
     seed = get_int(w, head, "seed", 0, 2**63 - 1, SEED)
     chunk = get_int(w, head, "chunk", 1, 10_000_000, STUDY_CHUNK)
-    games = get_int(w, head, "games", 1, 10**11, None)
+    games = get_int(w, head, "games", 1, MAX_GAMES, None)
     target = get_float(w, head, "target_error", 1e-9, 0.5, None) if "target_error" in head else None
-    max_games = get_int(w, head, "max_games", 1, 10**11, None)
+    max_games = get_int(w, head, "max_games", 1, MAX_GAMES, None)
     if kind == "odds":
         if games is None:
             raise NapsimInputError(w, "games", "missing required key", "integers >= 1")
@@ -280,6 +290,11 @@ def load_study(path: str | Path) -> Study:
     if max_games is not None and target is None:
         raise NapsimInputError(w, "max_games", "only used with target_error",
                                "remove it, or set target_error")
+    cap = max_games if target is not None else games
+    if cap is not None and -(-cap // chunk) > MAX_CHUNKS:
+        raise NapsimInputError(w, "chunk", f"{cap:,} games in chunks of {chunk:,} make "
+                               f"{-(-cap // chunk):,} chunk files per point",
+                               f"at most {MAX_CHUNKS:,}: a larger chunk")
 
     fixed = data.get("set", {})
     check_keys(f"{where}: [set]", fixed, tuple(fixed))
@@ -299,7 +314,11 @@ def load_study(path: str | Path) -> Study:
             elif isinstance(v, dict | list):
                 raise NapsimInputError(f"{where}: [sweep]", key, f"{v!r} is not a single value",
                                        "numbers, strings or booleans")
-    combos = list(itertools.product(*sweep.values())) if sweep else [()]
+    n_points = math.prod(len(v) for v in sweep.values())  # before the product is built
+    if n_points > MAX_POINTS:
+        raise NapsimInputError(f"{where}: [sweep]", None, f"{n_points:,} sweep points",
+                               f"at most {MAX_POINTS:,}")
+    combos = itertools.product(*sweep.values()) if sweep else [()]
     points = []
     for i, combo in enumerate(combos):
         params = {}
@@ -308,8 +327,6 @@ def load_study(path: str | Path) -> Study:
             params.update(zip(paths, value if len(paths) > 1 else [value], strict=True))
         label = ", ".join(f"{k}={v}" for k, v in params.items())
         points.append(Point(i, f"p{i:03d}", params, label))
-    if len(points) > 10_000:
-        raise NapsimInputError(f"{where}: [sweep]", None, f"{len(points)} sweep points", "at most 10000")
 
     st = Study(path=path, name=name, kind=kind, description=get_str(w, head, "description", ""),
                seed=seed, chunk=chunk, games=games, target_error=target, max_games=max_games,
@@ -347,8 +364,9 @@ def _engine_fields(st: Study, head: dict, w: str) -> None:
             raise NapsimInputError(w, "policies", f"cannot read {entry!r}",
                                    '"greedy", "greedy:w_c=2" or {name = "greedy", w_c = 2}')
     st.policies = policies
-    sc_raw = tomllib.loads(resolve_scenario_path(st.scenario).read_text(encoding="utf-8"))
-    st.side_keys = tuple(sc_raw.get("sides", {}))
+    sc_raw, _ = read_toml(resolve_scenario_path(st.scenario))
+    sides = sc_raw.get("sides")
+    st.side_keys = tuple(sides) if isinstance(sides, dict) else ()
     for table, paths in (("set", st.fixed), ("sweep", st.sweep)):
         for p in paths:
             for q in p.split("+") if table == "sweep" else [p]:
@@ -450,11 +468,33 @@ def _odds_fields(st: Study, head: dict, data: dict, w: str) -> None:
         label = get_str(wq, q, "label", ask + "".join(f" {k}={v}" for k, v in args.items()))
         questions.append(dict(ask=ask, label=label, **args))
     st.questions = questions
+    _check_odds_points(st)
+
+
+def _check_odds_points(st: Study) -> None:
+    """Every question must make sense at every point (filter, k, hand); a well-formed filter may
+    match no card of one deck (that answer is "not applicable") but must match in some deck."""
+    matched = [False] * len(st.questions)
     for p in st.points:
         deck, hand = st.odds_inputs(p)
         try:
-            load_deck(deck)
             if isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= 60:
-                raise NapsimInputError("hand", None, f"{hand!r} is not a hand size", "integers 1-60")
+                raise NapsimInputError("hand", None, f"{excerpt(repr(hand))} is not a hand size",
+                                       "integers 1-60")
+            dk = load_deck(deck)
+            for i, q in enumerate(st.questions):
+                try:
+                    matched[i] |= check_question(q, dk, hand)
+                except NapsimInputError as e:
+                    raise NapsimInputError(f"[[questions]] #{i + 1} ({excerpt(q['label'])})", None,
+                                           str(e)) from None
         except NapsimInputError as e:
-            raise NapsimInputError(f"{st.path}: [sweep]", None, f"point {p.id} ({p.label}): {e}") from None
+            table = "sweep" if p.params else "study"
+            raise NapsimInputError(f"{st.path}: [{table}]", None,
+                                   f"point {p.id} ({p.label or 'no sweep'}): {e}") from None
+    for i, q in enumerate(st.questions):
+        if not matched[i]:
+            key = "filter" if "filter" in q else "keep"
+            raise NapsimInputError(f"{st.path}: [[questions]] #{i + 1}", key,
+                                   f"'{excerpt(q.get('filter', q.get('keep')))}' matches no card in any "
+                                   "deck of the study", "a filter that matches at least one card")

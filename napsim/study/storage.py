@@ -32,6 +32,7 @@ from napsim.sim.summary import per_game_columns
 from napsim.study.chunkfile import chunk_bytes, chunk_record, load_chunk
 from napsim.study.chunks import Acc, target_met
 from napsim.study.identity import sha
+from napsim.study.metafile import check_meta, meta_problem
 from napsim.study.spec import Study
 
 
@@ -150,8 +151,15 @@ def check_out(study: Study, out: str | Path, force: bool) -> tuple[dict, str, bo
     if meta_path.exists():
         try:
             old = json.loads(meta_path.read_text())
-        except (OSError, ValueError):
-            old = {}
+            problem = meta_problem(old)
+        except (OSError, ValueError) as e:
+            old, problem = {}, f"not valid JSON: {e}"
+        if problem:
+            if not force:
+                raise NapsimInputError(str(meta_path), "--out", f"unreadable study.json ({problem}); "
+                                       "cannot tell which study it holds",
+                                       "--force to discard the folder's results, or another --out")
+            return ident, digest, True
         if old.get("identity_sha256") != digest:
             if not force:
                 changed = changed_keys(old.get("identity", {}), ident)
@@ -207,9 +215,11 @@ def read_meta(out: str | Path) -> dict:
         raise NapsimInputError(str(out), None, "no study.json: not a napsim run folder",
                                "a folder written by `napsim run`")
     try:
-        return json.loads(p.read_text())
+        meta = json.loads(p.read_text())
     except ValueError as e:
-        raise NapsimInputError(str(p), None, f"not valid JSON: {e}") from None
+        raise NapsimInputError(str(p), None, f"unreadable study.json (not valid JSON: {e})",
+                               "a folder written by `napsim run`") from None
+    return check_meta(meta, str(p))
 
 
 @contextlib.contextmanager

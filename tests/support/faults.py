@@ -21,7 +21,7 @@ def tiny_study(folder: Path, games: int = 400, chunk: int = 100) -> Path:
     study = dict(name="tiny", scenario="symmetric", policies=["greedy", "random"], games=games, seed=7,
                  chunk=chunk, main_metric="scout_turn_rate")
     p = folder / "tiny.toml"
-    p.write_text(dump_toml({"study": study, "set": {'"scenario.turns"': 3},
+    p.write_text(dump_toml({"study": study, "set": {"scenario.turns": 3},
                             "sweep": {'"sides.*.hand"': [5, 6]}}))
     return p
 

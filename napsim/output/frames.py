@@ -80,8 +80,7 @@ def load(out: str | Path) -> StudyData:
         names = p["side_names"]
 
         def on_chunk(k, ch, acc, pid=pid, names=names):
-            summ = engine_summary(acc, meta["side_keys"], names)
-            main = summ[summ["metric"] == spec["main_metric"]]
+            main = engine_summary(acc, meta["side_keys"], names, only=spec["main_metric"])
             for r in main.itertuples():
                 data.convergence.append(dict(point=pid, side_key=r.side_key, side=r.side, chunk=k,
                                              games=acc.games, metric=r.metric, value=r.value,

@@ -217,8 +217,8 @@ def _commander_summary(side: str, cmet: np.ndarray, s: int, games: int, turns: i
 
 
 def study_summary(games: int, totals: np.ndarray, sums: np.ndarray, sumsq: np.ndarray,
-                  sumxt: np.ndarray, commanders: np.ndarray | None, side_keys, side_names
-                  ) -> pd.DataFrame:
+                  sumxt: np.ndarray, commanders: np.ndarray | None, side_keys, side_names,
+                  only: str | None = None) -> pd.DataFrame:
     """Per side: every row of `summary_frame` (so rates keep one definition) plus the derived
     totals, each with std, a 95% interval, n and the games behind it.
 
@@ -226,7 +226,8 @@ def study_summary(games: int, totals: np.ndarray, sums: np.ndarray, sumsq: np.nd
     (`per_game_columns`), of its square and of its product with the turns. Means per game get a
     normal interval from the per-game sums of squares; means per turn are ratios (metric / turns)
     and get a delta-method interval from the per-game sums of x^2, t^2 and x*t; rates keep their
-    Wilson interval, whose n counts trials (turns, picks), not games.
+    Wilson interval, whose n counts trials (turns, picks), not games. `only`: the rows of that
+    one metric (the same numbers; a report's convergence chart asks after every chunk).
     """
     columns = per_game_columns()
     frames = []
@@ -234,9 +235,11 @@ def study_summary(games: int, totals: np.ndarray, sums: np.ndarray, sumsq: np.nd
     n = games
     for s, key in enumerate(side_keys):
         with np.errstate(divide="ignore", invalid="ignore"):
-            rows = pd.DataFrame(side_rows(totals, s, side_names[s], games, commanders)).to_dict("records")
+            rows = side_rows(totals, s, side_names[s], games, commanders)
         rows += [dict(side=side_names[s], metric=m, kind=k, value=np.nan, ci_low=np.nan, ci_high=np.nan,
                       n=n, _col=c) for m, (k, c) in EXTRA_ROWS.items()]
+        if only is not None:
+            rows = [r for r in rows if r["metric"] == only]
         tt = float(sums[s, turns_col])
         tt2 = float(sumsq[s, turns_col])
         for r in rows:

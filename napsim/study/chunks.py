@@ -123,10 +123,11 @@ class Acc:
         self.chunks += 1
 
 
-def engine_summary(acc: Acc, side_keys, side_names) -> pd.DataFrame:
-    """The summary of a point's chunk sums (`napsim.sim.summary.study_summary`)."""
+def engine_summary(acc: Acc, side_keys, side_names, only: str | None = None) -> pd.DataFrame:
+    """The summary of a point's chunk sums (`napsim.sim.summary.study_summary`); `only`: the rows
+    of that one metric."""
     return study_summary(acc.games, acc.totals, acc.sums, acc.sumsq, acc.sumxt,
-                         acc.extra.get("commander_totals"), side_keys, side_names)
+                         acc.extra.get("commander_totals"), side_keys, side_names, only)
 
 
 def half_width(summary: pd.DataFrame, metric: str, side_key: str) -> float:
@@ -143,7 +144,7 @@ def target_met(meta: dict, point_id: str, acc: Acc) -> bool:
     target, spec = meta["run"]["target_error"], meta["spec"]
     if target is None:
         return False
-    summ = engine_summary(acc, meta["side_keys"], side_names(meta, point_id))
+    summ = engine_summary(acc, meta["side_keys"], side_names(meta, point_id), only=spec["main_metric"])
     return half_width(summ, spec["main_metric"], spec["main_side"]) < target  # NaN never is
 
 

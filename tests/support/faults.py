@@ -22,7 +22,7 @@ def tiny_study(folder: Path, games: int = 400, chunk: int = 100) -> Path:
                  chunk=chunk, main_metric="scout_turn_rate")
     p = folder / "tiny.toml"
     p.write_text(dump_toml({"study": study, "set": {"scenario.turns": 3},
-                            "sweep": {'"sides.*.hand"': [5, 6]}}))
+                            "sweep": {"sides.*.hand": [5, 6]}}))
     return p
 
 

@@ -130,6 +130,8 @@ def _all_orders_per_turn(res: SimResult) -> np.ndarray:
 
 def _initiative_share(res: SimResult) -> np.ndarray:
     c = res.commander_rows
+    if c is None:  # one commander a side (no commander rows): nobody rolls for initiative
+        return np.zeros((res.games, 2))
     return c[:, :, :, layout.CM_INIT].sum(axis=2) / np.maximum(c[:, :, :, layout.CM_TURNS].sum(axis=2), 1)
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 import textwrap
-import tomllib
 
 import click
 import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
 from napsim import api
+from napsim.cli_compare import balance_cmd, compare_cmd
 from napsim.model import rulebook
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
@@ -31,6 +31,7 @@ from napsim.study import runloop as runloop_mod
 from napsim.study import storage as storage_mod
 from napsim.study.readings import load_readings_spec
 from napsim.study.spec import load_study
+from napsim.study.variants import parse_sets
 
 EXIT_INPUT = 2
 
@@ -242,17 +243,7 @@ def odds_mulligan(deck, games, seed, chunk, fmt, threads, keep_expr, mulligan_be
 
 def _parse_sets(items: tuple[str, ...]) -> dict:
     """--set a.b.c=value pairs -> {path: value}, values read as TOML scalars."""
-    out = {}
-    for item in items:
-        key, eq, raw = item.partition("=")
-        if not eq:
-            raise NapsimInputError("--set", "set", f"cannot read '{item}'", "path.to.key=value")
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = raw
-        out[key.strip()] = value
-    return out
+    return parse_sets(items, "--set")
 
 
 def _sim_options(f):
@@ -494,6 +485,10 @@ def _rule_full(r) -> str:
     out += ["", "implemented in:"] + [f"  {n}" for n in r.implemented_in or ["(nothing)"]]
     out += ["", f"tests ({len(r.tests)}):"] + [f"  {t}" for t in r.tests or ["(none)"]]
     return "\n".join(out)
+
+
+cli.add_command(compare_cmd)
+cli.add_command(balance_cmd)
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ its group; bad input ends there in one `napsim: error: ...` line and exit code 2
 from __future__ import annotations
 
 import math
+import sys
 
 import click
 
@@ -87,8 +88,12 @@ def balance_cmd(scenario, vary, metric, equalize, target, side, sets, deck, poli
     backends.use_threads(threads)
     if target is not None and not math.isfinite(target):
         target = math.nan  # refused by the search, naming --target
+    def progress(line: str) -> None:  # a line per setting, on a terminal only
+        if sys.stderr.isatty():
+            click.echo(line, err=True)
+
     res = api.balance(scenario, vary, metric, equalize, target, side, sets, deck, policy, games, seed,
-                      chunk, chart, progress=lambda line: click.echo(line, err=True))
+                      chunk, chart, progress=progress)
     _echo(decisions.balance_text(res, fmt, [res.deck_warning] if res.deck_warning else []))
     if chart:
         click.echo(f"wrote {chart}", err=True)

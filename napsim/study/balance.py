@@ -26,6 +26,7 @@ import pandas as pd
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import PARAMS
+from napsim.model.scenarios import RULE_OPTIONS
 from napsim.sim import paired
 from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics, check_seed
 
@@ -74,6 +75,8 @@ def _current(base: Variant, path: str):
     head, _, rest = path.partition(".")
     if path == "deck":
         return "deck"
+    if head == "rules":
+        return RULE_OPTIONS.get(rest, ("a reading",))[0]
     if head == "policy":
         side, _, param = rest.partition(".")
         if not param:

@@ -51,7 +51,13 @@ def _num(v: float, d: int) -> str:
 def interval_text(v: float, lo: float, hi: float) -> str:
     """'+0.478 [+0.462, +0.495]': decimals from the half-width."""
     d = decimals((hi - lo) / 2)
-    return f"{v:+.{d}f} [{lo:+.{d}f}, {hi:+.{d}f}]"
+    return f"{_signed(v, d)} [{_signed(lo, d)}, {_signed(hi, d)}]"
+
+
+def _signed(v: float, d: int) -> str:
+    """A signed number, never '-0.000' (a tiny negative rounds to +0.000)."""
+    text = f"{v:+.{d}f}"
+    return f"{0.0:+.{d}f}" if math.isfinite(v) and float(text) == 0 else text
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,8 +113,7 @@ def compare_sentence(r: dict, change: str) -> str:
     if lo <= 0 <= hi:
         if lo == hi == 0:
             return f"{head} get exactly the same {words}: {_num(r['a'], d)} ({tail})."
-        return (f"{head} show no clear difference in {words}: {diff:+.{d}f} [{lo:+.{d}f}, {hi:+.{d}f}] "
-                f"({rel}{tail}).")
+        return f"{head} show no clear difference in {words}: {interval_text(diff, lo, hi)} ({rel}{tail})."
     up = diff > 0
     how = ("more" if up else "fewer") if countable else ("higher" if up else "lower")
     lo_abs, hi_abs = sorted((abs(lo), abs(hi)))

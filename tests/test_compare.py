@@ -111,6 +111,15 @@ def test_balance_target_on_a_toy_deck_is_exact(probe_deck):
     assert frame.loc[2, "difference"] == -0.5 and frame.loc[3, "difference"] == 0.5
 
 
+def test_balance_over_a_real_range_stops_at_its_own_precision():
+    res = napsim.balance("tamames", "sides.S.square_form=0.0..1.0", target=7.3, side="S", games=1000)
+    v, lo, hi = res.crossing
+    below, above = res.bracket
+    assert 0 < below < v < above < 1 and isinstance(below, float)
+    assert above - below <= hi - lo  # halving the bracket again would not sharpen the answer
+    assert len(res.settings) <= 12
+
+
 def test_balance_csv_names_the_crossing():
     out = invoke("balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--target", "7",
                  "--side", "S", "--games", "1500", "--format", "csv")

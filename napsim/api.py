@@ -12,13 +12,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
-from napsim.output import frames
+from napsim.model.scenarios import parse_overrides
+from napsim.output import decisions, frames
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
+from napsim.study.balance import Balance, find_balance
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
 from napsim.study.runloop import ProgressFn, execute
 from napsim.study.spec import load_study
+from napsim.study.variants import Comparison, Variant, compare_variants, variants
 
 # --------------------------------------------------------------------------------------------
 # studies
@@ -148,3 +152,64 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
         execute(st, work, force=force)
         dest = write_report(work, Path(results_dir) / st.name, raw_tables=False)
         yield f"{f}: {len(st.points)} point(s) in {time.perf_counter() - t0:.1f} s -> {dest}"
+
+
+# --------------------------------------------------------------------------------------------
+# design questions: compare two variants, find the balancing setting
+
+
+def compare_run(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict = (),
+                scenario_b: str | None = None, deck: str | None = None, deck_a: str | None = None,
+                deck_b: str | None = None, policy: str = "greedy,greedy", policy_a: str | None = None,
+                policy_b: str | None = None, metrics: Sequence[str] = (), games: int = 10_000,
+                seed: int = SEED, chunk: int = SIM_CHUNK, target_error: float | None = None,
+                chart: str | Path | None = None, progress=None) -> Comparison:
+    """`compare`, returning the `Comparison` (frame, variants, games played) behind the frame."""
+    chart_path = decisions.check_chart_path(chart)
+    va, vb = variants(scenario, a, b, scenario_b, deck, deck_a, deck_b, policy, policy_a, policy_b)
+    cmp = compare_variants(va, vb, metrics, games, seed, chunk, target_error, progress)
+    if chart_path is not None:
+        from napsim.output import decision_charts  # lazy: matplotlib is heavy, and only charts need it
+
+        decision_charts.write_chart(decision_charts.compare_figure(cmp), chart_path, "compare")
+    return cmp
+
+
+def compare(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict = (), **options
+            ) -> pd.DataFrame:
+    """Two variants of one question played on the same games (same seed and game indices): a tidy
+    frame with one row per metric and side: A, B, the difference B - A with its paired 95% interval
+    (ci_low, ci_high, half_width) and n, the unpaired half-width, the relative change and a sentence.
+
+    `a` and `b` are overrides of the scenario (``{"sides.S.guerrilla": 3}`` or
+    ``["sides.S.guerrilla=3"]``; paths as in a study's [set], ``policy.<side>.<param>`` and ``deck``
+    included); options: scenario_b, deck, deck_a, deck_b, policy, policy_a, policy_b, metrics,
+    games, seed, chunk, target_error (on the first metric's difference, at most `games`) and
+    chart (a .png or .svg path)."""
+    cmp = compare_run(scenario, a, b, **options)
+    df = decisions.with_sentences(cmp)
+    df.attrs.update(games=cmp.games, seed=cmp.seed, target_reached=cmp.target_reached)
+    return df
+
+
+def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
+            equalize: Sequence[str] | str | None = None, target: float | None = None,
+            side: str | None = None, sets: Sequence[str] | dict = (), deck: str | None = None,
+            policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
+            chunk: int = SIM_CHUNK, chart: str | Path | None = None, progress=None) -> Balance:
+    """The setting of one parameter (``vary="sides.S.guerrilla=0..9"``) at which `metric` is equal
+    for the two sides (``equalize="F,S"``) or reaches `target` for `side`. Every setting plays the
+    same games. The result has `.crossing` (value, low, high of its 95% interval), `.bracket` (the
+    settings either side), `.frame()` (every setting played) and `.sentence`."""
+    chart_path = decisions.check_chart_path(chart)
+    if isinstance(equalize, str):
+        equalize = [k.strip() for k in equalize.split(",")]
+    overrides = tuple((sets if isinstance(sets, dict) else parse_overrides(sets)).items())
+    res = find_balance(Variant(scenario, overrides, deck, policy), vary, metric, equalize, target,
+                       side, games, seed, chunk, progress)
+    res.sentence = decisions.balance_sentence(res)
+    if chart_path is not None:
+        from napsim.output import decision_charts  # lazy: matplotlib is heavy, and only charts need it
+
+        decision_charts.write_chart(decision_charts.balance_figure(res), chart_path, "balance")
+    return res

@@ -10,6 +10,7 @@ import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
 from napsim import api
+from napsim.cli_compare import balance_cmd, compare_cmd
 from napsim.model import rulebook
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
@@ -478,6 +479,10 @@ def _rule_full(r) -> str:
     out += ["", "implemented in:"] + [f"  {n}" for n in r.implemented_in or ["(nothing)"]]
     out += ["", f"tests ({len(r.tests)}):"] + [f"  {t}" for t in r.tests or ["(none)"]]
     return "\n".join(out)
+
+
+cli.add_command(compare_cmd)
+cli.add_command(balance_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

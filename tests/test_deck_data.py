@@ -4,14 +4,13 @@ sources in every shipped deck file."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from click.testing import CliRunner
+from support.cli import napsim_main
 from support.decks import ALL_DECKS, read_deck_csv, write_deck_csv
 
 from napsim import NapsimInputError, load_deck
-from napsim.cli import cli, main
+from napsim.cli import cli
 from napsim.model.cards import DEFAULT_TACTICIAN_DECK, OPTIONAL_COLUMNS
 
 # Tactician cards that come with each shipped Command deck: GM&T has a 50-card Tactician deck;
@@ -26,15 +25,7 @@ def _show(*args: str) -> list[str]:
 
 
 def _napsim(monkeypatch, *args: str) -> tuple[int, str, str]:
-    """The console entry point (one-line errors, exit 2) run inside click's CliRunner isolation."""
-    monkeypatch.setattr(sys, "argv", ["napsim", *args])
-    with CliRunner().isolation() as (out, err, _):
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code
-        return code, out.getvalue().decode(), err.getvalue().decode()
+    return napsim_main(monkeypatch, *args)
 
 
 def _with_header(tmp_path, builtin_path, edit, name="ccn70"):

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "napsim"
 LAYERS = ("model", "engine", "sim", "study", "output", "top")
 TOP = ("napsim", "napsim.__main__", "napsim.api", "napsim.bench", "napsim.bench_e2e", "napsim.cli",
+       "napsim.cli_compare",
        "napsim.regen")
 FACE = "napsim"  # napsim/__init__.py
 MAX_MODULE_LINES = 600

@@ -1,0 +1,99 @@
+"""The design commands of the command line: `napsim compare` (two variants of one question on the
+same games) and `napsim balance` (the setting that evens out a metric). `napsim.cli` adds them to
+its group; bad input ends there in one `napsim: error: ...` line and exit code 2."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import click
+
+from napsim import api
+from napsim.model.defaults import SEED, SIM_CHUNK
+from napsim.output import decisions
+from napsim.output.formatting import FORMATS
+from napsim.study import backends
+
+
+def _common_options(f):
+    f = click.option("--threads", type=int, default=None,
+                     help="Numba threads for the kernels (results do not depend on it).")(f)
+    f = click.option("--chart", type=click.Path(dir_okay=False), default=None,
+                     help="Write a chart here (.png or .svg).")(f)
+    f = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+                     help="Output format.")(f)
+    f = click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
+                     help="Games per kernel call (results do not depend on it).")(f)
+    f = click.option("--seed", type=int, default=SEED, show_default=True)(f)
+    f = click.option("--games", type=int, default=10_000, show_default=True,
+                     help="Games per variant or setting (the cap under --target-error).")(f)
+    return f
+
+
+def _echo(text: str) -> None:
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+@click.command("compare")
+@click.option("--scenario", required=True, help="Scenario name or TOML path (variant A, and B too).")
+@click.option("--scenario-b", default=None, help="A second scenario file for variant B.")
+@click.option("--a", "sets_a", multiple=True, metavar="PATH=VALUE",
+              help="Override for variant A (repeatable), e.g. --a sides.S.guerrilla=3.")
+@click.option("--b", "sets_b", multiple=True, metavar="PATH=VALUE",
+              help="Override for variant B (repeatable), e.g. --b sides.S.guerrilla=0.")
+@click.option("--deck", default=None, help="Deck of both variants (default: the scenario's).")
+@click.option("--deck-a", default=None, help="Deck of variant A.")
+@click.option("--deck-b", default=None, help="Deck of variant B.")
+@click.option("--policy", default="greedy,greedy", show_default=True, help="Policies of both variants.")
+@click.option("--policy-a", default=None, help="Policies of variant A.")
+@click.option("--policy-b", default=None, help="Policies of variant B.")
+@click.option("--metric", "metrics", multiple=True,
+              help="Summary metric to compare (repeatable; default: effective and nominal orders per "
+                   "turn, and more where the scenario has them). The first is the main metric.")
+@click.option("--target-error", type=float, default=None,
+              help="Play chunk by chunk until the main metric's paired 95% half-width is below this.")
+@_common_options
+def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, policy, policy_a, policy_b,
+                metrics, target_error, games, seed, chunk, fmt, chart, threads):
+    """Compare two variants of one question, played on the same games: A, B, the paired difference
+    B - A with its 95% interval, the relative change and a sentence per metric and side."""
+    backends.use_threads(threads)
+    cmp = api.compare_run(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b, policy, policy_a,
+                          policy_b, metrics, games, seed, chunk, target_error, chart)
+    warnings = list(dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims))
+    _echo(decisions.compare_text(cmp, fmt, [w for w in warnings if w]))
+    if chart:
+        click.echo(f"wrote {chart}", err=True)
+
+
+@click.command("balance")
+@click.option("--scenario", required=True, help="Scenario name or TOML path.")
+@click.option("--vary", required=True, metavar="PATH=LOW..HIGH",
+              help="The parameter searched and its range, e.g. sides.S.guerrilla=0..9 or "
+                   "sides.A.square_form=0.0..1.0.")
+@click.option("--metric", default="effective_per_turn", show_default=True, help="Summary metric.")
+@click.option("--equalize", default=None, metavar="KEY,KEY",
+              help="Find where the metric is equal for these two sides (difference: second - first).")
+@click.option("--target", type=float, default=None, help="Find where the metric reaches this for --side.")
+@click.option("--side", default=None, help="The side of --target.")
+@click.option("--set", "sets", multiple=True, help="Other overrides, e.g. --set sides.A.hand=7.")
+@click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")
+@click.option("--policy", default="greedy,greedy", show_default=True, help="One policy per side.")
+@_common_options
+def balance_cmd(scenario, vary, metric, equalize, target, side, sets, deck, policy, games, seed, chunk,
+                fmt, chart, threads):
+    """Find the setting of one parameter at which a metric is equal for the two sides (--equalize)
+    or reaches a target for one side (--target, --side); every setting plays the same games."""
+    backends.use_threads(threads)
+    if target is not None and not math.isfinite(target):
+        target = math.nan  # refused by the search, naming --target
+    def progress(line: str) -> None:  # a line per setting, on a terminal only
+        if sys.stderr.isatty():
+            click.echo(line, err=True)
+
+    res = api.balance(scenario, vary, metric, equalize, target, side, sets, deck, policy, games, seed,
+                      chunk, chart, progress=progress)
+    _echo(decisions.balance_text(res, fmt, [res.deck_warning] if res.deck_warning else []))
+    if chart:
+        click.echo(f"wrote {chart}", err=True)

@@ -1,0 +1,249 @@
+"""Words and tables of `napsim compare` and `napsim balance`: sentences built from the numbers of
+`napsim.study.variants.compare_variants` and `napsim.study.balance.find_balance`, and the three
+output formats. Their charts are in `napsim.output.decision_charts` (matplotlib: imported only
+when a chart is asked for)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from napsim.model.errors import NapsimInputError
+from napsim.output.formatting import _json_value, render
+from napsim.study.balance import Balance
+from napsim.study.variants import Comparison, Variant, base_value
+
+CHART_SUFFIXES = (".png", ".svg")
+# metric -> (words, countable): "0.41 fewer effective orders a turn"; otherwise "0.02 lower <words>"
+WORDS = {
+    "effective_per_turn": ("effective orders a turn", True),
+    "nominal_per_turn": ("nominal orders a turn", True),
+    "orders_per_turn": ("units ordered a turn (cards and initiative)", True),
+    "initiative_orders_per_turn": ("units ordered by initiative a turn", True),
+    "effective_total": ("effective orders a game", True),
+    "nominal_total": ("nominal orders a game", True),
+    "orders_total": ("units ordered a game", True),
+    "g_cards_nullified_per_turn": ("cards nullified by Guerrilla counters a turn", True),
+    "g_denied_effective_per_turn": ("effective orders denied by Guerrilla counters a turn", True),
+    "initiative_share": ("share of commander-turns on initiative", False),
+    "effective_share_of_nominal": ("share of nominal orders that are effective", False),
+}
+
+
+def metric_words(metric: str) -> tuple[str, bool]:
+    return WORDS.get(metric, (metric.replace("_", " "), False))
+
+
+def decimals(half: float) -> int:
+    """Decimals that show a 95% half-width to two significant digits (2-6)."""
+    if not math.isfinite(half) or half <= 0:
+        return 3
+    return int(min(6, max(2, 1 - math.floor(math.log10(half)))))
+
+
+def _num(v: float, d: int) -> str:
+    return "nan" if not math.isfinite(v) else f"{v:.{d}f}"
+
+
+def interval_text(v: float, lo: float, hi: float) -> str:
+    """'+0.478 [+0.462, +0.495]': decimals from the half-width."""
+    d = decimals((hi - lo) / 2)
+    return f"{_signed(v, d)} [{_signed(lo, d)}, {_signed(hi, d)}]"
+
+
+def _signed(v: float, d: int) -> str:
+    """A signed number, never '-0.000' (a tiny negative rounds to +0.000)."""
+    text = f"{v:+.{d}f}"
+    return f"{0.0:+.{d}f}" if math.isfinite(v) and float(text) == 0 else text
+
+
+# --------------------------------------------------------------------------------------------
+# compare
+
+
+def variant_labels(a: Variant, b: Variant) -> tuple[str, str]:
+    """What differs between A and B, named for each ('sides.S.guerrilla=3', 'sides.S.guerrilla=0')."""
+    la, lb = [], []
+    if a.scenario != b.scenario:
+        la.append(f"scenario {a.scenario}")
+        lb.append(f"scenario {b.scenario}")
+    keys = list(dict.fromkeys([k for k, _ in a.overrides] + [k for k, _ in b.overrides]))
+    for k in keys:
+        va, vb = base_value(a, k), base_value(b, k)
+        if va != vb:
+            la.append(f"{k}={_value(va)}")
+            lb.append(f"{k}={_value(vb)}")
+    if a.deck != b.deck:
+        la.append(f"deck {a.deck or 'of the scenario'}")
+        lb.append(f"deck {b.deck or 'of the scenario'}")
+    if a.policy != b.policy:
+        la.append(f"policies {a.policy}")
+        lb.append(f"policies {b.policy}")
+    return (", ".join(la) or "the same settings"), (", ".join(lb) or "the same settings")
+
+
+def instead(a: Variant, b: Variant) -> str:
+    """'sides.S.guerrilla=0 instead of 3' (one path differs), else 'B's settings instead of A's'."""
+    la, lb = variant_labels(a, b)
+    path, eq, value = la.partition("=")
+    if eq and "," not in la and "," not in lb and lb.startswith(f"{path}="):
+        return f"{lb} instead of {value}"
+    return f"{lb} instead of {la}"
+
+
+def _value(v) -> str:
+    return "(not set)" if v is None else json.dumps(v) if isinstance(v, str) else str(v)
+
+
+def compare_sentence(r: dict, change: str) -> str:
+    """'With sides.S.guerrilla=0 instead of 3 the French get 0.48 [0.46, 0.49] more effective
+    orders a turn (+7.0% of their 6.84; n = 5,000 paired games).'"""
+    words, countable = metric_words(r["metric"])
+    d = decimals(r["half_width"])
+    diff, lo, hi = r["difference"], r["ci_low"], r["ci_high"]
+    head = f"With {change} the {r['side']}"
+    tail = f"n = {int(r['n']):,} paired games"
+    if not math.isfinite(diff):
+        return f"{head}: not comparable ({r['metric']} counts nothing in one variant; {tail})."
+    rel = (f"{r['relative_change']:+.1%} of their {_num(r['a'], d)}; "
+           if math.isfinite(r["relative_change"]) else "")
+    if lo <= 0 <= hi:
+        if lo == hi == 0:
+            return f"{head} get exactly the same {words}: {_num(r['a'], d)} ({tail})."
+        return f"{head} show no clear difference in {words}: {interval_text(diff, lo, hi)} ({rel}{tail})."
+    up = diff > 0
+    how = ("more" if up else "fewer") if countable else ("higher" if up else "lower")
+    lo_abs, hi_abs = sorted((abs(lo), abs(hi)))
+    return (f"{head} get {abs(diff):.{d}f} [{lo_abs:.{d}f}, {hi_abs:.{d}f}] {how} {words} "
+            f"({rel}{tail}).")
+
+
+def with_sentences(cmp: Comparison) -> pd.DataFrame:
+    """The comparison frame with a `sentence` column."""
+    change = instead(cmp.a, cmp.b)
+    df = cmp.frame.copy()
+    df["sentence"] = [compare_sentence(r, change) for r in df.to_dict("records")]
+    return df
+
+
+def pairing_line(df: pd.DataFrame) -> str:
+    """How much pairing bought on the first metric: the half-widths side by side."""
+    first = df[df["metric"] == df["metric"].iloc[0]]
+    parts = []
+    for r in first.to_dict("records"):
+        p, u = r["half_width"], r["half_width_unpaired"]
+        d = decimals(p if p > 0 else u)
+        gain = f"{(u / p) ** 2:.1f}x the games" if p > 0 else "exact"
+        parts.append(f"{r['side']} ±{p:.{d}f} paired against ±{u:.{d}f} unpaired ({gain})")
+    return f"pairing ({df['metric'].iloc[0]}): " + "; ".join(parts)
+
+
+def compare_text(cmp: Comparison, fmt: str, warnings: list[str]) -> str:
+    """The comparison as a table (with the sentences and the pairing line), CSV or JSON."""
+    df = with_sentences(cmp)
+    la, lb = variant_labels(cmp.a, cmp.b)
+    notes = [f"A: {la}; B: {lb}; {cmp.games:,} games each (seed {cmp.seed}), the same games in both"]
+    if cmp.target_error is not None:
+        notes.append(f"target error ±{cmp.target_error:g} on {df['metric'].iloc[0]}: "
+                     + ("reached" if cmp.target_reached else "not reached within --games"))
+    if fmt != "table":
+        return render(df, fmt, [*warnings, *notes])
+    view = pd.DataFrame({
+        "metric": df["metric"], "side": df["side"],
+        "A": [_num(v, decimals(h)) for v, h in zip(df["a"], df["half_width"], strict=True)],
+        "B": [_num(v, decimals(h)) for v, h in zip(df["b"], df["half_width"], strict=True)],
+        "B - A [95% CI]": [interval_text(*v) for v in zip(df["difference"], df["ci_low"], df["ci_high"],
+                                                           strict=True)],
+        "change": [f"{v:+.1%}" if math.isfinite(v) else "-" for v in df["relative_change"]],
+        "±paired": [_num(v, decimals(v)) for v in df["half_width"]],
+        "±unpaired": [_num(v, decimals(v)) for v in df["half_width_unpaired"]],
+        "n": df["n"],
+    })
+    lines = [*warnings, *notes, "", render(view, "table"), "", pairing_line(df), ""]
+    lines += df["sentence"].tolist()
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# balance
+
+
+def f_name(b: Balance) -> str:
+    if len(b.sides) == 2:
+        return f"{b.metric}[{b.side_keys[b.sides[1]]}] - {b.metric}[{b.side_keys[b.sides[0]]}]"
+    return f"{b.metric}[{b.side_keys[b.sides[0]]}] - {b.target:g}"
+
+
+def balance_sentence(b: Balance) -> str:
+    """'Spanish and French effective orders a turn are equal at sides.B.hand = 5.98 [5.95, 6.01]
+    (5: -0.49 [-0.50, -0.47]; 6: +0.010 [-0.007, +0.027]; 4,000 games per setting, 5 settings).'"""
+    v, lo, hi = b.crossing
+    words, _ = metric_words(b.metric)
+    half = (hi - lo) / 2
+    d = decimals(half) if b.vary.integer else max(decimals(half), decimals((b.vary.high - b.vary.low) / 1e3))
+    if len(b.sides) == 2:
+        first, second = (b.side_names[s] for s in b.sides)
+        what = f"{first} and {second} {words} are equal"
+    else:
+        what = f"{b.side_names[b.sides[0]]} {words} reach {b.target:g}"
+    ends = []
+    for x in b.bracket:
+        f = next(s for s in b.settings if s.value == x).f
+        h = f.half_width
+        ends.append(f"{b.vary.label(x)}: {interval_text(f.value, f.value - h, f.value + h)}")
+    return (f"{what} at {b.vary.path} = {v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}] "
+            f"({f_name(b)} at the settings either side: {'; '.join(ends)}; "
+            f"{b.games:,} games per setting, {len(b.settings)} settings played).")
+
+
+def balance_frame(b: Balance) -> pd.DataFrame:
+    df = b.frame()
+    df.attrs["crossing"] = dict(parameter=b.vary.path, value=b.crossing[0], ci_low=b.crossing[1],
+                                ci_high=b.crossing[2], below=b.bracket[0], above=b.bracket[1],
+                                difference=f_name(b), games=b.games, seed=b.seed)
+    return df
+
+
+def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
+    df = balance_frame(b)
+    sentence = balance_sentence(b)
+    if fmt == "json":
+        rows = [{k: _json_value(v) for k, v in r.items()} for r in df.to_dict("records")]
+        return json.dumps({"warnings": warnings, "sentence": sentence,
+                           "crossing": {k: _json_value(v) for k, v in df.attrs["crossing"].items()},
+                           "rows": rows}, indent=2, default=str)
+    if fmt == "csv":
+        c = df.attrs["crossing"]
+        head = [*warnings, sentence, f"crossing: {c['value']:.6g} [{c['ci_low']:.6g}, {c['ci_high']:.6g}]"]
+        return render(df, "csv", head)
+    view = df.copy()
+    view["difference [95% CI]"] = [interval_text(*v) for v in zip(df["difference"], df["ci_low"],
+                                                                  df["ci_high"], strict=True)]
+    for col in [c for c in df.columns if c.startswith(f"{b.metric}[")]:
+        view[col] = [f"{v:.4f}" for v in df[col]]
+    view = view.drop(columns=["parameter", "difference", "ci_low", "ci_high"])
+    return "\n".join([*warnings, f"{f_name(b)} against {b.vary.path}:", "", render(view, "table"), "",
+                      sentence])
+
+
+# --------------------------------------------------------------------------------------------
+# chart files
+
+
+def check_chart_path(path: str | Path | None) -> Path | None:
+    """A chart path is refused before any game is played: .png or .svg, in an existing folder."""
+    if path is None:
+        return None
+    p = Path(path)
+    if p.suffix.lower() not in CHART_SUFFIXES:
+        raise NapsimInputError("--chart", "chart", f"'{p}' is not a .png or .svg file",
+                               ", ".join(CHART_SUFFIXES))
+    if not p.parent.is_dir():
+        raise NapsimInputError("--chart", "chart", f"folder '{p.parent}' does not exist",
+                               "an existing folder")
+    if p.is_dir():
+        raise NapsimInputError("--chart", "chart", f"'{p}' is a folder", "a file path")
+    return p

@@ -1,0 +1,275 @@
+"""Variants of one question, played on the same games: `napsim compare` (and `napsim balance`).
+
+A `Variant` is a scenario with overrides, a deck and a policy pair. Overrides take the paths of a
+study's `[set]` table: scenario paths (``sides.S.guerrilla``, ``rules.initiative``), ``deck`` and
+``policy.<side>`` / ``policy.<side>.<param>``. `PlayedGames` plays a variant's games [0, n) chunk
+by chunk and keeps the per-game rows, so that two variants with the same seed play the same games
+(common random numbers) and every difference between them is paired (`napsim.sim.paired`).
+`compare_variants` plays A and B, optionally until the main metric's paired half-width is below
+a target, and returns one row per metric and side.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from napsim.engine.rng import seed_key
+from napsim.model.defaults import SEED, SIM_CHUNK
+from napsim.model.errors import NapsimInputError
+from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
+from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
+from napsim.sim import paired
+from napsim.sim.packing import FORMAT_PLAYERS, Simulation
+from napsim.sim.runner import play_chunk
+from napsim.sim.summary import extend_rows
+
+DEFAULT_METRICS = ("effective_per_turn", "nominal_per_turn")
+MULTI_METRICS = ("orders_per_turn", "initiative_share")   # 3-4 commanders a side: initiative rolls
+GUERRILLA_METRICS = ("g_cards_nullified_per_turn",)       # a side plays the guerrilla rule
+MIN_GAMES_FOR_TARGET = 1000
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One side of a comparison: scenario, overrides (paths as in a study's [set]), deck, policies."""
+
+    scenario: str
+    overrides: tuple = ()   # ((path, value), ...)
+    deck: str | None = None
+    policy: str = "greedy,greedy"
+
+    def with_override(self, path: str, value) -> Variant:
+        rest = tuple((k, v) for k, v in self.overrides if k != path)
+        return Variant(self.scenario, (*rest, (path, value)), self.deck, self.policy)
+
+    def inputs(self) -> tuple:
+        """(Scenario, deck, [(policy name, overrides)] per side), validated."""
+        scenario_sets, deck, policy_sets = {}, self.deck, []
+        for path, value in self.overrides:
+            head, _, rest = path.partition(".")
+            if path == "deck":
+                deck = str(value)
+            elif head == "policy":
+                policy_sets.append((rest, value))
+            else:
+                scenario_sets[path] = value
+        sc = load_scenario(self.scenario, scenario_sets)
+        policies = parse_policy_option(self.policy)
+        keys = [s.key for s in sc.sides]
+        for rest, value in policy_sets:
+            side, _, param = rest.partition(".")
+            if side not in (*keys, "*") or (param and (param not in PARAMS or param == "kind")):
+                raise NapsimInputError(f"policy.{rest}", "policy", "unknown policy path",
+                                       f"policy.<{'|'.join(keys)}|*> or policy.<side>.<parameter>")
+            for i, key in enumerate(keys):
+                if side in ("*", key) and i < len(policies):
+                    name, o = policies[i]
+                    policies[i] = (name, {**o, param: value}) if param else (str(value), o)
+        for name, o in policies:
+            policy_vector(name, o)
+        return sc, deck, policies
+
+    def build(self) -> Simulation:
+        sc, deck, policies = self.inputs()
+        return Simulation.build(sc, policies, deck)
+
+
+def check_seed(seed: int) -> None:
+    if not 0 <= int(seed) < 2**63:
+        raise NapsimInputError("--seed", "seed", f"{seed} is out of range", f"0..{2**63 - 1}")
+
+
+def check_counts(games: int, chunk: int, target_error: float | None = None) -> None:
+    if games < 2:
+        raise NapsimInputError("--games", "games", f"{games} is too few for an interval", ">= 2")
+    if chunk < 1:
+        raise NapsimInputError("--chunk", "chunk", f"{chunk} is not positive", ">= 1")
+    if target_error is not None and not (math.isfinite(target_error) and target_error > 0):
+        raise NapsimInputError("--target-error", "target-error", f"{target_error} is not positive",
+                               "a positive number")
+
+
+class PlayedGames:
+    """One variant's games [0, n) of a seed, with their per-game rows; `play_to` plays more."""
+
+    def __init__(self, sim: Simulation, seed: int, chunk: int = SIM_CHUNK):
+        self.sim = sim
+        self.key = seed_key(seed)
+        self.chunk = chunk
+        self.args = sim.kernel_args()
+        self._rows: list[np.ndarray] = []
+        self._crows: list[np.ndarray] = []
+        self.games = 0
+
+    def play_to(self, games: int) -> None:
+        while self.games < games:
+            n = min(self.chunk, games - self.games)
+            out = play_chunk(self.args, self.key, self.games, n, False, True)
+            self._rows.append(extend_rows(out.rows))
+            self._crows.append(out.commander_rows)
+            self.games += n
+
+    @property
+    def rows(self) -> np.ndarray:
+        if len(self._rows) > 1:
+            self._rows = [np.concatenate(self._rows)]
+            self._crows = [np.concatenate(self._crows)]
+        return self._rows[0]
+
+    @property
+    def crows(self) -> np.ndarray:
+        _ = self.rows
+        return self._crows[0]
+
+    def estimates(self, metric: str) -> list[paired.Estimate | None]:
+        """The metric's estimate per side (None where it counts nothing for that side)."""
+        rows, crows = self.rows, self.crows
+        x, t = paired.metric_parts(metric, rows, crows)
+        if not paired.commander_present(metric, crows):
+            return [None, None]
+        return [paired.estimate(x[:, s], t[:, s]) for s in range(2)]
+
+
+def check_metrics(metrics: Sequence[str]) -> list[str]:
+    known = paired.metric_names()
+    for m in metrics:
+        if m not in known:
+            raise NapsimInputError("--metric", "metric", f"unknown metric '{m}'", ", ".join(known))
+    return list(dict.fromkeys(metrics))
+
+
+def default_metrics(sims: Sequence[Simulation]) -> list[str]:
+    """Effective and nominal orders per turn, plus initiative with 3-4 commanders a side and cards
+    nullified when a side plays the guerrilla rule."""
+    out = list(DEFAULT_METRICS)
+    if any(FORMAT_PLAYERS.get(s.scenario.format, 1) >= 3 for s in sims):
+        out += MULTI_METRICS
+    if any(side.guerrilla_rule != "off" for s in sims for side in s.scenario.sides):
+        out += GUERRILLA_METRICS
+    return out
+
+
+@dataclass
+class Comparison:
+    """What `compare_variants` returns: one row per metric and side, and how it was played."""
+
+    frame: pd.DataFrame
+    a: Variant
+    b: Variant
+    sims: tuple[Simulation, Simulation]
+    games: int
+    seed: int
+    target_error: float | None
+    target_reached: bool | None
+
+
+def compare_variants(a: Variant, b: Variant, metrics: Sequence[str] = (), games: int = 10_000,
+                     seed: int = SEED, chunk: int = SIM_CHUNK, target_error: float | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> Comparison:
+    """Play A and B on the same games and compare them metric by metric (B - A, paired).
+
+    With `target_error`, games are played chunk by chunk until the paired 95% half-width of the
+    first metric's difference is below it for every side (after at least 1,000 games), at most
+    `games`; otherwise exactly `games`."""
+    check_seed(seed)
+    check_counts(games, chunk, target_error)
+    metrics = check_metrics(metrics) if metrics else []
+    sims = (a.build(), b.build())
+    keys = [[s.key for s in sim.scenario.sides] for sim in sims]
+    if keys[0] != keys[1]:
+        raise NapsimInputError("--scenario-b", "sides", f"side keys {keys[1]} differ from A's {keys[0]}",
+                               "two scenarios with the same side keys")
+    metrics = metrics or default_metrics(sims)
+    played = [PlayedGames(sim, seed, chunk) for sim in sims]
+    step = games if target_error is None else min(chunk, games)
+    reached = None
+    while True:
+        n = min(games, played[0].games + step)
+        for p in played:
+            p.play_to(n)
+        if progress:
+            progress(n, games)
+        if target_error is None or n >= games:
+            break
+        if n >= min(MIN_GAMES_FOR_TARGET, games) and _main_half(played, metrics[0]) < target_error:
+            break
+    frame = compare_frame(played, metrics)
+    if target_error is not None:
+        reached = bool(_main_half(played, metrics[0]) < target_error)
+    return Comparison(frame, a, b, sims, played[0].games, seed, target_error, reached)
+
+
+def _main_half(played: Sequence[PlayedGames], metric: str) -> float:
+    ea, eb = played[0].estimates(metric), played[1].estimates(metric)
+    halves = [y.minus(x).half_width for x, y in zip(ea, eb, strict=True) if x is not None and y is not None]
+    return max(halves) if halves else 0.0
+
+
+def compare_frame(played: Sequence[PlayedGames], metrics: Sequence[str]) -> pd.DataFrame:
+    """One row per metric and side: A, B, B - A with its paired interval, n, the relative change,
+    and the paired and unpaired half-widths. A metric that counts nothing for a side in both
+    variants has no row for it; one that counts nothing for any side is an error."""
+    sides = played[0].sim.scenario.sides
+    rows = []
+    for m in metrics:
+        ea, eb = played[0].estimates(m), played[1].estimates(m)
+        found = False
+        for s, side in enumerate(sides):
+            x, y = ea[s], eb[s]
+            if (x is None and y is None) or _all_zero(m, x, y):
+                continue
+            if x is None or y is None:  # counted in one variant only: show it without a difference
+                x = x or paired.Estimate(math.nan, np.zeros(played[0].games))
+                y = y or paired.Estimate(math.nan, np.zeros(played[0].games))
+            found = True
+            rows.append(dict(metric=m, side_key=side.key, side=side.name, **paired.paired_difference(x, y)))
+        if not found:
+            raise NapsimInputError("--metric", m, "counts nothing for either side in these games",
+                                   "a metric of this scenario's summary")
+    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+
+
+def _all_zero(metric: str, x, y) -> bool:
+    """A Guerrilla metric that is zero in every game of both variants (a side without the rule)."""
+    return (metric.startswith("g_") and x is not None and y is not None and x.value == y.value == 0
+            and not x.influence.any() and not y.influence.any())
+
+
+def variants(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict = (),
+             scenario_b: str | None = None, deck: str | None = None, deck_a: str | None = None,
+             deck_b: str | None = None, policy: str = "greedy,greedy", policy_a: str | None = None,
+             policy_b: str | None = None) -> tuple[Variant, Variant]:
+    """Variants A and B from the options of `napsim compare`: overrides as 'path=value' items (or a
+    dict), a second scenario, decks and policies (each shared unless given for A or B)."""
+    sets = [tuple((a if isinstance(a, dict) else parse_overrides(a, "--a")).items()),
+            tuple((b if isinstance(b, dict) else parse_overrides(b, "--b")).items())]
+    return (Variant(scenario, sets[0], deck_a or deck, policy_a or policy),
+            Variant(scenario_b or scenario, sets[1], deck_b or deck, policy_b or policy))
+
+
+COMPARE_COLUMNS = ["metric", "side_key", "side", "a", "b", "difference", "ci_low", "ci_high", "half_width",
+                   "half_width_unpaired", "n", "relative_change"]
+
+
+def base_value(v: Variant, path: str):
+    """The value a scenario path has in the variant's scenario file (None when not there)."""
+    for k, val in v.overrides:
+        if k == path:
+            return val
+    if path == "deck":
+        return v.deck
+    try:
+        node = tomllib.loads(resolve_scenario_path(v.scenario).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, NapsimInputError):
+        return None
+    for k in path.split("."):
+        if not isinstance(node, dict) or k not in node:
+            return None
+        node = node[k]
+    return node

@@ -1,0 +1,204 @@
+"""`napsim compare` and `napsim balance` (issue 18): paired differences of two variants played on the
+same games, and the setting of one parameter that evens out a metric.
+
+Exact answers come from a toy deck of Probe Left cards only: every turn the same-section exception
+lets both cards order in the left section (2 + 2 orders, nominal 4), so a side orders exactly
+min(4, units and leaders in its left section) a turn, in every game."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from support.cli import napsim_main
+from support.decks import write_deck
+
+import napsim
+from napsim.cli import cli
+from napsim.engine.layout import N_CM
+from napsim.sim import paired
+
+LEFT = "sides.A.sections.L"
+BARE_LEFT = {f"{LEFT}.infantry": 0, f"{LEFT}.cavalry": 0, f"{LEFT}.artillery": 0, f"{LEFT}.leaders": 0}
+
+
+@pytest.fixture
+def probe_deck(tmp_path):
+    return str(write_deck(tmp_path / "probe.csv", {"Probe Left": 40}))
+
+
+def invoke(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# compare
+
+
+def test_identical_variants_differ_by_exactly_zero():
+    df = napsim.compare("tamames", ["sides.S.guerrilla=3"], {"sides.S.guerrilla": 3}, games=300)
+    assert len(df) and set(df["metric"]) >= {"effective_per_turn", "nominal_per_turn"}
+    assert (df["difference"] == 0).all()
+    assert (df["ci_low"] == 0).all() and (df["ci_high"] == 0).all() and (df["half_width"] == 0).all()
+    assert (df["a"] == df["b"]).all() and (df["n"] == 300).all()
+    assert (df["half_width_unpaired"] > 0).any()  # the unpaired width knows nothing of the pairing
+    assert all("exactly the same" in s for s in df["sentence"])
+
+
+def test_known_difference_on_a_toy_deck(probe_deck):
+    # A orders min(4, 8 + 1 leader) = 4 a turn; B keeps one artillery unit: min(4, 1) = 1
+    b = {**BARE_LEFT, f"{LEFT}.artillery": 1}
+    df = napsim.compare("symmetric", {}, b, deck=probe_deck, games=200,
+                        metrics=["effective_per_turn", "nominal_per_turn"])
+    row = df.set_index(["metric", "side_key"])
+    eff = row.loc[("effective_per_turn", "A")]
+    assert (eff["a"], eff["b"], eff["difference"]) == (4.0, 1.0, -3.0)
+    assert eff["ci_low"] == eff["ci_high"] == -3.0 and eff["relative_change"] == -0.75
+    assert "3.00" in eff["sentence"] and "fewer effective orders a turn" in eff["sentence"]
+    for key in [("effective_per_turn", "B"), ("nominal_per_turn", "A"), ("nominal_per_turn", "B")]:
+        assert row.loc[key, "difference"] == 0 and row.loc[key, "a"] == 4.0
+
+
+def test_pairing_narrows_the_interval_on_tamames(tmp_path):
+    chart = tmp_path / "cmp.png"
+    out = invoke("compare", "--scenario", "tamames", "--a", "sides.S.guerrilla=3", "--b",
+                 "sides.S.guerrilla=0", "--games", "2000", "--format", "json", "--chart", str(chart))
+    rows = json.loads(out)["rows"]
+    french = next(r for r in rows if r["metric"] == "effective_per_turn" and r["side_key"] == "F")
+    assert 0 < french["half_width"] < french["half_width_unpaired"]
+    assert french["ci_low"] > 0  # fewer counters, more French orders
+    assert french["sentence"].startswith("With sides.S.guerrilla=0 instead of 3 the French get ")
+    assert chart.read_bytes().startswith(b"\x89PNG")
+
+
+def test_compare_table_and_target_error():
+    out = invoke("compare", "--scenario", "symmetric", "--b", "sides.B.hand=7", "--games", "6000",
+                 "--chunk", "1000", "--target-error", "0.05")
+    assert "B - A [95% CI]" in out and "±unpaired" in out and "pairing (effective_per_turn)" in out
+    assert "target error ±0.05 on effective_per_turn: reached" in out
+    played = int(out.split(" games each")[0].rsplit(" ", 1)[1].replace(",", ""))
+    assert 1000 <= played < 6000
+
+
+# --------------------------------------------------------------------------------------------
+# balance
+
+
+def test_balance_finds_equal_hands_on_the_symmetric_scenario(tmp_path):
+    chart = tmp_path / "balance.svg"
+    res = napsim.balance("symmetric", "sides.B.hand=3..9", equalize="A,B", games=3000, chart=chart)
+    v, lo, hi = res.crossing
+    assert res.bracket == (5, 6)
+    assert abs(v - 6) < 0.15 and lo < v < hi and hi - lo < 0.2
+    frame = res.frame()
+    assert list(frame["value"]) == sorted(frame["value"]) and len(frame) <= 6
+    assert "equal at sides.B.hand" in res.sentence
+    assert chart.read_text().lstrip().startswith("<?xml")
+
+
+def test_balance_target_on_a_toy_deck_is_exact(probe_deck):
+    # side A orders min(4, infantry) a turn: 2.5 is reached half-way between 2 and 3 infantry
+    sets = [f"{k}={v}" for k, v in BARE_LEFT.items() if not k.endswith("infantry")]
+    res = napsim.balance("symmetric", f"{LEFT}.infantry=0..9", target=2.5, side="A", sets=sets,
+                         deck=probe_deck, games=100)
+    assert res.crossing == (2.5, 2.5, 2.5) and res.bracket == (2, 3)
+    frame = res.frame().set_index("value")
+    assert frame.loc[2, "difference"] == -0.5 and frame.loc[3, "difference"] == 0.5
+
+
+def test_balance_over_a_real_range_stops_at_its_own_precision():
+    res = napsim.balance("tamames", "sides.S.square_form=0.0..1.0", target=7.3, side="S", games=1000)
+    v, lo, hi = res.crossing
+    below, above = res.bracket
+    assert 0 < below < v < above < 1 and isinstance(below, float)
+    assert above - below <= hi - lo  # halving the bracket again would not sharpen the answer
+    assert len(res.settings) <= 12
+
+
+def test_balance_csv_names_the_crossing():
+    out = invoke("balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--target", "7",
+                 "--side", "S", "--games", "1500", "--format", "csv")
+    assert "# crossing: " in out and "reach 7 at sides.S.hand = " in out
+    assert "value,effective_per_turn[F],effective_per_turn[S],difference" in out
+
+
+# --------------------------------------------------------------------------------------------
+# bad input: one line, exit 2, nothing written
+
+COMPARE = ["compare", "--scenario", "tamames", "--games", "200"]
+BALANCE = ["balance", "--scenario", "symmetric", "--vary", "sides.B.hand=3..9", "--equalize", "A,B",
+           "--games", "200"]
+BAD = [
+    (COMPARE + ["--a", "sides.S.guerrilla"], "--a"),
+    (COMPARE + ["--b", "sides.X.hand=3"], "sides.X"),
+    (COMPARE + ["--b", "sides.S.guerrilla=lots"], "guerrilla"),
+    (COMPARE + ["--scenario-b", "nowhere"], "unknown scenario name"),
+    (COMPARE + ["--scenario-b", "symmetric"], "side keys"),
+    (COMPARE + ["--deck", "nodeck"], "nodeck"),
+    (COMPARE + ["--deck-a", "nodeck"], "nodeck"),
+    (COMPARE + ["--deck-b", "nodeck"], "nodeck"),
+    (COMPARE + ["--policy", "clever,greedy"], "clever"),
+    (COMPARE + ["--policy-a", "clever,greedy"], "clever"),
+    (COMPARE + ["--policy-b", "greedy:w_q=1,greedy"], "w_q"),
+    (COMPARE + ["--metric", "happiness"], "unknown metric"),
+    (COMPARE + ["--target-error", "-1"], "--target-error"),
+    (COMPARE + ["--games", "1"], "--games"),
+    (COMPARE + ["--seed", "-5"], "--seed"),
+    (COMPARE + ["--chunk", "0"], "--chunk"),
+    (COMPARE + ["--format", "xml"], "xml"),
+    (COMPARE + ["--chart", "chart.pdf"], ".png or .svg"),
+    (COMPARE + ["--chart", "no/such/folder/c.png"], "does not exist"),
+    (BALANCE[:4] + ["sides.B.hand=3-9", "--equalize", "A,B"], "not a numeric range"),
+    (BALANCE[:4] + ["sides.B.hand=9..3", "--equalize", "A,B"], "empty range"),
+    (BALANCE[:4] + ["sides.A.name=0..3", "--equalize", "A,B"], "not a numeric parameter"),
+    (BALANCE[:4] + ["rules.initiative=0..1", "--equalize", "A,B"], "not a numeric parameter"),
+    (BALANCE[:4] + ["policy.A=0..1", "--equalize", "A,B"], "not a numeric parameter"),
+    (BALANCE[:4] + ["sides.Q.hand=1..3", "--equalize", "A,B"], "sides.Q"),
+    (BALANCE[:4] + ["sides.B.hand=3..9"], "--equalize or --target"),
+    (BALANCE + ["--target", "7"], "--equalize or --target"),
+    (BALANCE[:6] + ["A,Q"], "side keys"),
+    (BALANCE[:6] + ["A,B", "--side", "A"], "--side"),
+    (BALANCE[:4] + ["sides.B.hand=3..9", "--target", "7"], "--side"),
+    (BALANCE[:4] + ["sides.B.hand=3..9", "--target", "7", "--side", "Q"], "unknown side"),
+    (BALANCE[:4] + ["sides.B.hand=3..9", "--target", "nan", "--side", "B"], "--target"),
+    (BALANCE + ["--metric", "happiness"], "unknown metric"),
+    (BALANCE + ["--set", "sides.A.hand"], "--set"),
+    (BALANCE + ["--deck", "nodeck"], "nodeck"),
+    (BALANCE + ["--policy", "clever,greedy"], "clever"),
+    (BALANCE + ["--games", "0"], "--games"),
+    (BALANCE + ["--seed", "-1"], "--seed"),
+    (BALANCE + ["--chunk", "-3"], "--chunk"),
+    (BALANCE + ["--format", "xml"], "xml"),
+    (BALANCE + ["--chart", "balance.txt"], ".png or .svg"),
+    # the answers the search cannot give
+    (BALANCE[:4] + ["sides.B.hand=7..9", "--equalize", "A,B"], "no crossing in 7..9"),
+    (["balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--target", "0.5", "--side", "F",
+      "--metric", "g_nullification_rate", "--games", "200"], "counts nothing for side F"),
+]
+
+
+@pytest.mark.parametrize(("args", "needle"), BAD, ids=[f"{a[0]}-{i}" for i, (a, _) in enumerate(BAD)])
+def test_bad_input_is_one_line_and_exit_2(args, needle, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    chart = ["--chart", "out.png"] if "--chart" not in args else []
+    code, out, err = napsim_main(monkeypatch, *args, *chart)
+    assert code == 2, (out, err)
+    (line,) = err.strip().splitlines()
+    assert line.startswith("napsim: error:") and needle in line, err
+    assert out == "" and list(tmp_path.iterdir()) == []
+
+
+def test_every_summary_metric_has_per_game_parts():
+    rows = np.ones((3, 2, len(paired.COLUMNS)), np.int64)
+    crows = np.ones((3, 2, 4, N_CM), np.int64)
+    for m in paired.metric_names():
+        x, t = paired.metric_parts(m, rows, crows)
+        assert x.shape == t.shape == (3, 2), m
+    with pytest.raises(KeyError):
+        paired.metric_parts("c9.nothing", rows, crows)
+    assert math.isnan(paired.half_width(np.zeros(1)))

@@ -319,8 +319,8 @@ def trace_cmd(scenario, seed, policy, deck, sets, game):
     if game < 0:
         raise NapsimInputError("--game", "game", f"{game} is negative", "0 or more")
     sim = _build_sim(scenario, policy, deck, sets)
-    _, events = sim.trace(seed, game)
-    click.echo(format_trace(sim, events, seed, game))
+    met, events = sim.trace(seed, game)
+    click.echo(format_trace(sim, events, seed, game, met))
 
 
 @cli.command("run")

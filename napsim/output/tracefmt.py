@@ -40,8 +40,8 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             hand = ", ".join(names[int(t)] for t in ev[11:11 + hn])
             rack = ", ".join(names[int(t)] for t in ev[11 + layout.MAX_HAND:11 + layout.MAX_HAND + rn])
             out.append("")
-            out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (command {cmd}, "
-                       f"squares {sqn}, Tactician {tac}, draw pile {pn}, discards {dn})")
+            out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (hand size {cmd}, "
+                       f"squares {sqn}, Tactician cards {tac}, draw pile {pn}, discards {dn})")
             out.extend(early)
             early.clear()
             header_ply = ply
@@ -55,10 +55,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             out.append(f"  plays {_card(names, kind, ta, pa, ra)} from hand + "
                        f"{_card(names, kind, tb, pb, rb)} from rack: {why}")
         elif code == layout.EV_ORDERS:
-            nom, eff, marched, tdraws = a[0:3], a[3:6], a[6], a[7]
-            out.append("  orders L/C/R nominal " + "/".join(map(str, nom)) + ", effective "
-                       + "/".join(map(str, eff)) + f"; March Moves {marched}; "
-                       f"Tactician draws due {tdraws}")
+            out.append(_orders_line("L/C/R", a))
         elif code == layout.EV_DRAW:
             out.append(f"  {who} draws {names[a[0]]}")
         elif code == layout.EV_SCOUT:
@@ -114,6 +111,13 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
     if metrics is not None:
         lines += game_summary(sim, metrics, events)
     return "\n".join(lines)
+
+
+def _orders_line(by: str, a: list[int]) -> str:
+    """A turn's orders per section (or wing), March Moves and Tactician draws (EV_ORDERS)."""
+    return (f"  orders {by}: nominal {'/'.join(map(str, a[0:3]))}, effective "
+            f"{'/'.join(map(str, a[3:6]))}; {plural(a[6], 'unit')} moved by March Moves; "
+            f"{plural(a[7], 'Tactician draw')} due")
 
 
 def _first_strike(name: str) -> str:
@@ -217,8 +221,7 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -
         return (f"  Guerrilla: a {who} Scout gains a counter for the {WINGS[a[0]]}; the CIC draws one "
                 f"card instead of two (unacquired pool now {a[1]})")
     if code == layout.EV_ORDERS:
-        return ("  orders by wing L/C/R nominal " + "/".join(map(str, a[0:3])) + ", effective "
-                + "/".join(map(str, a[3:6])) + f"; March Moves {a[6]}; Tactician draws due {a[7]}")
+        return _orders_line("by wing L/C/R", a)
     return None
 
 

@@ -68,6 +68,8 @@ def test_show_names_an_option_off_its_default(tmp_path):
 def test_show_cli_by_name_and_path(monkeypatch, capsys):
     code, text, _ = napsim(monkeypatch, capsys, "scenarios", "show", "epic3-tamames")
     assert code == 0 and "the CIC commands the Centre" in text and "EPIC clarifications (G4-G6)" in text
+    # rule M6.3: the Tactician cards as dealt to the three commanders (2 + 2 + 2 of 3 + 3)
+    assert "3 in the scenario; per commander, as dealt (M6.3, M8.2): CIC: 2, sub-commander 1: 2" in text
     code, by_path, _ = napsim(monkeypatch, capsys, "scenarios", "show",
                               str(SCENARIO_DIR / "epic3-tamames.toml"))
     assert code == 0 and by_path == text

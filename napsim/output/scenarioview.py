@@ -6,11 +6,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from napsim.engine.layout import COMMANDER_ROLES
 from napsim.model.errors import NapsimInputError
 from napsim.model.rulebook import load_options
 from napsim.model.scenario_template import FORMAT_WORDS, check_template_name, template_text
 from napsim.model.scenarios import LGB_SECTIONS, Scenario, Side, builtin_scenarios, load_scenario
-from napsim.sim.packing import FORMAT_PLAYERS
+from napsim.sim.packing import FORMAT_PLAYERS, commander_config
 
 SECTION_WORDS = ("Left", "Centre", "Right")
 WING_WORDS = ("left", "centre", "right")
@@ -53,12 +54,21 @@ def _side_lines(sc: Scenario, i: int) -> list[str]:
     else:
         cic = f"; the CIC commands the {SECTION_WORDS[s.cic_section]}" if sc.format == "epic3" else ""
         out.append(f"  Command hand: {_cards(s.hand)}{cic}")
-        share = " (shared out among the commanders, M6.3, M8.2)" if sc.format in ("epic3", "epic4") else ""
-        out.append(f"  Tactician cards at the start: {s.tactician}{share}")
+        out.append(f"  Tactician cards at the start: {s.tactician}" + _tactician_share(sc, i))
     out.append("  Guerrilla: " + _guerrilla_words(sc, s))
     out.append(f"  squares (E11): a unit forms one with chance {s.square_form:.2f} a turn, leaves "
                f"it with chance {s.square_leave:.2f}")
     return out
+
+
+def _tactician_share(sc: Scenario, i: int) -> str:
+    """epic3/epic4: what each commander holds at the start (M6.3, M8.2)."""
+    if sc.format not in ("epic3", "epic4"):
+        return ""
+    roles = COMMANDER_ROLES[sc.format]
+    tac = commander_config(sc)[1][i]
+    return (" in the scenario; per commander, as dealt (M6.3, M8.2): "
+            + ", ".join(f"{r}: {int(n)}" for r, n in zip(roles, tac, strict=False)))
 
 
 def _guerrilla_words(sc: Scenario, s: Side) -> str:

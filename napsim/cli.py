@@ -16,9 +16,11 @@ from napsim.model.cards import SECTIONS, builtin_decks, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import parse_policy_option
+from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
 from napsim.model.scenarios import load_scenario, parse_overrides
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
+from napsim.output import scenarioview
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
 from napsim.output.results import check_results_dest, simulate_into_folder
@@ -297,14 +299,41 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
     click.echo(f"wrote {path} ({games} games in {res.wall_seconds:.1f} s)")
 
 
+@cli.group("scenarios", invoke_without_command=True)
+@click.pass_context
+def scenarios(ctx: click.Context) -> None:
+    """List the built-in scenarios (or `show` one, or write a `new` one)."""
+    if ctx.invoked_subcommand is None:
+        click.echo(scenarioview.list_text())
+
+
+@scenarios.command("show")
+@click.argument("scenario", metavar="NAME")
+def scenarios_show(scenario: str) -> None:
+    """A scenario in words: sides, hands, counters, units per section, rule options, examples."""
+    click.echo(scenarioview.show_text(scenario))
+
+
+@scenarios.command("new")
+@click.argument("name")
+@click.option("--format", "fmt", type=click.Choice(SCENARIO_FORMATS), default="epic1",
+              show_default=True, help="The game format of the template.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Where to write it (default NAME.toml here; never overwritten).")
+def scenarios_new(name: str, fmt: str, out_path: str | None) -> None:
+    """Write a commented scenario template that validates and plays as written."""
+    path = scenarioview.write_template(name, fmt, out_path)
+    click.echo(f"wrote {path}: fill in the example numbers, then `napsim scenarios show {path}`")
+
+
 @cli.command("trace")
 @_sim_options
 @click.option("--game", type=int, required=True, help="Global game index to replay.")
 def trace_cmd(scenario, seed, policy, deck, sets, game):
     """Replay one game from (seed, game index) and print it turn by turn."""
     sim = _build_sim(scenario, policy, deck, sets)
-    _, events = sim.trace(seed, game)
-    click.echo(format_trace(sim, events, seed, game))
+    met, events = sim.trace(seed, game)
+    click.echo(format_trace(sim, events, seed, game, met))
 
 
 @cli.command("run")

@@ -542,7 +542,7 @@ def test_g7_metrics_add_up_and_the_trace_shows_every_decision():
         assert len(lines) == len(att) + len(rows_of(ev, layout.EV_G_GAIN))
         for row in att:
             if row[E] != layout.G_OUT_DECLINED:
-                roll = "a sabre" if row[D] == 5 else f"{DIE_FACES[row[D]]}, no sabre"
+                roll = "a sabre" if row[D] == 5 else f"{DIE_FACES[row[D]]}, not a sabre"
                 assert any(f"the French roll {roll}" in ln for ln in lines)
         seen += len(att)
         declined = int((att[:, E] == layout.G_OUT_DECLINED).sum()) if len(att) else 0

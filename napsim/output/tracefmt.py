@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from napsim.engine import layout
-from napsim.model.cards import SECTIONS
+from napsim.output.tracewords import LGB_SIX, corps_option, force_march_flags, game_summary, plural
 from napsim.sim.tables import KIND_PLACED
 
 DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")
 SECTION_WORDS = ("Left", "Centre", "Right")  # L, C, R, each named from its own side's seat (S4)
 
 
-def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
-    """One line per event, grouped by turn, using card and side names."""
+def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndarray | None = None) -> str:
+    """One line per event, grouped by turn, using card and side names; with the game's metrics
+    row (`Simulation.trace`), an end-of-game summary per side follows."""
     names = sim.cards.names
     sides = [s.name for s in sim.scenario.sides]
     sc = sim.scenario
@@ -23,13 +24,14 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
     # replacement draw) before the turn's header: they are held back and printed under it
     early: list[str] = []
     header_ply = -1
+    fm = force_march_flags(sim) if sc.format == "lgb" else None
     for ev in events:
         code, ply, s = int(ev[0]), int(ev[1]), int(ev[2])
         out = early if ply > header_ply and code != layout.EV_TURN else lines
         a = [int(x) for x in ev[3:11]]
         who = sides[s] if 0 <= s < 2 else "?"
         if sc.format == "lgb":
-            line = _lgb_event(sim, code, s, who, a)
+            line = _lgb_event(sim, code, s, who, a, fm)
             if line is not None:
                 out.append(line)
                 continue
@@ -38,8 +40,8 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             hand = ", ".join(names[int(t)] for t in ev[11:11 + hn])
             rack = ", ".join(names[int(t)] for t in ev[11 + layout.MAX_HAND:11 + layout.MAX_HAND + rn])
             out.append("")
-            out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (command {cmd}, "
-                       f"squares {sqn}, Tactician {tac}, draw pile {pn}, discards {dn})")
+            out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (hand size {cmd}, "
+                       f"squares {sqn}, Tactician cards {tac}, draw pile {pn}, discards {dn})")
             out.extend(early)
             early.clear()
             header_ply = ply
@@ -53,10 +55,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
             out.append(f"  plays {_card(names, kind, ta, pa, ra)} from hand + "
                        f"{_card(names, kind, tb, pb, rb)} from rack: {why}")
         elif code == layout.EV_ORDERS:
-            nom, eff, marched, tdraws = a[0:3], a[3:6], a[6], a[7]
-            out.append("  orders L/C/R nominal " + "/".join(map(str, nom)) + ", effective "
-                       + "/".join(map(str, eff)) + f"; March Moves {marched}; "
-                       f"Tactician draws due {tdraws}")
+            out.append(_orders_line("L/C/R", a))
         elif code == layout.EV_DRAW:
             out.append(f"  {who} draws {names[a[0]]}")
         elif code == layout.EV_SCOUT:
@@ -64,7 +63,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
         elif code == layout.EV_TACTICIAN:
             out.append(f"  {who} draws a Tactician card (now {a[0]})")
         elif code == layout.EV_ELAN:
-            out.append(f"  Elan: draw pile and discards shuffled together ({a[0]} cards)")
+            out.append(f"  Elan: draw pile and discards shuffled together ({plural(a[0], 'card')})")
         elif code == layout.EV_RESHUFFLE:
             out.append(f"  draw pile empty: discards reshuffled into a new pile of {a[0]}")
         elif code == layout.EV_REFILL:
@@ -75,37 +74,55 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int) -> str:
         elif code == layout.EV_UNSQUARE:
             out.append(f"  {who} leaves square: {names[a[0]]} returns to hand")
         elif code == layout.EV_FIRST_STRIKE:
-            out.append(f"  {who} plays First Strike ({names[a[0]]}) in the opponent's turn")
+            out.append(f"  {who} plays {_first_strike(names[a[0]])} in the opponent's turn")
         elif code == layout.EV_G_ATTEMPT:
             target, tsec, t_eff, roll, outcome = a[0:5]
             card = {0: "the hand card", 1: "the rack card", 2: "the turn's cards"}[target]
             # S4: the French card's section from the French seat, and the Spanish one facing it
             where = (f" in the French {SECTION_WORDS[tsec]} (facing the Spanish "
                      f"{SECTION_WORDS[2 - tsec]})") if tsec >= 0 else ""
+            worth = f"worth {plural(t_eff, 'effective order')}"
             if outcome == layout.G_OUT_DECLINED:
-                out.append(f"  Guerrilla: {who} holds a counter against {card}{where} "
-                           f"({t_eff} effective orders) but keeps it (policy P4)")
+                out.append(f"  Guerrilla: {who} holds a counter against {card}{where}, {worth}, "
+                           "but keeps it (policy P4)")
             else:
-                out.append(f"  Guerrilla: {who} spends a counter against {card}{where} "
-                           f"({t_eff} effective orders); {_guerrilla_roll(roll, outcome)}")
+                out.append(f"  Guerrilla: {who} spends a counter against {card}{where}, {worth}; "
+                           f"{_guerrilla_roll(roll, outcome)}")
         elif code == layout.EV_G_GAIN:
-            where = f"section {SECTIONS[a[0]]}" if a[0] < 3 else "the commander"
-            out.append(f"  Guerrilla: {who}'s Scout draws one card instead of two and gains a "
-                       f"counter for {where} (pool now {a[1]})")
+            where = (f"the commander of the {SECTION_WORDS[a[0]]}" if a[0] < 3 else "the CIC")
+            out.append(f"  Guerrilla: a {who} Scout draws one card instead of two and gains a "
+                       f"counter for {where} (unacquired pool now {a[1]})")
         elif code == layout.EV_INITIATIVE:
             k, d1, d2, ordered, tac = a[:5]
             extra = "; a double: he draws a Tactician card" if tac else ""
-            out.append(f"  {who} {_role(sc, k)} ({SECTIONS[a[6]]}) has no card and no multi-section "
-                       f"orders: initiative roll {DIE_FACES[d1]} + {DIE_FACES[d2]}, {ordered} "
-                       f"units ordered{extra}")
+            why = ("no card and no multi-section orders in his section"
+                   if sc.rule("initiative") == "no_card_no_orders" else "no card")
+            out.append(f"  {who} {_role(sc, k)} ({SECTION_WORDS[a[6]]}) has {why}: initiative roll "
+                       f"{DIE_FACES[d1]} + {DIE_FACES[d2]}, {plural(ordered, 'unit')} "
+                       f"ordered{extra}")
         elif code == layout.EV_PASS:
-            out.append(f"  {who} CIC passes {names[a[0]]} ({SECTIONS[a[1]]}) to his sub-commander "
+            out.append(f"  {who} CIC passes {names[a[0]]} ({SECTION_WORDS[a[1]]}) to his sub-commander "
                        f"and plays the other card")
         elif code == layout.EV_COMMANDER_TACTICIAN:
             out.append(f"  {who} {_role(sc, a[0])} draws a Tactician card (now {a[1]})")
         elif code == layout.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
-    return "\n".join(lines + early)
+    lines += early
+    if metrics is not None:
+        lines += game_summary(sim, metrics, events)
+    return "\n".join(lines)
+
+
+def _orders_line(by: str, a: list[int]) -> str:
+    """A turn's orders per section (or wing), March Moves and Tactician draws (EV_ORDERS)."""
+    return (f"  orders {by}: nominal {'/'.join(map(str, a[0:3]))}, effective "
+            f"{'/'.join(map(str, a[3:6]))}; {plural(a[6], 'unit')} moved by March Moves; "
+            f"{plural(a[7], 'Tactician draw')} due")
+
+
+def _first_strike(name: str) -> str:
+    """'First Strike', or the card that plays as one ('Leadership as a First Strike')."""
+    return name if name == "First Strike" else f"{name} as a First Strike"
 
 
 def _card(names, kind, t: int, p: int, resolved: int) -> str:
@@ -118,7 +135,7 @@ def _card(names, kind, t: int, p: int, resolved: int) -> str:
     if resolved != t:
         label += f" (plays as {names[resolved]})"
     if kind[resolved] == KIND_PLACED:
-        label += f" placed in {SECTIONS[p]}"
+        label += f" placed in the {SECTION_WORDS[p]}"
     return label
 
 
@@ -128,7 +145,7 @@ LGB_DRAWS = {layout.DRAW_SCOUT_GIFT: "a Scout gift", layout.DRAW_STARS: "unused 
              layout.DRAW_TWO_SABRES: "two sabres (L6)"}
 
 
-def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
+def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -> str | None:
     """La Grande Battles lines (engine.lgb events and the events it reads differently)."""
     names = sim.cards.names
     void = len(names) - 1
@@ -137,8 +154,8 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
         return f"{who} Corps {WINGS[k]}"
 
     if code == layout.EV_CORPS_HANDS:
-        return (f"  Corps hands (left/centre/right): {a[0]}/{a[1]}/{a[2]} cards, Tactician "
-                f"{a[3]}/{a[4]}/{a[5]}")
+        return (f"  Corps hands (left/centre/right wing): Command cards {a[0]}/{a[1]}/{a[2]}, "
+                f"Tactician cards {a[3]}/{a[4]}/{a[5]}")
     if code == layout.EV_GIVE:
         ta, tb, ka, kb, ra, rb, score, is_random = a
         why = "uniform over legal gifts (random)" if is_random else \
@@ -147,33 +164,37 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
         for t, k, r, src in ((ta, ka, ra, "hand"), (tb, kb, rb, "rack")):
             if t == void:
                 continue
-            label = names[t] + (f" (plays as {names[r]})" if r != t else "")
+            label = names[t] + ("" if r == t else " (gives no orders)" if r == void
+                                else f" (plays as {names[r]})")
             parts.append(f"{label} from {src} to " + (WINGS[k] if k >= 0 else "nobody (no orders)"))
         return f"  CIC gives {' and '.join(parts) or 'nothing'}: {why}"
     if code == layout.EV_CORPS_PLAY:
         k, src, t, r, opt, nom, ea, eb = a
         if src == layout.SRC_HOLD:
             return f"  {corps(k)} keeps his cards and issues no orders"
+        chose = corps_option(sim.cards, fm, k, src, t, r, opt)
+        chose = f", {chose}" if chose else ""
         if nom < 0:
-            return f"    and also {names[t]} (E4: both cards in his wing)"
+            return f"    and also {names[t]}{chose} (E4: both cards in his wing)"
         label = names[t] + (f" (plays as {names[r]})" if r != t and r != void else "")
         if r == void:
             label += " (nullified)"
-        return (f"  {corps(k)} plays {label}, {LGB_SOURCES.get(src, '?')}, option {opt}: "
-                f"nominal {nom}, effective {ea} + {eb} in his two sections")
+        return (f"  {corps(k)} plays {label}, {LGB_SOURCES.get(src, '?')}{chose}: "
+                f"{plural(nom, 'order')} nominal, effective {ea} in {LGB_SIX[2 * k]} + {eb} in "
+                f"{LGB_SIX[2 * k + 1]}")
     if code == layout.EV_CORPS_REACH:
         k, n, into_l, into_r = a[:4]
         six = ("L1", "L2", "C1", "C2", "R1", "R2")
         where = [f"{x} in {six[i]}" for x, i in ((into_l, 2 * k - 1), (into_r, 2 * k + 2)) if 0 <= i < 6]
         return (f"  {corps(k)}'s Take Command reaches the sections next to his (E7): "
-                f"{' and '.join(where)} effective, of {n} orders left")
+                f"{' and '.join(where)} effective, of {plural(n, 'order')} left")
     if code == layout.EV_REJECT:
         return f"  {corps(a[0])} discards the CIC's {names[a[1]]} to play one of his own (L5)"
     if code == layout.EV_INITIATIVE:
         k, d1, d2, ordered, _tac, cmd_draw = a[:6]
         extra = "; two sabres: no block lost, he draws a Command card" if cmd_draw else ""
         return (f"  {corps(k)} has no card: initiative roll {DIE_FACES[d1]} + {DIE_FACES[d2]}, "
-                f"{ordered} units ordered{extra}")
+                f"{plural(ordered, 'unit')} ordered{extra}")
     if code == layout.EV_CORPS_DRAW:
         return f"  {corps(a[0])} draws {names[a[1]]} into his hand"
     if code == layout.EV_CORPS_TACTICIAN:
@@ -191,25 +212,24 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int]) -> str | None:
         # S4: the French wing k faces the Spanish wing 2 - k, whose Corps commander spends
         card = f"the {'second ' if which else ''}card played by the French {WINGS[k]}"
         spender = f"{who} {WINGS[2 - k]} (facing it)"
+        worth = f"worth {plural(t_eff, 'effective order')}"
         if outcome == layout.G_OUT_DECLINED:
-            return (f"  Guerrilla: {spender} could spend a counter against {card} ({t_eff} "
-                    "effective orders) but keeps it")
-        return (f"  Guerrilla: {spender} spends a counter against {card} ({t_eff} effective "
-                f"orders); {_guerrilla_roll(roll, outcome)}")
+            return f"  Guerrilla: {spender} could spend a counter against {card}, {worth}, but keeps it"
+        return (f"  Guerrilla: {spender} spends a counter against {card}, {worth}; "
+                f"{_guerrilla_roll(roll, outcome)}")
     if code == layout.EV_G_GAIN:
-        return (f"  Guerrilla: {who}'s Scout in the {WINGS[a[0]]} gains a counter; the CIC draws one "
-                f"card instead of two (pool now {a[1]})")
+        return (f"  Guerrilla: a {who} Scout gains a counter for the {WINGS[a[0]]}; the CIC draws one "
+                f"card instead of two (unacquired pool now {a[1]})")
     if code == layout.EV_ORDERS:
-        return ("  orders by wing L/C/R nominal " + "/".join(map(str, a[0:3])) + ", effective "
-                + "/".join(map(str, a[3:6])) + f"; March Moves {a[6]}; Tactician draws due {a[7]}")
+        return _orders_line("by wing L/C/R", a)
     return None
 
 
 def _guerrilla_roll(roll: int, outcome: int) -> str:
     """The French die against a spent counter, in words (G1)."""
     if outcome == layout.G_OUT_SABRE:
-        return "the French roll a sabre: the guerrillas are stopped and the card is carried out"
-    return f"the French roll {DIE_FACES[roll]}, no sabre: the card is nullified"
+        return "the French roll a sabre, so the guerrillas fail and the card is carried out"
+    return f"the French roll {DIE_FACES[roll]}, not a sabre, so the card is nullified"
 
 
 def _role(sc, k: int) -> str:

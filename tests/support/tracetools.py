@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from napsim.engine import layout
 
 M = {name: i for i, name in enumerate(layout.METRIC_NAMES)}  # metric name -> column
+# a First Strike played in the opponent's turn (napsim.output.tracefmt)
+FIRST_STRIKE_LINE = re.compile(r" plays (First Strike|.+ as a First Strike) in the opponent's turn$")
 CODE, PLY, SIDE, A, B, C, D, E, F, G, H = range(11)  # trace row columns
 
 
@@ -50,15 +54,15 @@ def first_strikes_under_their_turn(sim, games) -> int:
     seen = 0
     for seed, game, ev in games:
         blocks = turn_blocks(format_trace(sim, ev, seed, game))
-        assert not any("First Strike (" in line for line in blocks[-1])
+        assert not any(" in the opponent's turn" in line for line in blocks[-1])
         for ply, rows in by_ply(ev).items():
             n = len(rows_of(rows, layout.EV_FIRST_STRIKE))
             if ply < 0:
                 continue
             lines = blocks[ply]
-            assert sum(" plays First Strike (" in line for line in lines) == n
+            assert sum(FIRST_STRIKE_LINE.search(line) is not None for line in lines) == n
             if n:
                 seen += 1
-                at = next(i for i, line in enumerate(lines) if " plays First Strike (" in line)
+                at = next(i for i, line in enumerate(lines) if FIRST_STRIKE_LINE.search(line))
                 assert 0 < at < lines.index(next(x for x in lines if x.startswith("  hand:")))
     return seen

@@ -24,6 +24,7 @@ from napsim.output import scenarioview
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
 from napsim.output.results import check_results_dest, simulate_into_folder
+from napsim.output.simconsole import simulate_lines
 from napsim.output.tracefmt import format_trace
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
@@ -291,9 +292,9 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
 
         res, path = simulate_into_folder(sim, out_dir, force, games, seed, chunk, not no_per_game,
                                          progress, _notice)
-    summary = res.summary()
-    view = summary[summary["kind"] == "rate"][["side", "metric", "value", "ci_low", "ci_high", "n"]]
-    click.echo(view.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    fmt = sim.scenario.format
+    for line in simulate_lines(res.summary(), fmt, fmt not in ("standard", "epic1")):
+        click.echo(line)
     for w in filter(None, [sim.deck.estimated_warning()]):
         click.echo(w)
     click.echo(f"wrote {path} ({games} games in {res.wall_seconds:.1f} s)")

@@ -10,7 +10,7 @@ import pandas as pd
 
 from napsim.engine import layout
 from napsim.engine.layout import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES
-from napsim.sim.summary import summary_frame
+from napsim.sim.summary import study_summary, summary_frame
 from napsim.sim.tables import KIND_NAMES
 
 
@@ -29,6 +29,9 @@ class SimResult:
     commanders: np.ndarray | None = None       # [side, commander, CM] per-commander totals (M, L)
     commander_rows: np.ndarray | None = None   # [game, side, commander, CM] when per_game
     tactician_turns: np.ndarray | None = None  # [side, turn] Tactician cards held, summed over games
+    sums: np.ndarray | None = None    # [side, per-game column]: sums, squares and products with
+    sumsq: np.ndarray | None = None   # the turns of the per-game values (`row_moments`), for the
+    sumxt: np.ndarray | None = None   # intervals of the means
 
     def metric(self, name: str) -> np.ndarray:
         """Total of one metric per side."""
@@ -41,10 +44,14 @@ class SimResult:
         return game_rows_frame(self.per_game, 0, [s.name for s in self.sim.scenario.sides])
 
     def summary(self) -> pd.DataFrame:
-        """Per side: means per game and per turn, and rates with Wilson intervals and n
-        (`napsim.sim.summary.summary_frame`)."""
-        return summary_frame(self.totals, self.games, [s.name for s in self.sim.scenario.sides],
-                             self.commanders)
+        """Per side: means per game and per turn with normal 95% intervals from the per-game
+        moments, rates with Wilson intervals, and n: the summary a study gives for the same games
+        (`napsim.sim.summary.study_summary`, the one place sums become means and intervals)."""
+        sides = self.sim.scenario.sides
+        if self.sums is None:  # a result built by hand without the moments: no mean intervals
+            return summary_frame(self.totals, self.games, [s.name for s in sides], self.commanders)
+        return study_summary(self.games, self.totals, self.sums, self.sumsq, self.sumxt,
+                             self.commanders, [s.key for s in sides], [s.name for s in sides])
 
     def commander_games_frame(self) -> pd.DataFrame:
         """Tidy per-game commander frame: one row per game, side and commander of the format."""

@@ -20,6 +20,7 @@ from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
 from napsim.model.validate import check_count, check_games, check_seed
 from napsim.sim.result import SimResult
+from napsim.sim.summary import per_game_columns, row_moments
 
 
 @dataclass
@@ -105,12 +106,15 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     rows = []
     crows = []
     multi = sim.scenario.format not in ONE_A_SIDE
+    moments = [np.zeros((2, len(per_game_columns())), np.int64) for _ in range(3)]
     per_game = per_game or sink is not None
     t0 = time.perf_counter()
     for first in range(0, games, chunk):
         n = min(chunk, games - first)
-        out = play_chunk(args, key, first, n, check, per_game)
+        out = play_chunk(args, key, first, n, check, True)  # rows for the moments, kept if asked
         totals += out.totals
+        for acc, part in zip(moments, row_moments(out.rows), strict=True):
+            acc += part
         waits += out.rack_wait
         g_turns += out.guerrilla_turns
         cmet += out.commander_totals
@@ -126,7 +130,8 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     wall = time.perf_counter() - t0
     per = np.concatenate(rows) if rows else None
     cper = np.concatenate(crows) if crows else None
-    return SimResult(sim, games, seed, totals, per, waits, wall, g_turns, cmet, cper, tac_turns)
+    return SimResult(sim, games, seed, totals, per, waits, wall, g_turns, cmet, cper, tac_turns,
+                     *moments)
 
 
 def trace_game(args: tuple, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:

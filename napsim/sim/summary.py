@@ -81,6 +81,19 @@ def extend_rows(rows: np.ndarray) -> np.ndarray:
     return np.concatenate([rows.astype(np.int64), np.stack(extra, axis=2)], axis=2)
 
 
+def row_moments(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sums, sums of squares, sums of products with the turns) [side, column] of per-game rows
+    [n, 2, M] over `per_game_columns`: what the intervals of per-game and per-turn means need.
+    Integers, so the moments of any split of the games add up to the same arrays."""
+    return extended_moments(extend_rows(rows))
+
+
+def extended_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`row_moments` of rows already extended (`extend_rows`)."""
+    turns = x[:, :, layout.M_TURNS][:, :, None]
+    return x.sum(axis=0), (x * x).sum(axis=0), (x * turns).sum(axis=0)
+
+
 # --------------------------------------------------------------------------------------------
 # the rows of a summary, from the kernel's totals
 

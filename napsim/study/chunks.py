@@ -16,7 +16,7 @@ import pandas as pd
 from napsim.engine import layout
 from napsim.engine.rng import seed_key
 from napsim.sim.runner import play_chunk
-from napsim.sim.summary import extend_rows, study_summary
+from napsim.sim.summary import extend_rows, extended_moments, study_summary
 
 CHUNK_FORMAT = 1  # bump when the content of a chunk file changes
 HIST_MAX = 4095  # per-game values above this land in the last histogram bin
@@ -29,8 +29,7 @@ def chunk_arrays(rows: np.ndarray, totals: np.ndarray, waits: np.ndarray, first:
     further histogram the kernel returns (`extra`, e.g. guerrilla_turns), summed over chunks."""
     x = extend_rows(rows)
     n, _, c = x.shape
-    turns = x[:, :, layout.M_TURNS][:, :, None]
-    sums = x.sum(axis=0)
+    sums, sumsq, sumxt = extended_moments(x)
     if not np.array_equal(sums[:, : layout.N_METRICS], totals):
         raise RuntimeError("per-game rows do not add up to the chunk totals")
     v = np.clip(x, 0, HIST_MAX)
@@ -38,8 +37,8 @@ def chunk_arrays(rows: np.ndarray, totals: np.ndarray, waits: np.ndarray, first:
     idx = (np.arange(2)[None, :, None] * c + np.arange(c)[None, None, :]) * width + v
     hist = np.bincount(idx.ravel(), minlength=2 * c * width).reshape(2, c, width)
     out = dict(format=np.int64(CHUNK_FORMAT), first=np.int64(first), n=np.int64(n),
-               totals=totals.astype(np.int64), sums=sums, sumsq=(x * x).sum(axis=0),
-               sumxt=(x * turns).sum(axis=0), hist=hist.astype(np.int64),
+               totals=totals.astype(np.int64), sums=sums, sumsq=sumsq, sumxt=sumxt,
+               hist=hist.astype(np.int64),
                rack_wait=waits.astype(np.int64))
     if keep_rows:
         out["rows"] = rows.astype(np.int32)

@@ -83,8 +83,16 @@ def decks_show(deck: str) -> None:
             label = f"section {section}" if section != "-" else "no section"
             click.echo(f"  {label}: {int(sub['count'].sum())}")
             for _, r in sub.iterrows():
-                click.echo(f"    {r['count']:>3}  {r['name']:<28} {_describe(r)}  [{r['confidence']}]")
+                click.echo(f"    {r['count']:>3}  {r['name']:<28} {_describe(r)}  [{r['confidence']}]"
+                           + _range_text(r))
     click.echo(f"\ntotal: {d.n_cards} cards in {d.n_types} types")
+    if d.has_ranges:
+        kept = "".join(f", {k} {n}" for k, n in d.kind_totals)
+        click.echo(f"plausible ranges: {int(d.cards['count_min'].sum())}-{int(d.cards['count_max'].sum())} "
+                   f"cards summed over the rows; every plausible deck keeps the total {d.n_cards}{kept} "
+                   "(--deck-ensemble draws such decks)")
+    else:
+        click.echo("plausible ranges: none, every count is fixed (a deck ensemble has zero spread)")
     outside = d.unit_classes_outside_model()
     if outside:  # the engine orders these cards' units by unit_filter alone
         treated: dict[str, list[str]] = {}
@@ -103,6 +111,13 @@ _FILTER_WORDS = {"any": "any unit", "inf": "infantry", "cav": "cavalry", "art": 
 
 def _tactician_text(d) -> str:
     return f"Tactician deck: {d.tactician_deck} cards" if d.tactician_deck else "no Tactician deck"
+
+
+def _range_text(r) -> str:
+    if r["count_min"] == r["count_max"]:
+        return ""
+    tie = f", equal to the other '{r['count_tie']}' rows" if r["count_tie"] else ""
+    return f"  range {r['count_min']}-{r['count_max']}{tie}"
 
 
 def _describe(r) -> str:

@@ -1,0 +1,63 @@
+"""Words and tables of a deck ensemble (`napsim compare --deck-ensemble N`): how many plausible decks
+agree on the sign of B - A, its range across decks, and the spread across decks beside the Monte
+Carlo half-width of one deck."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from napsim.output.decisions import compare_text, decimals, with_sentences
+from napsim.output.formatting import render
+from napsim.study.ensemble import DeckEnsemble
+from napsim.study.variants import Comparison
+
+
+def _fmt(v: float, d: int) -> str:
+    text = f"{v:+.{d}f}"
+    return f"{0.0:+.{d}f}" if math.isfinite(v) and float(text) == 0 else text
+
+
+def heading(ens: DeckEnsemble) -> str:
+    line = (f"Deck ensemble: {ens.n} plausible '{ens.deck.name}' decks (deck seed {ens.seed}), each "
+            f"playing the same {ens.games:,} games")
+    if not ens.deck.has_ranges:
+        line += "; the deck gives no count ranges, so every deck is the file's and the spread is zero"
+    return line
+
+
+def ensemble_sentence(r, n: int) -> str:
+    """'effective_per_turn, French: B - A is negative in 20 of 20 plausible decks, range [-0.52,
+    -0.33]; spread across decks (sd) 0.05, Monte Carlo ±0.010 within one deck (the largest).'"""
+    d = decimals(r.mc_half_width) if r.mc_half_width > 0 else decimals(r.ensemble_sd)
+    counts = {"negative": r.negative, "positive": r.positive, "zero": r.zero}
+    whole = [k for k, c in counts.items() if c == n]
+    if whole:
+        sign = f"{whole[0]} in {n} of {n} plausible decks"
+    else:
+        parts = ", ".join(f"{k} in {c}" for k, c in counts.items() if c)
+        why = ("the decks differ by no more than the Monte Carlo noise"
+               if (r.ensemble_max - r.ensemble_min) / 2 <= r.mc_half_width else
+               "the conclusion depends on the unknown counts")
+        sign = f"{parts} of {n} plausible decks ({why})"
+    return (f"{r.metric}, {r.side}: B - A is {sign}, range [{_fmt(r.ensemble_min, d)}, "
+            f"{_fmt(r.ensemble_max, d)}]; spread across decks (sd) {r.ensemble_sd:.{d}f}, "
+            f"Monte Carlo ±{r.mc_half_width:.{d}f} within one deck (the largest).")
+
+
+def ensemble_frame(cmp: Comparison, ens: DeckEnsemble) -> pd.DataFrame:
+    """The comparison's rows (file's deck) with the ensemble's columns and sentence beside them."""
+    s = ens.summary()
+    s["ensemble_sentence"] = [ensemble_sentence(r, ens.n) for r in s.itertuples()]
+    return with_sentences(cmp).merge(s.drop(columns="side"), on=["metric", "side_key"], how="left")
+
+
+def compare_ensemble_text(cmp: Comparison, ens: DeckEnsemble, fmt: str, warnings: list[str]) -> str:
+    """The comparison on the file's deck, then the ensemble: one sentence per metric and side."""
+    if fmt != "table":
+        return render(ensemble_frame(cmp, ens), fmt, [*warnings, heading(ens)])
+    s = ens.summary()
+    lines = [compare_text(cmp, fmt, warnings), "", heading(ens)]
+    lines += [ensemble_sentence(r, ens.n) for r in s.itertuples()]
+    return "\n".join(lines)

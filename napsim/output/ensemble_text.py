@@ -29,20 +29,25 @@ def heading(ens: DeckEnsemble) -> str:
 
 def ensemble_sentence(r, n: int) -> str:
     """'effective_per_turn, French: B - A is negative in 20 of 20 plausible decks, range [-0.52,
-    -0.33]; spread across decks (sd) 0.05, Monte Carlo ±0.010 within one deck (the largest).'"""
+    -0.33]; its 95% interval excludes 0 in 20 of them; spread across decks (sd) 0.05, Monte Carlo
+    ±0.010 within one deck (the largest).'"""
     d = decimals(r.mc_half_width) if r.mc_half_width > 0 else decimals(r.ensemble_sd)
     counts = {"negative": r.negative, "positive": r.positive, "zero": r.zero}
     whole = [k for k, c in counts.items() if c == n]
     if whole:
         sign = f"{whole[0]} in {n} of {n} plausible decks"
     else:
-        parts = ", ".join(f"{k} in {c}" for k, c in counts.items() if c)
-        why = ("the decks differ by no more than the Monte Carlo noise"
-               if (r.ensemble_max - r.ensemble_min) / 2 <= r.mc_half_width else
-               "the conclusion depends on the unknown counts")
-        sign = f"{parts} of {n} plausible decks ({why})"
+        sign = ", ".join(f"{k} in {c}" for k, c in counts.items() if c) + f" of {n} plausible decks"
+    clear = r.clear_negative + r.clear_positive
+    if clear == 0:
+        clear_text = "no deck's 95% interval excludes 0"
+    elif r.clear_negative and r.clear_positive:
+        clear_text = (f"its 95% interval lies below 0 in {r.clear_negative} and above 0 in "
+                      f"{r.clear_positive} (the conclusion depends on the unknown counts)")
+    else:
+        clear_text = f"its 95% interval excludes 0 in {clear} of them"
     return (f"{r.metric}, {r.side}: B - A is {sign}, range [{_fmt(r.ensemble_min, d)}, "
-            f"{_fmt(r.ensemble_max, d)}]; spread across decks (sd) {r.ensemble_sd:.{d}f}, "
+            f"{_fmt(r.ensemble_max, d)}]; {clear_text}; spread across decks (sd) {r.ensemble_sd:.{d}f}, "
             f"Monte Carlo ±{r.mc_half_width:.{d}f} within one deck (the largest).")
 
 

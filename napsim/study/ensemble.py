@@ -64,12 +64,14 @@ def compare_ensemble(cmp: Comparison, n: int, seed: int, chunk: int) -> DeckEnse
 
 
 ENSEMBLE_COLUMNS = ["metric", "side_key", "side", "decks", "negative", "positive", "zero",
-                    "ensemble_min", "ensemble_max", "ensemble_sd", "mc_half_width"]
+                    "clear_negative", "clear_positive", "ensemble_min", "ensemble_max", "ensemble_sd",
+                    "mc_half_width"]
 
 
 def ensemble_summary(frame: pd.DataFrame, n: int) -> pd.DataFrame:
     """Per metric and side: how many decks have B - A negative, positive or zero, its range and
-    standard deviation across decks, and the largest Monte Carlo half-width of one deck."""
+    standard deviation across decks, and the largest Monte Carlo half-width of one deck; `clear_*`
+    count the decks whose paired 95% interval lies wholly below or above 0."""
     rows = []
     for (metric, key), g in frame.groupby(["metric", "side_key"], sort=False):
         d = g["difference"].to_numpy(float)
@@ -77,6 +79,7 @@ def ensemble_summary(frame: pd.DataFrame, n: int) -> pd.DataFrame:
         rows.append(dict(
             metric=metric, side_key=key, side=g["side"].iloc[0], decks=n,
             negative=int((ok < 0).sum()), positive=int((ok > 0).sum()), zero=int((ok == 0).sum()),
+            clear_negative=int((g["ci_high"] < 0).sum()), clear_positive=int((g["ci_low"] > 0).sum()),
             ensemble_min=float(ok.min()) if ok.size else np.nan,
             ensemble_max=float(ok.max()) if ok.size else np.nan,
             ensemble_sd=float(ok.std(ddof=1)) if ok.size > 1 else 0.0,

@@ -19,6 +19,7 @@ from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import load_scenario, parse_overrides
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
+from napsim.output.ensemble_text import simulate_ensemble_text
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
 from napsim.output.results import check_results_dest, simulate_into_folder
@@ -26,7 +27,7 @@ from napsim.output.tracefmt import format_trace
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import compile_notice, kernel_for
-from napsim.study import backends
+from napsim.study import backends, ensemble
 from napsim.study import runloop as runloop_mod
 from napsim.study import storage as storage_mod
 from napsim.study.readings import load_readings_spec
@@ -288,11 +289,17 @@ def _build_sim(scenario, policy, deck, sets, warm: bool = False):
               help="Result folder (refused if it holds results, unless --force).")
 @click.option("--force", is_flag=True, help="Replace an existing result folder.")
 @click.option("--no-per-game", is_flag=True, help="Keep aggregates only (no games.parquet).")
+@click.option("--deck-ensemble", type=int, default=None, metavar="N",
+              help="Also play the same games on N plausible decks drawn inside the deck file's count "
+                   "ranges (seeded by --seed) and print each metric's spread across them.")
 @_threads_option
-def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game, threads):
+def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game,
+                 deck_ensemble, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
     _use_threads(threads)
     Simulation.check_run(games, seed, chunk)
+    if deck_ensemble is not None:
+        ensemble.check_ensemble(deck_ensemble)
     check_results_dest(out_dir, force)  # refuse before playing
     sim = _build_sim(scenario, policy, deck, sets, warm=True)
     with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
@@ -310,6 +317,10 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
     for w in filter(None, [sim.deck.estimated_warning()]):
         click.echo(w)
     click.echo(f"wrote {path} ({games} games in {res.wall_seconds:.1f} s)")
+    if deck_ensemble is not None:
+        ens = ensemble.simulate_ensemble(sim, parse_policy_option(policy), deck_ensemble, seed, games,
+                                         seed, chunk)
+        click.echo(simulate_ensemble_text(ens))
 
 
 @cli.command("trace")

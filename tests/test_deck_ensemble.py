@@ -177,3 +177,30 @@ def test_bad_deck_ensemble_is_one_line_and_exit_2(extra, needle, monkeypatch):
     code, out, err = napsim_main(monkeypatch, *TAMAMES, *extra)
     assert code == 2 and not out, (out, err)
     assert len(err.strip().splitlines()) == 1 and needle in err
+
+
+# --------------------------------------------------------------------------------------------
+# napsim simulate --deck-ensemble
+
+
+def test_simulate_deck_ensemble_prints_the_spread_beside_the_interval(tmp_path):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(cli, ["simulate", "--scenario", "tamames", "--games", "200", "--chunk", "200",
+                                      "--no-per-game", "--out", str(out), "--deck-ensemble", "3"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    i = lines.index("Deck ensemble: 3 plausible 'gmt90' decks (deck seed 20261130), each playing the same "
+                    "200 games")
+    assert "across decks [min, max]" in lines[i + 1] and "±Monte Carlo" in lines[i + 1]
+    french = next(ln.split() for ln in lines[i + 2:] if ln.split()[:2] == ["French", "effective_per_turn"])
+    assert float(french[-2]) > 0  # the decks differ
+    assert not any(ln.split()[:2] == ["French", "g_cards_nullified_per_turn"] for ln in lines[i:])
+
+
+def test_simulate_bad_deck_ensemble_writes_nothing(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    code, stdout, err = napsim_main(monkeypatch, "simulate", "--scenario", "tamames", "--games", "200",
+                                    "--out", str(out), "--deck-ensemble", "0")
+    assert code == 2 and not stdout and len(err.strip().splitlines()) == 1
+    assert "field 'deck-ensemble': 0 is out of range" in err and not out.exists()

@@ -1,6 +1,7 @@
 """Words and tables of a deck ensemble (`napsim compare --deck-ensemble N`): how many plausible decks
 agree on the sign of B - A, its range across decks, and the spread across decks beside the Monte
-Carlo half-width of one deck."""
+Carlo half-width of one deck; for `napsim simulate --deck-ensemble N`, each rate's range across
+decks beside its interval on the file's deck."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pandas as pd
 
 from napsim.output.decisions import compare_text, decimals, with_sentences
 from napsim.output.formatting import render
-from napsim.study.ensemble import DeckEnsemble
+from napsim.study.ensemble import DeckEnsemble, simulate_summary
 from napsim.study.variants import Comparison
 
 
@@ -66,3 +67,18 @@ def compare_ensemble_text(cmp: Comparison, ens: DeckEnsemble, fmt: str, warnings
     lines = [compare_text(cmp, fmt, warnings), "", heading(ens)]
     lines += [ensemble_sentence(r, ens.n) for r in s.itertuples()]
     return "\n".join(lines)
+
+
+def simulate_ensemble_text(ens: DeckEnsemble) -> str:
+    """The file deck's metrics beside their range across the plausible decks."""
+    s = simulate_summary(ens)
+    view = pd.DataFrame({
+        "side": s["side"], "metric": s["metric"],
+        "file deck [95% CI]": [f"{v:.4f} [{lo:.4f}, {hi:.4f}]"
+                               for v, lo, hi in zip(s["value"], s["ci_low"], s["ci_high"], strict=True)],
+        "across decks [min, max]": [f"[{lo:.4f}, {hi:.4f}]"
+                                    for lo, hi in zip(s["ensemble_min"], s["ensemble_max"], strict=True)],
+        "sd across decks": [f"{v:.4f}" for v in s["ensemble_sd"]],
+        "±Monte Carlo": [f"{v:.4f}" for v in s["mc_half_width"]],
+    })
+    return "\n".join([heading(ens), view.to_string(index=False)])

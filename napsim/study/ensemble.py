@@ -18,7 +18,7 @@ import pandas as pd
 from napsim.model.cards import Deck, load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.sim.packing import Simulation
-from napsim.study.variants import Comparison, PlayedGames, Variant, compare_frame
+from napsim.study.variants import Comparison, PlayedGames, Variant, compare_frame, default_metrics
 
 MAX_DECK_ENSEMBLE = 1000
 
@@ -97,3 +97,45 @@ def check_one_deck(a: Variant, b: Variant) -> None:
         raise NapsimInputError("--deck-ensemble", "deck-ensemble",
                                f"A and B play different decks ({decks[0].name}, {decks[1].name})",
                                "one deck for both variants")
+
+
+SIMULATE_COLUMNS = ["side", "metric", "value", "ci_low", "ci_high", "decks", "ensemble_min",
+                    "ensemble_max", "ensemble_sd", "mc_half_width"]
+
+
+def simulate_ensemble(sim: Simulation, policies, n: int, seed: int, games: int, game_seed: int,
+                      chunk: int) -> DeckEnsemble:
+    """`napsim simulate`'s games (`game_seed`) on the file's deck (deck_index -1) and on n plausible
+    decks: one row per deck, side and metric (those `napsim compare` reports by default), with
+    the value and its 95% half-width."""
+    check_ensemble(n)
+    metrics = default_metrics([sim])
+    rows = []
+    for k, dk in enumerate([sim.deck, *sim.deck.plausible(n, seed)]):
+        played = PlayedGames(sim if k == 0 else Simulation.build(sim.scenario, policies, dk),
+                             game_seed, chunk)
+        played.play_to(games)
+        for m in metrics:
+            for side, e in zip(sim.scenario.sides, played.estimates(m), strict=True):
+                if e is not None:
+                    rows.append(dict(deck_index=k - 1, side=side.name, metric=m, value=e.value,
+                                     half_width=e.half_width))
+    return DeckEnsemble(sim.deck, n, seed, games, pd.DataFrame(rows))
+
+
+def simulate_summary(ens: DeckEnsemble) -> pd.DataFrame:
+    """Per side and metric: the file deck's value and 95% interval, the range and standard deviation
+    across the plausible decks, and the largest Monte Carlo half-width of one deck."""
+    rows = []
+    for (side, metric), g in ens.frame.groupby(["side", "metric"], sort=False):
+        if metric.startswith("g_") and not g["value"].any():  # a side without the Guerrilla rule
+            continue
+        base = g[g["deck_index"] < 0].iloc[0]
+        v = g.loc[g["deck_index"] >= 0, "value"].to_numpy(float)
+        rows.append(dict(side=side, metric=metric, value=base["value"],
+                         ci_low=base["value"] - base["half_width"],
+                         ci_high=base["value"] + base["half_width"], decks=ens.n,
+                         ensemble_min=float(v.min()), ensemble_max=float(v.max()),
+                         ensemble_sd=float(v.std(ddof=1)) if len(v) > 1 else 0.0,
+                         mc_half_width=float(g["half_width"].max())))
+    return pd.DataFrame(rows, columns=SIMULATE_COLUMNS)

@@ -204,3 +204,16 @@ def test_simulate_bad_deck_ensemble_writes_nothing(tmp_path, monkeypatch):
                                     "--out", str(out), "--deck-ensemble", "0")
     assert code == 2 and not stdout and len(err.strip().splitlines()) == 1
     assert "field 'deck-ensemble': 0 is out of range" in err and not out.exists()
+
+
+def test_api_compare_with_a_deck_ensemble():
+    import napsim
+
+    df = napsim.compare("tamames", {"sides.S.guerrilla": 3}, {"sides.S.guerrilla": 0},
+                        metrics=["effective_per_turn"], games=200, chunk=200, deck_ensemble=3)
+    french = df.set_index("side_key").loc["F"]
+    assert french["decks"] == 3 and french["positive"] == 3 and french["ensemble_sd"] > 0
+    assert french["ensemble_min"] <= french["ensemble_max"]
+    assert "positive in 3 of 3 plausible decks" in french["ensemble_sentence"]
+    with pytest.raises(NapsimInputError, match="different decks"):
+        napsim.compare("tamames", {}, {}, deck_b="ccn70", deck_ensemble=2)

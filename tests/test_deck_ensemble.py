@@ -128,7 +128,8 @@ def test_bad_kind_totals_header(value, needle, tmp_path, builtin_path):
     path = write_deck_csv(tmp_path / "bad.csv", comments, columns, rows)
     with pytest.raises(NapsimInputError, match=needle) as err:
         load_deck(path)
-    assert err.value.field == "kind_totals" and str(err.value).startswith(f"{path}:5: ")
+    line = 1 + next(i for i, c in enumerate(comments) if c.startswith("# kind_totals:"))
+    assert err.value.field == "kind_totals" and str(err.value).startswith(f"{path}:{line}: ")
 
 
 def test_range_columns_are_optional(tmp_path, builtin_path):

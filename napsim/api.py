@@ -16,8 +16,10 @@ from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import parse_overrides
 from napsim.output import decisions, frames
+from napsim.output.ensemble_text import ensemble_frame
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
+from napsim.study import ensemble
 from napsim.study.balance import Balance, find_balance
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
 from napsim.study.runloop import ProgressFn, execute
@@ -184,12 +186,25 @@ def compare(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict
     `a` and `b` are overrides of the scenario (``{"sides.S.guerrilla": 3}`` or
     ``["sides.S.guerrilla=3"]``; paths as in a study's [set], ``policy.<side>.<param>`` and ``deck``
     included); options: scenario_b, deck, deck_a, deck_b, policy, policy_a, policy_b, metrics,
-    games, seed, chunk, target_error (on the first metric's difference, at most `games`) and
-    chart (a .png or .svg path)."""
+    games, seed, chunk, target_error (on the first metric's difference, at most `games`), chart
+    (a .png or .svg path) and deck_ensemble (N: the same games on N plausible decks drawn inside the
+    deck's count ranges, seeded by `seed`, adding per row how many decks give B - A each sign, its
+    range and spread across decks, and a sentence; A and B must play one deck)."""
+    n_decks = options.pop("deck_ensemble", None)
+    if n_decks is not None:  # checked before anything is played
+        ensemble.check_ensemble(n_decks)
+        ensemble.check_one_deck(*variants(scenario, a, b, *(options.get(k) for k in _VARIANT_KEYS)))
     cmp = compare_run(scenario, a, b, **options)
-    df = decisions.with_sentences(cmp)
+    if n_decks is None:
+        df = decisions.with_sentences(cmp)
+    else:
+        ens = ensemble.compare_ensemble(cmp, n_decks, cmp.seed, options.get("chunk", SIM_CHUNK))
+        df = ensemble_frame(cmp, ens)
     df.attrs.update(games=cmp.games, seed=cmp.seed, target_reached=cmp.target_reached)
     return df
+
+
+_VARIANT_KEYS = ("scenario_b", "deck", "deck_a", "deck_b")
 
 
 def balance(scenario: str, vary: str, metric: str = "effective_per_turn",

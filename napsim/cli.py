@@ -21,6 +21,7 @@ from napsim.model.scenarios import load_scenario, parse_overrides
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
 from napsim.output import scenarioview
+from napsim.output.ensemble_text import simulate_ensemble_text
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
 from napsim.output.results import check_results_dest, simulate_into_folder
@@ -29,7 +30,7 @@ from napsim.output.tracefmt import format_trace
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import compile_notice, kernel_for
-from napsim.study import backends
+from napsim.study import backends, ensemble
 from napsim.study import runloop as runloop_mod
 from napsim.study import storage as storage_mod
 from napsim.study.readings import load_readings_spec
@@ -86,8 +87,16 @@ def decks_show(deck: str) -> None:
             label = f"section {section}" if section != "-" else "no section"
             click.echo(f"  {label}: {int(sub['count'].sum())}")
             for _, r in sub.iterrows():
-                click.echo(f"    {r['count']:>3}  {r['name']:<28} {_describe(r)}  [{r['confidence']}]")
+                click.echo(f"    {r['count']:>3}  {r['name']:<28} {_describe(r)}  [{r['confidence']}]"
+                           + _range_text(r))
     click.echo(f"\ntotal: {d.n_cards} cards in {d.n_types} types")
+    if d.has_ranges:
+        kept = "".join(f", {k} {n}" for k, n in d.kind_totals)
+        click.echo(f"plausible ranges: {int(d.cards['count_min'].sum())}-{int(d.cards['count_max'].sum())} "
+                   f"cards summed over the rows; every plausible deck keeps the total {d.n_cards}{kept} "
+                   "(--deck-ensemble draws such decks)")
+    else:
+        click.echo("plausible ranges: none, every count is fixed (a deck ensemble has zero spread)")
     outside = d.unit_classes_outside_model()
     if outside:  # the engine orders these cards' units by unit_filter alone
         treated: dict[str, list[str]] = {}
@@ -106,6 +115,13 @@ _FILTER_WORDS = {"any": "any unit", "inf": "infantry", "cav": "cavalry", "art": 
 
 def _tactician_text(d) -> str:
     return f"Tactician deck: {d.tactician_deck} cards" if d.tactician_deck else "no Tactician deck"
+
+
+def _range_text(r) -> str:
+    if r["count_min"] == r["count_max"]:
+        return ""
+    tie = f", equal to the other '{r['count_tie']}' rows" if r["count_tie"] else ""
+    return f"  range {r['count_min']}-{r['count_max']}{tie}"
 
 
 def _describe(r) -> str:
@@ -276,11 +292,17 @@ def _build_sim(scenario, policy, deck, sets, warm: bool = False):
               help="Result folder (refused if it holds results, unless --force).")
 @click.option("--force", is_flag=True, help="Replace an existing result folder.")
 @click.option("--no-per-game", is_flag=True, help="Keep aggregates only (no games.parquet).")
+@click.option("--deck-ensemble", type=int, default=None, metavar="N",
+              help="Also play the same games on N plausible decks drawn inside the deck file's count "
+                   "ranges (seeded by --seed) and print each metric's spread across them.")
 @_threads_option
-def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game, threads):
+def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game,
+                 deck_ensemble, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
     _use_threads(threads)
     Simulation.check_run(games, seed, chunk)
+    if deck_ensemble is not None:
+        ensemble.check_ensemble(deck_ensemble)
     check_results_dest(out_dir, force)  # refuse before playing
     sim = _build_sim(scenario, policy, deck, sets, warm=True)
     with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
@@ -298,6 +320,10 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
     for w in filter(None, [sim.deck.estimated_warning()]):
         click.echo(w)
     click.echo(f"wrote {path} ({games} games in {res.wall_seconds:.1f} s)")
+    if deck_ensemble is not None:
+        ens = ensemble.simulate_ensemble(sim, parse_policy_option(policy), deck_ensemble, seed, games,
+                                         seed, chunk)
+        click.echo(simulate_ensemble_text(ens))
 
 
 @cli.group("scenarios", invoke_without_command=True)

@@ -12,8 +12,10 @@ import click
 from napsim import api
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.output import decisions
+from napsim.output.ensemble_text import compare_ensemble_text
 from napsim.output.formatting import FORMATS
-from napsim.study import backends
+from napsim.study import backends, ensemble
+from napsim.study.variants import variants
 
 
 def _common_options(f):
@@ -53,16 +55,28 @@ def _echo(text: str) -> None:
                    "turn, and more where the scenario has them). The first is the main metric.")
 @click.option("--target-error", type=float, default=None,
               help="Play chunk by chunk until the main metric's paired 95% half-width is below this.")
+@click.option("--deck-ensemble", type=int, default=None, metavar="N",
+              help="Also answer on N plausible decks drawn inside the deck file's count ranges (seeded "
+                   "by --seed), with the same games: the spread across decks and whether B - A keeps "
+                   "its sign in every deck.")
 @_common_options
 def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, policy, policy_a, policy_b,
-                metrics, target_error, games, seed, chunk, fmt, chart, threads):
+                metrics, target_error, deck_ensemble, games, seed, chunk, fmt, chart, threads):
     """Compare two variants of one question, played on the same games: A, B, the paired difference
     B - A with its 95% interval, the relative change and a sentence per metric and side."""
     backends.use_threads(threads)
+    if deck_ensemble is not None:  # checked before anything is played or written
+        ensemble.check_ensemble(deck_ensemble)
+        ensemble.check_one_deck(*variants(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b,
+                                          policy, policy_a, policy_b))
     cmp = api.compare_run(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b, policy, policy_a,
                           policy_b, metrics, games, seed, chunk, target_error, chart)
-    warnings = list(dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims))
-    _echo(decisions.compare_text(cmp, fmt, [w for w in warnings if w]))
+    warnings = [w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w]
+    if deck_ensemble is None:
+        _echo(decisions.compare_text(cmp, fmt, warnings))
+    else:
+        ens = ensemble.compare_ensemble(cmp, deck_ensemble, seed, chunk)
+        _echo(compare_ensemble_text(cmp, ens, fmt, warnings))
     if chart:
         click.echo(f"wrote {chart}", err=True)
 

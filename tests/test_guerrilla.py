@@ -24,6 +24,7 @@ from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_pl
 
 from napsim.engine import layout
 from napsim.model.cards import DECK_DIR
+from napsim.model.deck_ranges import RANGE_COLUMNS
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 from napsim.output.tracefmt import DIE_FACES, format_trace
 from napsim.sim.packing import Simulation
@@ -69,7 +70,7 @@ def write_deck(path, counts: dict[str, int]) -> str:
     w = csv.DictWriter(buf, fieldnames=reader.fieldnames, lineterminator="\n")
     w.writeheader()
     for name, n in counts.items():
-        w.writerow(dict(rows[name], count=str(n)))
+        w.writerow(dict(rows[name], count=str(n), **{c: "" for c in RANGE_COLUMNS if c in rows[name]}))
     path.write_text(buf.getvalue(), encoding="utf-8")
     return str(path)
 

@@ -16,11 +16,16 @@ add those in OPTIONAL_COLUMNS:
 - `unit_class`: the unit class the card's own text names (free text, e.g. "light", "mounted"),
   kept for display and filters. Classes that napsim's scenario model lacks are listed by
   `Deck.unit_classes_outside_model()`; the engine orders units by `unit_filter` alone.
+- `count_min`, `count_max`, `count_tie`: a plausible range for a count that is not confirmed, and
+  a label tying rows whose counts move together (napsim.model.deck_ranges). Blank: the count is
+  fixed. The header key `kind_totals` (e.g. `# kind_totals: multi=8, tactic=22`) names known kind
+  subtotals that every plausible deck keeps; `Deck.plausible(n, seed)` draws such decks.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import re
@@ -31,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from napsim.model import deck_ranges
 from napsim.model.errors import NapsimInputError, excerpt
 
 DECK_DIR = Path(__file__).parents[1] / "data" / "decks"  # the shipped decks
@@ -48,9 +54,9 @@ COLUMNS = (
     "name", "count", "kind", "section", *ORDER_COLUMNS, "equal_to_command", "cap",
     "unit_filter", "stars", *MARKS, "category", "confidence", "source",
 )
-OPTIONAL_COLUMNS = ("unit_class",)
+OPTIONAL_COLUMNS = ("unit_class", *deck_ranges.RANGE_COLUMNS)
 ALL_COLUMNS = (*COLUMNS, *OPTIONAL_COLUMNS)
-HEADER_KEYS = ("title", "total", "note", "tactician_deck")
+HEADER_KEYS = ("title", "total", "note", "tactician_deck", "kind_totals")
 REPEATABLE_HEADER_KEYS = ("note",)
 # Tactician cards assumed when a deck file has no `# tactician_deck:` line (the GM&T deck's 50).
 DEFAULT_TACTICIAN_DECK = 50
@@ -78,6 +84,8 @@ class Deck:
     tactician_deck: int = DEFAULT_TACTICIAN_DECK
     # True when the file says so with a `# tactician_deck:` line, False when the default was used.
     tactician_deck_declared: bool = False
+    # kind subtotals every plausible deck keeps: (("multi", 8), ...) from `# kind_totals:`
+    kind_totals: tuple = ()
 
     @property
     def n_cards(self) -> int:
@@ -95,6 +103,22 @@ class Deck:
     def estimated_rows(self) -> list[str]:
         """Names of card types whose count or marks are our estimate, not a published fact."""
         return self.cards.loc[self.cards["confidence"] == "estimated", "name"].tolist()
+
+    @property
+    def has_ranges(self) -> bool:
+        """True when some count has a plausible range (count_min < count_max)."""
+        return deck_ranges.has_ranges(self.cards)
+
+    def plausible(self, n: int, seed: int) -> list[Deck]:
+        """n plausible decks: every count inside its range, tied rows equal, the total and the kept
+        kind subtotals as in the file; reproducible from `seed`. Without ranges: n copies."""
+        out = []
+        for counts in deck_ranges.plausible_counts(self.cards, self.kind_totals, n, seed):
+            cards = self.cards.copy()
+            cards["count"] = counts
+            digest = hashlib.sha256((self.sha256 + ":" + ",".join(map(str, counts))).encode())
+            out.append(dataclasses.replace(self, cards=cards, sha256=digest.hexdigest()))
+        return out
 
     def unit_classes_outside_model(self) -> dict[str, list[str]]:
         """Unit classes named by the cards (`unit_class`) that napsim's scenario model lacks, each
@@ -162,6 +186,7 @@ def load_deck(name_or_path: str | Path) -> Deck:
     _check_columns(f"{path}:{first_row_line}", columns)
     records = []
     lines: dict[str, int] = {}  # card name -> line of its first row
+    row_lines: list[int] = []
     for line, values in rows[1:]:
         if not any(v.strip() for v in values):
             continue
@@ -177,10 +202,12 @@ def load_deck(name_or_path: str | Path) -> Deck:
                 "unique names",
             )
         lines[row["name"]] = line
+        row_lines.append(line)
         records.append(row)
     if not records:
         raise NapsimInputError(str(path), "count", "the deck has no cards")
     cards = pd.DataFrame.from_records(records, columns=ALL_COLUMNS)
+    deck_ranges.check_ties(path, cards, row_lines)
     total = int(cards["count"].sum())
     if total <= 0:
         raise NapsimInputError(str(path), "count", "the deck has no cards")
@@ -197,6 +224,10 @@ def load_deck(name_or_path: str | Path) -> Deck:
             f"{path}:{header_lines['tactician_deck']}", "tactician_deck", header["tactician_deck"],
             0, MAX_TACTICIAN_DECK,
         )
+    kind_totals = ()
+    if "kind_totals" in header:
+        kind_totals = deck_ranges.parse_kind_totals(f"{path}:{header_lines['kind_totals']}",
+                                                    header["kind_totals"], cards)
     return Deck(
         name=path.stem,
         path=path,
@@ -206,6 +237,7 @@ def load_deck(name_or_path: str | Path) -> Deck:
         sha256=hashlib.sha256(raw).hexdigest(),
         tactician_deck=tactician_deck,
         tactician_deck_declared="tactician_deck" in header,
+        kind_totals=kind_totals,
     )
 
 
@@ -260,7 +292,7 @@ def _split_header(
         if not sep or key not in HEADER_KEYS:
             raise NapsimInputError(
                 f"{path}:{n + 1}", "header", f"unknown header line '{excerpt(stripped)}'",
-                "# title: ..., # total: N, # note: ..., # tactician_deck: N",
+                "# title: ..., # total: N, # note: ..., # tactician_deck: N, # kind_totals: kind=N, ...",
             )
         if key in header and key not in REPEATABLE_HEADER_KEYS:
             raise NapsimInputError(
@@ -331,6 +363,7 @@ def _parse_row(where: str, row: dict[str, str]) -> dict:
     out["confidence"] = _parse_choice(where, "confidence", row["confidence"], CONFIDENCE)
     out["source"] = row["source"].strip()
     out["unit_class"] = row.get("unit_class", "").strip()  # optional column
+    deck_ranges.parse_range(where, out, row, _parse_int)  # optional columns
     _check_kind_consistency(where, out, kind)
     return out
 

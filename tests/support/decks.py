@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 
 from napsim.model.cards import DECK_DIR
+from napsim.model.deck_ranges import RANGE_COLUMNS
 
 C_AND_C_DECKS = ("gmt90", "ccn70", "cca60")
 ALL_DECKS = (*C_AND_C_DECKS, "epic-tcg-sealed30")
@@ -65,6 +66,7 @@ def write_deck(path: Path, counts: dict[str, int],
             row = dict(rows[base], **changes)
             row["name"] = name
         row["count"] = str(n)
+        row.update({c: "" for c in RANGE_COLUMNS if c in row})  # a custom deck's counts are fixed
         out.append(row)
     buf = io.StringIO()
     buf.write(f"# title: test deck {path.stem}\n# total: {sum(counts.values())}\n")

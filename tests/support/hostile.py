@@ -231,7 +231,7 @@ CATALOGUE: list[tuple[str, str, Callable[[Path], list[str]]]] = [
     ("deck CSV", "NUL byte in a card name (simulate)",
      _deck_case(lambda r: _with_name(r, b"Pro\x00be"), "simulate")),
     ("deck CSV", "a BOM and an unknown column",
-     _deck_case(lambda r: b"\xef\xbb\xbf" + r.replace(b",source\n", b",source,extra\n", 1))),
+     _deck_case(lambda r: b"\xef\xbb\xbf" + r.replace(b",count_tie\n", b",count_tie,extra\n", 1))),
     ("deck CSV", "a 1,000-character header line", _deck_case(b"# " + b"x" * 1000 + b"\n" + GMT90)),
     ("deck CSV", "empty file", _deck_case(b"")),
     ("deck CSV", "UTF-16", _deck_case(lambda r: r.decode().encode("utf-16"))),

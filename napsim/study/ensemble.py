@@ -1,0 +1,141 @@
+"""Deck ensembles: the same question answered on N plausible decks (issue 18, part 3).
+
+A deck file may give plausible ranges for its estimated counts (napsim.model.deck_ranges).
+`compare_ensemble` replays a comparison on each of N decks drawn inside those ranges, with the
+same games (same seed and game indices) as the file's deck, and returns one row per deck, metric
+and side; `ensemble_summary` condenses those rows to the spread across decks, the Monte Carlo
+half-width beside it and how many decks agree on the sign of B - A. A deck without ranges gives N
+copies of itself, so its spread is exactly zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from napsim.model.cards import Deck, load_deck
+from napsim.model.errors import NapsimInputError
+from napsim.sim.packing import Simulation
+from napsim.study.variants import Comparison, PlayedGames, Variant, compare_frame, default_metrics
+
+MAX_DECK_ENSEMBLE = 1000
+
+
+def check_ensemble(n: int) -> None:
+    if not 1 <= n <= MAX_DECK_ENSEMBLE:
+        raise NapsimInputError("--deck-ensemble", "deck-ensemble", f"{n} is out of range",
+                               f"1..{MAX_DECK_ENSEMBLE} plausible decks")
+
+
+@dataclass
+class DeckEnsemble:
+    """One row per plausible deck, metric and side (`frame`), and how the decks were drawn."""
+
+    deck: Deck          # the file's deck
+    n: int
+    seed: int           # of the deck draw
+    games: int          # per deck and variant: the same games as the file's deck played
+    frame: pd.DataFrame
+
+    def summary(self) -> pd.DataFrame:
+        return ensemble_summary(self.frame, self.n)
+
+
+def compare_ensemble(cmp: Comparison, n: int, seed: int, chunk: int) -> DeckEnsemble:
+    """Replay `cmp` (its games, seed and metrics) on n plausible decks of its one deck."""
+    check_ensemble(n)
+    check_one_deck(cmp.a, cmp.b)
+    deck_a = cmp.sims[0].deck
+    metrics = list(dict.fromkeys(cmp.frame["metric"]))
+    inputs = [v.inputs() for v in (cmp.a, cmp.b)]
+    frames = []
+    for k, dk in enumerate(deck_a.plausible(n, seed)):
+        played = []
+        for sc, _, policies in inputs:
+            p = PlayedGames(Simulation.build(sc, policies, dk), cmp.seed, chunk)
+            p.play_to(cmp.games)
+            played.append(p)
+        f = compare_frame(played, metrics)
+        f.insert(0, "deck_index", k)
+        frames.append(f)
+    return DeckEnsemble(deck_a, n, seed, cmp.games, pd.concat(frames, ignore_index=True))
+
+
+ENSEMBLE_COLUMNS = ["metric", "side_key", "side", "decks", "negative", "positive", "zero",
+                    "clear_negative", "clear_positive", "ensemble_min", "ensemble_max", "ensemble_sd",
+                    "mc_half_width"]
+
+
+def ensemble_summary(frame: pd.DataFrame, n: int) -> pd.DataFrame:
+    """Per metric and side: how many decks have B - A negative, positive or zero, its range and
+    standard deviation across decks, and the largest Monte Carlo half-width of one deck; `clear_*`
+    count the decks whose paired 95% interval lies wholly below or above 0."""
+    rows = []
+    for (metric, key), g in frame.groupby(["metric", "side_key"], sort=False):
+        d = g["difference"].to_numpy(float)
+        ok = d[np.isfinite(d)]
+        rows.append(dict(
+            metric=metric, side_key=key, side=g["side"].iloc[0], decks=n,
+            negative=int((ok < 0).sum()), positive=int((ok > 0).sum()), zero=int((ok == 0).sum()),
+            clear_negative=int((g["ci_high"] < 0).sum()), clear_positive=int((g["ci_low"] > 0).sum()),
+            ensemble_min=float(ok.min()) if ok.size else np.nan,
+            ensemble_max=float(ok.max()) if ok.size else np.nan,
+            ensemble_sd=float(ok.std(ddof=1)) if ok.size > 1 else 0.0,
+            mc_half_width=float(g["half_width"].max())))
+    return pd.DataFrame(rows, columns=ENSEMBLE_COLUMNS)
+
+
+def check_one_deck(a: Variant, b: Variant) -> None:
+    """A deck ensemble varies one deck: A and B must play the same deck file."""
+    decks = []
+    for v in (a, b):
+        sc, deck, _ = v.inputs()
+        decks.append(load_deck(deck or sc.deck))
+    if decks[0].sha256 != decks[1].sha256:
+        raise NapsimInputError("--deck-ensemble", "deck-ensemble",
+                               f"A and B play different decks ({decks[0].name}, {decks[1].name})",
+                               "one deck for both variants")
+
+
+SIMULATE_COLUMNS = ["side", "metric", "value", "ci_low", "ci_high", "decks", "ensemble_min",
+                    "ensemble_max", "ensemble_sd", "mc_half_width"]
+
+
+def simulate_ensemble(sim: Simulation, policies, n: int, seed: int, games: int, game_seed: int,
+                      chunk: int) -> DeckEnsemble:
+    """`napsim simulate`'s games (`game_seed`) on the file's deck (deck_index -1) and on n plausible
+    decks: one row per deck, side and metric (those `napsim compare` reports by default), with
+    the value and its 95% half-width."""
+    check_ensemble(n)
+    metrics = default_metrics([sim])
+    rows = []
+    for k, dk in enumerate([sim.deck, *sim.deck.plausible(n, seed)]):
+        played = PlayedGames(sim if k == 0 else Simulation.build(sim.scenario, policies, dk),
+                             game_seed, chunk)
+        played.play_to(games)
+        for m in metrics:
+            for side, e in zip(sim.scenario.sides, played.estimates(m), strict=True):
+                if e is not None:
+                    rows.append(dict(deck_index=k - 1, side=side.name, metric=m, value=e.value,
+                                     half_width=e.half_width))
+    return DeckEnsemble(sim.deck, n, seed, games, pd.DataFrame(rows))
+
+
+def simulate_summary(ens: DeckEnsemble) -> pd.DataFrame:
+    """Per side and metric: the file deck's value and 95% interval, the range and standard deviation
+    across the plausible decks, and the largest Monte Carlo half-width of one deck."""
+    rows = []
+    for (side, metric), g in ens.frame.groupby(["side", "metric"], sort=False):
+        if metric.startswith("g_") and not g["value"].any():  # a side without the Guerrilla rule
+            continue
+        base = g[g["deck_index"] < 0].iloc[0]
+        v = g.loc[g["deck_index"] >= 0, "value"].to_numpy(float)
+        rows.append(dict(side=side, metric=metric, value=base["value"],
+                         ci_low=base["value"] - base["half_width"],
+                         ci_high=base["value"] + base["half_width"], decks=ens.n,
+                         ensemble_min=float(v.min()), ensemble_max=float(v.max()),
+                         ensemble_sd=float(v.std(ddof=1)) if len(v) > 1 else 0.0,
+                         mc_half_width=float(g["half_width"].max())))
+    return pd.DataFrame(rows, columns=SIMULATE_COLUMNS)

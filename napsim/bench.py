@@ -206,11 +206,11 @@ BENCHES = {"odds": bench_odds, "epic": bench_epic, "guerrilla": bench_guerrilla,
            "study": lambda *_: bench_study()}
 STAGES = {  # what each stage does, said on stderr as it starts
     "odds": "the deck-odds kernel against vectorised numpy (about 20 s)",
-    "epic": "EPIC one a side, 1 and N threads (about a minute, compiling first)",
+    "epic": "EPIC one a side, 1 and N threads (a few minutes, compiling first)",
     "guerrilla": "Tamames with the Guerrilla rules (about a minute)",
     "formats": "EPIC 2-4 a side and La Grande Battles (a few minutes)",
     "cold": "the first result of each format from an empty numba cache (a few minutes)",
-    "study": "the README study end to end with a warm cache (about a minute)",
+    "study": "the README study end to end with a warm cache (a few minutes, compiling first)",
 }
 
 

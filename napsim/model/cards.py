@@ -157,20 +157,25 @@ def looks_like_path(value: str | Path, suffix: str) -> bool:
     return isinstance(value, Path) or "/" in text or "\\" in text or text.endswith(suffix)
 
 
-def resolve_deck_path(name_or_path: str | Path) -> Path:
-    """A built-in deck name or a path to a user's deck file (with a separator or ending in .csv)."""
-    if looks_like_path(name_or_path, ".csv"):
+def resolve_named_file(name_or_path: str | Path, kind: str, folder: Path, suffix: str,
+                       builtins: list[str]) -> Path:
+    """A built-in name (a file `folder/NAME{suffix}`) or a path to a user's file (with a separator
+    or ending in `suffix`); `kind` names the file in errors ("deck", "scenario")."""
+    if looks_like_path(name_or_path, suffix):
         p = Path(name_or_path)
         if not p.is_file():
-            raise NapsimInputError(str(p), None, "deck file not found" if not p.is_dir() else
-                                   "is a folder, not a deck file")
+            raise NapsimInputError(str(p), None, f"{kind} file not found" if not p.is_dir() else
+                                   f"is a folder, not a {kind} file")
         return p
-    if name_or_path not in builtin_decks():
-        raise NapsimInputError(
-            excerpt(name_or_path), "deck", "unknown deck name",
-            ", ".join(builtin_decks()) + " or a path to a .csv file",
-        )
-    return DECK_DIR / f"{name_or_path}.csv"
+    if name_or_path not in builtins:
+        raise NapsimInputError(excerpt(name_or_path), kind, f"unknown {kind} name",
+                               ", ".join(builtins) + f" or a path to a {suffix} file")
+    return folder / f"{name_or_path}{suffix}"
+
+
+def resolve_deck_path(name_or_path: str | Path) -> Path:
+    """A built-in deck name or a path to a user's deck file (with a separator or ending in .csv)."""
+    return resolve_named_file(name_or_path, "deck", DECK_DIR, ".csv", builtin_decks())
 
 
 def load_deck(name_or_path: str | Path) -> Deck:

@@ -20,7 +20,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from napsim.model.cards import SECTIONS, looks_like_path
+from napsim.model.cards import SECTIONS, resolve_named_file
 from napsim.model.errors import NapsimInputError, excerpt
 from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
 
@@ -114,16 +114,7 @@ def builtin_scenarios() -> list[str]:
 
 def resolve_scenario_path(name_or_path: str | Path) -> Path:
     """A built-in scenario name, or a path to a scenario file (with a separator or ending in .toml)."""
-    if looks_like_path(name_or_path, ".toml"):
-        p = Path(name_or_path)
-        if not p.is_file():
-            raise NapsimInputError(str(p), None, "scenario file not found" if not p.is_dir() else
-                                   "is a folder, not a scenario file")
-        return p
-    if name_or_path not in builtin_scenarios():
-        raise NapsimInputError(excerpt(name_or_path), "scenario", "unknown scenario name",
-                               ", ".join(builtin_scenarios()) + " or a path to a .toml file")
-    return SCENARIO_DIR / f"{name_or_path}.toml"
+    return resolve_named_file(name_or_path, "scenario", SCENARIO_DIR, ".toml", builtin_scenarios())
 
 
 def read_toml(path: Path) -> tuple[dict, bytes]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.tomlwrite import dump_toml
+from support.tomlwrite import dump_toml
 
 
 def tiny_study(folder: Path, games: int = 400, chunk: int = 100) -> Path:

@@ -16,7 +16,7 @@ from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import parse_overrides
 from napsim.output import decisions, frames
-from napsim.output.ensemble_text import ensemble_frame
+from napsim.output.ensemble_text import balance_ensemble_sentence, ensemble_frame
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
 from napsim.study import ensemble
@@ -211,18 +211,32 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
             equalize: Sequence[str] | str | None = None, target: float | None = None,
             side: str | None = None, sets: Sequence[str] | dict = (), deck: str | None = None,
             policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
-            chunk: int = SIM_CHUNK, chart: str | Path | None = None, progress=None) -> Balance:
+            chunk: int = SIM_CHUNK, chart: str | Path | None = None, progress=None,
+            target_error: float | None = None, deck_ensemble: int | None = None) -> Balance:
     """The setting of one parameter (``vary="sides.S.guerrilla=0..9"``) at which `metric` is equal
     for the two sides (``equalize="F,S"``) or reaches `target` for `side`. Every setting plays the
     same games. The result has `.crossing` (value, low, high of its 95% interval), `.bracket` (the
-    settings either side), `.frame()` (every setting played) and `.sentence`."""
+    settings either side), `.frame()` (every setting played) and `.sentence`.
+
+    `target_error`: play more games (the same ones extended) until the crossing's 95% half-width
+    is at most this, `games` at most (`.stopped` says 'target' or 'cap'). `deck_ensemble` (N): the
+    same search, with the same games, on N plausible decks drawn inside the deck's count ranges
+    (seeded by `seed`): `.ensemble.frame` has one row per deck, `.ensemble_sentence` the range of
+    the crossings; a deck without a crossing in the range (the file's included) is counted, not an
+    error (`.crossed` False)."""
     chart_path = decisions.check_chart_path(chart)
+    if deck_ensemble is not None:
+        ensemble.check_ensemble(deck_ensemble)
     if isinstance(equalize, str):
         equalize = [k.strip() for k in equalize.split(",")]
     overrides = tuple((sets if isinstance(sets, dict) else parse_overrides(sets)).items())
     res = find_balance(Variant(scenario, overrides, deck, policy), vary, metric, equalize, target,
-                       side, games, seed, chunk, progress)
+                       side, games, seed, chunk, progress, target_error,
+                       no_crossing_ok=deck_ensemble is not None)
     res.sentence = decisions.balance_sentence(res)
+    if deck_ensemble is not None:
+        res.ensemble = ensemble.balance_ensemble(res, deck_ensemble, seed, progress)
+        res.ensemble_sentence = balance_ensemble_sentence(res, res.ensemble)
     if chart_path is not None:
         from napsim.output import decision_charts  # lazy: matplotlib is heavy, and only charts need it
 

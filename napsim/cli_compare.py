@@ -12,7 +12,7 @@ import click
 from napsim import api
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.output import decisions
-from napsim.output.ensemble_text import compare_ensemble_text
+from napsim.output.ensemble_text import balance_ensemble_text, compare_ensemble_text
 from napsim.output.formatting import FORMATS
 from napsim.study import backends, ensemble
 from napsim.study.variants import variants
@@ -94,20 +94,34 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
 @click.option("--set", "sets", multiple=True, help="Other overrides, e.g. --set sides.A.hand=7.")
 @click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")
 @click.option("--policy", default="greedy,greedy", show_default=True, help="One policy per side.")
+@click.option("--target-error", type=float, default=None, metavar="E",
+              help="Play more games (the same ones extended) until the crossing's 95% half-width is at "
+                   "most E, --games per setting at most.")
+@click.option("--deck-ensemble", type=int, default=None, metavar="N",
+              help="Also search on N plausible decks drawn inside the deck file's count ranges (seeded "
+                   "by --seed), with the same games: the range of the crossings across decks; decks "
+                   "without a crossing in the range are counted.")
 @_common_options
-def balance_cmd(scenario, vary, metric, equalize, target, side, sets, deck, policy, games, seed, chunk,
-                fmt, chart, threads):
+def balance_cmd(scenario, vary, metric, equalize, target, side, sets, deck, policy, target_error,
+                deck_ensemble, games, seed, chunk, fmt, chart, threads):
     """Find the setting of one parameter at which a metric is equal for the two sides (--equalize)
     or reaches a target for one side (--target, --side); every setting plays the same games."""
     backends.use_threads(threads)
     if target is not None and not math.isfinite(target):
         target = math.nan  # refused by the search, naming --target
+    if target_error is not None and not math.isfinite(target_error):
+        target_error = math.nan  # refused by the search, naming --target-error
     def progress(line: str) -> None:  # a line per setting, on a terminal only
         if sys.stderr.isatty():
             click.echo(line, err=True)
 
     res = api.balance(scenario, vary, metric, equalize, target, side, sets, deck, policy, games, seed,
-                      chunk, chart, progress=progress)
-    _echo(decisions.balance_text(res, fmt, [res.deck_warning] if res.deck_warning else []))
+                      chunk, chart, progress=progress, target_error=target_error,
+                      deck_ensemble=deck_ensemble)
+    warnings = [res.deck_warning] if res.deck_warning else []
+    if res.ensemble is None:
+        _echo(decisions.balance_text(res, fmt, warnings))
+    else:
+        _echo(balance_ensemble_text(res, res.ensemble, fmt, warnings))
     if chart:
         click.echo(f"wrote {chart}", err=True)

@@ -54,8 +54,16 @@ def balance_figure(b: Balance):
     ax.plot(df["value"], df["difference"], "o-", color=c, markersize=4, label="difference")
     ax.axhline(0, color="0.5", linewidth=0.8)
     v, lo, hi = b.crossing
-    ax.axvspan(lo, hi, color="0.3", alpha=0.15, linewidth=0)
-    ax.axvline(v, color="0.3", linewidth=1, linestyle="--", label=f"crossing {v:.3g} [{lo:.3g}, {hi:.3g}]")
+    if b.crossed:
+        ax.axvspan(lo, hi, color="0.3", alpha=0.15, linewidth=0)
+        ax.axvline(v, color="0.3", linewidth=1, linestyle="--",
+                   label=f"crossing {v:.3g} [{lo:.3g}, {hi:.3g}]")
+    if b.ensemble is not None:
+        ens = b.ensemble.frame
+        x = ens.loc[(ens["deck_index"] >= 0) & ens["crossed"], "crossing"].to_numpy(float)
+        if x.size:
+            ax.plot(x, np.zeros_like(x), "|", color="C3", markersize=14, markeredgewidth=1.2,
+                    label=f"crossing on {x.size} of {b.ensemble.n} plausible decks")
     ax.set_xlabel(b.vary.path)
     ax.set_ylabel(f_name(b))
     ax.set_title(f"balance over {b.vary.path} ({b.games:,} games per setting)")

@@ -177,56 +177,100 @@ def f_name(b: Balance) -> str:
     return f"{b.metric}[{b.side_keys[b.sides[0]]}] - {b.target:g}"
 
 
-def balance_sentence(b: Balance) -> str:
-    """'Spanish and French effective orders a turn are equal at sides.B.hand = 5.98 [5.95, 6.01]
-    (5: -0.49 [-0.50, -0.47]; 6: +0.010 [-0.007, +0.027]; 4,000 games per setting, 5 settings).'"""
-    v, lo, hi = b.crossing
+def _balance_what(b: Balance, crossed: bool = True) -> str:
+    """'French and Spanish effective orders a turn are equal' ('make ... equal' when not crossed)."""
     words, _ = metric_words(b.metric)
-    half = (hi - lo) / 2
-    d = decimals(half) if b.vary.integer else max(decimals(half), decimals((b.vary.high - b.vary.low) / 1e3))
     if len(b.sides) == 2:
         first, second = (b.side_names[s] for s in b.sides)
-        what = f"{first} and {second} {words} are equal"
-    else:
-        what = f"{b.side_names[b.sides[0]]} {words} reach {b.target:g}"
-    ends = []
-    for x in b.bracket:
-        f = next(s for s in b.settings if s.value == x).f
-        h = f.half_width
-        ends.append(f"{b.vary.label(x)}: {interval_text(f.value, f.value - h, f.value + h)}")
-    return (f"{what} at {b.vary.path} = {v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}] "
-            f"({f_name(b)} at the settings either side: {'; '.join(ends)}; "
-            f"{b.games:,} games per setting, {len(b.settings)} settings played).")
+        return (f"{first} and {second} {words} are equal" if crossed
+                else f"makes {first} and {second} {words} equal")
+    name = b.side_names[b.sides[0]]
+    return f"{name} {words} reach {b.target:g}" if crossed else f"brings {name} {words} to {b.target:g}"
+
+
+def _f_at(b: Balance, x: float) -> str:
+    f = b.setting(x).f
+    h = f.half_width
+    return f"{b.vary.label(x)}: {interval_text(f.value, f.value - h, f.value + h)}"
+
+
+def balance_sentence(b: Balance) -> str:
+    """'Spanish and French effective orders a turn are equal at sides.B.hand = 5.98 [5.95, 6.01]
+    (5: -0.49 [-0.50, -0.47]; 6: +0.010 [-0.007, +0.027]; 4,000 games per setting, 5 settings).'
+    Without a crossing in the range: where the difference stands at both ends."""
+    played = f"{b.games:,} games per setting, {len(b.settings)} settings played"
+    if not b.crossed:
+        where = "above" if b.setting(b.vary.low).f.value >= 0 else "below"
+        return (f"No setting of {b.vary.path} in {b.vary.label(b.vary.low)}..{b.vary.label(b.vary.high)} "
+                f"{_balance_what(b, False)}: {f_name(b)} is {where} 0 at both ends of the range "
+                f"({_f_at(b, b.vary.low)}; {_f_at(b, b.vary.high)}; {played}).")
+    v, lo, hi = b.crossing
+    d = crossing_decimals(b, (hi - lo) / 2)
+    ends = [_f_at(b, x) for x in b.bracket]
+    return (f"{_balance_what(b)} at {b.vary.path} = {v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}] "
+            f"({f_name(b)} at the settings either side: {'; '.join(ends)}; {played}).")
+
+
+def crossing_decimals(b: Balance, half: float) -> int:
+    if b.vary.integer:
+        return decimals(half)
+    return max(decimals(half), decimals((b.vary.high - b.vary.low) / 1e3))
+
+
+def target_error_line(b: Balance) -> str | None:
+    """What stopped a --target-error search, in numbers."""
+    if b.target_error is None:
+        return None
+    if not b.crossed:
+        return f"target error ±{b.target_error:g}: no crossing to measure ({b.games:,} games per setting)"
+    if b.stopped == "target":
+        return (f"target error ±{b.target_error:g} on the crossing: reached, ±{b.half_width:.3g} after "
+                f"{b.games:,} games per setting")
+    return (f"target error ±{b.target_error:g} on the crossing: not reached, ±{b.half_width:.3g} when the "
+            f"--games cap of {b.games:,} games per setting stopped the search")
 
 
 def balance_frame(b: Balance) -> pd.DataFrame:
     df = b.frame()
-    df.attrs["crossing"] = dict(parameter=b.vary.path, value=b.crossing[0], ci_low=b.crossing[1],
-                                ci_high=b.crossing[2], below=b.bracket[0], above=b.bracket[1],
-                                difference=f_name(b), games=b.games, seed=b.seed)
+    df.attrs["crossing"] = dict(parameter=b.vary.path, crossed=b.crossed, value=b.crossing[0],
+                                ci_low=b.crossing[1], ci_high=b.crossing[2], below=b.bracket[0],
+                                above=b.bracket[1], difference=f_name(b), games=b.games, seed=b.seed,
+                                target_error=b.target_error, stopped=b.stopped or None)
     return df
 
 
-def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
+def balance_doc(b: Balance, warnings: list[str]) -> dict:
+    """The JSON document of a balance: sentence, crossing and one row per setting."""
     df = balance_frame(b)
-    sentence = balance_sentence(b)
+    rows = [{k: _json_value(v) for k, v in r.items()} for r in df.to_dict("records")]
+    notes = [n for n in [target_error_line(b)] if n]
+    return {"warnings": warnings, "notes": notes, "sentence": balance_sentence(b),
+            "crossing": {k: _json_value(v) for k, v in df.attrs["crossing"].items()}, "rows": rows}
+
+
+def balance_head(b: Balance, warnings: list[str]) -> list[str]:
+    """The comment lines above a balance CSV: warnings, the sentence, the crossing in numbers."""
+    c = balance_frame(b).attrs["crossing"]
+    crossing = (f"crossing: {c['value']:.6g} [{c['ci_low']:.6g}, {c['ci_high']:.6g}]" if b.crossed
+                else f"crossing: none in {b.vary.label(b.vary.low)}..{b.vary.label(b.vary.high)}")
+    return [*warnings, balance_sentence(b), crossing, *[n for n in [target_error_line(b)] if n]]
+
+
+def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
     if fmt == "json":
-        rows = [{k: _json_value(v) for k, v in r.items()} for r in df.to_dict("records")]
-        return json.dumps({"warnings": warnings, "sentence": sentence,
-                           "crossing": {k: _json_value(v) for k, v in df.attrs["crossing"].items()},
-                           "rows": rows}, indent=2, default=str)
+        return json.dumps(balance_doc(b, warnings), indent=2, default=str)
+    df = balance_frame(b)
     if fmt == "csv":
-        c = df.attrs["crossing"]
-        head = [*warnings, sentence, f"crossing: {c['value']:.6g} [{c['ci_low']:.6g}, {c['ci_high']:.6g}]"]
-        return render(df, "csv", head)
+        return render(df, "csv", balance_head(b, warnings))
     view = df.copy()
     view["difference [95% CI]"] = [interval_text(*v) for v in zip(df["difference"], df["ci_low"],
                                                                   df["ci_high"], strict=True)]
     for col in [c for c in df.columns if c.startswith(f"{b.metric}[")]:
         view[col] = [f"{v:.4f}" for v in df[col]]
     view = view.drop(columns=["parameter", "difference", "ci_low", "ci_high"])
+    notes = [n for n in [target_error_line(b)] if n]
     return "\n".join([*warnings, f"{f_name(b)} against {b.vary.path}:", "", render(view, "table"), "",
-                      sentence])
+                      balance_sentence(b), *notes])
 
 
 # --------------------------------------------------------------------------------------------

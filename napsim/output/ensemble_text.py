@@ -5,13 +5,24 @@ decks beside its interval on the file's deck."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
 
-from napsim.output.decisions import compare_text, decimals, with_sentences
-from napsim.output.formatting import render
-from napsim.study.ensemble import DeckEnsemble, simulate_summary
+from napsim.output.decisions import (
+    balance_doc,
+    balance_head,
+    balance_text,
+    compare_text,
+    crossing_decimals,
+    decimals,
+    f_name,
+    with_sentences,
+)
+from napsim.output.formatting import _json_value, render
+from napsim.study.balance import Balance
+from napsim.study.ensemble import DeckEnsemble, balance_summary, simulate_summary
 from napsim.study.variants import Comparison
 
 
@@ -82,3 +93,54 @@ def simulate_ensemble_text(ens: DeckEnsemble) -> str:
         "±Monte Carlo": [f"{v:.4f}" for v in s["mc_half_width"]],
     })
     return "\n".join([heading(ens), view.to_string(index=False)])
+
+
+def balance_ensemble_sentence(b: Balance, ens: DeckEnsemble) -> str:
+    """'Across 20 plausible 'gmt90' decks (the same 4,000 games on each), balance at sides.S.hand =
+    4.41 to 4.63 in 20 of 20 decks (sd 0.060 across decks; Monte Carlo ±0.030 within one deck, the
+    largest); on the file's deck 4.520 [4.490, 4.549].' Decks without a crossing are counted."""
+    s = balance_summary(ens)
+    n, rng = s["decks"], b.vary
+    span = f"{rng.label(rng.low)}..{rng.label(rng.high)}"
+    head = f"Across {n} plausible '{ens.deck.name}' decks (the same {ens.games:,} games on each)"
+    if b.crossed:
+        d = crossing_decimals(b, b.half_width)
+        base = f"on the file's deck {b.crossing[0]:.{d}f} [{b.crossing[1]:.{d}f}, {b.crossing[2]:.{d}f}]"
+    else:
+        base = f"on the file's deck there is none in {span}"
+    stays = " and ".join(f"{where} 0 at both ends of the range in {s[f'no_crossing_{where}']}"
+                         for where in ("above", "below") if s[f"no_crossing_{where}"])
+    if not s["crossed"]:
+        d = decimals(max(s["difference_at_low_max"] - s["difference_at_low_min"], 1e-3) / 2)
+        ends = (f"{s['difference_at_low_min']:+.{d}f} to {s['difference_at_low_max']:+.{d}f} at "
+                f"{rng.label(rng.low)}, {s['difference_at_high_min']:+.{d}f} to "
+                f"{s['difference_at_high_max']:+.{d}f} at {rng.label(rng.high)}")
+        return (f"{head}: no crossing in {span} in any of them ({f_name(b)} is {stays}; {ends}); "
+                f"{base}.")
+    none = (f"; no crossing in {span} in {s['no_crossing']} of {n} ({f_name(b)} is {stays})"
+            if s["no_crossing"] else "")
+    d = crossing_decimals(b, s["mc_half_width"]) if math.isfinite(s["mc_half_width"]) else 3
+    return (f"{head}: balance at {rng.path} = {s['crossing_min']:.{d}f} to {s['crossing_max']:.{d}f} in "
+            f"{s['crossed']} of {n} decks (sd {s['crossing_sd']:.{d}f} across decks; Monte Carlo "
+            f"±{s['mc_half_width']:.{d}f} within one deck, the largest){none}; {base}.")
+
+
+def balance_ensemble_doc(b: Balance, ens: DeckEnsemble, warnings: list[str]) -> dict:
+    """The balance's JSON document with the ensemble: its sentence, summary and one row per deck."""
+    doc = balance_doc(b, warnings)
+    doc["ensemble"] = {"heading": heading(ens), "sentence": balance_ensemble_sentence(b, ens),
+                       "summary": {k: _json_value(v) for k, v in balance_summary(ens).items()},
+                       "decks": [{k: _json_value(v) for k, v in r.items()}
+                                 for r in ens.frame.to_dict("records")]}
+    return doc
+
+
+def balance_ensemble_text(b: Balance, ens: DeckEnsemble, fmt: str, warnings: list[str]) -> str:
+    """The balance on the file's deck, then the ensemble's sentence; CSV: one row per deck (the
+    file's deck first, deck_index -1), the sentences above it."""
+    if fmt == "json":
+        return json.dumps(balance_ensemble_doc(b, ens, warnings), indent=2, default=str)
+    sentence = balance_ensemble_sentence(b, ens)
+    if fmt == "csv":
+        return render(ens.frame, "csv", [*balance_head(b, warnings), heading(ens), sentence])
+    return "\n".join([balance_text(b, fmt, warnings), "", heading(ens), sentence])

@@ -12,6 +12,13 @@ The search is a bisection on the sign of f: both ends first (no sign change: an 
 midpoint of the bracket, until the bracket is two neighbouring integers, or (real ranges) narrower
 than the crossing's own 95% interval or `MAX_STEPS` midpoints. The crossing is interpolated
 linearly in the last bracket, with a delta-method interval (`napsim.sim.paired.crossing`).
+
+With a target error the search runs on 1,000 games per setting, then every setting played is
+extended with the next games of the same seed (still paired) and the bisection redone from the
+ends over the settings already played, until the crossing's half-width is at most the target or
+the --games cap is reached. Each setting keeps only the metric's per-game parts.
+A plausible deck (`deck`) replaces the variant's deck for a deck ensemble, where a range without a
+sign change is an answer (`crossed` False), not an error.
 """
 
 from __future__ import annotations
@@ -23,11 +30,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from napsim.model.cards import Deck
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import PARAMS
 from napsim.model.scenarios import RULE_OPTIONS
 from napsim.sim import paired
+from napsim.sim.packing import Simulation
 from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics, check_seed
 
 MAX_STEPS = 40
@@ -96,7 +105,11 @@ class Setting:
 
 @dataclass
 class Balance:
-    """What `find_balance` returns: every setting played, the bracket and the crossing."""
+    """What `find_balance` returns: every setting played, the bracket and the crossing.
+
+    Without a crossing in the range (allowed with `no_crossing_ok`) `crossed` is False and the
+    bracket and crossing are nan; `stopped` says what ended a `target_error` search: 'target' (the
+    crossing's half-width reached it) or 'cap' (--games played first)."""
 
     vary: Vary
     metric: str
@@ -111,6 +124,21 @@ class Balance:
     crossing: tuple[float, float, float] = (math.nan, math.nan, math.nan)
     deck_warning: str | None = None  # the deck's note on estimated card counts, if any
     sentence: str = ""  # the finding in words (`napsim.output.decisions.balance_sentence`)
+    crossed: bool = True
+    target_error: float | None = None
+    stopped: str = ""
+    base: Variant | None = None       # what was searched, for a replay on other decks
+    deck: Deck | None = None          # the deck played
+    chunk: int = SIM_CHUNK
+    ensemble: object = None           # a `napsim.study.ensemble.DeckEnsemble` (--deck-ensemble)
+    ensemble_sentence: str = ""
+
+    @property
+    def half_width(self) -> float:
+        return (self.crossing[2] - self.crossing[1]) / 2
+
+    def setting(self, value: float) -> Setting:
+        return next(s for s in self.settings if s.value == value)
 
     def frame(self) -> pd.DataFrame:
         """One row per setting played (in parameter order): the metric per side, f and its interval,
@@ -128,60 +156,126 @@ class Balance:
         return pd.DataFrame(rows)
 
 
-def find_balance(base: Variant, vary: str, metric: str = "effective_per_turn",
+TARGET_START = 1000  # games per setting before a --target-error search first looks at the interval
+
+
+def find_balance(base: Variant, vary: str | Vary, metric: str = "effective_per_turn",
                  equalize: Sequence[str] | None = None, target: float | None = None,
                  side: str | None = None, games: int = 10_000, seed: int = SEED, chunk: int = SIM_CHUNK,
-                 progress: Callable[[str], None] | None = None) -> Balance:
+                 progress: Callable[[str], None] | None = None, target_error: float | None = None,
+                 deck: Deck | None = None, no_crossing_ok: bool = False) -> Balance:
     """Search `vary` ('path=LO..HI') for the setting where `metric` is equal for the two sides of
-    `equalize` (f = second - first) or reaches `target` for `side` (f = metric - target)."""
+    `equalize` (f = second - first) or reaches `target` for `side` (f = metric - target).
+
+    With `target_error`, every setting plays 1,000 games, then more (the same games extended,
+    so still paired) until the crossing's 95% half-width is at most `target_error` or `games`
+    are played. `deck` replaces the variant's deck (a plausible deck of a deck ensemble). Without
+    a sign change in the range: an error, or with `no_crossing_ok` a result with `crossed` False."""
     check_seed(seed)
-    check_counts(games, chunk)
+    check_counts(games, chunk, target_error)
     (metric,) = check_metrics([metric])
-    rng = parse_vary(vary, base)
+    rng = vary if isinstance(vary, Vary) else parse_vary(vary, base)
     sc, _, _ = base.with_override(rng.path, _cast(rng, rng.low)).inputs()
     keys = tuple(s.key for s in sc.sides)
     sides = _sides(keys, equalize, target, side)
-    result = Balance(rng, metric, sides, keys, tuple(s.name for s in sc.sides), target, games, seed)
-    cache: dict[float, Setting] = {}
-
-    def evaluate(v: float) -> Setting:
-        if v not in cache:
-            p = PlayedGames(base.with_override(rng.path, _cast(rng, v)).build(), seed, chunk)
-            result.deck_warning = p.sim.deck.estimated_warning()
-            p.play_to(games)
-            est = p.estimates(metric)
-            for s in sides:
-                if est[s] is None:
-                    raise NapsimInputError("--metric", metric, f"counts nothing for side {keys[s]} "
-                                           f"at {rng.path}={rng.label(v)}", "a metric of that side")
-            f = est[sides[1]].minus(est[sides[0]]) if len(sides) == 2 else est[sides[0]].shift(target)
-            cache[v] = Setting(v, est, f)
-            result.settings.append(cache[v])
-            if progress:
-                progress(f"{rng.path}={rng.label(v)}: difference {f.value:+.4g}")
-        return cache[v]
-
-    a, b = rng.low, rng.high
-    fa, fb = evaluate(a).f, evaluate(b).f
-    if _positive(fa) == _positive(fb):
-        raise NapsimInputError("--vary", rng.path, f"no crossing in {rng.label(a)}..{rng.label(b)}: "
-                               f"the difference is {fa.value:+.4g} at {rng.label(a)} and {fb.value:+.4g} "
-                               f"at {rng.label(b)}", "a wider range, or another metric or target")
-    for _ in range(MAX_STEPS):
-        if rng.integer and b - a <= 1:
+    result = Balance(rng, metric, sides, keys, tuple(s.name for s in sc.sides), target, games, seed,
+                     target_error=target_error, base=base, chunk=chunk)
+    search = _Search(result, deck, progress)
+    n = games if target_error is None else min(games, TARGET_START)
+    while True:
+        search.play_to(n)
+        if not search.bisect():
+            if not no_crossing_ok:
+                fa, fb = (search.cache[v].f.value for v in (rng.low, rng.high))
+                raise NapsimInputError("--vary", rng.path, f"no crossing in {rng.label(rng.low)}.."
+                                       f"{rng.label(rng.high)}: the difference is {fa:+.4g} at "
+                                       f"{rng.label(rng.low)} and {fb:+.4g} at {rng.label(rng.high)}",
+                                       "a wider range, or another metric or target")
+            result.crossed = False
             break
-        if not rng.integer:
-            _, lo, hi = paired.crossing(a, cache[a].f, b, cache[b].f)
-            if b - a <= max(hi - lo, 1e-9 * (rng.high - rng.low)):
-                break
-        m = (a + b) // 2 if rng.integer else (a + b) / 2
-        if _positive(evaluate(m).f) == _positive(cache[a].f):
-            a = m
-        else:
-            b = m
-    result.bracket = (a, b)
-    result.crossing = paired.crossing(a, cache[a].f, b, cache[b].f)
+        if target_error is None:
+            break
+        if result.half_width <= target_error or n >= games:
+            result.stopped = "target" if result.half_width <= target_error else "cap"
+            break
+        n = _next_games(n, result.half_width, target_error, games)
+    result.games = n
+    result.settings = [search.cache[v] for v in sorted(search.cache)]
     return result
+
+
+def _next_games(n: int, half: float, target_error: float, cap: int) -> int:
+    """Games for the next round: the half-width shrinks as 1/sqrt(games); aim 10% past the
+    projection (whole thousands), at least half as many again, at most the cap."""
+    projected = math.ceil(n * (half / target_error) ** 2 * 1.1 / 1000) * 1000
+    return min(cap, max(n + n // 2, projected))
+
+
+class _Search:
+    """The settings of one balance search, each a `PlayedGames` of the metric alone, and the
+    bisection over them (`bisect`), which reuses every setting already played."""
+
+    def __init__(self, result: Balance, deck: Deck | None, progress: Callable[[str], None] | None):
+        self.r = result
+        self.deck = deck
+        self.progress = progress
+        self.games = 0
+        self.played: dict[float, PlayedGames] = {}
+        self.cache: dict[float, Setting] = {}
+
+    def play_to(self, n: int) -> None:
+        """Every setting played so far, extended to n games (the same games, so still paired)."""
+        self.games = n
+        for v in list(self.played):
+            self._evaluate(v)
+
+    def setting(self, v: float) -> Setting:
+        if v not in self.cache:
+            self._evaluate(v)
+        return self.cache[v]
+
+    def _evaluate(self, v: float) -> None:
+        r, rng = self.r, self.r.vary
+        if v not in self.played:
+            sc, deck, policies = r.base.with_override(rng.path, _cast(rng, v)).inputs()
+            sim = Simulation.build(sc, policies, self.deck if self.deck is not None else deck)
+            r.deck_warning, r.deck = sim.deck.estimated_warning(), sim.deck
+            self.played[v] = PlayedGames(sim, r.seed, r.chunk, metrics=[r.metric])
+        p = self.played[v]
+        if p.games == self.games and v in self.cache:
+            return
+        p.play_to(self.games)
+        est = p.estimates(r.metric)
+        for s in r.sides:
+            if est[s] is None:
+                raise NapsimInputError("--metric", r.metric, f"counts nothing for side {r.side_keys[s]} "
+                                       f"at {rng.path}={rng.label(v)}", "a metric of that side")
+        f = est[r.sides[1]].minus(est[r.sides[0]]) if len(r.sides) == 2 else est[r.sides[0]].shift(r.target)
+        self.cache[v] = Setting(v, est, f)
+        if self.progress:
+            self.progress(f"{rng.path}={rng.label(v)}: difference {f.value:+.4g} ({self.games:,} games)")
+
+    def bisect(self) -> bool:
+        """Bisect the range on the sign of f; False when both ends have the same sign."""
+        rng = self.r.vary
+        a, b = rng.low, rng.high
+        if _positive(self.setting(a).f) == _positive(self.setting(b).f):
+            return False
+        for _ in range(MAX_STEPS):
+            if rng.integer and b - a <= 1:
+                break
+            if not rng.integer:
+                _, lo, hi = paired.crossing(a, self.cache[a].f, b, self.cache[b].f)
+                if b - a <= max(hi - lo, 1e-9 * (rng.high - rng.low)):
+                    break
+            m = (a + b) // 2 if rng.integer else (a + b) / 2
+            if _positive(self.setting(m).f) == _positive(self.cache[a].f):
+                a = m
+            else:
+                b = m
+        self.r.bracket = (a, b)
+        self.r.crossing = paired.crossing(a, self.cache[a].f, b, self.cache[b].f)
+        return True
 
 
 def _positive(f: paired.Estimate) -> bool:

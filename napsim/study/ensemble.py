@@ -5,7 +5,9 @@ A deck file may give plausible ranges for its estimated counts (napsim.model.dec
 same games (same seed and game indices) as the file's deck, and returns one row per deck, metric
 and side; `ensemble_summary` condenses those rows to the spread across decks, the Monte Carlo
 half-width beside it and how many decks agree on the sign of B - A. A deck without ranges gives N
-copies of itself, so its spread is exactly zero.
+copies of itself, so its spread is exactly zero. `balance_ensemble` searches the balancing
+setting on each plausible deck (the same games), `balance_summary` gives the crossings' range and
+spread and counts the decks without a crossing in the range.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pandas as pd
 from napsim.model.cards import Deck, load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.sim.packing import Simulation
+from napsim.study.balance import Balance, find_balance
 from napsim.study.variants import Comparison, PlayedGames, Variant, compare_frame, default_metrics
 
 MAX_DECK_ENSEMBLE = 1000
@@ -139,3 +142,59 @@ def simulate_summary(ens: DeckEnsemble) -> pd.DataFrame:
                          ensemble_sd=float(v.std(ddof=1)) if len(v) > 1 else 0.0,
                          mc_half_width=float(g["half_width"].max())))
     return pd.DataFrame(rows, columns=SIMULATE_COLUMNS)
+
+
+# --------------------------------------------------------------------------------------------
+# napsim balance --deck-ensemble
+
+BALANCE_COLUMNS = ["deck_index", "crossed", "crossing", "ci_low", "ci_high", "half_width", "below", "above",
+                   "difference_at_low", "difference_at_high", "settings", "games"]
+
+
+def balance_row(b: Balance, deck_index: int) -> dict:
+    """One deck's answer: its crossing and interval (nan without one), the bracket, and the
+    difference at both ends of the range."""
+    lo, hi = (b.setting(v).f.value for v in (b.vary.low, b.vary.high))
+    return dict(deck_index=deck_index, crossed=b.crossed, crossing=b.crossing[0], ci_low=b.crossing[1],
+                ci_high=b.crossing[2], half_width=b.half_width, below=b.bracket[0], above=b.bracket[1],
+                difference_at_low=lo, difference_at_high=hi, settings=len(b.settings), games=b.games)
+
+
+def balance_ensemble(res: Balance, n: int, seed: int, progress=None) -> DeckEnsemble:
+    """The search of `res` (its parameter, range, metric, games and seed) replayed on n plausible
+    decks of its deck: one row per deck (`balance_row`), the file's deck first as deck_index -1.
+    A deck without a crossing in the range is a row with `crossed` False, not an error."""
+    check_ensemble(n)
+    equalize = [res.side_keys[s] for s in res.sides] if len(res.sides) == 2 else None
+    side = res.side_keys[res.sides[0]] if equalize is None else None
+    rows = [balance_row(res, -1)]
+    for k, dk in enumerate(res.deck.plausible(n, seed)):
+        b = find_balance(res.base, res.vary, res.metric, equalize, res.target, side, res.games, res.seed,
+                         res.chunk, deck=dk, no_crossing_ok=True)
+        rows.append(balance_row(b, k))
+        if progress:
+            progress(f"plausible deck {k + 1} of {n}: " + (f"crossing {b.crossing[0]:.4g}" if b.crossed
+                                                          else "no crossing in the range"))
+    return DeckEnsemble(res.deck, n, seed, res.games, pd.DataFrame(rows, columns=BALANCE_COLUMNS))
+
+
+def balance_summary(ens: DeckEnsemble) -> dict:
+    """Across the plausible decks (not the file's): how many cross, the crossings' range and
+    standard deviation, the largest Monte Carlo half-width of one deck's crossing, and the decks
+    without a crossing whose difference stays above (or below) 0 over the whole range."""
+    d = ens.frame[ens.frame["deck_index"] >= 0]
+    c = d[d["crossed"]]
+    x = c["crossing"].to_numpy(float)
+    none = d[~d["crossed"]]
+    return dict(decks=ens.n, crossed=len(c), no_crossing=len(none),
+                no_crossing_above=int((none["difference_at_low"] >= 0).sum()),
+                no_crossing_below=int((none["difference_at_low"] < 0).sum()),
+                crossing_min=float(x.min()) if x.size else np.nan,
+                crossing_max=float(x.max()) if x.size else np.nan,
+                crossing_sd=float(x.std(ddof=1)) if x.size > 1 else (0.0 if x.size else np.nan),
+                mc_half_width=float(c["half_width"].max()) if x.size else np.nan,
+                difference_at_low_min=float(d["difference_at_low"].min()),
+                difference_at_low_max=float(d["difference_at_low"].max()),
+                difference_at_high_min=float(d["difference_at_high"].min()),
+                difference_at_high_max=float(d["difference_at_high"].max()),
+                deck_seed=ens.seed, games=ens.games)

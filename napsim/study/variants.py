@@ -96,23 +96,35 @@ def check_counts(games: int, chunk: int, target_error: float | None = None) -> N
 
 
 class PlayedGames:
-    """One variant's games [0, n) of a seed, with their per-game rows; `play_to` plays more."""
+    """One variant's games [0, n) of a seed, with their per-game rows; `play_to` plays more.
 
-    def __init__(self, sim: Simulation, seed: int, chunk: int = SIM_CHUNK):
+    With `metrics`, only those metrics' per-game parts (x, t) are kept, not the rows: what a
+    long search over many settings (`napsim balance --target-error`) can afford to hold."""
+
+    def __init__(self, sim: Simulation, seed: int, chunk: int = SIM_CHUNK,
+                 metrics: Sequence[str] | None = None):
         self.sim = sim
         self.key = seed_key(seed)
         self.chunk = chunk
         self.args = sim.kernel_args()
         self._rows: list[np.ndarray] = []
         self._crows: list[np.ndarray] = []
+        self.metrics = tuple(metrics) if metrics is not None else None
+        self._parts: dict[str, list[np.ndarray]] = {m: [] for m in self.metrics or ()}
+        self._present: dict[str, bool] = dict.fromkeys(self.metrics or (), False)
         self.games = 0
 
     def play_to(self, games: int) -> None:
         while self.games < games:
             n = min(self.chunk, games - self.games)
             out = play_chunk(self.args, self.key, self.games, n, False, True)
-            self._rows.append(extend_rows(out.rows))
-            self._crows.append(out.commander_rows)
+            rows = extend_rows(out.rows)
+            if self.metrics is None:
+                self._rows.append(rows)
+                self._crows.append(out.commander_rows)
+            for m in self.metrics or ():
+                self._parts[m].append(np.stack(paired.metric_parts(m, rows, out.commander_rows)))
+                self._present[m] |= paired.commander_present(m, out.commander_rows)
             self.games += n
 
     @property
@@ -129,9 +141,15 @@ class PlayedGames:
 
     def estimates(self, metric: str) -> list[paired.Estimate | None]:
         """The metric's estimate per side (None where it counts nothing for that side)."""
-        rows, crows = self.rows, self.crows
-        x, t = paired.metric_parts(metric, rows, crows)
-        if not paired.commander_present(metric, crows):
+        if self.metrics is not None:
+            if len(self._parts[metric]) > 1:
+                self._parts[metric] = [np.concatenate(self._parts[metric], axis=1)]
+            x, t = self._parts[metric][0]
+            present = self._present[metric]
+        else:
+            x, t = paired.metric_parts(metric, self.rows, self.crows)
+            present = paired.commander_present(metric, self.crows)
+        if not present:
             return [None, None]
         return [paired.estimate(x[:, s], t[:, s]) for s in range(2)]
 

@@ -16,11 +16,13 @@ from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import parse_overrides
 from napsim.output import decisions, frames
+from napsim.output.design_report import Answer, write_design_folder
 from napsim.output.ensemble_text import balance_ensemble_sentence, ensemble_frame
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
 from napsim.study import ensemble
 from napsim.study.balance import Balance, find_balance
+from napsim.study.design import DesignSpec, is_design_file, load_design_spec
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
 from napsim.study.runloop import ProgressFn, execute
 from napsim.study.spec import load_study
@@ -139,9 +141,16 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
     Each ``studies/<name>.toml`` runs into ``out/studies/<name>`` (chunk files: resumable, not
     committed) and its report (summaries, charts, report.md, report.html, manifest.json; neither
     chunks nor the raw histogram CSVs) is written to ``results/<name>/``, committed as an example of
-    what a study produces. A readings file (``studies/readings.toml``) writes ``results/readings``.
+    what a study produces. A readings file (``studies/readings.toml``) writes ``results/readings``,
+    a design file (``studies/tamames_balance.toml``) ``results/<its name>`` (`write_design`).
     """
     for f in study_files(studies_dir, names):
+        if is_design_file(f):  # design answers: balance and compare, no chunk files to resume
+            t0 = time.perf_counter()
+            spec = load_design_spec(f)
+            dest = write_design(spec, Path(results_dir) / spec.name, force=True)
+            yield f"{f}: {len(spec.entries)} answer(s) in {time.perf_counter() - t0:.1f} s -> {dest}"
+            continue
         if is_readings_file(f):  # rule readings: paired runs, no chunk files to resume
             t0 = time.perf_counter()
             spec = load_readings_spec(f)
@@ -242,3 +251,28 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
 
         decision_charts.write_chart(decision_charts.balance_figure(res), chart_path, "balance")
     return res
+
+
+def write_design(spec: DesignSpec, dest: str | Path, force: bool = False,
+                 progress: Callable[[str], None] | None = None) -> Path:
+    """Answer every entry of a design file (`napsim.study.design`) and write its report folder
+    (`napsim.output.design_report`): report.md, <name>.json and <name>.png per entry, manifest.json."""
+    t0 = time.perf_counter()
+    answers = []
+    for e in spec.entries:
+        if progress:
+            progress(f"{e.kind} {e.name}: {e.command()}")
+        if e.kind == "balance":
+            res = balance(**e.options, progress=progress)
+            answers.append(Answer(e, res, warnings=tuple(w for w in [res.deck_warning] if w)))
+            continue
+        opts = dict(e.options)
+        n_decks = opts.pop("deck_ensemble", None)
+        if n_decks is not None:
+            ensemble.check_ensemble(n_decks)
+        cmp = compare_run(**opts)
+        ens = (ensemble.compare_ensemble(cmp, n_decks, cmp.seed, opts.get("chunk", SIM_CHUNK))
+               if n_decks is not None else None)
+        warnings = tuple(w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w)
+        answers.append(Answer(e, cmp, ens, warnings))
+    return write_design_folder(spec, answers, dest, time.perf_counter() - t0, force)

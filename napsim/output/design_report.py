@@ -1,0 +1,117 @@
+"""The report of a design file (`napsim regen`, `napsim.study.design`): report.md with the findings
+first, then per entry its command line, its output as `napsim balance` / `napsim compare` prints it,
+and its chart; <name>.json and <name>.png per entry; manifest.json. Written whole or not at all
+(`napsim.output.folders.write_result_folder`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from napsim.model.version import __version__
+from napsim.output.decisions import balance_doc, balance_text, compare_text, with_sentences
+from napsim.output.ensemble_text import (
+    balance_ensemble_doc,
+    balance_ensemble_sentence,
+    balance_ensemble_text,
+    compare_ensemble_text,
+    ensemble_frame,
+    ensemble_sentence,
+    heading,
+)
+from napsim.output.folders import write_result_folder
+from napsim.output.formatting import _json_value
+from napsim.study.design import DesignEntry, DesignSpec
+
+
+@dataclass
+class Answer:
+    """One entry's answer: a `Balance` (with its ensemble, if any) or a `Comparison` and its
+    `DeckEnsemble` (or None), and the deck warnings."""
+
+    entry: DesignEntry
+    result: object
+    ensemble: object = None
+    warnings: tuple[str, ...] = ()
+
+
+def findings(a: Answer) -> list[str]:
+    """The entry's sentences: the balance and its ensemble, or the main metric's rows of a compare
+    and their ensemble sentences."""
+    if a.entry.kind == "balance":
+        b = a.result
+        return [b.sentence, *([balance_ensemble_sentence(b, b.ensemble)] if b.ensemble is not None else [])]
+    df = with_sentences(a.result)
+    main = df[df["metric"] == df["metric"].iloc[0]]
+    out = main["sentence"].tolist()
+    if a.ensemble is not None:
+        s = a.ensemble.summary()
+        main_metric = df["metric"].iloc[0]
+        out += [ensemble_sentence(r, a.ensemble.n) for r in s.itertuples() if r.metric == main_metric]
+    return out
+
+
+def text(a: Answer) -> str:
+    """What the command prints (table format)."""
+    w = list(a.warnings)
+    if a.entry.kind == "balance":
+        b = a.result
+        return balance_text(b, "table", w) if b.ensemble is None else balance_ensemble_text(b, b.ensemble,
+                                                                                          "table", w)
+    return (compare_text(a.result, "table", w) if a.ensemble is None
+            else compare_ensemble_text(a.result, a.ensemble, "table", w))
+
+
+def document(a: Answer) -> dict:
+    """<name>.json: the command line and the answer (the json of `--format json`)."""
+    w = list(a.warnings)
+    if a.entry.kind == "balance":
+        b = a.result
+        doc = balance_doc(b, w) if b.ensemble is None else balance_ensemble_doc(b, b.ensemble, w)
+    else:
+        df = with_sentences(a.result) if a.ensemble is None else ensemble_frame(a.result, a.ensemble)
+        doc = {"warnings": w, "games": a.result.games, "seed": a.result.seed,
+               "rows": [{k: _json_value(v) for k, v in r.items()} for r in df.to_dict("records")]}
+        if a.ensemble is not None:
+            doc["ensemble"] = {"heading": heading(a.ensemble)}
+    return {"title": a.entry.title, "command": a.entry.command(), **doc}
+
+
+def report_markdown(spec: DesignSpec, answers: list[Answer]) -> str:
+    lines = [f"# {spec.name}", ""]
+    if spec.description:
+        lines += [spec.description, ""]
+    lines += [f"Rebuilt by `napsim regen {spec.path.stem}` from `studies/{spec.path.name}` (napsim "
+              f"{__version__}). Every setting and variant plays the same games (same seed and game "
+              "indices), so differences are paired; intervals are 95%.", "", "## Findings", ""]
+    for a in answers:
+        lines += [f"- **{a.entry.title}.** " + " ".join(findings(a))]
+    lines.append("")
+    for a in answers:
+        e = a.entry
+        lines += [f"## {e.title}", "", f"`{e.command()}`", "", "```", text(a).rstrip(), "```", "",
+                  f"![{e.title}]({e.name}.png)", "", f"Data: [{e.name}.json]({e.name}.json)", ""]
+    return "\n".join(lines)
+
+
+def write_design_folder(spec: DesignSpec, answers: list[Answer], dest: str | Path, wall_seconds: float,
+                        force: bool = False) -> Path:
+    """report.md, <name>.json and <name>.png per entry, manifest.json, as the folder dest."""
+    from napsim.output import decision_charts  # lazy: matplotlib is heavy
+
+    meta = {"napsim": __version__, "design_file": spec.path.name,
+            "entries": [dict(kind=a.entry.kind, name=a.entry.name, command=a.entry.command())
+                        for a in answers],
+            "wall_seconds": round(wall_seconds, 1)}
+    files = {"report.md": lambda p: p.write_text(report_markdown(spec, answers), encoding="utf-8"),
+             "manifest.json": lambda p: p.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")}
+    for a in answers:
+        doc = document(a)
+        fig = (decision_charts.balance_figure(a.result) if a.entry.kind == "balance"
+               else decision_charts.compare_figure(a.result))
+        files[f"{a.entry.name}.json"] = (lambda d: lambda p: p.write_text(
+            json.dumps(d, indent=2, default=str) + "\n", encoding="utf-8"))(doc)
+        files[f"{a.entry.name}.png"] = (lambda f, t: lambda p: decision_charts.write_chart(f, p, t))(
+            fig, a.entry.title)
+    return write_result_folder(dest, force, spec.files(), files)

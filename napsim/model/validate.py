@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import tomllib
 import unicodedata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -116,3 +118,14 @@ def check_text(where: str, field: str, value: str) -> str:
         raise NapsimInputError(where, field, f"control character U+{ord(bad):04X} in "
                                f"'{excerpt(value)}'", "printable text")
     return value
+
+
+def read_toml_file(path: str | Path) -> dict:
+    """A TOML file's tables; a one-line error naming the file when it is missing or not TOML."""
+    where = str(path)
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise NapsimInputError(where, None, "file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise NapsimInputError(where, None, f"not valid TOML: {e}") from None

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from napsim.model.errors import NapsimInputError
-from napsim.model.validate import check_keys, get_str
+from napsim.model.validate import check_keys, get_str, read_toml_file
 
 BALANCE_KEYS = ("scenario", "vary", "metric", "equalize", "target", "side", "sets", "deck", "policy",
                 "games", "seed", "chunk", "target_error", "deck_ensemble")
@@ -71,12 +71,7 @@ def load_design_spec(path: str | Path) -> DesignSpec:
     """Read and check a design file; a one-line NapsimInputError naming the field otherwise."""
     p = Path(path)
     where = str(p)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise NapsimInputError(where, None, "file not found") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise NapsimInputError(where, None, f"not valid TOML: {e}") from None
+    data = read_toml_file(p)
     check_keys(where, data, ("design", *KINDS), ("design",))
     head = data["design"]
     check_keys(f"{where}: [design]", head, ("name", "description"), ("name",))

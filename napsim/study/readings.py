@@ -22,7 +22,7 @@ import numpy as np
 from napsim.engine import layout
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import RULE_OPTIONS, load_scenario
-from napsim.model.validate import check_keys, get_int, get_str
+from napsim.model.validate import check_keys, get_int, get_str, read_toml_file
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
 from napsim.sim.result import SimResult
 from napsim.sim.summary import Z95
@@ -47,12 +47,7 @@ def load_readings_spec(path: str | Path) -> ReadingsSpec:
     """Read and check a readings file; one-line NapsimInputError on anything wrong."""
     p = Path(path)
     where = str(p)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise NapsimInputError(where, None, "file not found") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise NapsimInputError(where, None, f"not valid TOML: {e}") from None
+    data = read_toml_file(p)
     check_keys(where, data, ("readings", "options"), ("readings", "options"))
     head = data["readings"]
     w = f"{where}: [readings]"

@@ -26,6 +26,7 @@ from napsim.study.design import DesignSpec, is_design_file, load_design_spec
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
 from napsim.study.runloop import ProgressFn, execute
 from napsim.study.spec import load_study
+from napsim.study.study_ensemble import check_study_ensemble, run_study_ensemble
 from napsim.study.variants import Comparison, Variant, compare_variants, variants
 
 # --------------------------------------------------------------------------------------------
@@ -80,15 +81,22 @@ class StudyResult:
 
 def run_study(path: str | Path, out: str | Path | None = None, force: bool = False,
               target_error: float | None = None, progress: ProgressFn | None = None,
-              report: bool = False, threads: int | None = None, runner=None) -> StudyResult:
+              report: bool = False, threads: int | None = None, runner=None,
+              deck_ensemble: int | None = None) -> StudyResult:
     """Run (or resume) a study and return its `StudyResult`. Without `out` the results go to
     ``out/<study name>`` under the current folder, so a second call resumes instead of rerunning.
     `threads` and `runner` as in `napsim.study.runloop.execute` (e.g.
-    ``runner=napsim.study.backends.DaskRunner(...)``)."""
+    ``runner=napsim.study.backends.DaskRunner(...)``). `deck_ensemble` (N; default: the study's
+    `deck_ensemble`): then each point's games on N plausible decks, for the main metric's spread
+    across decks (`napsim.study.study_ensemble`; the report gains its table)."""
     st = load_study(path)
+    n_decks = deck_ensemble if deck_ensemble is not None else st.deck_ensemble
+    check_study_ensemble(st, n_decks)
     out = Path(out) if out is not None else Path("out") / st.name
     execute(st, out, force=force, target_error=target_error, progress=progress, threads=threads,
             runner=runner)
+    if n_decks is not None:
+        run_study_ensemble(st, out, n_decks)
     res = StudyResult(out)
     if report:
         res.report()
@@ -161,6 +169,8 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
         t0 = time.perf_counter()
         work = Path(work_dir) / st.name
         execute(st, work, force=force)
+        if st.deck_ensemble is not None:
+            run_study_ensemble(st, work, st.deck_ensemble)
         dest = write_report(work, Path(results_dir) / st.name, raw_tables=False)
         yield f"{f}: {len(st.points)} point(s) in {time.perf_counter() - t0:.1f} s -> {dest}"
 

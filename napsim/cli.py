@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from pathlib import Path
 
 import click
 import numpy as np
@@ -30,7 +31,7 @@ from napsim.output.tracefmt import format_trace
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import compile_notice, kernel_for
-from napsim.study import backends, ensemble
+from napsim.study import backends, ensemble, study_ensemble
 from napsim.study import runloop as runloop_mod
 from napsim.study import storage as storage_mod
 from napsim.study.readings import load_readings_spec
@@ -376,7 +377,12 @@ def trace_cmd(scenario, seed, policy, deck, sets, game):
               help="Play the chunks on a running Dask cluster (dask scheduler + dask workers).")
 @click.option("--dask-local", type=int, default=None, metavar="N",
               help="Play the chunks on a local Dask cluster of N single-threaded worker processes.")
-def run_cmd(study_file, out_dir, force, target_error, no_report, threads, scheduler, dask_local):
+@click.option("--deck-ensemble", type=int, default=None, metavar="N",
+              help="Then play each point's games on N plausible decks (the deck's count ranges, seeded "
+                   "by the study's seed) for the main metric's spread across decks (deck_ensemble.csv; "
+                   "the chunks are unchanged). Default: the study's deck_ensemble.")
+def run_cmd(study_file, out_dir, force, target_error, no_report, threads, scheduler, dask_local,
+            deck_ensemble):
     """Run a study file (every sweep point, common random numbers); resumes where it stopped.
 
     The chunks, and so the results, are the same with any --threads, --scheduler or --dask-local."""
@@ -384,6 +390,8 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
     backends.use_threads(threads)
     st = load_study(study_file)
     st.check_target_error(target_error)
+    n_decks = deck_ensemble if deck_ensemble is not None else st.deck_ensemble
+    study_ensemble.check_study_ensemble(st, n_decks)
     storage_mod.check_out(st, out_dir, force)  # refuse before the progress bar starts
     with backends.make_runner(threads, scheduler, dask_local) as runner:
         if runner.parallel:
@@ -398,6 +406,10 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
         done = (f"{games:,} games: {games - played:,} from earlier chunks, {played:,} played now "
                 f"in {meta['wall_seconds']:.1f} s")
     click.echo(f"ran {len(st.points)} point(s), {done} -> {out_dir}")
+    if n_decks is not None:
+        study_ensemble.run_study_ensemble(st, out_dir, n_decks, _notice)
+        click.echo(f"deck ensemble: {len(st.points)} point(s) on {n_decks} plausible decks -> "
+                   f"{Path(out_dir) / study_ensemble.ENSEMBLE_CSV}")
     if not no_report:
         path = report_mod.write_report(out_dir)
         click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")

@@ -23,3 +23,5 @@ MAX_SEED = 2**63 - 1
 # Chunk files one study point may have (games / chunk): more is a typo in `chunk`, and the list of
 # chunks alone would fill the memory.
 MAX_CHUNKS = 1_000_000
+# Plausible decks a deck ensemble (--deck-ensemble N, a study's deck_ensemble) may draw.
+MAX_DECK_ENSEMBLE = 1000

@@ -33,6 +33,7 @@ from napsim.output.frames import (
     rack_wait_summary,
     sweep_values,
 )
+from napsim.output.study_ensemble_text import ensemble_sentence, ensemble_summary, ensemble_table
 from napsim.study.storage import atomic_write_bytes, atomic_write_files
 
 CSV_FLOAT = "%.10g"
@@ -279,6 +280,13 @@ def build_sections(data: StudyData, with_charts: bool = True,
             sections.append(Section("Courier Rack waiting times", "Cards taken from the rack, by the "
                                     "turns they waited on it (as counted by the engine).",
                                     table=rw.drop(columns=["label"])))
+        ens = ensemble_summary(data, summ) if not summ.empty else None
+        if ens is not None:
+            frames["deck_ensemble_summary.csv"] = ens[0]
+            deck = spec["deck"] or "the scenario's deck"
+            sections.append(Section(f"Deck ensemble: {spec['main_metric']} on plausible decks",
+                                    ensemble_sentence(ens[0], ens[1], deck),
+                                    table=ensemble_table(ens[0], data.sweep_paths)))
         sections.append(Section("Method", METHOD_ENGINE))
     else:
         if not summ.empty:

@@ -18,12 +18,11 @@ import numpy as np
 import pandas as pd
 
 from napsim.model.cards import Deck, load_deck
+from napsim.model.defaults import MAX_DECK_ENSEMBLE
 from napsim.model.errors import NapsimInputError
 from napsim.sim.packing import Simulation
 from napsim.study.balance import Balance, find_balance
 from napsim.study.variants import Comparison, PlayedGames, Variant, compare_frame, default_metrics
-
-MAX_DECK_ENSEMBLE = 1000
 
 
 def check_ensemble(n: int) -> None:

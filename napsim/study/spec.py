@@ -47,7 +47,7 @@ from pathlib import Path
 
 from napsim.engine import layout
 from napsim.model.cards import load_deck
-from napsim.model.defaults import MAX_CHUNKS, MAX_GAMES, SEED, STUDY_CHUNK
+from napsim.model.defaults import MAX_CHUNKS, MAX_DECK_ENSEMBLE, MAX_GAMES, SEED, STUDY_CHUNK
 from napsim.model.errors import NapsimInputError, excerpt
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import (
@@ -68,7 +68,7 @@ from napsim.study.identity import study_identity
 STUDY_KINDS = ("engine", "odds")
 ENGINE_KEYS = (
     "name", "kind", "description", "scenario", "deck", "policies", "games", "target_error", "max_games",
-    "seed", "chunk", "main_metric", "main_side", "metrics", "distribution", "per_game",
+    "seed", "chunk", "main_metric", "main_side", "metrics", "distribution", "per_game", "deck_ensemble",
 )
 ODDS_KEYS = ("name", "kind", "description", "deck", "hand", "games", "seed", "chunk")
 TOP_KEYS = ("study", "set", "sweep", "questions")
@@ -123,6 +123,7 @@ class Study:
     distribution: list = field(default_factory=list)
     per_game: bool = False
     side_keys: tuple = ()
+    deck_ensemble: int | None = None  # plausible decks for the main metric's spread (not in the identity)
     # odds
     hand: int | None = None
     questions: list = field(default_factory=list)
@@ -372,6 +373,7 @@ def _engine_fields(st: Study, head: dict, w: str) -> None:
             for q in p.split("+") if table == "sweep" else [p]:
                 _check_engine_path(st, f"{st.path}: [{table}]", q)
     st.per_game = get_bool(w, head, "per_game", False)
+    st.deck_ensemble = get_int(w, head, "deck_ensemble", 1, MAX_DECK_ENSEMBLE, None)
     valid = summary_metric_names()
     st.main_metric = _metric_choice(w, head, "main_metric", valid, "effective_per_turn")
     st.main_side = head.get("main_side", st.side_keys[0] if st.side_keys else "A")

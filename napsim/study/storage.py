@@ -117,7 +117,8 @@ def point_chunks(meta: dict, point_id: str, out: Path,
 
 OWN_ENTRIES = ("points", "study.json", "report.md", "report.html", "charts", "summary.csv",
                "points.csv", "convergence.csv", "rack_wait.csv", "distribution.csv", "chunks.csv",
-               "odds.csv", "manifest.json", ".lock")
+               "odds.csv", "manifest.json", "deck_ensemble.csv", "deck_ensemble.json",
+               "deck_ensemble_summary.csv", ".lock")
 
 
 def clear_out(out: Path) -> None:

@@ -51,6 +51,12 @@ SAYS = {
     "{}": "unreadable study.json",
     "garbage": "unreadable study.json",
     "garbage study.json in --out": "unreadable study.json",
+    "--deck-ensemble 0": "field 'deck-ensemble': 0 is out of range (allowed: 1..1000 plausible decks)",
+    "--deck-ensemble 10**6": "field 'deck-ensemble': 1000000 is out of range",
+    "--target-error 0": "--target-error: field 'target-error': 0.0 is not positive",
+    "--target-error nan": "--target-error: field 'target-error': nan is not positive",
+    "deck_ensemble = 0": "field 'deck_ensemble': 0 is out of range (allowed: integers 1-1000)",
+    "deck_ensemble = 'many'": "field 'deck_ensemble': 'many' is not an integer",
 }
 
 

@@ -274,6 +274,24 @@ def _run_into_garbage(work: Path) -> list[str]:
     return argv
 
 
+# the flags of issue 18: deck ensembles and the balance's target error
+_BALANCE = ("balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--equalize", "F,S", "--games",
+            "20")
+_SMALL_STUDY = '[study]\nname = "g"\nscenario = "symmetric"\ngames = 2\n'
+CATALOGUE += [
+    ("CLI balance", "--deck-ensemble 0", _args(*_BALANCE, "--deck-ensemble", "0")),
+    ("CLI balance", "--deck-ensemble 10**6", _args(*_BALANCE, "--deck-ensemble", str(10**6))),
+    ("CLI balance", "--target-error 0", _args(*_BALANCE, "--target-error", "0")),
+    ("CLI balance", "--target-error nan", _args(*_BALANCE, "--target-error", "nan")),
+    ("CLI compare", "--deck-ensemble 0", _args("compare", "--scenario", "tamames", "--games", "20",
+                                               "--deck-ensemble", "0")),
+    ("CLI run", "--deck-ensemble 0",
+     lambda w: [*_study(_SMALL_STUDY)(w), "--deck-ensemble", "0"]),
+    ("study TOML", "deck_ensemble = 0", _study(_SMALL_STUDY + "deck_ensemble = 0\n")),
+    ("study TOML", "deck_ensemble = 'many'", _study(_SMALL_STUDY + 'deck_ensemble = "many"\n')),
+]
+
+
 # `run` into a folder whose study.json is garbage: the folder exists before, so "nothing written"
 # means it still holds only that file (checked by `folder_unchanged`)
 CATALOGUE.append(("study.json (run --out)", "garbage study.json in --out", _run_into_garbage))

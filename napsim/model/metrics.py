@@ -36,9 +36,13 @@ class MetricInfo:
 
     @property
     def phrase(self) -> str:
-        """The title inside a sentence: 'effective orders a turn' (acronyms keep their capitals)."""
+        """The title inside a sentence: 'effective orders a turn' (acronyms and names such as
+        French or Tactician keep their capitals)."""
         t = self.title
-        return t if len(t) > 1 and t[1].isupper() else t[:1].lower() + t[1:]
+        first = t.split(" ", 1)[0].rstrip(":,")
+        if (len(t) > 1 and t[1].isupper()) or first in PROPER_WORDS:
+            return t
+        return t[:1].lower() + t[1:]
 
     def label(self, side: str | None = None) -> str:
         """'Effective orders a turn (French)'; an OPPONENT metric says whose counters acted on
@@ -49,6 +53,10 @@ class MetricInfo:
             return f"{self.title} ({side} counters)"
         return f"{self.title} ({side})"
 
+
+# words a title may start with that stay capitalised inside a sentence
+PROPER_WORDS = frozenset({"French", "Spanish", "Tactician", "Scout", "Elan", "First", "Counter-Attacks",
+                          "Courier", "Guerrilla", "Command", "Commander", "Corps", "CIC"})
 
 SECTION_WORDS = {"L": "left", "C": "centre", "R": "right"}
 KIND_WORDS = {"section": "section cards", "multi": "multi-section cards", "tactic": "tactic cards",

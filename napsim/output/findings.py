@@ -36,7 +36,9 @@ class Ref:
     rows: str = ""
 
     def plain(self) -> str:
-        return f"(table: {self.section}" + (f", {self.rows})" if self.rows else ")")
+        """'(table: Main result, p000)'; a reference without an anchor names a place on the screen."""
+        head = f"table: {self.section}" if self.anchor else self.section
+        return f"({head}" + (f", {self.rows})" if self.rows else ")")
 
     def markdown(self) -> str:
         return f"([{self.section}](#{self.anchor})" + (f": {self.rows})" if self.rows else ")")
@@ -106,7 +108,7 @@ def digits(half: float) -> int:
     """Decimals that show a 95% half-width to one significant digit (0-6)."""
     if not math.isfinite(half) or half <= 0:
         return 3
-    return int(min(6, max(0, -math.floor(math.log10(half)))))
+    return int(min(6, max(0, -math.floor(math.log10(half) + 1e-9))))
 
 
 def num(v: float, d: int, sign: bool = False) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from napsim.model.cards import Deck
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import PARAMS
@@ -110,6 +111,7 @@ class Balance:
     bracket: tuple[float, float] = (math.nan, math.nan)
     crossing: tuple[float, float, float] = (math.nan, math.nan, math.nan)
     deck_warning: str | None = None  # the deck's note on estimated card counts, if any
+    deck: Deck | None = None  # the deck played (for the findings: which counts are estimated)
     sentence: str = ""  # the finding in words (`napsim.output.decisions.balance_sentence`)
 
     def frame(self) -> pd.DataFrame:
@@ -148,6 +150,7 @@ def find_balance(base: Variant, vary: str, metric: str = "effective_per_turn",
         if v not in cache:
             p = PlayedGames(base.with_override(rng.path, _cast(rng, v)).build(), seed, chunk)
             result.deck_warning = p.sim.deck.estimated_warning()
+            result.deck = p.sim.deck
             p.play_to(games)
             est = p.estimates(metric)
             for s in sides:

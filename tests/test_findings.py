@@ -66,8 +66,8 @@ def test_curve_verdicts():
 
 
 def test_a_flat_curve_is_said_to_stay_level():
-    fs = study_findings.engine_findings(summary({"greedy": [6.0, 6.001, 6.0, 5.999, 6.002, 6.0]}, policy=False),
-                                        spec(), [])
+    level = [6.0, 6.001, 6.0, 5.999, 6.002, 6.0]
+    fs = study_findings.engine_findings(summary({"greedy": level}, policy=False), spec(), [])
     t = texts(fs)
     assert "does not move effective orders a turn (Blue) measurably" in t[0]
     assert any("stays level from 4 to 9" in x for x in t), t

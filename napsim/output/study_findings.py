@@ -351,6 +351,13 @@ def _other_metrics(summ: pd.DataFrame, spec: dict, params: list[Param],
                    Ref("Reported metrics", "reported-metrics", f"{lo['point']}, {hi['point']}"))
 
 
+def _unfinished(incomplete: list[str]) -> list[Finding]:
+    if not incomplete:
+        return []
+    return [Finding(f"Points {', '.join(incomplete)} have not finished: every number below is partial",
+                    Ref("Points", "points"))]
+
+
 def engine_findings(summ: pd.DataFrame, spec: dict, decks: list[DeckNote],
                     incomplete: list[str] = ()) -> list[Finding]:
     """Findings of an engine study from its summary frame (`frames.summary_frame`, or summary.csv)
@@ -359,12 +366,10 @@ def engine_findings(summ: pd.DataFrame, spec: dict, decks: list[DeckNote],
     info = info_of(metric)
     names = dict(zip(summ["side_key"], summ["side"], strict=False))
     params = [p for p in sweep_params(spec.get("sweep") or {}) if all(c in summ for c in p.paths)]
-    summ = summ.assign(half=(summ["ci_high"] - summ["ci_low"]) / 2)
+    summ = summ.assign(half=((summ["ci_high"] - summ["ci_low"]) / 2).fillna(0.0))
+    summ = summ[summ["value"].notna()]  # a rate that counted nothing says nothing
     main = summ[(summ["metric"] == metric) & (summ["side_key"] == side_key)].copy()
-    out = []
-    if incomplete:
-        out.append(Finding(f"Points {', '.join(incomplete)} have not finished: every number below is "
-                           "partial", Ref("Points", "points")))
+    out = _unfinished(incomplete)
     if main.empty:
         return out
     phrase = phrase_of(info, names.get(side_key, side_key))
@@ -460,10 +465,7 @@ def _odds_decks(probs: pd.DataFrame) -> Finding | None:
 def odds_findings(summ: pd.DataFrame, spec: dict, decks: list[DeckNote],
                   incomplete: list[str] = ()) -> list[Finding]:
     """Findings of an odds study from its answers (`frames.odds_frame`, or summary.csv)."""
-    out = []
-    if incomplete:
-        out.append(Finding(f"Points {', '.join(incomplete)} have not finished: every number below is "
-                           "partial", Ref("Points", "points")))
+    out = _unfinished(incomplete)
     if summ.empty:
         return out
     done = summ[(summ["n"] > 0) & summ["exact"].notna()]

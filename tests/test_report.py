@@ -84,6 +84,11 @@ def test_report_files_tables_and_charts(run_dir):
     md = (run_dir / "report.md").read_text()
     assert md.startswith("# Study: rep")
     assert "## Main result: effective_per_turn" in md
+    # the report opens with its findings, each pointing to a section of the page
+    assert md.index("## Findings") < md.index("| setting | value |") < md.index("## Main result")
+    findings = md.split("## Findings")[1].split("| setting |")[0]
+    assert 3 <= findings.count("\n- ") <= 6 and "([Main result](#main-result): p00" in findings
+    assert '<a id="main-result"></a>' in md and '<a id="deck-warning"></a>' in md
     for c in CHARTS:
         assert f"(charts/{c}.png)" in md
     assert "| p000 | 5 | A (Blue) |" in md
@@ -94,7 +99,10 @@ def test_html_is_self_contained(run_dir):
     page = (run_dir / "report.html").read_text()
     assert "<script" not in page and "<link" not in page and "@import" not in page
     refs = re.findall(r'(?:src|href)="([^"]*)"', page)
-    assert refs and all(r.startswith("data:image/png;base64,") for r in refs), refs
+    outside = [r for r in refs if not r.startswith(("data:image/png;base64,", "#"))]
+    assert refs and not outside, outside
+    for anchor in {r[1:] for r in refs if r.startswith("#")}:  # the findings' links land on the page
+        assert f'id="{anchor}"' in page, anchor
     imgs = re.findall(r'<img class="chart"[^>]*src="data:image/png;base64,([^"]+)"', page)
     assert len(imgs) == len(CHARTS)
     from PIL import Image

@@ -336,8 +336,8 @@ color:#234}table{border-collapse:collapse;margin:.6em 0;font-size:.86em}th,td{bo
 padding:.25em .55em}th{background:#eef1f5;text-align:left}td.n{text-align:right;font-variant-numeric:
 tabular-nums}tr:nth-child(even) td{background:#fafbfc}figure{margin:1em 0}figure img{max-width:100%;
 height:auto;border:1px solid #e3e6ea}figcaption{font-size:.85em;color:#555}.warn{background:#fff4e0;
-border-left:4px solid #e0a030;padding:.4em .8em;margin:.6em 0}.setup th{width:11em}.findings li{margin:.35em 0}.note{color:#555;
-font-size:.9em}
+border-left:4px solid #e0a030;padding:.4em .8em;margin:.6em 0}.setup th{width:11em}.note{color:#555;
+font-size:.9em}.findings li{margin:.35em 0}
 """
 
 

@@ -78,7 +78,7 @@ def test_a_curve_that_flattens_after_its_third_value():
     fs = study_findings.engine_findings(summary({"greedy": [6, 7, 8, 8.1, 8.15, 8.17]}, policy=False),
                                         spec(), [])
     t = texts(fs)
-    assert t[0].startswith("Command hand size, both sides moves effective orders a turn (Blue): from "
+    assert t[0].startswith("Command hand size (both sides) moves effective orders a turn (Blue): from "
                            "6.00 [5.99, 6.01] at 4 to 8.17 [8.16, 8.18] at 9")
     assert "[Main result](#main-result): p000, p005" in t[0]
     flat = next(x for x in t if "flattens" in x)
@@ -102,8 +102,8 @@ def test_a_clear_policy_difference_is_given_with_its_interval():
                                         spec(("greedy", "random")), [GMT])
     t = texts(fs)
     pol = next(x for x in t if x.startswith("Greedy play gives more"))
-    assert "+1.50 [+1.49, +1.51] with Command hand size, both sides = 9" in pol
-    assert "+0.50 [+0.49, +0.51] with Command hand size, both sides = 4" in pol
+    assert "+1.50 [+1.49, +1.51] with Command hand size (both sides) = 9" in pol
+    assert "+0.50 [+0.49, +0.51] with Command hand size (both sides) = 4" in pol
     assert "p010 vs p011, p000 vs p001" in pol
     # the curves: greedy never flattens, random neither (equal steps)
     assert any("keeps rising up to 9" in x for x in t)
@@ -170,8 +170,8 @@ def test_compare_findings():
                         ("nominal_per_turn", "French", 7.0, 7.2, 0.02)])
     fs = decision_findings.compare_findings(df, [GMT])
     t = [f.plain() for f in fs]
-    assert t[0] == ("Largest clear change: effective_per_turn French sentence (table below, row Effective "
-                    "orders a turn, French).")
+    assert t[0] == ("The largest clear change: effective_per_turn French sentence (table below, row "
+                    "Effective orders a turn, French).")
     assert t[1].startswith("2 of 3 rows change clearly") and "effective orders a turn (Spanish)" in t[1]
     assert t[2].startswith("Next: nominal_per_turn French sentence")
     assert "3.0 times narrower" in t[3]
@@ -197,7 +197,7 @@ def courier_rack() -> list[str]:
 def test_courier_rack_findings_are_sensible(courier_rack):
     t = courier_rack
     assert 3 <= len(t) <= 6
-    assert t[0].startswith("Of the swept settings, Command hand size, both sides moves effective orders "
+    assert t[0].startswith("Of the swept settings, Command hand size (both sides) moves effective orders "
                            "a turn (Blue) the most: from 6.569 [6.564, 6.573] at 4 to 9.711")
     assert any("with random play, it flattens after 9" in x for x in t)
     assert any(x.startswith("Greedy play gives more effective orders a turn (Blue) than random play")

@@ -12,7 +12,6 @@ import math
 
 import pandas as pd
 
-from napsim.model.metrics import parameter_title
 from napsim.output.findings import (
     MAX_FINDINGS,
     DeckNote,
@@ -24,6 +23,7 @@ from napsim.output.findings import (
     info_of,
     num,
     phrase_of,
+    setting_title,
     with_ci,
 )
 
@@ -32,6 +32,11 @@ TABLE = "table below"
 
 def _row_ref(r) -> Ref:
     return Ref(TABLE, "", f"row {info_of(r['metric']).title}, {r['side']}")
+
+
+def _inside(sentence: str) -> str:
+    """A row's sentence after a colon: 'With X...' -> 'with X...'."""
+    return sentence[:1].lower() + sentence[1:] if sentence.startswith("With ") else sentence
 
 
 def _clear(df: pd.DataFrame) -> pd.Series:
@@ -50,7 +55,7 @@ def compare_findings(df: pd.DataFrame, decks: list[DeckNote],
     ranked = clear.loc[score.sort_values(ascending=False).index] if len(clear) else clear
     if len(ranked):
         top = ranked.iloc[0]
-        out.append(Finding(f"Largest clear change: {top['sentence']}", _row_ref(top)))
+        out.append(Finding(f"The largest clear change: {_inside(top['sentence'])}", _row_ref(top)))
     vague = ok[~_clear(ok)]
     if len(vague):
         names = [f"{info_of(r['metric']).phrase} ({r['side']})" for r in vague.to_dict("records")]
@@ -63,7 +68,7 @@ def compare_findings(df: pd.DataFrame, decks: list[DeckNote],
     second = ranked[ranked["metric"] != ranked["metric"].iloc[0]] if len(ranked) else ranked
     if len(second):
         r = second.iloc[0]
-        out.append(Finding(f"Next: {r['sentence']}", _row_ref(r)))
+        out.append(Finding(f"Next: {_inside(r['sentence'])}", _row_ref(r)))
     pairing = _pairing(ok)
     if pairing is not None:
         out.append(pairing)
@@ -106,7 +111,7 @@ def _deck(df: pd.DataFrame, decks: list[DeckNote], spread: pd.DataFrame | None) 
 def balance_findings(b, decks: list[DeckNote]) -> list[Finding]:
     """`b`: a `napsim.study.balance.Balance` with its crossing found."""
     info = info_of(b.metric)
-    title = parameter_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
+    title = setting_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
     v, lo, hi = b.crossing
     half = (hi - lo) / 2
     d = digits(half) if b.vary.integer else max(digits(half), digits((b.vary.high - b.vary.low) / 1e3))

@@ -16,7 +16,7 @@ import html
 import math
 from dataclasses import dataclass
 
-from napsim.model.metrics import MetricInfo, describe
+from napsim.model.metrics import MetricInfo, describe, parameter_title
 
 FLAT_SHARE = 0.25   # a step gaining less than this share of the first step's gain has flattened
 MAX_FINDINGS = 6
@@ -149,6 +149,14 @@ def info_of(metric: str) -> MetricInfo:
         return describe(metric)
     except KeyError:  # a name the catalogue lacks keeps its spelling rather than losing the finding
         return MetricInfo(metric, metric, "", metric)
+
+
+def setting_title(path: str, side_names: dict[str, str]) -> str:
+    """A parameter's title inside a sentence: 'Command hand size (both sides)' for the catalogue's
+    'Command hand size, both sides'."""
+    title = parameter_title(path, side_names)
+    head, sep, who = title.rpartition(", ")
+    return f"{head} ({who})" if sep else title
 
 
 def more_word(info: MetricInfo, up: bool) -> str:

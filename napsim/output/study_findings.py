@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from napsim.model.metrics import MetricInfo, parameter_title
+from napsim.model.metrics import MetricInfo
 from napsim.output.findings import (
     CHECK,
     EXACT,
@@ -37,6 +37,7 @@ from napsim.output.findings import (
     num,
     percent,
     phrase_of,
+    setting_title,
     with_ci,
 )
 
@@ -81,7 +82,7 @@ def _value_texts(df: pd.DataFrame, p: Param) -> list[str]:
 
 
 def _title(p: Param, names: dict[str, str]) -> str:
-    return parameter_title(p.key, names)
+    return setting_title(p.key, names)
 
 
 def _setting(p: Param, value: str, names: dict[str, str]) -> str:
@@ -109,9 +110,9 @@ def _series(main: pd.DataFrame, params: list[Param], p: Param) -> list[tuple[dic
     return out
 
 
-def _context(ctx: dict, params: list[Param], names: dict[str, str]) -> str:
+def _context(ctx: dict, params: list[Param], names: dict[str, str], sep: str = "; ") -> str:
     by_key = {q.key: q for q in params}
-    return "; ".join(_setting(by_key[k], v, names) for k, v in ctx.items())
+    return sep.join(_setting(by_key[k], v, names) for k, v in ctx.items())
 
 
 @dataclass
@@ -244,7 +245,7 @@ def _flattening(main: pd.DataFrame, params: list[Param], effects: list[Effect], 
             if len(texts) < (len(series) if len(series) <= 3 else 1):
                 if len(series) > 3:  # the setting goes in parentheses after the parameter
                     texts.append(_curve_text(p, g, c, phrase))
-                    lead = f"Over {_title(p, names)} ({_context(ctx, params, names)}): "
+                    lead = f"Over {_title(p, names)}, with {_context(ctx, params, names)}: "
                     continue
                 where = f"with {_context(ctx, params, names)}, " if ctx else ""
                 texts.append(where + _curve_text(p, g, c, phrase if not texts else "it"))
@@ -309,16 +310,18 @@ def _sides(summ: pd.DataFrame, metric: str, info: MetricInfo) -> Finding | None:
     clear = int((gap.abs() > half).sum())
     at = gap.abs().idxmax()
     first, second = names[keys[0]], names[keys[1]]
-    largest = f"{diff_ci(gap[at], half[at])}{percent(gap[at], wide['value'][keys[0]][at])}"
+    pct = percent(gap[at], wide["value"][keys[0]][at]).strip(" ()")
+    largest = diff_ci(gap[at], half[at])
     if len(wide) == 1:
         how = "clearly" if clear else "not measurably"
-        text = f"{second} and {first} differ {how} in {info.phrase}: {second} - {first} = {largest}"
+        text = f"{second} and {first} differ {how} in {info.phrase}: {second} - {first} = {largest} ({pct})"
     elif clear == 0:
         text = (f"{second} and {first} get the same {info.phrase} within the 95% intervals at every "
-                f"point (largest gap {second} - {first}: {largest} at {at})")
+                f"point (largest gap {second} - {first}: {largest} at {at}, {pct})")
     else:
         text = (f"{second} and {first} differ in {info.phrase} by at most {largest} ({second} - "
-                f"{first}, at {at}); the gap is outside the 95% intervals at {clear} of {len(wide)} points")
+                f"{first} at {at}, {pct}); the gap is outside the 95% intervals at {clear} of {len(wide)} "
+                "points")
     return Finding(text, Ref(*MAIN, at))
 
 
@@ -343,11 +346,12 @@ def _other_metrics(summ: pd.DataFrame, spec: dict, params: list[Param],
     if best is None:
         return None
     _, m, lo, hi, half = best
-    where = {r["point"]: _context({p.key: " / ".join(str(r[x]) for x in p.paths) for p in params},
-                                  params, names) for r in (lo, hi)}
+    values = {r["point"]: {p.key: " / ".join(str(r[x]) for x in p.paths) for p in params} for r in (lo, hi)}
+    differ = [p.key for p in params if values[lo["point"]][p.key] != values[hi["point"]][p.key]]
+    where = {pt: _context({k: v[k] for k in differ}, params, names, " and ") for pt, v in values.items()}
     phrase = phrase_of(info_of(m), names.get(side_key, side_key))
     return Finding(f"Of the other reported metrics, the sweep moves {phrase} most: from {_val(lo)} "
-                   f"({where[lo['point']]}) to {_val(hi)} ({where[hi['point']]})",
+                   f"with {where[lo['point']]} to {_val(hi)} with {where[hi['point']]}",
                    Ref("Reported metrics", "reported-metrics", f"{lo['point']}, {hi['point']}"))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from support.decks import write_deck
 import napsim
 from napsim.cli import cli
 from napsim.engine.layout import N_CM
+from napsim.output import decisions
 from napsim.sim import paired
 
 LEFT = "sides.A.sections.L"
@@ -81,6 +83,10 @@ def test_compare_table_and_target_error():
                  "--chunk", "1000", "--target-error", "0.05")
     assert "B - A [95% CI]" in out and "±unpaired" in out and "pairing (effective_per_turn)" in out
     assert "target error ±0.05 on effective_per_turn: reached" in out
+    # the table opens with its findings, each naming the row it comes from
+    assert out.index("Findings:") < out.index("B - A [95% CI]")
+    assert "- The largest clear change: with sides.B.hand=7 instead of 6 the Red get " in out
+    assert re.search(r"\(table below, row (Effective|Nominal) orders a turn, Red\)\.", out), out
     played = int(out.split(" games each")[0].rsplit(" ", 1)[1].replace(",", ""))
     assert 1000 <= played < 6000
 
@@ -98,6 +104,11 @@ def test_balance_finds_equal_hands_on_the_symmetric_scenario(tmp_path):
     frame = res.frame()
     assert list(frame["value"]) == sorted(frame["value"]) and len(frame) <= 6
     assert "equal at sides.B.hand" in res.sentence
+    text = decisions.balance_text(res, "table", [])
+    assert re.match(r"Findings:\n- Blue and Red get the same effective orders a turn at Command hand size "
+                    r"\(Red\) = [56]\.\d+ \[", text), text
+    assert re.search(r"Near the balance, each \+1 in Command hand size \(Red\) moves Red minus Blue by about "
+                     r"\+0\.\d+ \(5: -", text), text
     assert chart.read_text().lstrip().startswith("<?xml")
 
 

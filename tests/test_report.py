@@ -4,7 +4,9 @@ Chromium, deterministic charts, partial runs, `napsim regen` and the Python API.
 from __future__ import annotations
 
 import base64
+import html
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -82,6 +84,11 @@ def test_report_files_tables_and_charts(run_dir):
     md = (run_dir / "report.md").read_text()
     assert md.startswith("# Study: rep")
     assert "## Main result: effective_per_turn" in md
+    # the report opens with its findings, each pointing to a section of the page
+    assert md.index("## Findings") < md.index("| setting | value |") < md.index("## Main result")
+    findings = md.split("## Findings")[1].split("| setting |")[0]
+    assert 3 <= findings.count("\n- ") <= 6 and "([Main result](#main-result): p00" in findings
+    assert '<a id="main-result"></a>' in md and '<a id="deck-warning"></a>' in md
     for c in CHARTS:
         assert f"(charts/{c}.png)" in md
     assert "| p000 | 5 | A (Blue) |" in md
@@ -92,7 +99,10 @@ def test_html_is_self_contained(run_dir):
     page = (run_dir / "report.html").read_text()
     assert "<script" not in page and "<link" not in page and "@import" not in page
     refs = re.findall(r'(?:src|href)="([^"]*)"', page)
-    assert refs and all(r.startswith("data:image/png;base64,") for r in refs), refs
+    outside = [r for r in refs if not r.startswith(("data:image/png;base64,", "#"))]
+    assert refs and not outside, outside
+    for anchor in {r[1:] for r in refs if r.startswith("#")}:  # the findings' links land on the page
+        assert f'id="{anchor}"' in page, anchor
     imgs = re.findall(r'<img class="chart"[^>]*src="data:image/png;base64,([^"]+)"', page)
     assert len(imgs) == len(CHARTS)
     from PIL import Image
@@ -116,8 +126,45 @@ def _console_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if "CONSOLE" in line]
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="headless Chromium not installed at /usr/bin/chromium "
-                    "(.ci/run installs the Debian package 'chromium'; elsewhere: apt-get install chromium)")
+NO_CHROMIUM = ("headless Chromium not installed at /usr/bin/chromium: install it with `apt-get install "
+               "chromium` (Debian/Ubuntu; .ci/run does this before the tests)")
+
+# Injected into a copy of the report: errors and console.error calls from the start of the page
+# (the head script runs first), then after load one JSON line per image and per in-page link.
+PROBE_HEAD = """<script>window.__errors = [];
+window.addEventListener('error', e => window.__errors.push(
+  'error: ' + (e.message || (e.target && e.target.tagName) || e.type)), true);
+const __ce = console.error;
+console.error = (...a) => { window.__errors.push('console: ' + a.join(' ')); __ce(...a); };
+</script>"""
+PROBE_BODY = """<script>window.addEventListener('load', () => setTimeout(() => {
+  const images = [...document.images].map(i => ({alt: i.alt, complete: i.complete, width: i.naturalWidth,
+                                                 height: i.naturalHeight}));
+  const links = [...document.querySelectorAll('a[href^="#"]')].map(a => ({href: a.getAttribute('href'),
+      found: !!document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1)))}));
+  const pre = document.createElement('pre'); pre.id = 'probe-result';
+  pre.textContent = JSON.stringify({images, links, errors: window.__errors});
+  document.body.appendChild(pre);
+}, 0));</script>"""
+
+
+def _probe(page: Path, tmp_path: Path) -> dict:
+    """Open a probed copy of `page` in headless Chromium; what the probe wrote, and the console."""
+    probe = tmp_path / "probe.html"
+    text = page.read_text(encoding="utf-8")
+    text = text.replace("<head>", "<head>" + PROBE_HEAD, 1).replace("</body>", PROBE_BODY + "</body>")
+    probe.write_text(text, encoding="utf-8")
+    r = _chromium(probe.as_uri(), tmp_path, "--run-all-compositor-stages-before-draw",
+                  "--virtual-time-budget=10000")
+    assert r.returncode == 0, r.stderr[-2000:]
+    m = re.search(r'<pre id="probe-result">(.*?)</pre>', r.stdout, re.S)
+    assert m, "the probe script did not run: " + r.stdout[-1000:]
+    result = json.loads(html.unescape(m.group(1)))
+    result["console"] = _console_lines(r.stderr)
+    return result
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
 def test_html_report_renders_in_headless_chromium(run_dir, tmp_path):
     page = run_dir / "report.html"
     r = _chromium(page.resolve().as_uri(), tmp_path)
@@ -128,17 +175,35 @@ def test_html_report_renders_in_headless_chromium(run_dir, tmp_path):
     for c in CHARTS:
         assert f'id="chart-{c}"' in dom
     assert len(re.findall(r"<table", dom)) >= 4
+    assert '<h2 id="findings">Findings</h2><ul class="findings">' in dom
     assert not _console_lines(r.stderr), _console_lines(r.stderr)
-    # a copy with a probe script: every chart must be decoded by the browser (naturalWidth > 0)
-    probe = tmp_path / "probe.html"
-    probe.write_text(page.read_text().replace(
-        "</body>", "<script>window.addEventListener('load', () => { const ok = [...document.images]"
-        ".every(i => i.complete && i.naturalWidth > 100); document.title = ok ? 'IMAGES-OK' : "
-        "'IMAGES-BROKEN'; });</script></body>"))
-    r = _chromium(probe.as_uri(), tmp_path, "--virtual-time-budget=10000")
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert "<title>IMAGES-OK</title>" in r.stdout
-    assert not _console_lines(r.stderr), _console_lines(r.stderr)
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
+def test_every_chart_loads_and_the_page_has_no_errors(run_dir, tmp_path):
+    res = _probe(run_dir / "report.html", tmp_path)
+    charts = res["images"]
+    assert len(charts) == len(CHARTS), res["images"]
+    broken = [i for i in charts if not (i["complete"] and i["width"] > 100 and i["height"] > 100)]
+    assert not broken, f"charts the browser could not decode: {broken}"
+    assert not res["errors"], res["errors"]
+    assert not res["console"], res["console"]
+    # every link of the findings lands on a section of the page
+    assert len(res["links"]) >= 3 and all(x["found"] for x in res["links"]), res["links"]
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
+def test_the_probe_sees_a_broken_chart(run_dir, tmp_path):
+    # the check above can fail: a report with one corrupted chart is caught
+    page = run_dir / "report.html"
+    text = page.read_text(encoding="utf-8")
+    broken = tmp_path / "broken" / "report.html"
+    broken.parent.mkdir()
+    broken.write_text(text.replace('src="data:image/png;base64,', 'src="data:image/png;base64,AAAA', 1),
+                      encoding="utf-8")
+    res = _probe(broken, tmp_path)
+    assert sum(i["width"] == 0 for i in res["images"]) == 1
+    assert any("error" in e for e in res["errors"]), res
 
 
 def test_report_output_is_deterministic(run_dir, tmp_path):

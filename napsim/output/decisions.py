@@ -12,6 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from napsim.model.errors import NapsimInputError
+from napsim.output.decision_findings import balance_findings, compare_findings
+from napsim.output.findings import deck_note, render_plain
 from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
 from napsim.study.variants import Comparison, Variant, base_value
@@ -141,8 +143,13 @@ def pairing_line(df: pd.DataFrame) -> str:
     return f"pairing ({df['metric'].iloc[0]}): " + "; ".join(parts)
 
 
-def compare_text(cmp: Comparison, fmt: str, warnings: list[str]) -> str:
-    """The comparison as a table (with the sentences and the pairing line), CSV or JSON."""
+def _notes(decks) -> list:
+    return list({d.name: deck_note(d) for d in decks}.values())
+
+
+def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.DataFrame | None = None) -> str:
+    """The comparison as a table (opening with its findings, then the table, the pairing line and
+    the sentences), CSV or JSON; `spread`: a deck ensemble's summary, for the findings."""
     df = with_sentences(cmp)
     la, lb = variant_labels(cmp.a, cmp.b)
     notes = [f"A: {la}; B: {lb}; {cmp.games:,} games each (seed {cmp.seed}), the same games in both"]
@@ -162,7 +169,9 @@ def compare_text(cmp: Comparison, fmt: str, warnings: list[str]) -> str:
         "±unpaired": [_num(v, decimals(v)) for v in df["half_width_unpaired"]],
         "n": df["n"],
     })
-    lines = [*warnings, *notes, "", render(view, "table"), "", pairing_line(df), ""]
+    found = compare_findings(df, _notes(s.deck for s in cmp.sims), spread)
+    lines = [*warnings, *notes, "", "Findings:", *render_plain(found), "", render(view, "table"), "",
+             pairing_line(df), ""]
     lines += df["sentence"].tolist()
     return "\n".join(lines)
 
@@ -269,7 +278,9 @@ def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
         view[col] = [f"{v:.4f}" for v in df[col]]
     view = view.drop(columns=["parameter", "difference", "ci_low", "ci_high"])
     notes = [n for n in [target_error_line(b)] if n]
-    return "\n".join([*warnings, f"{f_name(b)} against {b.vary.path}:", "", render(view, "table"), "",
+    found = balance_findings(b, _notes([b.deck] if b.deck is not None else []))
+    return "\n".join([*warnings, "Findings:", *render_plain(found), "",
+                      f"{f_name(b)} against {b.vary.path}:", "", render(view, "table"), "",
                       balance_sentence(b), *notes])
 
 

@@ -75,7 +75,7 @@ def compare_ensemble_text(cmp: Comparison, ens: DeckEnsemble, fmt: str, warnings
     if fmt != "table":
         return render(ensemble_frame(cmp, ens), fmt, [*warnings, heading(ens)])
     s = ens.summary()
-    lines = [compare_text(cmp, fmt, warnings), "", heading(ens)]
+    lines = [compare_text(cmp, fmt, warnings, spread=s), "", heading(ens)]
     lines += [ensemble_sentence(r, ens.n) for r in s.itertuples()]
     return "\n".join(lines)
 

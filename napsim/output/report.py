@@ -24,6 +24,8 @@ from napsim.model.cards import load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import load_scenario
 from napsim.model.version import __version__
+from napsim.output import findings as fnd
+from napsim.output import study_findings as sfnd
 from napsim.output.frames import (
     StudyData,
     chart_inputs,
@@ -165,6 +167,12 @@ class Section:
     text: str = ""
     table: pd.DataFrame | None = None
     charts: list = field(default_factory=list)  # charts.Chart
+    findings: list = field(default_factory=list)  # findings.Finding: rendered first, as a list
+
+    @property
+    def anchor(self) -> str:
+        """The link target of the section: its title up to a colon, as a slug ('main-result')."""
+        return "-".join(self.title.split(":")[0].lower().split())
 
 
 def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
@@ -199,9 +207,33 @@ def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
     return rows
 
 
+def _decks(data: StudyData) -> list:
+    """The decks a study plays (`napsim.model.cards.Deck`), by name or path; unreadable ones left out."""
+    spec = data.meta["spec"]
+    refs = {spec["deck"]} | set(sweep_values(spec["sweep"]).get("deck", [])) | ({spec["set"]["deck"]}
+                                                                    if "deck" in spec["set"] else set())
+    if None in refs:
+        refs.discard(None)
+        try:
+            refs.add(load_scenario(spec["scenario"]).deck)
+        except (NapsimInputError, TypeError):
+            pass
+    out = []
+    for ref in sorted(map(str, refs)):
+        try:
+            out.append(load_deck(ref))
+        except NapsimInputError:
+            pass
+    return out
+
+
+def _incomplete(data: StudyData) -> list[str]:
+    return [p for p, ok in data.complete.items() if not ok]
+
+
 def _warnings(data: StudyData) -> list[str]:
     out = []
-    incomplete = [p for p, ok in data.complete.items() if not ok]
+    incomplete = _incomplete(data)
     if incomplete:
         out.append(f"incomplete run: points {', '.join(incomplete)} have not finished; numbers are "
                    "partial (rerun `napsim run` with the same arguments to finish)")
@@ -210,23 +242,16 @@ def _warnings(data: StudyData) -> list[str]:
         for df in data.odds.values():
             decks.update(w for w in df["deck_warning"] if w)
         return out + sorted(decks)
-    spec = data.meta["spec"]
-    refs = {spec["deck"]} | set(sweep_values(spec["sweep"]).get("deck", [])) | ({spec["set"]["deck"]}
-                                                                    if "deck" in spec["set"] else set())
-    if None in refs:
-        refs.discard(None)
-        try:
-            refs.add(load_scenario(spec["scenario"]).deck)
-        except NapsimInputError:
-            pass
-    for ref in sorted(map(str, refs)):
-        try:
-            w = load_deck(ref).estimated_warning()
-        except NapsimInputError:
-            w = None
-        if w:
-            decks.add(w)
+    decks = {w for w in (d.estimated_warning() for d in _decks(data)) if w}
     return out + sorted(decks)
+
+
+def report_findings(data: StudyData, summ: pd.DataFrame) -> list:
+    """The sentences the report opens with (`napsim.output.study_findings`)."""
+    notes = [fnd.deck_note(d) for d in _decks(data)]
+    if data.kind == "odds":
+        return sfnd.odds_findings(summ, data.meta["spec"], notes, _incomplete(data))
+    return sfnd.engine_findings(summ, data.meta["spec"], notes, _incomplete(data))
 
 
 METHOD_ENGINE = (
@@ -259,6 +284,9 @@ def build_sections(data: StudyData, with_charts: bool = True,
     sections = []
     made = charts.all_charts(inputs) if with_charts else []
     by_name = {c.name: c for c in made}
+    found = report_findings(data, summ)
+    if found:
+        sections.append(Section("Findings", findings=found))
     if data.kind == "engine":
         spec = data.meta["spec"]
         frames["convergence.csv"] = inputs["convergence"]
@@ -317,7 +345,7 @@ padding:.25em .55em}th{background:#eef1f5;text-align:left}td.n{text-align:right;
 tabular-nums}tr:nth-child(even) td{background:#fafbfc}figure{margin:1em 0}figure img{max-width:100%;
 height:auto;border:1px solid #e3e6ea}figcaption{font-size:.85em;color:#555}.warn{background:#fff4e0;
 border-left:4px solid #e0a030;padding:.4em .8em;margin:.6em 0}.setup th{width:11em}.note{color:#555;
-font-size:.9em}
+font-size:.9em}.findings li{margin:.35em 0}
 """
 
 
@@ -326,11 +354,16 @@ def render_markdown(data: StudyData, sections: list[Section], files: list[str]) 
     lines = [f"# Study: {spec['name']}", ""]
     if spec["description"]:
         lines += [spec["description"], ""]
+    lead = [s for s in sections if s.findings]
+    for s in lead:
+        lines += [f'<a id="{s.anchor}"></a>', "", f"## {s.title}", "", *fnd.render_markdown(s.findings), ""]
     lines += [md_table(pd.DataFrame(_setup_rows(data), columns=["setting", "value"])), ""]
-    for w in _warnings(data):
-        lines += [f"> **{w}**", ""]
+    for i, w in enumerate(_warnings(data)):
+        lines += ([f'<a id="{fnd.DECK[1]}"></a>', ""] if i == 0 else []) + [f"> **{w}**", ""]
     for s in sections:
-        lines += [f"## {s.title}", ""]
+        if s.findings:  # rendered first
+            continue
+        lines += [f'<a id="{s.anchor}"></a>', "", f"## {s.title}", ""]
         if s.text:
             lines += [s.text, ""]
         for c in s.charts:
@@ -352,12 +385,18 @@ def render_html(data: StudyData, sections: list[Section]) -> str:
              f"<h1>Study: {e(spec['name'])}</h1>"]
     if spec["description"]:
         parts.append(f"<p>{e(spec['description'])}</p>")
+    lead = [s for s in sections if s.findings]
+    for s in lead:
+        parts.append(f'<h2 id="{e(s.anchor)}">{e(s.title)}</h2>{fnd.render_html(s.findings)}')
     setup = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in _setup_rows(data))
     parts.append(f'<table class="setup"><tbody>{setup}</tbody></table>')
-    for w in _warnings(data):
-        parts.append(f'<p class="warn">{e(w)}</p>')
+    for i, w in enumerate(_warnings(data)):
+        anchor = f' id="{fnd.DECK[1]}"' if i == 0 else ""
+        parts.append(f'<p class="warn"{anchor}>{e(w)}</p>')
     for s in sections:
-        parts.append(f"<h2>{e(s.title)}</h2>")
+        if s.findings:  # rendered first
+            continue
+        parts.append(f'<h2 id="{e(s.anchor)}">{e(s.title)}</h2>')
         if s.text:
             parts.append(f"<p>{e(s.text)}</p>")
         for c in s.charts:

@@ -81,7 +81,7 @@ def test_report_files_tables_and_charts(run_dir):
         assert g["games"].sum() == 1000, (p, side, m)
     md = (run_dir / "report.md").read_text()
     assert md.startswith("# Study: rep")
-    assert "## Main result: effective_per_turn" in md
+    assert "## Main result: Effective orders a turn" in md
     for c in CHARTS:
         assert f"(charts/{c}.png)" in md
     assert "| p000 | 5 | A (Blue) |" in md

@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 
-from napsim.output.decisions import compare_text, decimals, with_sentences
+from napsim.output.decisions import compare_text, decimals, metric_title, with_sentences
 from napsim.output.formatting import render
 from napsim.study.ensemble import DeckEnsemble, simulate_summary
 from napsim.study.variants import Comparison
@@ -29,7 +29,7 @@ def heading(ens: DeckEnsemble) -> str:
 
 
 def ensemble_sentence(r, n: int) -> str:
-    """'effective_per_turn, French: B - A is negative in 20 of 20 plausible decks, range [-0.52,
+    """'Effective orders a turn, French: B - A is negative in 20 of 20 plausible decks, range [-0.52,
     -0.33]; its 95% interval excludes 0 in 20 of them; spread across decks (sd) 0.05, Monte Carlo
     ±0.010 within one deck (the largest).'"""
     d = decimals(r.mc_half_width) if r.mc_half_width > 0 else decimals(r.ensemble_sd)
@@ -47,7 +47,7 @@ def ensemble_sentence(r, n: int) -> str:
                       f"{r.clear_positive} (the conclusion depends on the unknown counts)")
     else:
         clear_text = f"its 95% interval excludes 0 in {clear} of them"
-    return (f"{r.metric}, {r.side}: B - A is {sign}, range [{_fmt(r.ensemble_min, d)}, "
+    return (f"{metric_title(r.metric, r.side)}, {r.side}: B - A is {sign}, range [{_fmt(r.ensemble_min, d)}, "
             f"{_fmt(r.ensemble_max, d)}]; {clear_text}; spread across decks (sd) {r.ensemble_sd:.{d}f}, "
             f"Monte Carlo ±{r.mc_half_width:.{d}f} within one deck (the largest).")
 
@@ -73,7 +73,8 @@ def simulate_ensemble_text(ens: DeckEnsemble) -> str:
     """The file deck's metrics beside their range across the plausible decks."""
     s = simulate_summary(ens)
     view = pd.DataFrame({
-        "side": s["side"], "metric": s["metric"],
+        "side": s["side"],
+        "measure": [metric_title(m, x) for m, x in zip(s["metric"], s["side"], strict=True)],
         "file deck [95% CI]": [f"{v:.4f} [{lo:.4f}, {hi:.4f}]"
                                for v, lo, hi in zip(s["value"], s["ci_low"], s["ci_high"], strict=True)],
         "across decks [min, max]": [f"[{lo:.4f}, {hi:.4f}]"

@@ -84,7 +84,7 @@ def test_compare_table_and_target_error():
     assert "B - A [95% CI]" in out and "±unpaired" in out and "pairing (effective orders a turn)" in out
     assert "target error ±0.05 on effective orders a turn: reached" in out
     assert "B: Command hand size, Red: 7" in out
-    played = int(out.split(" games each")[0].rsplit(" ", 1)[1].replace(",", ""))
+    played = int(out.split(" games each")[0].split()[-1].replace(",", ""))
     assert 1000 <= played < 6000
 
 

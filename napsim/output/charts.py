@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from napsim.model.errors import NapsimInputError
-from napsim.model.metrics import KIND_WORDS, SECTION_WORDS, describe, value_words
+from napsim.model.metrics import KIND_WORDS, OPPONENT, SECTION_WORDS, describe, value_words
 from napsim.output.chartkit import (
     MAX_COLUMNS,
     MAX_LINES,
@@ -106,7 +106,7 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     order = {p["id"]: i for i, p in enumerate(inp["points"])}
     for (key, *rest), g in groups:
         g = g.sort_values(xp) if xp else g.assign(_o=g["point"].map(order)).sort_values("_o")
-        label = side_name(inp, key)
+        label = side_name(inp, key) + (" counters" if describe(metric).viewpoint == OPPONENT else "")
         if rest:
             label += " · " + "; ".join(setting(inp, p, v) for p, v in zip(others, rest, strict=True))
         c = colors.pop(0)

@@ -194,9 +194,10 @@ def f_name(b: Balance) -> str:
     return f"{b.metric}[{b.side_keys[b.sides[0]]}] - {b.target:g}"
 
 
-def f_words(b: Balance) -> str:
-    """The searched difference in words: 'Effective orders a turn, Spanish - French'."""
-    title = describe(b.metric).title
+def f_words(b: Balance, in_sentence: bool = False) -> str:
+    """The searched difference in words: 'Effective orders a turn, Spanish - French' (inside a
+    sentence: 'effective orders a turn, ...')."""
+    title = describe(b.metric).phrase if in_sentence else describe(b.metric).title
     if len(b.sides) == 2:
         return f"{title}, {b.side_names[b.sides[1]]} - {b.side_names[b.sides[0]]}"
     return f"{title}, {b.side_names[b.sides[0]]} - {b.target:g}"
@@ -226,7 +227,7 @@ def balance_sentence(b: Balance) -> str:
         h = f.half_width
         ends.append(f"{b.vary.label(x)}: {interval_text(f.value, f.value - h, f.value + h)}")
     return (f"{what} at {v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}] ({vary_title(b)}; "
-            f"{f_words(b)} at the settings either side: {'; '.join(ends)}; "
+            f"{f_words(b, True)} at the settings either side: {'; '.join(ends)}; "
             f"{b.games:,} games per setting, {len(b.settings)} settings played).")
 
 

@@ -20,7 +20,14 @@ import numba
 import numpy as np
 import pandas as pd
 
-from napsim.model.metrics import KIND_WORDS, describe, parameter_title, policy_param_words, value_words
+from napsim.model.metrics import (
+    KIND_WORDS,
+    OPPONENT,
+    describe,
+    parameter_title,
+    policy_param_words,
+    value_words,
+)
 from napsim.model.version import __version__
 from napsim.output.frames import (
     StudyData,
@@ -101,7 +108,9 @@ def html_table(df: pd.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _side_label(key: str, name: str) -> str:
+def _side_label(key: str, name: str, counters: bool = False) -> str:
+    """'A (Blue)'; 'S (Spanish counters)' on the row of a metric the other side's cards make."""
+    name = f"{name or key} counters" if counters else name
     return f"{key} ({name})" if name and name != key else key
 
 
@@ -126,7 +135,8 @@ def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({
         "point": df["point"], **{param_words(data, p): [value_words(p, v) for v in df[p]]
                                  for p in data.sweep_paths},
-        "side": [_side_label(k, n) for k, n in zip(df["side_key"], df["side"], strict=True)],
+        "side": [_side_label(k, n, describe(spec["main_metric"]).viewpoint == OPPONENT)
+                 for k, n in zip(df["side_key"], df["side"], strict=True)],
         "value": df["value"], "95% interval": [fmt_ci(a, b) for a, b in zip(df["ci_low"], df["ci_high"],
                                                                            strict=True)],
         "std": df["std"], "n": df["n"].astype(int), "games": df["games"].astype(int),
@@ -137,7 +147,9 @@ def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
 def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     """The reported metrics, one column each ("value [low, high]"), one row per point and side."""
     metrics = data.meta["spec"]["metrics"]
-    titles = {m: describe(m).title for m in metrics}
+    # a metric of the other side's cards says whose counters the row's side are
+    titles = {m: describe(m).title + (" (the row's side's counters)" if describe(m).viewpoint == OPPONENT
+                                      else "") for m in metrics}
     rows = []
     for (pid, key), g in summ.groupby(["point", "side_key"], sort=False):
         r = {"point": pid, **{param_words(data, p): value_words(p, g[p].iloc[0]) for p in data.sweep_paths},

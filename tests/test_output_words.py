@@ -172,7 +172,9 @@ def test_study_charts_speak_words_keep_legends_off_the_data_and_carry_the_deck_n
     ax = main.axes[0]
     assert ax.get_ylabel() == "Effective orders a turn"
     assert ax.get_xlabel() == "Command hand size, both sides"
-    assert {t.get_text() for t in ax.get_legend().get_texts()} >= {"Blue · Policy, Red: greedy play"}
+    legend = ax.get_legend()
+    assert {t.get_text() for t in legend.get_texts()} >= {"Blue · greedy play", "Red · random play"}
+    assert legend.get_title().get_text() == "side · Policy, Red"
 
 
 def test_report_captions_carry_the_notes(study):

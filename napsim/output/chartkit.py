@@ -140,6 +140,13 @@ def shown_points(inp: dict, limit: int = 8) -> tuple[list[dict], str]:
     return keep, f" ({note} only)"
 
 
+def shown_labels(inp: dict, pts: list[dict]) -> list[str]:
+    """Labels of the points a chart draws, by the parameters that differ among them only (those
+    pinned by `shown_points` are in its note)."""
+    keys = [k for k in (pts[0]["params"] if pts else {}) if len({str(p["params"][k]) for p in pts}) > 1]
+    return ["; ".join(setting(inp, k, p["params"][k]) for k in keys) or "all games" for p in pts]
+
+
 def games_tick(v, _pos=None) -> str:
     v = int(v)
     if v >= 1_000_000 and v % 100_000 == 0:
@@ -233,10 +240,14 @@ def _display_points(ax, artist) -> np.ndarray:
     for xy in paths:
         xy = np.asarray(xy, float)
         xy = xy[np.isfinite(xy).all(axis=1)] if len(xy) else xy.reshape(0, 2)
-        if len(xy) > 1:
-            t = np.linspace(0, 1, 12)[:, None, None]
-            xy = (xy[:-1] * (1 - t) + xy[1:] * t).reshape(-1, 2)
-        out.append(ax.transData.transform(xy) if len(xy) else np.empty((0, 2)))
+        if not len(xy):
+            continue
+        d = ax.transData.transform(xy)
+        out.append(d)
+        for a, b in zip(d[:-1], d[1:], strict=True):  # a point every pixel along each segment
+            n = int(min(np.hypot(*(b - a)), 4000)) + 2
+            t = np.linspace(0, 1, n)[:, None]
+            out.append(a * (1 - t) + b * t)
     return np.concatenate(out) if out else np.empty((0, 2))
 
 
@@ -273,17 +284,28 @@ def narrow_bands(fig: Figure) -> tuple[int, int]:
 
 
 def _legends_clear(fig: Figure) -> None:
-    """Move every legend that covers data outside its axes (to the right), then lay out again."""
-    moved = False
-    for ax in fig.axes:
-        if legend_covers_data(ax):
+    """Move every legend that covers data outside its axes (to the right) and lay out again, until
+    none does: a new layout moves the legends placed at 'best' too."""
+    outside = set()
+    for _ in range(len(fig.axes) + 1):
+        moved = [ax for ax in fig.axes if id(ax) not in outside and legend_covers_data(ax)]
+        if not moved:
+            return
+        # widen the figure by the legends' width, once per column of axes, so the axes keep theirs
+        widths = {}
+        for ax in moved:
+            col = round(ax.get_position().x0, 2)
+            w = ax.get_legend().get_window_extent().width / fig.dpi
+            widths[col] = max(widths.get(col, 0.0), w + 0.15)
+        fig.set_figwidth(fig.get_figwidth() + sum(widths.values()))
+        for ax in moved:
             leg = ax.get_legend()
             texts = leg.get_texts()
             ax.legend(handles=leg.legend_handles, labels=[t.get_text() for t in texts],
                       title=leg.get_title().get_text() or None, frameon=False,
-                      fontsize=texts[0].get_fontsize() if texts else None, **LEGEND_OUTSIDE)
-            moved = True
-    if moved:
+                      fontsize=texts[0].get_fontsize() if texts else None,
+                      title_fontsize=leg.get_title().get_fontsize(), **LEGEND_OUTSIDE)
+            outside.add(id(ax))
         fig.draw_without_rendering()
 
 

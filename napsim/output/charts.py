@@ -28,6 +28,7 @@ import textwrap
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from napsim.model.errors import NapsimInputError
@@ -53,6 +54,7 @@ from napsim.output.chartkit import (
     point_values,
     render,
     setting,
+    shown_labels,
     shown_points,
     side_name,
     write_chart,
@@ -91,9 +93,11 @@ def _pin_lines(inp: dict, df, others: list[str], n_sides: int):
     return df, [p for p in others if p not in pinned], note
 
 
-def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
+def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> str:
     """One metric against the sweep: a line per side (and per value of the other swept paths),
-    with its 95% interval as a band (or error bars when the x axis is categorical)."""
+    with its 95% interval as a band (or error bars when the x axis is categorical). A line is
+    labelled by its side and the values of the other swept parameters, which the legend's title
+    names (with what was pinned); returns that title."""
     summ = inp["summary"]
     df = summ[summ["metric"] == metric]
     xp = x_path(inp)
@@ -106,9 +110,12 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     order = {p["id"]: i for i, p in enumerate(inp["points"])}
     for (key, *rest), g in groups:
         g = g.sort_values(xp) if xp else g.assign(_o=g["point"].map(order)).sort_values("_o")
-        label = side_name(inp, key) + (" counters" if describe(metric).viewpoint == OPPONENT else "")
+        # a metric of the other side's cards says whose counters the line is (not in a legend
+        # shared by panels of other metrics)
+        counters = legend and describe(metric).viewpoint == OPPONENT
+        label = side_name(inp, key) + (" counters" if counters else "")
         if rest:
-            label += " · " + "; ".join(setting(inp, p, v) for p, v in zip(others, rest, strict=True))
+            label += " · " + " · ".join(value_words(p, v) for p, v in zip(others, rest, strict=True))
         c = colors.pop(0)
         if xp:
             x = g[xp].to_numpy(float)
@@ -129,9 +136,12 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     ax.set_xlabel(param_title(inp, xp) if xp else point_axis_label(inp))
     ax.set_ylabel(metric_title(metric))
     ax.grid(alpha=0.3)
+    title = "\n".join([*([" · ".join(["side", *(param_title(inp, p) for p in others)])] if others else []),
+                       *([f"({pin_note})"] if pin_note else [])])
+    title = "\n".join(textwrap.fill(t, 50) for t in title.splitlines())
     if legend and groups:
-        ax.legend(loc="best", frameon=False, title=textwrap.fill(pin_note, 50) if pin_note else None,
-                  title_fontsize=7)
+        ax.legend(loc="best", frameon=False, title=title or None, title_fontsize=7)
+    return title
 
 
 def main_figure(inp: dict, metric: str | None = None, ax=None):
@@ -156,14 +166,18 @@ def sweep_figure(inp: dict, metrics: list[str] | None = None):
     flat = flat if len(flat) < len(metrics) else []
     drawn = [m for m in metrics if m not in flat][:MAX_PANELS]
     fig, axes = panels(max(len(drawn), 1))
-    for i, (ax, m) in enumerate(zip(axes, drawn, strict=False)):
-        sweep_axes(ax, inp, m, legend=i == 0)
-        ax.set_title(textwrap.fill(metric_title(m), 48))
+    legend_title = ""
+    for ax, m in zip(axes, drawn, strict=False):
+        legend_title = sweep_axes(ax, inp, m, legend=False)
+        ax.set_title(textwrap.fill(metric_title(m), 36))
+    if drawn:
+        shared_legend(fig, axes, True, title=legend_title or None, title_fontsize=7)
     title = f"{inp['spec']['name']}: reported measures against the sweep (95% intervals)"
     if flat:
         vals = "; ".join(f"{metric_title(m)} = {summ.loc[summ['metric'] == m, 'value'].iloc[0]:.4g}"
                          for m in flat)
-        title += f"\nthe same at every point and side (not drawn): {vals}"
+        title += "\n" + textwrap.fill(f"the same at every point and side (not drawn): {vals}",
+                                      int(fig.get_figwidth() * 9))
     fig.suptitle(title)
     return fig
 
@@ -198,11 +212,23 @@ def convergence_figure(inp: dict, ax=None):
     return fig
 
 
+def shared_legend(fig, axes, own: bool, **kw) -> None:
+    """One legend for every panel of a figure of its own, outside them all; on a caller's axes,
+    that axes' legend."""
+    if own:
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, [textwrap.fill(x, 45) for x in labels], loc="outside right center",
+                   frameon=False, **kw)
+    else:
+        axes[0].legend(frameon=False, **kw)
+
+
 def distribution_figure(inp: dict, metric: str | None = None, ax=None):
     """Per-game distribution of a metric (share of games per value), one line per point."""
     spec = inp["spec"]
     dist = inp["distribution"]
     metrics = [metric] if metric else spec["distribution"][:MAX_PANELS]
+    own = ax is None
     if ax is not None:
         metrics, axes, fig = metrics[:1], [ax], ax.figure
     else:
@@ -210,17 +236,18 @@ def distribution_figure(inp: dict, metric: str | None = None, ax=None):
     for a, m in zip(axes, metrics, strict=True):
         d = dist[(dist["metric"] == m) & (dist["side_key"] == spec["main_side"])]
         pts, note = shown_points(inp)
-        for p, c in zip(pts, palette(len(pts)), strict=True):
+        for p, c, label in zip(pts, palette(len(pts)), shown_labels(inp, pts), strict=True):
             g = d[d["point"] == p["id"]].sort_values("value")
             if g.empty:
                 continue
-            a.step(g["value"], g["share"], where="mid", lw=1.2, color=c, label=point_label(inp, p))
+            a.step(g["value"], g["share"], where="mid", lw=1.2, color=c, label=label)
         a.set_xlabel(metric_title(m))
         a.set_ylabel("share of games")
-        a.set_title(textwrap.fill(f"{metric_title(m)} ({side_name(inp, spec['main_side'])}){note}", 70))
+        a.set_title(textwrap.fill(f"{metric_title(m)} ({side_name(inp, spec['main_side'])})", 50))
         a.grid(alpha=0.3)
-        a.legend(frameon=False, fontsize=6.5)
-    fig.suptitle(f"Per-game distributions — {spec['name']}")
+    shared_legend(fig, axes, own, fontsize=6.5)
+    fig.suptitle(textwrap.fill(f"Per-game distributions — {spec['name']}{note}",
+                               int(fig.get_figwidth() * 10)))
     return fig
 
 
@@ -228,6 +255,7 @@ def rack_wait_figure(inp: dict, ax=None):
     """Turns a card waits on the Courier Rack before it is taken, by card kind, per point."""
     rw = inp["rack_wait"]
     kinds = [k for k in ("section", "multi", "tactic", "other") if rw[rw["kind"] == k]["cards"].sum() > 0]
+    own = ax is None
     if ax is not None:
         kinds, axes, fig = kinds[:1], [ax], ax.figure
     else:
@@ -250,13 +278,18 @@ def rack_wait_figure(inp: dict, ax=None):
             mean = float((g["wait_turns"] * g["cards"]).sum() / n)
             g = g[g["wait_turns"] <= xmax]
             a.plot(g["wait_turns"], g["cards"] / n, marker=".", ms=3, lw=1.1, color=c,
-                   label=f"{point_label(inp, p)} (mean {mean:.2f})")
-        a.set_title(textwrap.fill(f"{KIND_WORDS[kind][:1].upper() + KIND_WORDS[kind][1:]}{note}", 50))
+                   label=f"mean {mean:.2f}")
+        a.set_title(f"{KIND_WORDS[kind][:1].upper() + KIND_WORDS[kind][1:]}")
         a.set_xlabel("turns waited on the rack")
         a.set_ylabel("share of cards taken")
         a.grid(alpha=0.3)
-        a.legend(frameon=False, fontsize=6)
-    fig.suptitle(f"Courier Rack waiting times by card kind — {inp['spec']['name']}")
+        a.legend(frameon=False, fontsize=6, title="mean wait (turns)", title_fontsize=6)
+    if own and kinds:  # the points by colour, once for every panel; each panel's legend: the means
+        handles = [Line2D([], [], color=c, marker=".", ms=3, lw=1.1) for c in colors]
+        fig.legend(handles, [textwrap.fill(x, 45) for x in shown_labels(inp, pts)],
+                   loc="outside right center", frameon=False, fontsize=6.5)
+    fig.suptitle(textwrap.fill(f"Courier Rack waiting times by card kind — {inp['spec']['name']}{note}",
+                               int(fig.get_figwidth() * 10)))
     return fig
 
 
@@ -342,6 +375,7 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
         pinned.append(setting(inp, p, sweep[p][0]))
         rest = [q for q in rest if q != p]
     combos = [dict(zip(rest, c, strict=True)) for c in itertools.product(*(sweep[p] for p in rest))]
+    own = ax is None
     if ax is not None:
         combos, axes, fig = combos[:1], [ax], ax.figure
     else:
@@ -370,8 +404,9 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
         if np.isfinite(lo) and np.isfinite(hi):
             a.set_ylim(min(0.0, lo), hi * 1.05 + 1e-9)
         a.grid(alpha=0.3)
-    axes[0].legend(frameon=False, fontsize=7)
-    note = f" ({', '.join(pinned)} only)" if pinned else ""
+    shared_legend(fig, axes, own, fontsize=7, title=param_title(inp, policy) if policy else None,
+                  title_fontsize=7)
+    note = f" ({'; '.join(pinned)} only)" if pinned else ""
     fig.suptitle(f"{inp['spec']['name']}: {describe(metric).label(side_name(inp, side))} against "
                  f"{param_title(inp, counters)}{note}\none line per "
                  "spending policy (docs/rules.md P4); 95% intervals; common random numbers")
@@ -392,9 +427,9 @@ def tactician_figure(inp: dict, ax=None):
             ax = fig.subplots()
     pts, note = shown_points(inp, MAX_LINES)
     colors = palette(len(pts))
-    for p, c in zip(pts, colors, strict=True):
+    for p, c, label in zip(pts, colors, shown_labels(inp, pts), strict=True):
         g = df[(df["point"] == p["id"]) & (df["side_key"] == main)]
-        ax.plot(g["turn"], g["held"], lw=1.4, color=c, label=point_label(inp, p))
+        ax.plot(g["turn"], g["held"], lw=1.4, color=c, label=label)
     ax.set_xlabel("turn of the side")
     ax.set_ylabel("Tactician cards held (mean)")
     ax.grid(alpha=0.3)

@@ -74,20 +74,23 @@ def test_pairing_narrows_the_interval_on_tamames(tmp_path):
     french = next(r for r in rows if r["metric"] == "effective_per_turn" and r["side_key"] == "F")
     assert 0 < french["half_width"] < french["half_width_unpaired"]
     assert french["ci_low"] > 0  # fewer counters, more French orders
-    assert french["sentence"].startswith("With sides.S.guerrilla=0 instead of 3 the French get ")
+    assert french["sentence"].startswith("With Guerrilla counters at the start, Spanish at 0 instead of 3, "
+                                         "the French get ")
+    assert french["title"] == "Effective orders a turn"
     assert chart.read_bytes().startswith(b"\x89PNG")
 
 
 def test_compare_table_and_target_error():
     out = invoke("compare", "--scenario", "symmetric", "--b", "sides.B.hand=7", "--games", "6000",
                  "--chunk", "1000", "--target-error", "0.05")
-    assert "B - A [95% CI]" in out and "±unpaired" in out and "pairing (effective_per_turn)" in out
-    assert "target error ±0.05 on effective_per_turn: reached" in out
+    assert "B - A [95% CI]" in out and "±unpaired" in out and "pairing (effective orders a turn)" in out
+    assert "target error ±0.05 on effective orders a turn: reached" in out
+    assert "B: Command hand size, Red: 7" in out
     # the table opens with its findings, each naming the row it comes from
     assert out.index("Findings:") < out.index("B - A [95% CI]")
-    assert "- The largest clear change: with sides.B.hand=7 instead of 6 the Red get " in out
+    assert "- The largest clear change: with Command hand size, Red: 7 instead of 6 the Red get " in out
     assert re.search(r"\(table below, row (Effective|Nominal) orders a turn, Red\)\.", out), out
-    played = int(out.split(" games each")[0].rsplit(" ", 1)[1].replace(",", ""))
+    played = int(out.split(" games each")[0].split()[-1].replace(",", ""))
     assert 1000 <= played < 6000
 
 
@@ -103,11 +106,11 @@ def test_balance_finds_equal_hands_on_the_symmetric_scenario(tmp_path):
     assert abs(v - 6) < 0.15 and lo < v < hi and hi - lo < 0.2
     frame = res.frame()
     assert list(frame["value"]) == sorted(frame["value"]) and len(frame) <= 6
-    assert "equal at sides.B.hand" in res.sentence
+    assert "are equal at 5." in res.sentence and "(Command hand size, Red; " in res.sentence
     text = decisions.balance_text(res, "table", [])
     assert re.match(r"Findings:\n- Blue and Red get the same effective orders a turn at Command hand size "
                     r"\(Red\) = [56]\.\d+ \[", text), text
-    assert re.search(r"Near the balance, each \+1 in Command hand size \(Red\) moves Red minus Blue by about "
+    assert re.search(r"Near the balance, each \+1 in Command hand size, Red moves Red minus Blue by about "
                      r"\+0\.\d+ \(5: -", text), text
     assert chart.read_text().lstrip().startswith("<?xml")
 
@@ -134,7 +137,8 @@ def test_balance_over_a_real_range_stops_at_its_own_precision():
 def test_balance_csv_names_the_crossing():
     out = invoke("balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--target", "7",
                  "--side", "S", "--games", "1500", "--format", "csv")
-    assert "# crossing: " in out and "reach 7 at sides.S.hand = " in out
+    assert "# crossing: " in out and "Spanish effective orders a turn reach 7 at " in out
+    assert "(Command hand size, Spanish; " in out
     assert "value,effective_per_turn[F],effective_per_turn[S],difference" in out
 
 

@@ -149,7 +149,7 @@ def test_compare_deck_ensemble_says_whether_the_conclusion_holds_in_every_deck()
     lines = result.stdout.splitlines()
     assert "Deck ensemble: 4 plausible 'gmt90' decks (deck seed 20261130), each playing the same 200 " \
            "games" in lines
-    french = next(ln for ln in lines if ln.startswith("effective_per_turn, French: B - A is "))
+    french = next(ln for ln in lines if ln.startswith("Effective orders a turn, French: B - A is "))
     assert "is positive in 4 of 4 plausible decks, range [+" in french and "Monte Carlo ±" in french
 
 
@@ -194,9 +194,11 @@ def test_simulate_deck_ensemble_prints_the_spread_beside_the_interval(tmp_path):
     i = lines.index("Deck ensemble: 3 plausible 'gmt90' decks (deck seed 20261130), each playing the same "
                     "200 games")
     assert "across decks [min, max]" in lines[i + 1] and "±Monte Carlo" in lines[i + 1]
-    french = next(ln.split() for ln in lines[i + 2:] if ln.split()[:2] == ["French", "effective_per_turn"])
+    french = next(ln.split() for ln in lines[i + 2:] if ln.split()[0] == "French"
+                  and " Effective orders a turn " in ln)
     assert float(french[-2]) > 0  # the decks differ
-    assert not any(ln.split()[:2] == ["French", "g_cards_nullified_per_turn"] for ln in lines[i:])
+    assert not any(ln.split()[0] == "French" and "French cards nullified a turn" in ln
+                   for ln in lines[i + 2:])
 
 
 def test_simulate_bad_deck_ensemble_writes_nothing(tmp_path, monkeypatch):

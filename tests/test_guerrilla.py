@@ -659,5 +659,6 @@ metrics = ["g_nullification_rate", "g_denied_effective", "g_acquired"]
     assert mine["value"] == pytest.approx(row["value"]) and mine["ci_low"] == pytest.approx(row["ci_low"])
     fig = res.plot("guerrilla")
     ax = fig.axes[0]
-    assert [ln.get_label() for ln in ax.get_lines()] == ["spend: always", "spend: assault"]
+    assert [ln.get_label() for ln in ax.get_lines()] == ["spend at every chance",
+                                                         "spend on Assault cards only"]
     assert list(ax.get_lines()[0].get_xdata()) == [1, 4]

@@ -83,7 +83,7 @@ def test_report_files_tables_and_charts(run_dir):
         assert g["games"].sum() == 1000, (p, side, m)
     md = (run_dir / "report.md").read_text()
     assert md.startswith("# Study: rep")
-    assert "## Main result: effective_per_turn" in md
+    assert "## Main result: Effective orders a turn" in md
     # the report opens with its findings, each pointing to a section of the page
     assert md.index("## Findings") < md.index("| setting | value |") < md.index("## Main result")
     findings = md.split("## Findings")[1].split("| setting |")[0]

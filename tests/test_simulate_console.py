@@ -38,13 +38,14 @@ def test_the_headline_comes_first_and_exact_rates_have_no_interval(tmp_path):
     assert "effective orders a turn" in lines[first + 1] and "[" in lines[first + 1]
     assert "Exact (the same in every game" in text
     exact = text.split("Exact (")[1].split("Rates, per side")[0]
-    assert "share_picks_from_5 = 0.3333" in exact  # the rack cycle (E10)
+    assert "French: Share of rack picks from 5 cards = 0.3333" in exact  # the rack cycle (E10)
     rates = text.split("Rates, per side")[1]
-    assert "share_picks_from_5" not in rates and "NaN" not in text and "nan" not in rates
+    assert "Share of rack picks" not in rates and "NaN" not in text and "nan" not in rates
+    assert "Spanish  Share of French turns with a card nullified (Spanish counters)" in rates  # G7
 
 
 def test_the_standard_game_prints_no_rack_rates(tmp_path):
     text, _ = _simulate(tmp_path, "--scenario", "symmetric", "--set", "scenario.format=standard",
                         "--deck", "ccn70")
-    assert "share_picks" not in text and "same_section_turn_rate" not in text
+    assert "Share of rack picks" not in text and "same-section pair" not in text
     assert "effective orders a turn" in text

@@ -20,6 +20,12 @@ from napsim.model.errors import NapsimInputError
 OWN, OPPONENT = "own", "opponent"
 
 
+# words a title may start with that stay capitalised inside a sentence (names of sides, cards,
+# commanders and rules)
+PROPER_WORDS = frozenset({"French", "Spanish", "Tactician", "Scout", "Elan", "First", "Counter-Attacks",
+                          "Courier", "Guerrilla", "Command", "Commander", "Corps", "CIC", "March"})
+
+
 @dataclass(frozen=True)
 class MetricInfo:
     """Words for one metric: `title` for a table or an axis, `unit` after a number, `counts` in a
@@ -40,9 +46,8 @@ class MetricInfo:
         French or Tactician keep their capitals)."""
         t = self.title
         first = t.split(" ", 1)[0].rstrip(":,")
-        if (len(t) > 1 and t[1].isupper()) or first in PROPER_WORDS:
-            return t
-        return t[:1].lower() + t[1:]
+        keep = (len(t) > 1 and t[1].isupper()) or first in PROPER_WORDS
+        return t if keep else t[:1].lower() + t[1:]
 
     def label(self, side: str | None = None) -> str:
         """'Effective orders a turn (French)'; an OPPONENT metric says whose counters acted on
@@ -53,10 +58,10 @@ class MetricInfo:
             return f"{self.title} ({side} counters)"
         return f"{self.title} ({side})"
 
-
-# words a title may start with that stay capitalised inside a sentence
-PROPER_WORDS = frozenset({"French", "Spanish", "Tactician", "Scout", "Elan", "First", "Counter-Attacks",
-                          "Courier", "Guerrilla", "Command", "Commander", "Corps", "CIC"})
+    def row_title(self, side: str | None = None) -> str:
+        """The title on a row that names its side already: the plain title, except that an
+        OPPONENT metric still says whose counters acted (`label`)."""
+        return self.label(side) if side is not None and self.viewpoint == OPPONENT else self.title
 
 SECTION_WORDS = {"L": "left", "C": "centre", "R": "right"}
 KIND_WORDS = {"section": "section cards", "multi": "multi-section cards", "tactic": "tactic cards",
@@ -350,6 +355,34 @@ _POLICY_FIELDS = {
     "margin to swap the CIC's card",
 }
 _TOP = {"deck": "Command deck", "hand": "Hand size", "k": "Cards needed", "policy": "Policy"}
+
+
+# words for the values of a few parameters (policy names and modes); others print as they are
+_VALUE_WORDS = {
+    "g_spend_mode": {"always": "spend at every chance", "threshold": "spend on cards of many orders",
+                     "assault": "spend on Assault cards only"},
+    "g_gain_mode": {"always": "always gain", "never": "never gain", "below": "gain below a count"},
+    "guerrilla_rule": {"base": "base game rule", "epic": "EPIC rule"},
+    "policy": {"greedy": "greedy play", "random": "random play"},
+}
+
+
+def policy_param_words(name: str) -> str:
+    """A policy parameter in words ('g_spend_mode' -> 'when to spend counters')."""
+    return _POLICY_FIELDS.get(name, name)
+
+
+def value_words(path: str, value) -> str:
+    """A parameter value in words: 'policy.S.g_spend_mode', 'always' -> 'spend at every chance';
+    a value napsim has no words for prints as it is."""
+    parts = path.split(".")
+    field = "policy" if parts[0] == "policy" and len(parts) == 2 else parts[-1]
+    return _VALUE_WORDS.get(field, {}).get(str(value), str(value))
+
+
+def setting_words(path: str, value, side_names: dict[str, str] | None = None) -> str:
+    """One setting of a sweep point in words: 'Command hand size, both sides: 5'."""
+    return f"{parameter_title(path, side_names)}: {value_words(path, value)}"
 
 
 def parameter_title(path: str, side_names: dict[str, str] | None = None) -> str:

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import io
 import math
+import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 from matplotlib.figure import Figure
 from PIL import Image
 
+from napsim.model.metrics import describe, parameter_title, value_words
 from napsim.study.storage import atomic_write_bytes
 
 MAX_PANELS = 16
@@ -40,7 +44,11 @@ class Chart:
 
 
 def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
-    """PNG (Agg, then reduced to a 256-colour palette: a third of the bytes, same look) and SVG."""
+    """PNG (Agg, then reduced to a 256-colour palette: a third of the bytes, same look) and SVG;
+    `finish` first places the legends clear of the data and adds the notes (band widths, deck
+    data) under the chart, and they join the caption."""
+    notes = finish(fig)
+    caption = " ".join([caption, *notes]).strip()
     with matplotlib.rc_context(RC):
         png, svg = io.BytesIO(), io.BytesIO()
         fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
@@ -69,6 +77,27 @@ def numeric(values) -> bool:
     return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
 
 
+def names(inp: dict) -> dict[str, str]:
+    """{side key: side name} of a study's chart inputs (its first point's names)."""
+    pts = inp.get("points") or [{}]
+    return dict(zip(inp.get("side_keys", []), pts[0].get("side_names", []), strict=False))
+
+
+def param_title(inp: dict, path: str) -> str:
+    """A swept parameter in words ('Command hand size, both sides'), from the metric catalogue."""
+    return parameter_title(path, names(inp))
+
+
+def metric_title(metric: str) -> str:
+    """A metric's title in words (an axis label, a panel title)."""
+    return describe(metric).title
+
+
+def setting(inp: dict, path: str, value) -> str:
+    """'Command hand size, both sides: 5'."""
+    return f"{param_title(inp, path)}: {value_words(path, value)}"
+
+
 def x_path(inp: dict) -> str | None:
     """The sweep path drawn along the x axis: the first numeric one with more than one value."""
     for p in inp["sweep"]:
@@ -78,20 +107,23 @@ def x_path(inp: dict) -> str | None:
     return None
 
 
-def short(path: str, side_keys) -> str:
-    """'sides.*.hand' -> 'hand', 'sides.A.hand' -> 'hand[A]', 'policy.B' -> 'policy[B]'."""
-    parts = path.split(".")
-    if parts[0] == "policy" and len(parts) == 2:
-        return "policy" if parts[1] == "*" else f"policy[{parts[1]}]"
-    where = [p for p in parts[1:-1] if p in (*side_keys, "L", "C", "R")]
-    return parts[-1] + (f"[{'.'.join(where)}]" if where else "")
-
-
 def point_label(inp: dict, point: dict, skip: str | None = None) -> str:
+    """A sweep point in words: 'Command hand size, both sides: 5; Game format: epic1'."""
     items = [(k, v) for k, v in point["params"].items() if k != skip]
     if not items:
         return "all games" if skip is None else ""
-    return ", ".join(f"{short(k, inp['side_keys'])}={v}" for k, v in items)
+    return "; ".join(setting(inp, k, v) for k, v in items)
+
+
+def point_values(inp: dict, point: dict) -> str:
+    """A sweep point by its values only ('epic1 · gmt90'), for a category axis whose label names
+    the parameters (`point_axis_label`)."""
+    return " · ".join(value_words(k, v) for k, v in point["params"].items()) or "all games"
+
+
+def point_axis_label(inp: dict) -> str:
+    """The label of an axis of sweep points: the swept parameters in words."""
+    return " · ".join(param_title(inp, p) for p in inp["sweep"]) or "sweep point"
 
 
 def shown_points(inp: dict, limit: int = 8) -> tuple[list[dict], str]:
@@ -104,8 +136,15 @@ def shown_points(inp: dict, limit: int = 8) -> tuple[list[dict], str]:
         return pts, ""
     first = {p: inp["spec"]["sweep"][p][0] for p in others}
     keep = [p for p in pts if all(p["params"][k] == v for k, v in first.items())]
-    note = ", ".join(f"{short(k, inp['side_keys'])}={v}" for k, v in first.items())
+    note = "; ".join(setting(inp, k, v) for k, v in first.items())
     return keep, f" ({note} only)"
+
+
+def shown_labels(inp: dict, pts: list[dict]) -> list[str]:
+    """Labels of the points a chart draws, by the parameters that differ among them only (those
+    pinned by `shown_points` are in its note)."""
+    keys = [k for k in (pts[0]["params"] if pts else {}) if len({str(p["params"][k]) for p in pts}) > 1]
+    return ["; ".join(setting(inp, k, p["params"][k]) for k in keys) or "all games" for p in pts]
 
 
 def games_tick(v, _pos=None) -> str:
@@ -143,7 +182,157 @@ def games_note(inp: dict) -> str:
 
 
 def side_name(inp: dict, key: str) -> str:
+    """A side by its name ('French'); its key when the study names none."""
     s = inp["summary"]
-    names = s.loc[s["side_key"] == key, "side"]
-    name = names.iloc[0] if len(names) else key
-    return f"{key} ({name})" if name != key else key
+    found = s.loc[s["side_key"] == key, "side"] if "side_key" in s else []
+    return str(found.iloc[0]) if len(found) else names(inp).get(key, key)
+
+
+# --------------------------------------------------------------------------------------------
+# bands, legends and notes under a chart (`finish`, called by `render`)
+
+LEGEND_OUTSIDE = dict(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+
+
+def band(ax, x, lo, hi, color, lw: float, alpha: float = 0.22, **kw) -> None:
+    """A 95% band under a line of width `lw` (points), remembered so that `finish` can tell when
+    the band is narrower than the line drawn over it."""
+    ax.fill_between(x, lo, hi, color=color, alpha=alpha, lw=0, **kw)
+    bands = getattr(ax, "_napsim_bands", [])
+    bands.append((np.asarray(x, float), np.asarray(lo, float), np.asarray(hi, float), lw))
+    ax._napsim_bands = bands
+
+
+def note(fig: Figure, text: str) -> None:
+    """A note printed under the chart (and added to its caption by `render`)."""
+    fig._napsim_notes = [*getattr(fig, "_napsim_notes", []), text]
+
+
+# `napsim.model.cards.Deck.estimated_warning`, read back for a short note
+_ESTIMATED = re.compile(r"deck '(?P<deck>[^']*)' has \d+ card types "
+                        r"\((?P<cards>\d+) of (?P<total>\d+) cards\)")
+
+
+def deck_note(fig: Figure, warnings) -> None:
+    """The deck-data warning (estimated card counts) as a note under a chart of deck-based results."""
+    for w in dict.fromkeys(w for w in warnings or () if w):
+        m = _ESTIMATED.search(w)
+        note(fig, f"Deck data: {m['cards']} of the {m['total']} cards of '{m['deck']}' have estimated "
+                  "counts; treat the results as provisional." if m else
+                  f"Deck data: {w.removeprefix('warning: ')}.")
+
+
+def _display_points(ax, artist) -> np.ndarray:
+    """The data an artist draws, in display coordinates, with its segments filled in (so that a
+    legend over the middle of a line counts)."""
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+
+    if isinstance(artist, Line2D):
+        if artist.get_transform() != ax.transData:  # a reference line across the axes: not data
+            return np.empty((0, 2))
+        paths = [artist.get_xydata()]
+    elif isinstance(artist, Collection):
+        paths = [p.vertices for p in artist.get_paths()]
+    else:
+        return np.empty((0, 2))
+    out = []
+    for xy in paths:
+        xy = np.asarray(xy, float)
+        xy = xy[np.isfinite(xy).all(axis=1)] if len(xy) else xy.reshape(0, 2)
+        if not len(xy):
+            continue
+        d = ax.transData.transform(xy)
+        out.append(d)
+        for a, b in zip(d[:-1], d[1:], strict=True):  # a point every pixel along each segment
+            n = int(min(np.hypot(*(b - a)), 4000)) + 2
+            t = np.linspace(0, 1, n)[:, None]
+            out.append(a * (1 - t) + b * t)
+    return np.concatenate(out) if out else np.empty((0, 2))
+
+
+def data_points(ax) -> np.ndarray:
+    """Every plotted data point of an axes (lines, bands, error bars) in display coordinates."""
+    parts = [_display_points(ax, a) for a in [*ax.lines, *ax.collections]]
+    return np.concatenate(parts) if parts else np.empty((0, 2))
+
+
+def legend_covers_data(ax, renderer=None) -> bool:
+    """Whether the axes' legend box covers any of its plotted data (display coordinates)."""
+    leg = ax.get_legend()
+    if leg is None or not leg.get_visible():
+        return False
+    box = leg.get_window_extent(renderer)
+    pts = data_points(ax)
+    inside = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1))
+    return bool(inside.any())
+
+
+def narrow_bands(fig: Figure) -> tuple[int, int]:
+    """(band points narrower than the line over them, band points) over the figure's bands."""
+    narrow = total = 0
+    for ax in fig.axes:
+        for x, lo, hi, lw in getattr(ax, "_napsim_bands", []):
+            ok = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(x)
+            if not ok.any():
+                continue
+            y0 = ax.transData.transform(np.column_stack([x[ok], lo[ok]]))[:, 1]
+            y1 = ax.transData.transform(np.column_stack([x[ok], hi[ok]]))[:, 1]
+            narrow += int((np.abs(y1 - y0) < lw * fig.dpi / 72).sum())
+            total += int(ok.sum())
+    return narrow, total
+
+
+def _legends_clear(fig: Figure) -> None:
+    """Move every legend that covers data outside its axes (to the right) and lay out again, until
+    none does: a new layout moves the legends placed at 'best' too."""
+    outside = set()
+    for _ in range(len(fig.axes) + 1):
+        moved = [ax for ax in fig.axes if id(ax) not in outside and legend_covers_data(ax)]
+        if not moved:
+            return
+        # widen the figure by the legends' width, once per column of axes, so the axes keep theirs
+        widths = {}
+        for ax in moved:
+            col = round(ax.get_position().x0, 2)
+            w = ax.get_legend().get_window_extent().width / fig.dpi
+            widths[col] = max(widths.get(col, 0.0), w + 0.15)
+        fig.set_figwidth(fig.get_figwidth() + sum(widths.values()))
+        for ax in moved:
+            leg = ax.get_legend()
+            texts = leg.get_texts()
+            ax.legend(handles=leg.legend_handles, labels=[t.get_text() for t in texts],
+                      title=leg.get_title().get_text() or None, frameon=False,
+                      fontsize=texts[0].get_fontsize() if texts else None,
+                      title_fontsize=leg.get_title().get_fontsize(), **LEGEND_OUTSIDE)
+            outside.add(id(ax))
+        fig.draw_without_rendering()
+
+
+def _show_notes(fig: Figure, notes: list[str]) -> None:
+    if notes:
+        width = max(60, int(fig.get_figwidth() * 14))
+        fig.supxlabel("\n".join(textwrap.fill(n, width) for n in notes), fontsize=7, color="0.3")
+
+
+def finish(fig: Figure) -> list[str]:
+    """Make a figure ready to read: the notes go under the chart, a legend that covers data moves
+    outside its axes, and a note says where the 95% bands are narrower than the lines drawn over
+    them. Returns the notes (once per figure; a second call changes nothing)."""
+    notes = list(getattr(fig, "_napsim_notes", []))
+    if getattr(fig, "_napsim_finished", False):
+        return notes
+    fig._napsim_finished = True
+    with matplotlib.rc_context(RC):
+        _show_notes(fig, notes)
+        fig.draw_without_rendering()
+        _legends_clear(fig)
+        narrow, total = narrow_bands(fig)
+        if narrow:
+            notes.append("The 95% bands are narrower than the lines." if narrow == total else
+                         f"The 95% bands are narrower than the lines at {narrow} of {total} points.")
+            fig._napsim_notes = notes
+            _show_notes(fig, notes)
+            fig.draw_without_rendering()
+            _legends_clear(fig)
+    return notes

@@ -23,27 +23,38 @@ from __future__ import annotations
 
 import itertools
 import math
+import textwrap
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from napsim.model.errors import NapsimInputError
+from napsim.model.metrics import KIND_WORDS, OPPONENT, SECTION_WORDS, describe, value_words
 from napsim.output.chartkit import (
     MAX_COLUMNS,
     MAX_LINES,
     MAX_PANELS,
     RC,
     Chart,
+    band,
+    deck_note,
+    finish,
     games_note,
     games_tick,
+    metric_title,
     numeric,
     palette,
     panels,
+    param_title,
+    point_axis_label,
     point_label,
+    point_values,
     render,
-    short,
+    setting,
+    shown_labels,
     shown_points,
     side_name,
     write_chart,
@@ -77,14 +88,16 @@ def _pin_lines(inp: dict, df, others: list[str], n_sides: int):
         pinned.append(p)
     for p in pinned:
         df = df[df[p] == inp["spec"]["sweep"][p][0]]
-    note = f"side {main} only" + "".join(f", {short(p, inp['side_keys'])}={inp['spec']['sweep'][p][0]}"
-                                         for p in pinned)
+    note = f"{side_name(inp, main)} only" + "".join(f"; {setting(inp, p, inp['spec']['sweep'][p][0])}"
+                                                    for p in pinned)
     return df, [p for p in others if p not in pinned], note
 
 
-def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
+def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> str:
     """One metric against the sweep: a line per side (and per value of the other swept paths),
-    with its 95% interval as a band (or error bars when the x axis is categorical)."""
+    with its 95% interval as a band (or error bars when the x axis is categorical). A line is
+    labelled by its side and the values of the other swept parameters, which the legend's title
+    names (with what was pinned); returns that title."""
     summ = inp["summary"]
     df = summ[summ["metric"] == metric]
     xp = x_path(inp)
@@ -97,32 +110,38 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> None:
     order = {p["id"]: i for i, p in enumerate(inp["points"])}
     for (key, *rest), g in groups:
         g = g.sort_values(xp) if xp else g.assign(_o=g["point"].map(order)).sort_values("_o")
-        label = side_name(inp, key)
+        # a metric of the other side's cards says whose counters the line is (not in a legend
+        # shared by panels of other metrics)
+        counters = legend and describe(metric).viewpoint == OPPONENT
+        label = side_name(inp, key) + (" counters" if counters else "")
         if rest:
-            label += " · " + ", ".join(f"{short(p, inp['side_keys'])}={v}"
-                                       for p, v in zip(others, rest, strict=True))
+            label += " · " + " · ".join(value_words(p, v) for p, v in zip(others, rest, strict=True))
         c = colors.pop(0)
         if xp:
             x = g[xp].to_numpy(float)
             ax.plot(x, g["value"], marker="o", ms=3.5, lw=1.4, color=c, label=label)
-            ax.fill_between(x, g["ci_low"], g["ci_high"], color=c, alpha=0.22, lw=0)
+            band(ax, x, g["ci_low"], g["ci_high"], c, lw=1.4)
         else:
             x = np.arange(len(g))
             yerr = np.vstack([g["value"] - g["ci_low"], g["ci_high"] - g["value"]])
             ax.errorbar(x, g["value"], yerr=np.nan_to_num(yerr), marker="o", ms=4, lw=1.2, capsize=3,
                         color=c, label=label)
-            labels = [point_label(inp, next(p for p in inp["points"] if p["id"] == pid), None)
+            labels = [point_values(inp, next(p for p in inp["points"] if p["id"] == pid))
                       for pid in g["point"]]
             ax.set_xticks(x, labels, rotation=30 if len(x) > 3 else 0, ha="right" if len(x) > 3 else "center")
     if xp:
         xs = sorted(set(inp["spec"]["sweep"][xp]))
         if len(xs) <= 15:
             ax.set_xticks(xs)
-    ax.set_xlabel(xp if xp else "sweep point")
-    ax.set_ylabel(metric)
+    ax.set_xlabel(param_title(inp, xp) if xp else point_axis_label(inp))
+    ax.set_ylabel(metric_title(metric))
     ax.grid(alpha=0.3)
+    title = "\n".join([*([" · ".join(["side", *(param_title(inp, p) for p in others)])] if others else []),
+                       *([f"({pin_note})"] if pin_note else [])])
+    title = "\n".join(textwrap.fill(t, 50) for t in title.splitlines())
     if legend and groups:
-        ax.legend(loc="best", frameon=False, title=pin_note or None, title_fontsize=7)
+        ax.legend(loc="best", frameon=False, title=title or None, title_fontsize=7)
+    return title
 
 
 def main_figure(inp: dict, metric: str | None = None, ax=None):
@@ -133,14 +152,9 @@ def main_figure(inp: dict, metric: str | None = None, ax=None):
             fig = Figure(figsize=(7.5, 4.4), layout="constrained")
             ax = fig.subplots()
     sweep_axes(ax, inp, metric)
-    ax.set_title(f"{spec['name']}: {metric}\n95% intervals; {games_note(inp)}; common random numbers")
+    ax.set_title(f"{spec['name']}: {metric_title(metric)}\n95% intervals; {games_note(inp)}; "
+                 "common random numbers")
     return ax.figure
-
-
-def _kind_note(inp: dict, metric: str) -> str:
-    kinds = inp["summary"].loc[inp["summary"]["metric"] == metric, "kind"]
-    return {"mean_per_game": " (mean per game)", "mean_per_turn": " (mean per turn)",
-            "rate": " (rate)"}.get(kinds.iloc[0] if len(kinds) else "", "")
 
 
 def sweep_figure(inp: dict, metrics: list[str] | None = None):
@@ -152,13 +166,18 @@ def sweep_figure(inp: dict, metrics: list[str] | None = None):
     flat = flat if len(flat) < len(metrics) else []
     drawn = [m for m in metrics if m not in flat][:MAX_PANELS]
     fig, axes = panels(max(len(drawn), 1))
-    for i, (ax, m) in enumerate(zip(axes, drawn, strict=False)):
-        sweep_axes(ax, inp, m, legend=i == 0)
-        ax.set_title(m + _kind_note(inp, m))
-    title = f"{inp['spec']['name']}: reported metrics against the sweep (95% intervals)"
+    legend_title = ""
+    for ax, m in zip(axes, drawn, strict=False):
+        legend_title = sweep_axes(ax, inp, m, legend=False)
+        ax.set_title(textwrap.fill(metric_title(m), 36))
+    if drawn:
+        shared_legend(fig, axes, True, title=legend_title or None, title_fontsize=7)
+    title = f"{inp['spec']['name']}: reported measures against the sweep (95% intervals)"
     if flat:
-        vals = ", ".join(f"{m} = {summ.loc[summ['metric'] == m, 'value'].iloc[0]:.4g}" for m in flat)
-        title += f"\nthe same at every point and side (not drawn): {vals}"
+        vals = "; ".join(f"{metric_title(m)} = {summ.loc[summ['metric'] == m, 'value'].iloc[0]:.4g}"
+                         for m in flat)
+        title += "\n" + textwrap.fill(f"the same at every point and side (not drawn): {vals}",
+                                      int(fig.get_figwidth() * 9))
     fig.suptitle(title)
     return fig
 
@@ -178,18 +197,30 @@ def convergence_figure(inp: dict, ax=None):
     for a, p in zip(axes, points, strict=False):
         g = conv[conv["point"] == p["id"]].sort_values("games")
         a.plot(g["games"], g["value"], marker="o", ms=2.5, lw=1.2, color="C0")
-        a.fill_between(g["games"], g["ci_low"], g["ci_high"], color="C0", alpha=0.25, lw=0)
+        band(a, g["games"], g["ci_low"], g["ci_high"], "C0", lw=1.2, alpha=0.25)
         a.axhline(g["value"].iloc[-1], color="0.4", lw=0.8, ls="--")
-        a.set_title(point_label(inp, p), fontsize=8)
+        a.set_title(textwrap.fill(point_label(inp, p), 45), fontsize=8)
         a.xaxis.set_major_locator(MaxNLocator(4, integer=True))
         a.xaxis.set_major_formatter(FuncFormatter(games_tick))
         a.set_xlabel("games")
         a.grid(alpha=0.3)
     if axes:
-        axes[0].set_ylabel(spec["main_metric"])
-    fig.suptitle(f"Convergence of {spec['main_metric']} (side {side_name(inp, spec['main_side'])}):\n"
+        axes[0].set_ylabel(metric_title(spec["main_metric"]))
+    who = side_name(inp, spec["main_side"])
+    fig.suptitle(f"Convergence of {describe(spec['main_metric']).phrase} ({who}):\n"
                  "running estimate and 95% interval at every chunk boundary")
     return fig
+
+
+def shared_legend(fig, axes, own: bool, **kw) -> None:
+    """One legend for every panel of a figure of its own, outside them all; on a caller's axes,
+    that axes' legend."""
+    if own:
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, [textwrap.fill(x, 45) for x in labels], loc="outside right center",
+                   frameon=False, **kw)
+    else:
+        axes[0].legend(frameon=False, **kw)
 
 
 def distribution_figure(inp: dict, metric: str | None = None, ax=None):
@@ -197,6 +228,7 @@ def distribution_figure(inp: dict, metric: str | None = None, ax=None):
     spec = inp["spec"]
     dist = inp["distribution"]
     metrics = [metric] if metric else spec["distribution"][:MAX_PANELS]
+    own = ax is None
     if ax is not None:
         metrics, axes, fig = metrics[:1], [ax], ax.figure
     else:
@@ -204,17 +236,18 @@ def distribution_figure(inp: dict, metric: str | None = None, ax=None):
     for a, m in zip(axes, metrics, strict=True):
         d = dist[(dist["metric"] == m) & (dist["side_key"] == spec["main_side"])]
         pts, note = shown_points(inp)
-        for p, c in zip(pts, palette(len(pts)), strict=True):
+        for p, c, label in zip(pts, palette(len(pts)), shown_labels(inp, pts), strict=True):
             g = d[d["point"] == p["id"]].sort_values("value")
             if g.empty:
                 continue
-            a.step(g["value"], g["share"], where="mid", lw=1.2, color=c, label=point_label(inp, p))
-        a.set_xlabel(f"{m} per game")
+            a.step(g["value"], g["share"], where="mid", lw=1.2, color=c, label=label)
+        a.set_xlabel(metric_title(m))
         a.set_ylabel("share of games")
-        a.set_title(f"{m} (side {side_name(inp, spec['main_side'])}){note}")
+        a.set_title(textwrap.fill(f"{metric_title(m)} ({side_name(inp, spec['main_side'])})", 50))
         a.grid(alpha=0.3)
-        a.legend(frameon=False, fontsize=6.5)
-    fig.suptitle(f"Per-game distributions — {spec['name']}")
+    shared_legend(fig, axes, own, fontsize=6.5)
+    fig.suptitle(textwrap.fill(f"Per-game distributions — {spec['name']}{note}",
+                               int(fig.get_figwidth() * 10)))
     return fig
 
 
@@ -222,6 +255,7 @@ def rack_wait_figure(inp: dict, ax=None):
     """Turns a card waits on the Courier Rack before it is taken, by card kind, per point."""
     rw = inp["rack_wait"]
     kinds = [k for k in ("section", "multi", "tactic", "other") if rw[rw["kind"] == k]["cards"].sum() > 0]
+    own = ax is None
     if ax is not None:
         kinds, axes, fig = kinds[:1], [ax], ax.figure
     else:
@@ -244,13 +278,18 @@ def rack_wait_figure(inp: dict, ax=None):
             mean = float((g["wait_turns"] * g["cards"]).sum() / n)
             g = g[g["wait_turns"] <= xmax]
             a.plot(g["wait_turns"], g["cards"] / n, marker=".", ms=3, lw=1.1, color=c,
-                   label=f"{point_label(inp, p)} (mean {mean:.2f})")
-        a.set_title(f"{kind} cards{note}")
+                   label=f"mean {mean:.2f}")
+        a.set_title(f"{KIND_WORDS[kind][:1].upper() + KIND_WORDS[kind][1:]}")
         a.set_xlabel("turns waited on the rack")
         a.set_ylabel("share of cards taken")
         a.grid(alpha=0.3)
-        a.legend(frameon=False, fontsize=6)
-    fig.suptitle(f"Courier Rack waiting times by card kind — {inp['spec']['name']}")
+        a.legend(frameon=False, fontsize=6, title="mean wait (turns)", title_fontsize=6)
+    if own and kinds:  # the points by colour, once for every panel; each panel's legend: the means
+        handles = [Line2D([], [], color=c, marker=".", ms=3, lw=1.1) for c in colors]
+        fig.legend(handles, [textwrap.fill(x, 45) for x in shown_labels(inp, pts)],
+                   loc="outside right center", frameon=False, fontsize=6.5)
+    fig.suptitle(textwrap.fill(f"Courier Rack waiting times by card kind — {inp['spec']['name']}{note}",
+                               int(fig.get_figwidth() * 10)))
     return fig
 
 
@@ -269,9 +308,11 @@ def heatmap_figure(inp: dict, ax=None):
         fig, axes = panels(len(sides), ncols=1, w=max(7.5, 0.62 * len(points) + 3.0), h=3.2)
     xp = x_path(inp)
     if note and xp:  # the pinned values are in the title: label the columns by the x value only
-        labels = [f"{short(xp, inp['side_keys'])}={p['params'][xp]}" for p in points]
+        labels = [value_words(xp, p["params"][xp]) for p in points]
+        axis = param_title(inp, xp)
     else:
-        labels = [point_label(inp, p) for p in points]
+        labels = [point_values(inp, p) for p in points]
+        axis = point_axis_label(inp)
     want = [f"effective_per_turn_{s}" for s in secs]
     vals = summ.loc[summ["metric"].isin(want), "value"]
     vmin, vmax = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
@@ -284,7 +325,8 @@ def heatmap_figure(inp: dict, ax=None):
                 if len(v):
                     m[i, j] = v.iloc[0]
         im = a.imshow(m, aspect="auto", cmap="YlOrRd", vmin=vmin, vmax=vmax)
-        a.set_yticks(range(3), [f"section {s}" for s in secs])
+        a.set_yticks(range(3), [f"{SECTION_WORDS[s]} section" for s in secs])
+        a.set_xlabel(axis)
         a.set_xticks(range(len(labels)), labels, rotation=35 if len(labels) > 2 else 0,
                      ha="right" if len(labels) > 2 else "center", fontsize=7)
         a.spines[:].set_visible(False)
@@ -294,8 +336,8 @@ def heatmap_figure(inp: dict, ax=None):
                     hi = m[i, j] > (vmin + vmax) / 2
                     a.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=6.5,
                            color="white" if hi else "black")
-        a.set_title(f"side {side_name(inp, key)}")
-        fig.colorbar(im, ax=a, label="effective orders per turn", shrink=0.9)
+        a.set_title(side_name(inp, key))
+        fig.colorbar(im, ax=a, label=metric_title("effective_per_turn"), shrink=0.9)
     pinned = f"\n{note.strip()}" if note else ""
     fig.suptitle(f"Effective orders per turn by section and sweep point{pinned}\n(the kernel records no "
                  "turn-by-turn data, so the columns are sweep points, not turns)")
@@ -330,9 +372,10 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
     while rest and math.prod(len(set(sweep[p])) for p in rest) > MAX_PANELS:
         p = max(rest, key=lambda q: len(set(sweep[q])))
         df = df[df[p] == sweep[p][0]]
-        pinned.append(f"{short(p, keys)}={sweep[p][0]}")
+        pinned.append(setting(inp, p, sweep[p][0]))
         rest = [q for q in rest if q != p]
     combos = [dict(zip(rest, c, strict=True)) for c in itertools.product(*(sweep[p] for p in rest))]
+    own = ax is None
     if ax is not None:
         combos, axes, fig = combos[:1], [ax], ax.figure
     else:
@@ -351,19 +394,21 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
                 continue
             x = d[counters].to_numpy(float)
             a.plot(x, d["value"], marker="o", ms=3.5, lw=1.4, color=c,
-                   label=f"spend: {value}" if policy else metric)
-            a.fill_between(x, d["ci_low"], d["ci_high"], color=c, alpha=0.22, lw=0)
-        a.set_title(", ".join(f"{short(p, keys)}={v}" for p, v in combo.items()) or "all points", fontsize=8)
+                   label=value_words(policy, value) if policy else metric_title(metric))
+            band(a, x, d["ci_low"], d["ci_high"], c, lw=1.4)
+        a.set_title(textwrap.fill("; ".join(setting(inp, p, v) for p, v in combo.items()) or "all points",
+                                  45), fontsize=8)
         a.set_xticks(sorted(set(sweep[counters])))
-        a.set_xlabel(f"starting counters ({short(counters, keys)})")
-        a.set_ylabel(f"{metric} per game")
+        a.set_xlabel(param_title(inp, counters))
+        a.set_ylabel(textwrap.fill(metric_title(metric), 30))
         if np.isfinite(lo) and np.isfinite(hi):
             a.set_ylim(min(0.0, lo), hi * 1.05 + 1e-9)
         a.grid(alpha=0.3)
-    axes[0].legend(frameon=False, fontsize=7)
-    note = f" ({', '.join(pinned)} only)" if pinned else ""
-    fig.suptitle(f"{inp['spec']['name']}: French orders denied per game ({metric}, side "
-                 f"{side_name(inp, side)}) against starting Guerrilla counters{note}\none line per "
+    shared_legend(fig, axes, own, fontsize=7, title=param_title(inp, policy) if policy else None,
+                  title_fontsize=7)
+    note = f" ({'; '.join(pinned)} only)" if pinned else ""
+    fig.suptitle(f"{inp['spec']['name']}: {describe(metric).label(side_name(inp, side))} against "
+                 f"{param_title(inp, counters)}{note}\none line per "
                  "spending policy (docs/rules.md P4); 95% intervals; common random numbers")
     return fig
 
@@ -382,9 +427,9 @@ def tactician_figure(inp: dict, ax=None):
             ax = fig.subplots()
     pts, note = shown_points(inp, MAX_LINES)
     colors = palette(len(pts))
-    for p, c in zip(pts, colors, strict=True):
+    for p, c, label in zip(pts, colors, shown_labels(inp, pts), strict=True):
         g = df[(df["point"] == p["id"]) & (df["side_key"] == main)]
-        ax.plot(g["turn"], g["held"], lw=1.4, color=c, label=point_label(inp, p))
+        ax.plot(g["turn"], g["held"], lw=1.4, color=c, label=label)
     ax.set_xlabel("turn of the side")
     ax.set_ylabel("Tactician cards held (mean)")
     ax.grid(alpha=0.3)
@@ -435,7 +480,7 @@ def odds_figure(inp: dict, ax=None):
             a.set_yscale("log")
             a.legend(frameon=False, fontsize=6)
         a.set_title(lab + (" (log scale)" if rare else ""), fontsize=8.5)
-        a.set_xlabel("hand size" if by_hand else "point")
+        a.set_xlabel("hand size" if by_hand else point_axis_label(inp))
         a.grid(alpha=0.3)
     if single:
         axes[0].legend(frameon=False, fontsize=6.5)
@@ -448,10 +493,21 @@ def odds_figure(inp: dict, ax=None):
 
 
 def figure(inp: dict, kind: str = "main", metric: str | None = None, ax=None) -> Figure:
-    """The Figure of one chart kind (see the module docstring)."""
+    """The Figure of one chart kind (see the module docstring). A figure of its own (no `ax`)
+    is finished: legends clear of the data, and notes under it on the 95% bands and on the deck
+    data (`napsim.output.chartkit.finish`)."""
     kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
     if kind not in kinds:
         raise NapsimInputError("plot", "kind", f"{kind!r} is not a chart of this study", ", ".join(kinds))
+    if ax is not None:
+        return _draw(inp, kind, metric, ax)
+    fig = _draw(inp, kind, metric, None)
+    deck_note(fig, inp.get("deck_warnings"))
+    finish(fig)
+    return fig
+
+
+def _draw(inp: dict, kind: str, metric: str | None, ax) -> Figure:
     if kind == "guerrilla":
         return guerrilla_figure(inp, metric, ax)
     if kind == "tactician":
@@ -475,9 +531,9 @@ def figure(inp: dict, kind: str = "main", metric: str | None = None, ax=None) ->
 
 
 CAPTIONS = {
-    "main": "The main metric against the sweep; bands are 95% intervals.",
-    "sweep": "Every reported metric against the sweep; bands are 95% intervals.",
-    "convergence": "Running estimate of the main metric and its 95% interval at each chunk boundary; "
+    "main": "{metric} against the sweep; bands are 95% intervals.",
+    "sweep": "Every reported measure against the sweep; bands are 95% intervals.",
+    "convergence": "Running estimate of {metric_phrase} and its 95% interval at each chunk boundary; "
                    "the dashed line is the final estimate.",
     "distribution": "Share of games by per-game value.",
     "rack_wait": "Share of the cards taken from the Courier Rack by the turns they had waited on it; "
@@ -503,8 +559,10 @@ def all_charts(inp: dict) -> list[Chart]:
     if inp["summary"].empty:
         return []
     kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
+    main = inp["spec"].get("main_metric")
+    words = dict(metric=describe(main).title, metric_phrase=describe(main).phrase) if main else {}
     out = []
     for k in kinds:
         fig = figure(inp, k)
-        out.append(render(fig, k, TITLES[k], CAPTIONS[k]))
+        out.append(render(fig, k, TITLES[k], CAPTIONS[k].format(**words)))
     return out

@@ -4,12 +4,14 @@ written as one PNG or SVG file by the path's suffix."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
 
+from napsim.model.metrics import OPPONENT, describe
 from napsim.output import chartkit
-from napsim.output.decisions import f_name, variant_labels
+from napsim.output.decisions import f_words, side_names, variant_labels, vary_title
 from napsim.study.balance import Balance
 from napsim.study.storage import atomic_write_bytes
 from napsim.study.variants import Comparison
@@ -22,7 +24,7 @@ def compare_figure(cmp: Comparison):
     metrics = list(dict.fromkeys(df["metric"]))
     fig, axes = chartkit.panels(len(metrics), ncols=min(3, len(metrics)), w=3.6, h=2.6)
     colours = chartkit.palette(2)
-    la, lb = variant_labels(cmp.a, cmp.b)
+    la, lb = variant_labels(cmp.a, cmp.b, side_names(cmp))
     keys = [side.key for side in cmp.sims[0].scenario.sides]
     for ax, m in zip(axes, metrics, strict=True):
         part = df[df["metric"] == m].reset_index(drop=True)
@@ -34,12 +36,15 @@ def compare_figure(cmp: Comparison):
             ax.errorbar(r["difference"], i, xerr=r["half_width"], fmt="o", color=c, elinewidth=3,
                         capsize=3, markersize=4)
         ax.axvline(0, color="0.5", linewidth=0.8)
-        ax.set_yticks(y, part["side"].tolist())
+        info = describe(m)
+        who = " counters" if info.viewpoint == OPPONENT else ""
+        ax.set_yticks(y, [f"{side}{who}" for side in part["side"]])
         ax.set_ylim(-0.7, len(part) - 0.3)
-        ax.set_title(m)
-        ax.set_xlabel("B - A")
-    fig.suptitle(f"B ({lb}) - A ({la}); thick: paired 95% interval, thin: unpaired; "
-                 f"{cmp.games:,} games", fontsize=8.5)
+        ax.set_title(textwrap.fill(info.title, 40))
+        ax.set_xlabel(f"B - A ({info.unit})")
+    fig.suptitle(textwrap.fill(f"B ({lb}) - A ({la}); thick: paired 95% interval, thin: unpaired; "
+                               f"{cmp.games:,} games", 110), fontsize=8.5)
+    chartkit.deck_note(fig, [s.deck.estimated_warning() for s in cmp.sims])
     return fig
 
 
@@ -49,9 +54,8 @@ def balance_figure(b: Balance):
     df = b.frame()
     fig, (ax,) = chartkit.panels(1, w=7.0, h=3.8)
     (c,) = chartkit.palette(1)
-    ax.fill_between(df["value"], df["ci_low"], df["ci_high"], color=c, alpha=0.25, linewidth=0,
-                    label="95% interval")
-    ax.plot(df["value"], df["difference"], "o-", color=c, markersize=4, label="difference")
+    chartkit.band(ax, df["value"], df["ci_low"], df["ci_high"], c, lw=1.5, alpha=0.25, label="95% interval")
+    ax.plot(df["value"], df["difference"], "o-", color=c, markersize=4, label=f_words(b))
     ax.axhline(0, color="0.5", linewidth=0.8)
     v, lo, hi = b.crossing
     if b.crossed:
@@ -64,10 +68,11 @@ def balance_figure(b: Balance):
         if x.size:
             ax.plot(x, np.zeros_like(x), "|", color="C3", markersize=14, markeredgewidth=1.2,
                     label=f"crossing on {x.size} of {b.ensemble.n} plausible decks")
-    ax.set_xlabel(b.vary.path)
-    ax.set_ylabel(f_name(b))
-    ax.set_title(f"balance over {b.vary.path} ({b.games:,} games per setting)")
+    ax.set_xlabel(vary_title(b))
+    ax.set_ylabel(textwrap.fill(f_words(b), 40))
+    ax.set_title(f"Balance over {vary_title(b)} ({b.games:,} games per setting)")
     ax.legend(loc="best")
+    chartkit.deck_note(fig, [b.deck_warning])
     return fig
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from napsim.model.errors import NapsimInputError
+from napsim.model.metrics import OPPONENT, describe, parameter_title, value_words
 from napsim.output.decision_findings import balance_findings, compare_findings
 from napsim.output.findings import deck_note, render_plain
 from napsim.output.formatting import _json_value, render
@@ -19,24 +20,18 @@ from napsim.study.balance import Balance
 from napsim.study.variants import Comparison, Variant, base_value
 
 CHART_SUFFIXES = (".png", ".svg")
-# metric -> (words, countable): "0.41 fewer effective orders a turn"; otherwise "0.02 lower <words>"
-WORDS = {
-    "effective_per_turn": ("effective orders a turn", True),
-    "nominal_per_turn": ("nominal orders a turn", True),
-    "orders_per_turn": ("units ordered a turn (cards and initiative)", True),
-    "initiative_orders_per_turn": ("units ordered by initiative a turn", True),
-    "effective_total": ("effective orders a game", True),
-    "nominal_total": ("nominal orders a game", True),
-    "orders_total": ("units ordered a game", True),
-    "g_cards_nullified_per_turn": ("cards nullified by Guerrilla counters a turn", True),
-    "g_denied_effective_per_turn": ("effective orders denied by Guerrilla counters a turn", True),
-    "initiative_share": ("share of commander-turns on initiative", False),
-    "effective_share_of_nominal": ("share of nominal orders that are effective", False),
-}
 
 
 def metric_words(metric: str) -> tuple[str, bool]:
-    return WORDS.get(metric, (metric.replace("_", " "), False))
+    """A metric inside a sentence and whether it counts things, from the catalogue
+    (`napsim.model.metrics`): "0.41 fewer effective orders a turn", else "0.02 lower <words>"."""
+    info = describe(metric)
+    return info.phrase, info.countable
+
+
+def metric_title(metric: str, side: str | None = None) -> str:
+    """The title of a metric on a row that names its side (an OPPONENT metric says whose counters)."""
+    return describe(metric).row_title(side)
 
 
 def decimals(half: float) -> int:
@@ -66,67 +61,88 @@ def _signed(v: float, d: int) -> str:
 # compare
 
 
-def variant_labels(a: Variant, b: Variant) -> tuple[str, str]:
-    """What differs between A and B, named for each ('sides.S.guerrilla=3', 'sides.S.guerrilla=0')."""
-    la, lb = [], []
+def _differences(a: Variant, b: Variant, names: dict[str, str] | None) -> list[tuple[str, str, str]]:
+    """What differs between A and B: (what, A's value, B's value), in words."""
+    out = []
     if a.scenario != b.scenario:
-        la.append(f"scenario {a.scenario}")
-        lb.append(f"scenario {b.scenario}")
+        out.append(("Scenario", a.scenario, b.scenario))
     keys = list(dict.fromkeys([k for k, _ in a.overrides] + [k for k, _ in b.overrides]))
     for k in keys:
         va, vb = base_value(a, k), base_value(b, k)
         if va != vb:
-            la.append(f"{k}={_value(va)}")
-            lb.append(f"{k}={_value(vb)}")
+            out.append((parameter_title(k, names), _value(k, va), _value(k, vb)))
     if a.deck != b.deck:
-        la.append(f"deck {a.deck or 'of the scenario'}")
-        lb.append(f"deck {b.deck or 'of the scenario'}")
+        out.append(("Command deck", a.deck or "the scenario's", b.deck or "the scenario's"))
     if a.policy != b.policy:
-        la.append(f"policies {a.policy}")
-        lb.append(f"policies {b.policy}")
-    return (", ".join(la) or "the same settings"), (", ".join(lb) or "the same settings")
+        out.append(("Policies", _policies(a.policy), _policies(b.policy)))
+    return out
 
 
-def instead(a: Variant, b: Variant) -> str:
-    """'sides.S.guerrilla=0 instead of 3' (one path differs), else 'B's settings instead of A's'."""
-    la, lb = variant_labels(a, b)
-    path, eq, value = la.partition("=")
-    if eq and "," not in la and "," not in lb and lb.startswith(f"{path}="):
-        return f"{lb} instead of {value}"
+def _policies(text: str) -> str:
+    return ", ".join(value_words("policy.*", p.strip()) for p in text.split(","))
+
+
+def side_names(cmp: Comparison) -> dict[str, str]:
+    """{side key: side name} of a comparison (variant A's scenario)."""
+    return {s.key: s.name for s in cmp.sims[0].scenario.sides}
+
+
+def variant_labels(a: Variant, b: Variant, names: dict[str, str] | None = None) -> tuple[str, str]:
+    """What differs between A and B, in words for each ('Guerrilla counters at the start, Spanish:
+    3', '... : 0'); `names` gives the side names of the scenario ({'S': 'Spanish'})."""
+    diff = _differences(a, b, names)
+    la = "; ".join(f"{w}: {va}" for w, va, _ in diff)
+    lb = "; ".join(f"{w}: {vb}" for w, _, vb in diff)
+    return (la or "the same settings"), (lb or "the same settings")
+
+
+def instead(a: Variant, b: Variant, names: dict[str, str] | None = None) -> str:
+    """'Guerrilla counters at the start, Spanish at 0 instead of 3' (one setting differs), else
+    'B's settings instead of A's'."""
+    diff = _differences(a, b, names)
+    if len(diff) == 1:
+        what, va, vb = diff[0]
+        return f"{what} at {vb} instead of {va}"
+    la, lb = variant_labels(a, b, names)
     return f"{lb} instead of {la}"
 
 
-def _value(v) -> str:
-    return "(not set)" if v is None else json.dumps(v) if isinstance(v, str) else str(v)
+def _value(path: str, v) -> str:
+    return "(not set)" if v is None else value_words(path, v)
 
 
 def compare_sentence(r: dict, change: str) -> str:
-    """'With sides.S.guerrilla=0 instead of 3 the French get 0.48 [0.46, 0.49] more effective
-    orders a turn (+7.0% of their 6.84; n = 5,000 paired games).'"""
+    """'With Guerrilla counters at the start, Spanish at 0 instead of 3, the French get 0.48 [0.46,
+    0.49] more effective orders a turn (+7.0% of their 6.84; n = 5,000 paired games).' A metric
+    the other side's counters cause (rule G7) reads 'the Spanish counters cause'."""
     words, countable = metric_words(r["metric"])
     d = decimals(r["half_width"])
     diff, lo, hi = r["difference"], r["ci_low"], r["ci_high"]
-    head = f"With {change} the {r['side']}"
+    opponent = describe(r["metric"]).viewpoint == OPPONENT
+    head = f"With {change}, the {r['side']}" + (" counters" if opponent else "")
+    get = "cause" if opponent else "get"
     tail = f"n = {int(r['n']):,} paired games"
     if not math.isfinite(diff):
-        return f"{head}: not comparable ({r['metric']} counts nothing in one variant; {tail})."
+        return f"{head}: not comparable ({words} counts nothing in one variant; {tail})."
     rel = (f"{r['relative_change']:+.1%} of their {_num(r['a'], d)}; "
            if math.isfinite(r["relative_change"]) else "")
     if lo <= 0 <= hi:
         if lo == hi == 0:
-            return f"{head} get exactly the same {words}: {_num(r['a'], d)} ({tail})."
+            return f"{head} {get} exactly the same {words}: {_num(r['a'], d)} ({tail})."
         return f"{head} show no clear difference in {words}: {interval_text(diff, lo, hi)} ({rel}{tail})."
     up = diff > 0
     how = ("more" if up else "fewer") if countable else ("higher" if up else "lower")
     lo_abs, hi_abs = sorted((abs(lo), abs(hi)))
-    return (f"{head} get {abs(diff):.{d}f} [{lo_abs:.{d}f}, {hi_abs:.{d}f}] {how} {words} "
+    return (f"{head} {get} {abs(diff):.{d}f} [{lo_abs:.{d}f}, {hi_abs:.{d}f}] {how} {words} "
             f"({rel}{tail}).")
 
 
 def with_sentences(cmp: Comparison) -> pd.DataFrame:
     """The comparison frame with a `sentence` column."""
-    change = instead(cmp.a, cmp.b)
+    change = instead(cmp.a, cmp.b, side_names(cmp))
     df = cmp.frame.copy()
+    df.insert(df.columns.get_loc("metric") + 1, "title",
+              [metric_title(m, side) for m, side in zip(df["metric"], df["side"], strict=True)])
     df["sentence"] = [compare_sentence(r, change) for r in df.to_dict("records")]
     return df
 
@@ -140,7 +156,7 @@ def pairing_line(df: pd.DataFrame) -> str:
         d = decimals(p if p > 0 else u)
         gain = f"{(u / p) ** 2:.1f}x the games" if p > 0 else "exact"
         parts.append(f"{r['side']} ±{p:.{d}f} paired against ±{u:.{d}f} unpaired ({gain})")
-    return f"pairing ({df['metric'].iloc[0]}): " + "; ".join(parts)
+    return f"pairing ({metric_words(df['metric'].iloc[0])[0]}): " + "; ".join(parts)
 
 
 def _notes(decks) -> list:
@@ -151,15 +167,15 @@ def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.Data
     """The comparison as a table (opening with its findings, then the table, the pairing line and
     the sentences), CSV or JSON; `spread`: a deck ensemble's summary, for the findings."""
     df = with_sentences(cmp)
-    la, lb = variant_labels(cmp.a, cmp.b)
-    notes = [f"A: {la}; B: {lb}; {cmp.games:,} games each (seed {cmp.seed}), the same games in both"]
+    la, lb = variant_labels(cmp.a, cmp.b, side_names(cmp))
+    notes = [f"A: {la}", f"B: {lb}", f"{cmp.games:,} games each (seed {cmp.seed}), the same games in both"]
     if cmp.target_error is not None:
-        notes.append(f"target error ±{cmp.target_error:g} on {df['metric'].iloc[0]}: "
+        notes.append(f"target error ±{cmp.target_error:g} on {metric_words(df['metric'].iloc[0])[0]}: "
                      + ("reached" if cmp.target_reached else "not reached within --games"))
     if fmt != "table":
         return render(df, fmt, [*warnings, *notes])
     view = pd.DataFrame({
-        "metric": df["metric"], "side": df["side"],
+        "side": df["side"], "measure": df["title"],
         "A": [_num(v, decimals(h)) for v, h in zip(df["a"], df["half_width"], strict=True)],
         "B": [_num(v, decimals(h)) for v, h in zip(df["b"], df["half_width"], strict=True)],
         "B - A [95% CI]": [interval_text(*v) for v in zip(df["difference"], df["ci_low"], df["ci_high"],
@@ -181,9 +197,24 @@ def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.Data
 
 
 def f_name(b: Balance) -> str:
+    """The searched difference by metric name and side key (CSV and JSON: for scripts)."""
     if len(b.sides) == 2:
         return f"{b.metric}[{b.side_keys[b.sides[1]]}] - {b.metric}[{b.side_keys[b.sides[0]]}]"
     return f"{b.metric}[{b.side_keys[b.sides[0]]}] - {b.target:g}"
+
+
+def f_words(b: Balance, in_sentence: bool = False) -> str:
+    """The searched difference in words: 'Effective orders a turn, Spanish - French' (inside a
+    sentence: 'effective orders a turn, ...')."""
+    title = describe(b.metric).phrase if in_sentence else describe(b.metric).title
+    if len(b.sides) == 2:
+        return f"{title}, {b.side_names[b.sides[1]]} - {b.side_names[b.sides[0]]}"
+    return f"{title}, {b.side_names[b.sides[0]]} - {b.target:g}"
+
+
+def vary_title(b: Balance) -> str:
+    """The searched parameter in words: 'Command hand size, Spanish'."""
+    return parameter_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
 
 
 def _balance_what(b: Balance, crossed: bool = True) -> str:
@@ -204,20 +235,21 @@ def _f_at(b: Balance, x: float) -> str:
 
 
 def balance_sentence(b: Balance) -> str:
-    """'Spanish and French effective orders a turn are equal at sides.B.hand = 5.98 [5.95, 6.01]
-    (5: -0.49 [-0.50, -0.47]; 6: +0.010 [-0.007, +0.027]; 4,000 games per setting, 5 settings).'
+    """'Spanish and French effective orders a turn are equal at 5.98 [5.95, 6.01] (Command hand
+    size, Spanish; effective orders a turn, Spanish - French at the settings either side: 5: -0.49
+    [-0.50, -0.47]; 6: +0.010 [-0.007, +0.027]; 4,000 games per setting, 5 settings played).'
     Without a crossing in the range: where the difference stands at both ends."""
     played = f"{b.games:,} games per setting, {len(b.settings)} settings played"
     if not b.crossed:
         where = "above" if b.setting(b.vary.low).f.value >= 0 else "below"
-        return (f"No setting of {b.vary.path} in {b.vary.label(b.vary.low)}..{b.vary.label(b.vary.high)} "
-                f"{_balance_what(b, False)}: {f_name(b)} is {where} 0 at both ends of the range "
+        return (f"No setting of {vary_title(b)} in {b.vary.label(b.vary.low)}..{b.vary.label(b.vary.high)} "
+                f"{_balance_what(b, False)}: {f_words(b, True)} is {where} 0 at both ends of the range "
                 f"({_f_at(b, b.vary.low)}; {_f_at(b, b.vary.high)}; {played}).")
     v, lo, hi = b.crossing
     d = crossing_decimals(b, (hi - lo) / 2)
     ends = [_f_at(b, x) for x in b.bracket]
-    return (f"{_balance_what(b)} at {b.vary.path} = {v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}] "
-            f"({f_name(b)} at the settings either side: {'; '.join(ends)}; {played}).")
+    return (f"{_balance_what(b)} at {v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}] ({vary_title(b)}; "
+            f"{f_words(b, True)} at the settings either side: {'; '.join(ends)}; {played}).")
 
 
 def crossing_decimals(b: Balance, half: float) -> int:
@@ -274,14 +306,16 @@ def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
     view = df.copy()
     view["difference [95% CI]"] = [interval_text(*v) for v in zip(df["difference"], df["ci_low"],
                                                                   df["ci_high"], strict=True)]
+    names = dict(zip(b.side_keys, b.side_names, strict=True))
     for col in [c for c in df.columns if c.startswith(f"{b.metric}[")]:
         view[col] = [f"{v:.4f}" for v in df[col]]
     view = view.drop(columns=["parameter", "difference", "ci_low", "ci_high"])
+    view = view.rename(columns={"value": vary_title(b), **{f"{b.metric}[{k}]": n for k, n in names.items()}})
     notes = [n for n in [target_error_line(b)] if n]
     found = balance_findings(b, _notes([b.deck] if b.deck is not None else []))
     return "\n".join([*warnings, "Findings:", *render_plain(found), "",
-                      f"{f_name(b)} against {b.vary.path}:", "", render(view, "table"), "",
-                      balance_sentence(b), *notes])
+                      f"{f_words(b)} against {vary_title(b)} ({describe(b.metric).phrase} per side):",
+                      "", render(view, "table"), "", balance_sentence(b), *notes])
 
 
 # --------------------------------------------------------------------------------------------

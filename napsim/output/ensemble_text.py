@@ -17,7 +17,9 @@ from napsim.output.decisions import (
     compare_text,
     crossing_decimals,
     decimals,
-    f_name,
+    f_words,
+    metric_title,
+    vary_title,
     with_sentences,
 )
 from napsim.output.formatting import _json_value, render
@@ -40,7 +42,7 @@ def heading(ens: DeckEnsemble) -> str:
 
 
 def ensemble_sentence(r, n: int) -> str:
-    """'effective_per_turn, French: B - A is negative in 20 of 20 plausible decks, range [-0.52,
+    """'Effective orders a turn, French: B - A is negative in 20 of 20 plausible decks, range [-0.52,
     -0.33]; its 95% interval excludes 0 in 20 of them; spread across decks (sd) 0.05, Monte Carlo
     ±0.010 within one deck (the largest).'"""
     d = decimals(r.mc_half_width) if r.mc_half_width > 0 else decimals(r.ensemble_sd)
@@ -58,7 +60,7 @@ def ensemble_sentence(r, n: int) -> str:
                       f"{r.clear_positive} (the conclusion depends on the unknown counts)")
     else:
         clear_text = f"its 95% interval excludes 0 in {clear} of them"
-    return (f"{r.metric}, {r.side}: B - A is {sign}, range [{_fmt(r.ensemble_min, d)}, "
+    return (f"{metric_title(r.metric, r.side)}, {r.side}: B - A is {sign}, range [{_fmt(r.ensemble_min, d)}, "
             f"{_fmt(r.ensemble_max, d)}]; {clear_text}; spread across decks (sd) {r.ensemble_sd:.{d}f}, "
             f"Monte Carlo ±{r.mc_half_width:.{d}f} within one deck (the largest).")
 
@@ -84,7 +86,8 @@ def simulate_ensemble_text(ens: DeckEnsemble) -> str:
     """The file deck's metrics beside their range across the plausible decks."""
     s = simulate_summary(ens)
     view = pd.DataFrame({
-        "side": s["side"], "metric": s["metric"],
+        "side": s["side"],
+        "measure": [metric_title(m, x) for m, x in zip(s["metric"], s["side"], strict=True)],
         "file deck [95% CI]": [f"{v:.4f} [{lo:.4f}, {hi:.4f}]"
                                for v, lo, hi in zip(s["value"], s["ci_low"], s["ci_high"], strict=True)],
         "across decks [min, max]": [f"[{lo:.4f}, {hi:.4f}]"
@@ -115,12 +118,12 @@ def balance_ensemble_sentence(b: Balance, ens: DeckEnsemble) -> str:
         ends = (f"{s['difference_at_low_min']:+.{d}f} to {s['difference_at_low_max']:+.{d}f} at "
                 f"{rng.label(rng.low)}, {s['difference_at_high_min']:+.{d}f} to "
                 f"{s['difference_at_high_max']:+.{d}f} at {rng.label(rng.high)}")
-        return (f"{head}: no crossing in {span} in any of them ({f_name(b)} is {stays}; {ends}); "
+        return (f"{head}: no crossing in {span} in any of them ({f_words(b, True)} is {stays}; {ends}); "
                 f"{base}.")
-    none = (f"; no crossing in {span} in {s['no_crossing']} of {n} ({f_name(b)} is {stays})"
+    none = (f"; no crossing in {span} in {s['no_crossing']} of {n} ({f_words(b, True)} is {stays})"
             if s["no_crossing"] else "")
     d = crossing_decimals(b, s["mc_half_width"]) if math.isfinite(s["mc_half_width"]) else 3
-    return (f"{head}: balance at {rng.path} = {s['crossing_min']:.{d}f} to {s['crossing_max']:.{d}f} in "
+    return (f"{head}: balance at {vary_title(b)} = {s['crossing_min']:.{d}f} to {s['crossing_max']:.{d}f} in "
             f"{s['crossed']} of {n} decks (sd {s['crossing_sd']:.{d}f} across decks; Monte Carlo "
             f"±{s['mc_half_width']:.{d}f} within one deck, the largest){none}; {base}.")
 

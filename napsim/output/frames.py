@@ -10,6 +10,7 @@ the ratio), its std and the number of games (`napsim.sim.summary`).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,13 +18,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from napsim.sim.summary import extend_rows
+from napsim.model.cards import load_deck
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import load_scenario
+from napsim.sim.summary import commander_roles, extend_rows, with_words
 from napsim.sim.tables import KIND_NAMES
 from napsim.study.chunks import engine_summary
 from napsim.study.storage import point_chunks, read_meta
 
-SUMMARY_COLUMNS = ["side_key", "side", "metric", "kind", "value", "std", "ci_low", "ci_high", "n", "games",
-                   "interval"]
+SUMMARY_COLUMNS = ["side_key", "side", "metric", "title", "unit", "kind", "value", "std", "ci_low", "ci_high",
+                   "n", "games", "interval"]
 
 
 @dataclass
@@ -108,8 +112,34 @@ def _with_params(data: StudyData, df: pd.DataFrame) -> pd.DataFrame:
     return _param_frame(data).merge(df, on="point", how="right")
 
 
+def side_names(data: StudyData) -> dict[str, str]:
+    """{side key: side name} of the study (its first point's names)."""
+    pts = data.meta["points"]
+    names = pts[0].get("side_names", []) if pts else []
+    return dict(zip(data.meta.get("side_keys", []), names, strict=False))
+
+
+def point_format(data: StudyData, point: dict) -> str | None:
+    """The game format a point plays (its sweep value, the study's [set] value or its scenario's);
+    None when the scenario no longer loads (the words then name commanders generically)."""
+    spec = data.meta["spec"]
+    for where in (point["params"], spec.get("set", {})):
+        if "scenario.format" in where:
+            return str(where["scenario.format"])
+    return _scenario_format(spec["scenario"]) if spec.get("scenario") else None
+
+
+@functools.lru_cache(maxsize=16)
+def _scenario_format(ref: str) -> str | None:
+    try:
+        return load_scenario(ref).format
+    except NapsimInputError:
+        return None
+
+
 def summary_frame(data: StudyData) -> pd.DataFrame:
-    """Engine: one row per point, side and metric. Odds: one row per point, question and outcome."""
+    """Engine: one row per point, side and metric, with the metric's title and unit in words.
+    Odds: one row per point, question and outcome."""
     if data.kind == "odds":
         return odds_frame(data)
     frames = []
@@ -117,7 +147,8 @@ def summary_frame(data: StudyData) -> pd.DataFrame:
         acc = data.accs[p["id"]]
         if acc.games == 0:
             continue
-        df = engine_summary(acc, data.meta["side_keys"], p["side_names"])
+        df = with_words(engine_summary(acc, data.meta["side_keys"], p["side_names"]),
+                        commander_roles(point_format(data, p)))
         df.insert(0, "point", p["id"])
         frames.append(df)
     if not frames:
@@ -277,12 +308,40 @@ def per_game_frame(data: StudyData) -> pd.DataFrame:
     return _with_params(data, pd.concat(frames, ignore_index=True))
 
 
+def study_decks(data: StudyData) -> list:
+    """The decks an engine study plays (`napsim.model.cards.Deck`), by name or path; unreadable
+    ones left out (the run itself has refused them already)."""
+    spec = data.meta["spec"]
+    refs = {spec["deck"]} | set(sweep_values(spec["sweep"]).get("deck", [])) | ({spec["set"]["deck"]}
+                                                                    if "deck" in spec["set"] else set())
+    if None in refs:
+        refs.discard(None)
+        try:
+            refs.add(load_scenario(spec["scenario"]).deck)
+        except (NapsimInputError, TypeError):
+            pass
+    out = []
+    for ref in sorted(map(str, refs)):
+        try:
+            out.append(load_deck(ref))
+        except NapsimInputError:
+            pass
+    return out
+
+
+def deck_warnings(data: StudyData) -> list[str]:
+    """The warnings of the decks a study's results depend on (estimated card counts), sorted."""
+    if data.kind == "odds":
+        return sorted({w for df in data.odds.values() for w in df["deck_warning"] if w})
+    return sorted({w for w in (d.estimated_warning() for d in study_decks(data)) if w})
+
+
 def chart_inputs(data: StudyData) -> dict:
     """Everything `napsim.output.charts.figure` draws from."""
     spec = data.meta["spec"]
     spec = dict(spec, sweep=sweep_values(spec["sweep"]))
     inp = dict(kind=data.kind, spec=spec, sweep=data.sweep_paths, side_keys=data.meta["side_keys"],
-               points=data.meta["points"], summary=summary_frame(data))
+               points=data.meta["points"], summary=summary_frame(data), deck_warnings=deck_warnings(data))
     if data.kind == "engine":
         inp.update(convergence=convergence_frame(data), rack_wait=rack_wait_frame(data),
                    distribution=distribution_frame(data), tactician=tactician_frame(data))

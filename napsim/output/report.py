@@ -20,20 +20,27 @@ import numba
 import numpy as np
 import pandas as pd
 
-from napsim.model.cards import load_deck
-from napsim.model.errors import NapsimInputError
-from napsim.model.scenarios import load_scenario
+from napsim.model.metrics import (
+    KIND_WORDS,
+    OPPONENT,
+    describe,
+    parameter_title,
+    policy_param_words,
+    value_words,
+)
 from napsim.model.version import __version__
 from napsim.output import findings as fnd
 from napsim.output import study_findings as sfnd
 from napsim.output.frames import (
     StudyData,
     chart_inputs,
+    deck_warnings,
     load,
     points_frame,
     rack_wait_frame,
     rack_wait_summary,
-    sweep_values,
+    side_names,
+    study_decks,
 )
 from napsim.output.study_ensemble_text import ensemble_sentence, ensemble_summary, ensemble_table
 from napsim.study.storage import atomic_write_bytes, atomic_write_files
@@ -86,10 +93,18 @@ def md_table(df: pd.DataFrame) -> str:
 
 
 def html_table(df: pd.DataFrame) -> str:
+    """An HTML table; a column whose header is a metric's title carries the metric's name as a
+    tooltip (`df.attrs["codes"]`: header -> name), for people who script."""
     def cell(v) -> str:
         return html.escape(fmt_num(v) if not isinstance(v, str) else v)
 
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    codes = df.attrs.get("codes", {})
+
+    def th(c) -> str:
+        tip = f' title="{html.escape(codes[c])}"' if c in codes else ""
+        return f"<th{tip}>{html.escape(str(c))}</th>"
+
+    head = "".join(th(c) for c in df.columns)
     body = []
     for row in df.itertuples(index=False):
         tds = "".join(f'<td class="{"t" if isinstance(v, str) else "n"}">{cell(v)}</td>' for v in row)
@@ -97,8 +112,24 @@ def html_table(df: pd.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _side_label(key: str, name: str) -> str:
+def _side_label(key: str, name: str, counters: bool = False) -> str:
+    """'A (Blue)'; 'S (Spanish counters)' on the row of a metric the other side's cards make."""
+    name = f"{name or key} counters" if counters else name
     return f"{key} ({name})" if name and name != key else key
+
+
+def param_words(data: StudyData, path: str) -> str:
+    """A swept or fixed parameter in words ('Command hand size, both sides')."""
+    return parameter_title(path, side_names(data))
+
+
+def _sweep_columns(data: StudyData, df: pd.DataFrame) -> pd.DataFrame:
+    """Sweep parameter columns named in words, their values too ('spend at every chance')."""
+    out = df.copy()
+    for p in data.sweep_paths:
+        if p in out.columns:
+            out[p] = [value_words(p, v) for v in out[p]]
+    return out.rename(columns={p: param_words(data, p) for p in data.sweep_paths})
 
 
 def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
@@ -106,8 +137,10 @@ def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     spec = data.meta["spec"]
     df = summ[summ["metric"] == spec["main_metric"]]
     out = pd.DataFrame({
-        "point": df["point"], **{p: df[p].astype(str) for p in data.sweep_paths},
-        "side": [_side_label(k, n) for k, n in zip(df["side_key"], df["side"], strict=True)],
+        "point": df["point"], **{param_words(data, p): [value_words(p, v) for v in df[p]]
+                                 for p in data.sweep_paths},
+        "side": [_side_label(k, n, describe(spec["main_metric"]).viewpoint == OPPONENT)
+                 for k, n in zip(df["side_key"], df["side"], strict=True)],
         "value": df["value"], "95% interval": [fmt_ci(a, b) for a, b in zip(df["ci_low"], df["ci_high"],
                                                                            strict=True)],
         "std": df["std"], "n": df["n"].astype(int), "games": df["games"].astype(int),
@@ -118,16 +151,21 @@ def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
 def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     """The reported metrics, one column each ("value [low, high]"), one row per point and side."""
     metrics = data.meta["spec"]["metrics"]
+    # a metric of the other side's cards says whose counters the row's side are
+    titles = {m: describe(m).title + (" (the row's side's counters)" if describe(m).viewpoint == OPPONENT
+                                      else "") for m in metrics}
     rows = []
     for (pid, key), g in summ.groupby(["point", "side_key"], sort=False):
-        r = {"point": pid, **{p: str(g[p].iloc[0]) for p in data.sweep_paths},
+        r = {"point": pid, **{param_words(data, p): value_words(p, g[p].iloc[0]) for p in data.sweep_paths},
              "side": _side_label(key, g["side"].iloc[0])}
         for m in metrics:
             x = g[g["metric"] == m]
-            r[m] = "–" if x.empty else \
+            r[titles[m]] = "–" if x.empty else \
                 f"{fmt_num(x['value'].iloc[0])} {fmt_ci(x['ci_low'].iloc[0], x['ci_high'].iloc[0])}"
         rows.append(r)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["codes"] = {t: m for m, t in titles.items()}
+    return out
 
 
 def odds_exact_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -181,22 +219,28 @@ def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
     if data.kind == "engine":
         rows.append(("scenario", str(spec["scenario"])))
         rows.append(("deck", str(spec["deck"] or "the scenario's")))
-        rows.append(("policies", ", ".join(
-            f"{k}: {n}" + ("" if not o else " (" + ", ".join(f"{a}={b}" for a, b in o.items()) + ")")
+        names = side_names(data)
+        rows.append(("policies", "; ".join(
+            f"{names.get(k, k)}: {value_words('policy.*', n)}"
+            + ("" if not o else " (" + ", ".join(f"{policy_param_words(a)}: {value_words(a, b)}"
+                                                 for a, b in o.items()) + ")")
             for k, (n, o) in zip(meta["side_keys"], spec["policies"], strict=True))))
     else:
         for key in ("deck", "hand"):
             if key not in spec["sweep"]:
                 rows.append((key, str(spec["set"].get(key, spec[key]))))
     if spec["set"]:
-        rows.append(("fixed values", ", ".join(f"{k} = {v}" for k, v in spec["set"].items())))
+        rows.append(("fixed values", "; ".join(f"{param_words(data, k)}: {value_words(k, v)}"
+                                               for k, v in spec["set"].items())))
     if spec["sweep"]:
-        rows.append(("sweep", "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in spec["sweep"].items())
+        rows.append(("sweep", "; ".join(f"{_joined_words(data, k)}: {', '.join(map(_value_text, v))}"
+                                        for k, v in spec["sweep"].items())
                      + f" ({len(meta['points'])} points)"))
     run = meta["run"]
     if run.get("target_error") is not None:
-        rows.append(("games per point", f"until the 95% half-width of {spec['main_metric']} "
-                     f"(side {spec['main_side']}) is below {run['target_error']}, at most {run['cap']:,}"))
+        who = side_names(data).get(spec["main_side"], spec["main_side"])
+        rows.append(("games per point", f"until the 95% half-width of {describe(spec['main_metric']).phrase} "
+                     f"({who}) is below {run['target_error']}, at most {run['cap']:,}"))
     else:
         rows.append(("games per point", f"{run['cap']:,}"))
     crn = "every point plays the same games" if data.kind == "engine" else "every point deals the same hands"
@@ -207,28 +251,18 @@ def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
     return rows
 
 
-def _decks(data: StudyData) -> list:
-    """The decks a study plays (`napsim.model.cards.Deck`), by name or path; unreadable ones left out."""
-    spec = data.meta["spec"]
-    refs = {spec["deck"]} | set(sweep_values(spec["sweep"]).get("deck", [])) | ({spec["set"]["deck"]}
-                                                                    if "deck" in spec["set"] else set())
-    if None in refs:
-        refs.discard(None)
-        try:
-            refs.add(load_scenario(spec["scenario"]).deck)
-        except (NapsimInputError, TypeError):
-            pass
-    out = []
-    for ref in sorted(map(str, refs)):
-        try:
-            out.append(load_deck(ref))
-        except NapsimInputError:
-            pass
-    return out
-
-
 def _incomplete(data: StudyData) -> list[str]:
     return [p for p, ok in data.complete.items() if not ok]
+
+
+def _joined_words(data: StudyData, key: str) -> str:
+    """A sweep key in words; paths joined by '+' move together ('Game format and Command deck')."""
+    words = parameter_title(key, side_names(data))
+    return words if words != key else " and ".join(param_words(data, p) for p in key.split("+"))
+
+
+def _value_text(v) -> str:
+    return "/".join(map(str, v)) if isinstance(v, list) else str(v)
 
 
 def _warnings(data: StudyData) -> list[str]:
@@ -237,18 +271,12 @@ def _warnings(data: StudyData) -> list[str]:
     if incomplete:
         out.append(f"incomplete run: points {', '.join(incomplete)} have not finished; numbers are "
                    "partial (rerun `napsim run` with the same arguments to finish)")
-    decks = set()
-    if data.kind == "odds":
-        for df in data.odds.values():
-            decks.update(w for w in df["deck_warning"] if w)
-        return out + sorted(decks)
-    decks = {w for w in (d.estimated_warning() for d in _decks(data)) if w}
-    return out + sorted(decks)
+    return out + deck_warnings(data)
 
 
 def report_findings(data: StudyData, summ: pd.DataFrame) -> list:
     """The sentences the report opens with (`napsim.output.study_findings`)."""
-    notes = [fnd.deck_note(d) for d in _decks(data)]
+    notes = [fnd.deck_note(d) for d in study_decks(data)]
     if data.kind == "odds":
         return sfnd.odds_findings(summ, data.meta["spec"], notes, _incomplete(data))
     return sfnd.engine_findings(summ, data.meta["spec"], notes, _incomplete(data))
@@ -295,7 +323,7 @@ def build_sections(data: StudyData, with_charts: bool = True,
             frames["rack_wait.csv"] = rack_wait_frame(data)
             frames["distribution.csv"] = inputs["distribution"]
         if not summ.empty:
-            sections.append(Section(f"Main result: {spec['main_metric']}",
+            sections.append(Section(f"Main result: {describe(spec['main_metric']).title}",
                                     charts=[c for c in (by_name.get("main"),) if c],
                                     table=main_table(data, summ)))
             sections.append(Section("Reported metrics", "Value and 95% interval per point and side. "
@@ -307,14 +335,17 @@ def build_sections(data: StudyData, with_charts: bool = True,
         if not rw.empty:
             sections.append(Section("Courier Rack waiting times", "Cards taken from the rack, by the "
                                     "turns they waited on it (as counted by the engine).",
-                                    table=rw.drop(columns=["label"])))
+                                    table=_rack_table(data, rw)))
         ens = ensemble_summary(data, summ) if not summ.empty else None
         if ens is not None:
             frames["deck_ensemble_summary.csv"] = ens[0]
             deck = spec["deck"] or "the scenario's deck"
-            sections.append(Section(f"Deck ensemble: {spec['main_metric']} on plausible decks",
-                                    ensemble_sentence(ens[0], ens[1], deck),
-                                    table=ensemble_table(ens[0], data.sweep_paths)))
+            main = describe(spec["main_metric"]).title
+            side = side_names(data).get(ens[1]["side_key"])
+            words = {p: param_words(data, p) for p in data.sweep_paths}
+            sections.append(Section(f"Deck ensemble: {main} on plausible decks",
+                                    ensemble_sentence(ens[0], ens[1], deck, side),
+                                    table=ensemble_table(ens[0], data.sweep_paths, words)))
         sections.append(Section("Method", METHOD_ENGINE))
     else:
         if not summ.empty:
@@ -332,8 +363,18 @@ def build_sections(data: StudyData, with_charts: bool = True,
         if made:
             sections.append(Section("Charts", charts=made))
         sections.append(Section("Method", METHOD_ODDS))
-    sections.append(Section("Points", table=points_frame(data).drop(columns=["label"])))
+    sections.append(Section("Points", table=_sweep_columns(data, points_frame(data).drop(columns=["label"]))))
     return sections, frames
+
+
+RACK_COLUMNS = {"kind": "cards", "cards": "cards taken", "mean_wait": "mean wait (turns)",
+                "std_wait": "std of the wait (turns)", "share_no_wait": "share taken without waiting"}
+
+
+def _rack_table(data: StudyData, rw: pd.DataFrame) -> pd.DataFrame:
+    out = _sweep_columns(data, rw.drop(columns=["label"]))
+    out["kind"] = [KIND_WORDS.get(k, k) for k in out["kind"]]
+    return out.rename(columns=RACK_COLUMNS)
 
 
 CSS = """

@@ -8,11 +8,11 @@ import math
 
 import pandas as pd
 
+from napsim.model.metrics import describe
+
 # rates about the Courier Rack: the standard one-card game has no rack
 RACK_RATES = ("share_picks_from_5", "share_picks_from_4", "share_picks_from_3", "same_section_turn_rate")
-HEADLINE = (("effective_per_turn", "effective orders a turn"),
-            ("nominal_per_turn", "nominal orders a turn (as the cards say)"),
-            ("orders_per_turn", "all orders a turn (cards and initiative rolls)"))
+HEADLINE = ("effective_per_turn", "nominal_per_turn", "orders_per_turn")
 
 
 def _interval(r) -> str:
@@ -24,12 +24,18 @@ def _interval(r) -> str:
 def headline(summary: pd.DataFrame, multi: bool) -> list[str]:
     """Orders a turn per side: effective, nominal and (2-4 a side) with initiative orders."""
     lines = ["Orders a turn, per side (mean, 95% interval, n = turns played):"]
-    for metric, words in HEADLINE:
+    for metric in HEADLINE:
         if metric == "orders_per_turn" and not multi:
             continue
+        words = describe(metric).phrase
         for r in summary[summary["metric"] == metric].itertuples():
             lines.append(f"  {r.side}: {_interval(r)} {words}, n = {int(r.n):,}")
     return lines
+
+
+def _title(r) -> str:
+    """A row's title in words: the summary's `title` column, else the catalogue's."""
+    return getattr(r, "title", None) or describe(r.metric).row_title(r.side)
 
 
 # rates whose trials and successes are the same in every game when their per-game count is:
@@ -63,8 +69,21 @@ def simulate_lines(summary: pd.DataFrame, fmt: str, multi: bool) -> list[str]:
     lines = [*headline(summary, multi)]
     if len(rates) and exact.any():
         lines += ["", "Exact (the same in every game, so no interval):"]
-        lines += [f"  {r.side}: {r.metric} = {r.value:.4f}" for r in rates[exact].itertuples()]
+        lines += [f"  {r.side}: {_title(r)} = {r.value:.4f}" for r in rates[exact].itertuples()]
         rates = rates[~exact]
-    view = rates[["side", "metric", "value", "ci_low", "ci_high", "n"]]
     return [*lines, "", "Rates, per side (Wilson 95% interval, n = trials; per-game means with their "
-            "intervals: summary.csv):", view.to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+            "intervals: summary.csv):", *rate_table(rates)]
+
+
+def rate_table(rates: pd.DataFrame) -> list[str]:
+    """The rates as a plain table: side, what the rate counts (in words), value, interval, n."""
+    rows = [("side", "rate", "value", "95% interval", "n")]
+    rows += [(r.side, _title(r), f"{r.value:.4f}", f"[{r.ci_low:.4f}, {r.ci_high:.4f}]", f"{int(r.n):,}")
+             for r in rates.itertuples()]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    out = []
+    for row in rows:
+        left = [c.ljust(w) for c, w in zip(row[:2], widths[:2], strict=True)]
+        right = [c.rjust(w) for c, w in zip(row[2:], widths[2:], strict=True)]
+        out.append(("  " + "  ".join([*left, *right])).rstrip())
+    return out

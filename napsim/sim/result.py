@@ -10,7 +10,7 @@ import pandas as pd
 
 from napsim.engine import layout
 from napsim.engine.layout import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES
-from napsim.sim.summary import study_summary, summary_frame
+from napsim.sim.summary import commander_roles, study_summary, summary_frame, with_words
 from napsim.sim.tables import KIND_NAMES
 
 
@@ -45,13 +45,17 @@ class SimResult:
 
     def summary(self) -> pd.DataFrame:
         """Per side: means per game and per turn with normal 95% intervals from the per-game
-        moments, rates with Wilson intervals, and n: the summary a study gives for the same games
+        moments, rates with Wilson intervals, and n, each metric with its title and unit in words
+        (`napsim.sim.summary.with_words`): the summary a study gives for the same games
         (`napsim.sim.summary.study_summary`, the one place sums become means and intervals)."""
         sides = self.sim.scenario.sides
+        roles = commander_roles(self.sim.scenario.format)
         if self.sums is None:  # a result built by hand without the moments: no mean intervals
-            return summary_frame(self.totals, self.games, [s.name for s in sides], self.commanders)
-        return study_summary(self.games, self.totals, self.sums, self.sumsq, self.sumxt,
-                             self.commanders, [s.key for s in sides], [s.name for s in sides])
+            return with_words(summary_frame(self.totals, self.games, [s.name for s in sides],
+                                            self.commanders), roles)
+        return with_words(study_summary(self.games, self.totals, self.sums, self.sumsq, self.sumxt,
+                                        self.commanders, [s.key for s in sides], [s.name for s in sides]),
+                          roles)
 
     def commander_games_frame(self) -> pd.DataFrame:
         """Tidy per-game commander frame: one row per game, side and commander of the format."""

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from napsim.engine import layout
-from napsim.engine.layout import CM_NAMES, COMMANDER_KEYS, N_CM
+from napsim.engine.layout import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES, N_CM
+from napsim.model import metrics
 from napsim.model.cards import SECTIONS
 
 Z95 = 1.959963984540054
@@ -305,6 +306,26 @@ def _per_turn_column(metric: str, columns: list[str]) -> str | None:
         if cand in columns:
             return cand
     return None
+
+
+def commander_roles(fmt: str | None) -> dict[str, str]:
+    """The commanders of a format by key, for the catalogue's words: {'cic': 'CIC', 'c1':
+    'Corps left wing', ...}; empty for an unknown format (the catalogue's own words then)."""
+    return dict(zip(COMMANDER_KEYS, COMMANDER_ROLES.get(fmt or "", ()), strict=False))
+
+
+def with_words(df: pd.DataFrame, roles: dict[str, str] | None = None) -> pd.DataFrame:
+    """The summary with `title` and `unit` columns after `metric`, from the metric catalogue
+    (`napsim.model.metrics`): an OPPONENT metric's title says whose counters acted (rule G7)."""
+    if "metric" not in df.columns or "title" in df.columns:
+        return df
+    infos = [metrics.describe(m, roles) for m in df["metric"]]
+    sides = df["side"] if "side" in df.columns else [None] * len(df)
+    out = df.copy()
+    at = out.columns.get_loc("metric") + 1
+    out.insert(at, "title", [i.row_title(s) for i, s in zip(infos, sides, strict=True)])
+    out.insert(at + 1, "unit", [i.unit for i in infos])
+    return out
 
 
 def summary_metric_names() -> list[str]:

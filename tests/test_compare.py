@@ -110,7 +110,7 @@ def test_balance_finds_equal_hands_on_the_symmetric_scenario(tmp_path):
     text = decisions.balance_text(res, "table", [])
     assert re.match(r"Findings:\n- Blue and Red get the same effective orders a turn at Command hand size "
                     r"\(Red\) = [56]\.\d+ \[", text), text
-    assert re.search(r"Near the balance, each \+1 in Command hand size, Red moves Red minus Blue by about "
+    assert re.search(r"Near the balance, each \+1 in Command hand size \(Red\) moves Red minus Blue by about "
                      r"\+0\.\d+ \(5: -", text), text
     assert chart.read_text().lstrip().startswith("<?xml")
 

@@ -16,6 +16,7 @@ from napsim.model import rulebook
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
+from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
 from napsim.model.scenarios import load_scenario, parse_overrides
@@ -306,7 +307,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
         ensemble.check_ensemble(deck_ensemble)
     check_results_dest(out_dir, force)  # refuse before playing
     sim = _build_sim(scenario, policy, deck, sets, warm=True)
-    with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
+    with click.progressbar(length=games, label="playing games", file=sys.stderr) as bar:
         done = [0]
 
         def progress(k, _n):
@@ -415,11 +416,27 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
         click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
 
 
+def _study_side_names(st) -> dict[str, str]:
+    """{side key: name} of a study's scenario, for its progress line (none for odds studies)."""
+    if not st.scenario:
+        return {}
+    try:
+        return {side.key: side.name for side in load_scenario(st.scenario).sides}
+    except NapsimInputError:  # a scenario named by a path relative to the study: keys will do
+        return {}
+
+
+def _value(v) -> str:
+    return "/".join(map(str, v)) if isinstance(v, list) else str(v)
+
+
 def _run_study(st, out_dir, force, target_error, runner) -> dict:
     """`napsim.study.runloop.execute` under a progress bar with an ETA (chunk granularity)."""
     cap = st.cap_for(target_error)
     n_points = len(st.points)
-    labels = {p.index: p.label for p in st.points}
+    names = _study_side_names(st)
+    labels = {p.index: "; ".join(setting_words(k, _value(v), names) for k, v in p.params.items())
+              for p in st.points}
 
     def show(item):
         if item is None:

@@ -55,8 +55,8 @@ def test_balance_ensemble_answers_on_each_plausible_deck():
     assert direct.crossing[0] == ens.iloc[2]["crossing"]
     s = balance_summary(res.ensemble)
     assert s["crossed"] == 3 and s["crossing_sd"] > 0 and s["crossing_min"] < s["crossing_max"]
-    assert (f"balance at sides.S.hand = {s['crossing_min']:.3f} to {s['crossing_max']:.3f} in 3 of 3 decks"
-            in res.ensemble_sentence)
+    assert (f"balance at Command hand size (Spanish) = {s['crossing_min']:.3f} to "
+            f"{s['crossing_max']:.3f} in 3 of 3 decks" in res.ensemble_sentence)
 
 
 def test_balance_ensemble_of_a_deck_without_ranges_has_zero_spread(tmp_path, builtin_path):
@@ -90,7 +90,8 @@ def test_balance_ensemble_counts_decks_without_a_crossing():
     s = balance_summary(res.ensemble)
     assert (s["no_crossing"], s["no_crossing_above"], s["crossed"]) == (2, 2, 0)
     assert "no crossing in 0..9 in any of them" in res.ensemble_sentence
-    assert res.sentence.startswith("No setting of sides.S.guerrilla in 0..9 makes French and Spanish")
+    assert res.sentence.startswith("No setting of Guerrilla counters at the start (Spanish) in 0..9 makes "
+                                   "French and Spanish")
     out = CliRunner().invoke(cli, ["balance", "--scenario", "tamames", "--vary", "sides.S.guerrilla=0..9",
                                    "--equalize", "F,S", "--games", "300", "--deck-ensemble", "2", "--format",
                                    "csv"], catch_exceptions=False).stdout
@@ -165,7 +166,7 @@ def test_run_deck_ensemble_leaves_chunks_and_identity_alone(tmp_path):
     base = base[(base["metric"] == "effective_per_turn") & (base["side_key"] == "F")]
     assert list(summary["value"]) == pytest.approx(list(base["value"]))
     report = (ens / "report.md").read_text()
-    assert "## Deck ensemble: effective_per_turn on plausible decks" in report
+    assert "## Deck ensemble: Effective orders a turn on plausible decks" in report
     assert "Across 3 plausible decks" in report and "Deck ensemble" not in (plain / "report.md").read_text()
     # a record of another run is not shown
     record = json.loads((ens / ENSEMBLE_JSON).read_text())

@@ -88,7 +88,7 @@ def test_compare_table_and_target_error():
     assert "B: Command hand size, Red: 7" in out
     # the table opens with its findings, each naming the row it comes from
     assert out.index("Findings:") < out.index("B - A [95% CI]")
-    assert "- The largest clear change: with Command hand size, Red: 7 instead of 6 the Red get " in out
+    assert "- The largest clear change: with Command hand size, Red at 7 instead of 6, the Red get " in out
     assert re.search(r"\(table below, row (Effective|Nominal) orders a turn, Red\)\.", out), out
     played = int(out.split(" games each")[0].split()[-1].replace(",", ""))
     assert 1000 <= played < 6000

@@ -87,7 +87,7 @@ def _pairing(ok: pd.DataFrame) -> Finding | None:
     phrase = info_of(main["metric"].iloc[0]).phrase
     return Finding(f"Playing A and B on the same games made the 95% interval of the difference in {phrase} "
                    f"at least {ratio:.1f} times narrower than two independent runs would (worth "
-                   f"{ratio ** 2:.0f} times the games)", Ref(TABLE, "", "columns ±paired, ±unpaired"))
+                   f"{ratio ** 2:.{0 if ratio ** 2 >= 10 else 1}f} times the games)", Ref(TABLE, "", "columns ±paired, ±unpaired"))
 
 
 def _deck(df: pd.DataFrame, decks: list[DeckNote], spread: pd.DataFrame | None) -> Finding | None:

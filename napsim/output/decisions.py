@@ -14,7 +14,7 @@ import pandas as pd
 from napsim.model.errors import NapsimInputError
 from napsim.model.metrics import OPPONENT, describe, parameter_title, value_words
 from napsim.output.decision_findings import balance_findings, compare_findings
-from napsim.output.findings import deck_note, render_plain
+from napsim.output.findings import deck_note, render_plain, setting_title
 from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
 from napsim.study.variants import Comparison, Variant, base_value
@@ -242,7 +242,8 @@ def balance_sentence(b: Balance) -> str:
     played = f"{b.games:,} games per setting, {len(b.settings)} settings played"
     if not b.crossed:
         where = "above" if b.setting(b.vary.low).f.value >= 0 else "below"
-        return (f"No setting of {vary_title(b)} in {b.vary.label(b.vary.low)}..{b.vary.label(b.vary.high)} "
+        title = setting_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
+        return (f"No setting of {title} in {b.vary.label(b.vary.low)}..{b.vary.label(b.vary.high)} "
                 f"{_balance_what(b, False)}: {f_words(b, True)} is {where} 0 at both ends of the range "
                 f"({_f_at(b, b.vary.low)}; {_f_at(b, b.vary.high)}; {played}).")
     v, lo, hi = b.crossing

@@ -19,9 +19,9 @@ from napsim.output.decisions import (
     decimals,
     f_words,
     metric_title,
-    vary_title,
     with_sentences,
 )
+from napsim.output.findings import setting_title
 from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
 from napsim.study.ensemble import DeckEnsemble, balance_summary, simulate_summary
@@ -123,7 +123,8 @@ def balance_ensemble_sentence(b: Balance, ens: DeckEnsemble) -> str:
     none = (f"; no crossing in {span} in {s['no_crossing']} of {n} ({f_words(b, True)} is {stays})"
             if s["no_crossing"] else "")
     d = crossing_decimals(b, s["mc_half_width"]) if math.isfinite(s["mc_half_width"]) else 3
-    return (f"{head}: balance at {vary_title(b)} = {s['crossing_min']:.{d}f} to {s['crossing_max']:.{d}f} in "
+    where = setting_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
+    return (f"{head}: balance at {where} = {s['crossing_min']:.{d}f} to {s['crossing_max']:.{d}f} in "
             f"{s['crossed']} of {n} decks (sd {s['crossing_sd']:.{d}f} across decks; Monte Carlo "
             f"±{s['mc_half_width']:.{d}f} within one deck, the largest){none}; {base}.")
 

@@ -88,7 +88,8 @@ def _pairing(ok: pd.DataFrame) -> Finding | None:
     worth = ratio ** 2
     return Finding(f"Playing A and B on the same games made the 95% interval of the difference in {phrase} "
                    f"at least {ratio:.1f} times narrower than two independent runs would (worth "
-                   f"{worth:.{0 if worth >= 10 else 1}f} times the games)", Ref(TABLE, "", "columns ±paired, ±unpaired"))
+                   f"{worth:.{0 if worth >= 10 else 1}f} times the games)",
+                   Ref(TABLE, "", "columns ±paired, ±unpaired"))
 
 
 def _deck(df: pd.DataFrame, decks: list[DeckNote], spread: pd.DataFrame | None) -> Finding | None:

@@ -118,16 +118,18 @@ def balance_findings(b, decks: list[DeckNote]) -> list[Finding]:
     if len(b.sides) == 2:
         first, second = (b.side_names[s] for s in b.sides)
         what = f"{first} and {second} get the same {info.phrase}"
+        never = f"gives {first} and {second} the same {info.phrase}"
         f_words = f"{second} minus {first}"
     else:
         first = b.side_names[b.sides[0]]
         what = f"{phrase_of(info, first)} reaches {b.target:g}"
+        never = f"brings {phrase_of(info, first)} to {b.target:g}"
         f_words = f"{phrase_of(info, first)} minus {b.target:g}"
     rows = sorted(b.settings, key=lambda s: s.value)
     ends = [rows[0], rows[-1]]
     if not b.crossed:  # a deck ensemble's answer: no setting in the range balances the sides
         out = [Finding(f"No setting of {title} from {b.vary.label(b.vary.low)} to "
-                       f"{b.vary.label(b.vary.high)} makes {what[0].lower() + what[1:]}: the "
+                       f"{b.vary.label(b.vary.high)} {never}: the "
                        f"difference keeps one sign", Ref(TABLE, "", "every row"))]
     else:
         v, lo, hi = b.crossing

@@ -14,6 +14,7 @@ slot are napsim.engine.layout's.
 import numpy as np
 from numba import njit, prange
 
+from napsim.engine import freshness
 from napsim.engine.cardflow import (
     _count_common_places,
     _draw_card,
@@ -398,3 +399,6 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
               fmt, cmd_sec, tac_start, units, np.zeros((2, 4, N_CM), np.int64),
               np.zeros((2, 4), np.int64), np.zeros((2, turns), np.int64), ropt)
     return met, trace[: min(tn[0], max_events)]
+
+
+freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -36,6 +36,7 @@ array slot are napsim.engine.layout's.
 import numpy as np
 from numba import njit, prange
 
+from napsim.engine import freshness
 from napsim.engine.cardflow import _count_common_places, _elan_reshuffle, _refill_rack, _types_miscounted
 from napsim.engine.cardflow import _draw_card_plain as _draw_card
 from napsim.engine.cardflow import _trace_plain as _trace
@@ -385,3 +386,6 @@ def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, coun
                   np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t,
                   sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst)
     return met, trace[: min(tn[0], max_events)]
+
+
+freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -11,6 +11,7 @@ whatever the thread count or chunk size. A hand is a sequence of distinct unifor
 import numpy as np
 from numba import njit, prange
 
+from napsim.engine import freshness
 from napsim.engine.rng import draw_u64, game_key, lemire32, lemire_threshold
 
 COMBINE_SUM = 0
@@ -158,3 +159,6 @@ def mulligan_hist(deck, keeper, hand, mulligan_below, run_key, first, n):
                 final += got
             hist[b, final, sent] += 1
     return hist.sum(axis=0)
+
+
+freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from napsim.engine import freshness
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE
 from napsim.model.scenarios import Scenario
 from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, NEG, CardTable, _eligible, units_array
@@ -194,3 +195,6 @@ def lgb_tables(cards: CardTable, force_march: np.ndarray, units: np.ndarray, cma
                    cards.cap, cards.filt, cards.fallback, force_march, cards.stars, cards.tdraw,
                    cards.scout, nom[s], eff[s], rem[s], val[s], best[s], bopt[s], cards.take_command)
     return LgbTables(nom, eff, rem, val, best, bopt, units)
+
+
+freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -66,8 +66,9 @@ def _run(pkg: Path, cache: Path, stamp: bool) -> str:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=f"{pkg}{os.pathsep}{ROOT}")
     code = f"STAMP = {stamp}\n" + (pkg / "toy" / "kernel.py").read_text()
     (pkg / "toy" / "run.py").write_text(code)
-    out = subprocess.run([sys.executable, "-c", f"import runpy; runpy.run_path({str(pkg / 'toy' / 'run.py')!r})"],
-                         env=env, capture_output=True, text=True, timeout=300)
+    script = f"import runpy; runpy.run_path({str(pkg / 'toy' / 'run.py')!r})"
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                         timeout=300)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -78,7 +79,8 @@ def test_a_change_in_an_inlined_helper_recompiles_a_stamped_kernel(tmp_path):
     (pkg / "toy" / "__init__.py").write_text("")
     (pkg / "toy" / "kernel.py").write_text(textwrap.dedent(_KERNEL))
     helper = pkg / "toy" / "helper.py"
-    helper.write_text("from numba import njit\n\n@njit(cache=True, inline='always')\ndef value():\n    return 1\n")
+    helper.write_text("from numba import njit\n\n@njit(cache=True, inline='always')\n"
+                      "def value():\n    return 1\n")
     assert _run(pkg, tmp_path / "stamped", True) == "1"
     assert _run(pkg, tmp_path / "plain", False) == "1"
     helper.write_text(helper.read_text().replace("return 1", "return 2"))

@@ -29,7 +29,8 @@ Readings of points the rules leave open (policy where the rules say so):
   together hold at least four Spanish units.
 
 play_game_lgb is the turn loop; the phases of a turn are napsim.engine.lgb_phases (inlined), the
-choices napsim.engine.lgb_choice, the shared card flow napsim.engine.cardflow. The names of every
+choices napsim.engine.lgb_choice (the CIC's gifts a plain call), the shared card flow
+napsim.engine.cardflow. The names of every
 array slot are napsim.engine.layout's.
 """
 

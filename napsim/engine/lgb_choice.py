@@ -324,7 +324,7 @@ def _greedy_ties(tie_key, n_h, n_r, void, ctab, pl, gsc, res):
     return found, hi, rj, ka, kb, best_score
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)  # a plain call: inlining this much into play_game_lgb cost ~50 s of compile
 def _cic_gifts(rs, s, c, e4, is_random, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t, pl,
                margin, gsc, res):
     """L2 / P6: the CIC's hand card, rack card and their receivers: (hand slot or -2, rack slot or

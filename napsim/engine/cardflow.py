@@ -200,6 +200,16 @@ _draw_card_plain = njit(cache=True, _nrt=False)(getattr(_draw_card, "py_func", _
 
 
 @njit(cache=True, inline="always")
+def _trace_call(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
+    """_trace for the La Grande Battles kernel: the plain call only when a trace buffer was given
+    (a game played without one only counts the event)."""
+    if trace.shape[0] > 0:
+        _trace_plain(trace, tn, code, ply, side, a, b, c, d, e, f, g, h)
+    else:
+        tn[0] += 1
+
+
+@njit(cache=True, inline="always")
 def _count_common_places(pile, pn, disc, dn, rack, rn, scratch):
     """The D6 check's first half, shared by both kernels: scratch[type] = the cards of each type in
     the draw pile, the discards and the rack (the caller adds the hands and Square Tracks)."""

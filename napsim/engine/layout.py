@@ -215,8 +215,18 @@ PL_FREE_A = 13       # units of his left section that no card of his orders
 PL_FREE_B = 14       # of his right section
 PL_FREE = 15         # units of his he leaves unordered
 N_PL = 16
-# gsc[GSC, slot, Corps commander]: each CIC card's score per receiver, and its gain (P6)
-GSC_HAND, GSC_HAND_GAIN, GSC_RACK, GSC_RACK_GAIN = 0, 1, 2, 3
+# gsc[GSC, slot, Corps commander]: each CIC card's score per receiver, and its gain (P6); rows
+# GSC_HAND_PAIR and GSC_RACK_PAIR hold the gain to a legal receiver, -inf to another, 0.0 for a card
+# that plays as nothing (what the greedy search adds up); row GSC_BOUND holds, per hand card (column
+# GB_HAND) and per rack card (GB_RACK), its best gain to any receiver
+GSC_HAND, GSC_HAND_GAIN, GSC_RACK, GSC_RACK_GAIN, GSC_BOUND = 0, 1, 2, 3, 4
+GSC_HAND_PAIR, GSC_RACK_PAIR = 5, 6
+N_GSC = 7
+GB_HAND, GB_RACK = 0, 1
+# gres[GR, slot]: each CIC hand card (GR_HAND) and rack card (GR_RACK) as it plays, and the
+# receivers it may go to (GR_HAND_OK, GR_RACK_OK: bit q for Corps commander q)
+GR_HAND, GR_RACK, GR_HAND_OK, GR_RACK_OK = 0, 1, 2, 3
+N_GR = 4
 # where a Corps commander's card comes from (PL_SOURCE; trace EV_CORPS_PLAY)
 SRC_NONE, SRC_CIC, SRC_OWN, SRC_INITIATIVE, SRC_HOLD = -1, 0, 1, 2, 3
 # why a Corps commander draws (tracefmt)

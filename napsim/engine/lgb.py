@@ -29,7 +29,8 @@ Readings of points the rules leave open (policy where the rules say so):
   together hold at least four Spanish units.
 
 play_game_lgb is the turn loop; the phases of a turn are napsim.engine.lgb_phases (inlined), the
-choices napsim.engine.lgb_choice, the shared card flow napsim.engine.cardflow. The names of every
+choices napsim.engine.lgb_choice (the CIC's gifts a plain call), the shared card flow
+napsim.engine.cardflow. The names of every
 array slot are napsim.engine.layout's.
 """
 
@@ -39,7 +40,7 @@ from numba import njit, prange
 from napsim.engine import freshness
 from napsim.engine.cardflow import _count_common_places, _elan_reshuffle, _refill_rack, _types_miscounted
 from napsim.engine.cardflow import _draw_card_plain as _draw_card
-from napsim.engine.cardflow import _trace_plain as _trace
+from napsim.engine.cardflow import _trace_call as _trace
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
@@ -57,6 +58,8 @@ from napsim.engine.layout import (
     M_VIOLATIONS,
     MAX_HAND,
     N_CM,
+    N_GR,
+    N_GSC,
     N_LST,
     N_METRICS,
     N_PL,
@@ -76,7 +79,7 @@ from napsim.engine.layout import (
     TRACE_WIDTH,
     WAIT_BINS,
 )
-from napsim.engine.lgb_choice import _cic_gifts
+from napsim.engine.lgb_choice import _cic_gifts, gift_table
 from napsim.engine.lgb_corps import (
     _corps_orders,
     _corps_plays,
@@ -188,9 +191,10 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, met, cmet,
                   wait_hist,
                   g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,
-                  scratch, pl, gsc, res, st, cn, tac, gst):
+                  scratch, pl, gsc, res, st, cn, tac, gst, gift_t):
     """Play one La Grande Battles game; add its metrics to met[side], cmet[side, commander],
-    wait_hist[kind, wait], g_turn[offered/spent/nullified, turn] and tac_turn[side, turn]."""
+    wait_hist[kind, wait], g_turn[offered/spent/nullified, turn] and tac_turn[side, turn].
+    gift_t is napsim.engine.lgb_choice.gift_table(best_t)."""
     start_game(rs, run_key, game)
     void = ctab.shape[0] - 1
     cmax = best_t.shape[3] - 1
@@ -230,7 +234,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, pl)
         # the CIC's choice: hand slot hi, rack slot rj, receivers ka, kb (L2, P6)
         hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, hand, hn[s], rack, rn[0],
-                                                opp_last, void, ctab, best_t, pl, margin, gsc, res)
+                                                opp_last, void, ctab, gift_t, pl, margin, gsc, res)
         ta, tb, ra, rb = _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab,
                                      hand, hn, rack, rack_t, rn, disc, dn, last_hand, met,
                                      wait_hist)
@@ -306,8 +310,8 @@ def _scratch(n_cards, n_types):
     return (np.empty(n_cards, np.int64), np.empty(n_cards, np.int64), np.empty((2, cap), np.int64),
             np.empty((2, 3, cap), np.int64), np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
             np.empty((2, cap), np.int64), np.empty((2, cap), np.int64), np.zeros(n_types, np.int64),
-            np.zeros((N_PL, 3), np.float64), np.zeros((4, cap, 3), np.float64),
-            np.zeros((2, cap), np.int64), np.zeros(N_LST, np.int64), np.zeros((2, 3), np.int64),
+            np.zeros((N_PL, 3), np.float64), np.zeros((N_GSC, cap, 3), np.float64),
+            np.zeros((N_GR, cap), np.int64), np.zeros(N_LST, np.int64), np.zeros((2, 3), np.int64),
             np.zeros((2, 3), np.int64), np.zeros((2, 3), np.int64))
 
 
@@ -330,6 +334,7 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
     crows = np.zeros((n if per_game else 0, 2, 4, N_CM), np.int64)
     n_cards = deck.shape[0]
     cap = MAX_HAND + n_cards
+    gift_t = gift_table(best_t)
     for b in prange(nb):
         rs = np.empty(2, np.uint64)
         pile = np.empty(n_cards, np.int64)
@@ -342,8 +347,8 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
         sq_own = np.empty((2, cap), np.int64)
         scratch = np.zeros(counts.shape[0], np.int64)
         pl = np.zeros((N_PL, 3), np.float64)
-        gsc = np.zeros((4, cap, 3), np.float64)
-        res = np.zeros((2, cap), np.int64)
+        gsc = np.zeros((N_GSC, cap, 3), np.float64)
+        res = np.zeros((N_GR, cap), np.int64)
         st = np.zeros(N_LST, np.int64)
         cn = np.zeros((2, 3), np.int64)
         tac = np.zeros((2, 3), np.int64)
@@ -360,7 +365,8 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
             play_game_lgb(rs, first_game + g, run_key, turns, first, scfg, sqp, pol, ctab, deck,
                           counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
                           met, cmet, wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand,
-                          chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst)
+                          chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst,
+                          gift_t)
             met_b[b] += met
             cmet_b[b] += cmet
             if per_game:
@@ -384,7 +390,7 @@ def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, coun
                   counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, met,
                   cmet, np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
                   np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t,
-                  sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst)
+                  sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_table(best_t))
     return met, trace[: min(tn[0], max_events)]
 
 

@@ -11,7 +11,7 @@ is the float array pl[PL_*, Corps commander] (napsim.engine.layout).
 from numba import njit
 
 from napsim.engine.cardflow import _resolve, guerrilla_attempt
-from napsim.engine.cardflow import _trace_plain as _trace
+from napsim.engine.cardflow import _trace_call as _trace
 from napsim.engine.commanders import roll_initiative
 from napsim.engine.layout import (
     C_COUNTER,

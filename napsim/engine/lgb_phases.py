@@ -13,7 +13,7 @@ from numba import njit
 
 from napsim.engine.cardflow import _draw_card_plain as _draw_card
 from napsim.engine.cardflow import _resolve, _take_tactician
-from napsim.engine.cardflow import _trace_plain as _trace
+from napsim.engine.cardflow import _trace_call as _trace
 from napsim.engine.layout import (
     C_COUNTER,
     C_FS,
@@ -197,12 +197,16 @@ def _same_section(s, opp_last, void, ctab, hand, hn, rack, rn, met):
         t = _resolve(ctab, hand[s, 0], opp_last, void)
         sec0 = ctab[t, C_SEC]
         e4 = ctab[t, C_KIND] == KIND_SECTION
-        for i in range(hn[s]):
+        for i in range(1, hn[s]):
+            if not e4:
+                break
             t = _resolve(ctab, hand[s, i], opp_last, void)
-            e4 = e4 and ctab[t, C_KIND] == KIND_SECTION and ctab[t, C_SEC] == sec0
+            e4 = ctab[t, C_KIND] == KIND_SECTION and ctab[t, C_SEC] == sec0
         for j in range(rn[0]):
+            if not e4:
+                break
             t = _resolve(ctab, rack[j], opp_last, void)
-            e4 = e4 and ctab[t, C_KIND] == KIND_SECTION and ctab[t, C_SEC] == sec0
+            e4 = ctab[t, C_KIND] == KIND_SECTION and ctab[t, C_SEC] == sec0
         if e4:
             met[s, M_E4] += 1
     return e4

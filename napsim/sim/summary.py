@@ -91,8 +91,9 @@ def row_moments(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def extended_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`row_moments` of rows already extended (`extend_rows`)."""
-    turns = x[:, :, layout.M_TURNS][:, :, None]
-    return x.sum(axis=0), (x * x).sum(axis=0), (x * turns).sum(axis=0)
+    turns = x[:, :, layout.M_TURNS]
+    # einsum sums the products without holding them (the same integers as (x * x).sum(axis=0))
+    return x.sum(axis=0), np.einsum("gsc,gsc->sc", x, x), np.einsum("gsc,gs->sc", x, turns)
 
 
 # --------------------------------------------------------------------------------------------

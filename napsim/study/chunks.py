@@ -32,10 +32,12 @@ def chunk_arrays(rows: np.ndarray, totals: np.ndarray, waits: np.ndarray, first:
     sums, sumsq, sumxt = extended_moments(x)
     if not np.array_equal(sums[:, : layout.N_METRICS], totals):
         raise RuntimeError("per-game rows do not add up to the chunk totals")
-    v = np.clip(x, 0, HIST_MAX)
+    v = np.minimum(x, HIST_MAX)  # values clipped to [0, HIST_MAX], then moved to their bin
+    if n and v.min() < 0:
+        np.maximum(v, 0, out=v)
     width = int(v.max()) + 1 if n else 1
-    idx = (np.arange(2)[None, :, None] * c + np.arange(c)[None, None, :]) * width + v
-    hist = np.bincount(idx.ravel(), minlength=2 * c * width).reshape(2, c, width)
+    v += (np.arange(2 * c, dtype=np.int64) * width).reshape(1, 2, c)
+    hist = np.bincount(v.ravel(), minlength=2 * c * width).reshape(2, c, width)
     out = dict(format=np.int64(CHUNK_FORMAT), first=np.int64(first), n=np.int64(n),
                totals=totals.astype(np.int64), sums=sums, sumsq=sumsq, sumxt=sumxt,
                hist=hist.astype(np.int64),

@@ -426,16 +426,12 @@ def _study_side_names(st) -> dict[str, str]:
         return {}
 
 
-def _value(v) -> str:
-    return "/".join(map(str, v)) if isinstance(v, list) else str(v)
-
-
 def _run_study(st, out_dir, force, target_error, runner) -> dict:
     """`napsim.study.runloop.execute` under a progress bar with an ETA (chunk granularity)."""
     cap = st.cap_for(target_error)
     n_points = len(st.points)
     names = _study_side_names(st)
-    labels = {p.index: "; ".join(setting_words(k, _value(v), names) for k, v in p.params.items())
+    labels = {p.index: "; ".join(setting_words(k, v, names) for k, v in p.params.items())
               for p in st.points}
 
     def show(item):

@@ -374,7 +374,9 @@ def policy_param_words(name: str) -> str:
 
 def value_words(path: str, value) -> str:
     """A parameter value in words: 'policy.S.g_spend_mode', 'always' -> 'spend at every chance';
-    a value napsim has no words for prints as it is."""
+    a value napsim has no words for prints as it is; a list (joined paths) as 'a/b'."""
+    if isinstance(value, (list, tuple)):  # paths joined by '+' move together: one value each
+        return "/".join(value_words(path, v) for v in value)
     parts = path.split(".")
     field = "policy" if parts[0] == "policy" and len(parts) == 2 else parts[-1]
     return _VALUE_WORDS.get(field, {}).get(str(value), str(value))

@@ -30,7 +30,7 @@ def _cached_dispatchers():
 
 def test_every_cached_kernel_carries_the_source_hash():
     found = dict(_cached_dispatchers())
-    assert {"napsim.engine.epic.play_chunk", "napsim.engine.lgb.play_chunk_lgb",
+    assert {"napsim.engine.epic.play_blocks", "napsim.engine.lgb.play_blocks_lgb",
             "napsim.sim.tables._build"} <= set(found)
     digest = freshness.kernel_source_hash()
     unstamped = [n for n, d in found.items() if d._cache._cache_file._source_stamp[:2]

@@ -4,6 +4,7 @@ Modules, each importing only those above it (and numpy, numba):
   layout       the name of every slot of every packed array (M_*, CM_*, C_*, G_*, R_*, P_*, ...)
   kernel_args  the chunk kernels' arguments (EpicArgs, LgbArgs) and outputs (CHUNK_OUTPUTS)
   rng          the counter-based per-game random streams
+  blocks       a chunk's fixed blocks of games on Python threads (GIL-free block kernels)
   odds         the deck-odds kernels
   cardflow     the card flow EPIC and LGB share: trace, draws, Elan, rack refill, one Guerrilla
                attempt
@@ -11,9 +12,11 @@ Modules, each importing only those above it (and numpy, numba):
   commanders   the initiative roll (EPIC and LGB) and EPIC's commander layer (M)
   epic_phases  the phases of an EPIC / standard turn: deal, choose, take, orders, stars, draw
   epic_guerrilla the Guerrilla phase of an EPIC turn: target, attempt, counter gain, checks
-  epic         the EPIC / standard kernel: play_game (the turn loop), play_chunk, trace_game
+  epic         the EPIC / standard kernel: play_game (the turn loop), play_blocks, play_chunk,
+               trace_game
   lgb_choice   the La Grande Battles choices: the CIC's gifts, a Corps commander's own card
   lgb_phases   the phases of an LGB turn around the Corps commanders' plays
   lgb_corps    the Corps commanders' plays, Guerrillas, orders and reach
-  lgb          the LGB kernel: play_game_lgb (the turn loop), play_chunk_lgb, trace_game_lgb
+  lgb          the LGB kernel: play_game_lgb (the turn loop), play_blocks_lgb,
+               play_chunk_lgb, trace_game_lgb
 """

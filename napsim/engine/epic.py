@@ -12,9 +12,10 @@ slot are napsim.engine.layout's.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from napsim.engine import freshness
+from napsim.engine.blocks import block_count, run_blocks
 from napsim.engine.cardflow import (
     _count_common_places,
     _draw_card,
@@ -314,27 +315,16 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     _end_game(multi, gcfg, gst, tac, tacc, met, cmet)
 
 
-@njit(cache=True, parallel=True)
-def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-               pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-               place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
-               ropt, check, per_game):
-    """Play games [first_game, first_game + n). The arguments between n and check are
-    napsim.engine.kernel_args.EpicArgs. Returns the seven chunk outputs in the order of
-    napsim.engine.kernel_args.CHUNK_OUTPUTS: (metrics summed over the chunk [2, M], per-game
-    metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins], guerrilla
-    per-turn histogram [offered/spent/nullified, turn], per-commander metrics [2, 4, CM],
-    per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per turn [2, turns])."""
-    nb = max(1, min(n, 64))
-    met_b = np.zeros((nb, 2, N_METRICS), np.int64)
-    wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
-    gturn_b = np.zeros((nb, 3, turns), np.int64)
-    tturn_b = np.zeros((nb, 2, turns), np.int64)
-    cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
-    rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
-    crows = np.zeros((n if per_game and fmt >= 2 else 0, 2, 4, N_CM), np.int64)
+@njit(cache=True, nogil=True)
+def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form,
+                sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+                n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
+                tac_start, units, ropt, check, per_game, met_b, rows, wait_b, gturn_b, cmet_b, crows,
+                tturn_b):
+    """Play blocks [b_lo, b_hi) of a chunk's nb blocks of games (play_chunk), adding each block's
+    sums into its own row of met_b, wait_b, gturn_b, cmet_b and tturn_b; without the GIL."""
     n_cards = deck.shape[0]
-    for b in prange(nb):
+    for b in range(b_lo, b_hi):
         rs = np.empty(2, np.uint64)
         # card types as unsigned 16-bit: compact, and indexing with them needs no sign fix-up
         pile = np.empty(n_cards, np.uint16)
@@ -372,6 +362,31 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
                 rows[g] = met
                 if fmt >= 2:
                     crows[g] = cmet
+
+
+def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
+               pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+               place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
+               ropt, check, per_game):
+    """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). The
+    arguments between n and check are napsim.engine.kernel_args.EpicArgs. Returns the seven chunk
+    outputs in the order of napsim.engine.kernel_args.CHUNK_OUTPUTS: (metrics summed over the chunk
+    [2, M], per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
+    guerrilla per-turn histogram [offered/spent/nullified, turn], per-commander metrics [2, 4, CM],
+    per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per turn [2, turns])."""
+    nb = block_count(n)
+    met_b = np.zeros((nb, 2, N_METRICS), np.int64)
+    wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
+    gturn_b = np.zeros((nb, 3, turns), np.int64)
+    tturn_b = np.zeros((nb, 2, turns), np.int64)
+    cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
+    rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
+    crows = np.zeros((n if per_game and fmt >= 2 else 0, 2, 4, N_CM), np.int64)
+    run_blocks(play_blocks, nb, (
+        run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
+        deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+        e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check,
+        per_game, met_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
     return (met_b.sum(axis=0), rows, wait_b.sum(axis=0), gturn_b.sum(axis=0), cmet_b.sum(axis=0),
             crows, tturn_b.sum(axis=0))
 

@@ -35,9 +35,10 @@ array slot are napsim.engine.layout's.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from napsim.engine import freshness
+from napsim.engine.blocks import block_count, run_blocks
 from napsim.engine.cardflow import _count_common_places, _elan_reshuffle, _refill_rack, _types_miscounted
 from napsim.engine.cardflow import _draw_card_plain as _draw_card
 from napsim.engine.cardflow import _trace_call as _trace
@@ -315,27 +316,15 @@ def _scratch(n_cards, n_types):
             np.zeros((2, 3), np.int64), np.zeros((2, 3), np.int64))
 
 
-@njit(cache=True, parallel=True)
-def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
-                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
-    """Play games [first_game, first_game + n). The arguments between n and check are
-    napsim.engine.kernel_args.LgbArgs. Returns the seven chunk outputs in the order of
-    napsim.engine.kernel_args.CHUNK_OUTPUTS, the EPIC kernel's: (metrics [2, M], per-game
-    metrics [n or 0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns], per-commander
-    metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per
-    turn [2, turns])."""
-    nb = max(1, min(n, 64))
-    met_b = np.zeros((nb, 2, N_METRICS), np.int64)
-    cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
-    wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
-    gturn_b = np.zeros((nb, 3, turns), np.int64)
-    tturn_b = np.zeros((nb, 2, turns), np.int64)
-    rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
-    crows = np.zeros((n if per_game else 0, 2, 4, N_CM), np.int64)
+@njit(cache=True, nogil=True)
+def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck,
+                    counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
+                    per_game, gift_t, met_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
+    """Play blocks [b_lo, b_hi) of a chunk's nb blocks of games (play_chunk_lgb), adding each
+    block's sums into its own row of met_b, wait_b, gturn_b, cmet_b and tturn_b; without the GIL."""
     n_cards = deck.shape[0]
     cap = MAX_HAND + n_cards
-    gift_t = gift_table(best_t)
-    for b in prange(nb):
+    for b in range(b_lo, b_hi):
         rs = np.empty(2, np.uint64)
         pile = np.empty(n_cards, np.int64)
         disc = np.empty(n_cards, np.int64)
@@ -372,6 +361,28 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
             if per_game:
                 rows[g] = met
                 crows[g] = cmet
+
+
+def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
+                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
+    """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). The
+    arguments between n and check are napsim.engine.kernel_args.LgbArgs. Returns the seven chunk
+    outputs in the order of napsim.engine.kernel_args.CHUNK_OUTPUTS, the EPIC kernel's: (metrics
+    [2, M], per-game metrics [n or 0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns],
+    per-commander metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician
+    cards held per turn [2, turns])."""
+    nb = block_count(n)
+    met_b = np.zeros((nb, 2, N_METRICS), np.int64)
+    cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
+    wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
+    gturn_b = np.zeros((nb, 3, turns), np.int64)
+    tturn_b = np.zeros((nb, 2, turns), np.int64)
+    rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
+    crows = np.zeros((n if per_game else 0, 2, 4, N_CM), np.int64)
+    run_blocks(play_blocks_lgb, nb, (
+        run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
+        rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game, gift_table(best_t),
+        met_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
     return (met_b.sum(axis=0), rows, wait_b.sum(axis=0), gturn_b.sum(axis=0), cmet_b.sum(axis=0),
             crows, tturn_b.sum(axis=0))
 

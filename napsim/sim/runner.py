@@ -59,7 +59,7 @@ def kernel_for(fmt: str) -> str:
 def kernel_compiled(kind: str) -> bool | None:
     """Whether the chunk kernel `kind` is compiled already (in this process, or in numba's on-disk
     cache for the current source); None when numba's cache cannot be read."""
-    kernel = lgb.play_chunk_lgb if kind == "lgb" else epic.play_chunk
+    kernel = lgb.play_blocks_lgb if kind == "lgb" else epic.play_blocks  # the compiled part
     if kernel.signatures:
         return True
     try:  # numba's own index: empty when there is none, or when the source changed since

@@ -194,8 +194,11 @@ def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec
 
 
 # plain-call copies for the La Grande Battles kernel: the EPIC kernel inlines these at numba IR
-# level, while calls keep the larger LGB kernel's compilation short
-_trace_plain = njit(cache=True, _nrt=False)(getattr(_trace, "py_func", _trace))
+# level, while calls keep the larger LGB kernel's compilation short. The trace call has one fixed
+# signature: its callers pass bools, small and 64-bit integers and floats in every mix, and without
+# it numba compiled a copy for each mix (22 of them).
+TRACE_SIGNATURE = "void(int64[:, ::1], int64[::1]" + ", int64" * 11 + ")"
+_trace_plain = njit(TRACE_SIGNATURE, cache=True, _nrt=False)(getattr(_trace, "py_func", _trace))
 _draw_card_plain = njit(cache=True, _nrt=False)(getattr(_draw_card, "py_func", _draw_card))
 
 

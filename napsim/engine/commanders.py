@@ -7,6 +7,7 @@ Corps commanders (EPIC 4 a side: left, centre, right section; LGB: left, centre,
 The per-commander metric slots CM_* live in napsim.engine.layout.
 """
 
+import numpy as np
 from numba import njit
 
 from napsim.engine.cardflow import _take_tactician, _trace
@@ -196,7 +197,8 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
         cmet[s, 0, CM_NOM] += nom
         cmet[s, 0, CM_EFF] += eff
         for _ in range(da + db):  # M4: the CIC holds every Tactician card
-            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, 0, trace, tn, ply)
+            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, np.int64(0), trace, tn,
+                                 ply)
         return
     # M6.1 / M8.1: a section or tactic card goes to the commander of the section it is placed in
     for x in range(3):

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from napsim.engine import freshness
-from napsim.engine.blocks import block_count, run_blocks
+from napsim.engine.blocks import add_game, block_count, run_blocks
 from napsim.engine.cardflow import (
     _count_common_places,
     _draw_card,
@@ -293,8 +293,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                       met, trace, tn)
         if multi and not turn_over:  # the commander layer (M4, M6, M8) and its Tactician draws
             _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner,
-                             q0, r0, r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val,
-                             cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn, ropt)
+                             q0, r0, r1, r2, np.int64(star_tac_a), np.int64(star_tac_b), cmd_sec, units,
+                             best_val, cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn, ropt)
         else:  # E9.3
             _turn_tacticians(s, ply, fmt, multi, turn_over, tac_draws, cmd_sec, cmet, tac, tac_pile,
                              tac_disc, met, trace, tn)
@@ -355,13 +355,7 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
                       wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec,
                       tac_start, units, cmet, tacc, tturn_b[b], ropt)
-            met_b[b] += met
-            if fmt >= 2:
-                cmet_b[b] += cmet
-            if per_game:
-                rows[g] = met
-                if fmt >= 2:
-                    crows[g] = cmet
+            add_game(b, g, met, cmet, met_b, cmet_b, rows, crows, per_game, fmt >= 2)
 
 
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from napsim.engine import freshness
-from napsim.engine.blocks import block_count, run_blocks
+from napsim.engine.blocks import add_game, block_count, run_blocks
 from napsim.engine.cardflow import _count_common_places, _elan_reshuffle, _refill_rack, _types_miscounted
 from napsim.engine.cardflow import _draw_card_plain as _draw_card
 from napsim.engine.cardflow import _trace_call as _trace
@@ -166,13 +166,13 @@ def _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t
     for k in range(2):
         s = (first + k) % 2
         for _ in range(scfg[s, S_HAND]):
-            t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, -1)
+            t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, np.int64(-1))
             if t >= 0:
                 hand[s, hn[s]] = t
                 hn[s] += 1
         for c in range(3):
             for _ in range(scfg[s, S_CORPS_HAND + c]):
-                t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, -1)
+                t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, np.int64(-1))
                 if t >= 0:
                     chand[s, c, cn[s, c]] = t
                     cn[s, c] += 1
@@ -180,7 +180,7 @@ def _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t
             tac[s, c] = take
             tac_pile[0] -= take
     for _ in range(RACK):
-        t = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, -1)
+        t = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, np.int64(-1))
         if t >= 0:
             rack[rn[0]] = t
             rack_t[rn[0]] = 0
@@ -356,11 +356,7 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, 
                           met, cmet, wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand,
                           chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst,
                           gift_t)
-            met_b[b] += met
-            cmet_b[b] += cmet
-            if per_game:
-                rows[g] = met
-                crows[g] = cmet
+            add_game(b, g, met, cmet, met_b, cmet_b, rows, crows, per_game, True)
 
 
 def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,

@@ -154,14 +154,18 @@ def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     # a metric of the other side's cards says whose counters the row's side are
     titles = {m: describe(m).title + (" (the row's side's counters)" if describe(m).viewpoint == OPPONENT
                                       else "") for m in metrics}
+    # (point, side, metric) -> its first row's value and interval, in one pass over the summary
+    cells = {}
+    for pid, key, m, v, lo, hi in zip(*(summ[c].tolist() for c in ("point", "side_key", "metric", "value",
+                                                                    "ci_low", "ci_high")), strict=True):
+        cells.setdefault((pid, key, m), (v, lo, hi))
     rows = []
     for (pid, key), g in summ.groupby(["point", "side_key"], sort=False):
         r = {"point": pid, **{param_words(data, p): value_words(p, g[p].iloc[0]) for p in data.sweep_paths},
              "side": _side_label(key, g["side"].iloc[0])}
         for m in metrics:
-            x = g[g["metric"] == m]
-            r[titles[m]] = "–" if x.empty else \
-                f"{fmt_num(x['value'].iloc[0])} {fmt_ci(x['ci_low'].iloc[0], x['ci_high'].iloc[0])}"
+            x = cells.get((pid, key, m))
+            r[titles[m]] = "–" if x is None else f"{fmt_num(x[0])} {fmt_ci(x[1], x[2])}"
         rows.append(r)
     out = pd.DataFrame(rows)
     out.attrs["codes"] = {t: m for m, t in titles.items()}

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import io
 import math
+import multiprocessing
+import os
 import re
+import sys
 import textwrap
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +93,36 @@ def _lay_out(fig: Figure) -> None:
         engine.execute(fig)
     else:
         fig.draw_without_rendering()
+
+
+_MAKE: Callable[[str], Chart] | None = None  # what a forked worker of `render_all` draws with
+
+
+def _make_in_worker(kind: str) -> Chart:
+    return _MAKE(kind)
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def render_all(make: Callable[[str], Chart], kinds: Sequence[str], workers: int | None = None) -> list[Chart]:
+    """[make(kind) for kind in kinds], drawn by up to `workers` (default: one per CPU) worker
+    processes forked from this one: each builds and renders its charts from the same inputs, as
+    this process would, so the files are the same. Drawn here with one CPU or one chart, off Linux
+    (no fork), or when a worker fails (an error then shows as itself, raised here)."""
+    global _MAKE
+    workers = min(len(kinds), _cpus() if workers is None else workers)
+    if workers > 1 and sys.platform.startswith("linux"):  # fork: safe on Linux, not on macOS
+        _MAKE = make
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                return list(pool.map(_make_in_worker, kinds))
+        except Exception:  # noqa: BLE001 - a worker that raised or died: draw every chart here
+            pass
+        finally:
+            _MAKE = None
+    return [make(k) for k in kinds]
 
 
 def write_chart(c: Chart, folder: Path) -> None:

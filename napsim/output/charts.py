@@ -53,6 +53,7 @@ from napsim.output.chartkit import (
     point_label,
     point_values,
     render,
+    render_all,
     setting,
     shown_labels,
     shown_points,
@@ -554,15 +555,16 @@ TITLES = {"main": "Main result", "sweep": "Reported metrics", "convergence": "Co
           "tactician": "Tactician cards held over the game"}
 
 
-def all_charts(inp: dict) -> list[Chart]:
-    """Every chart of a study, rendered (empty when no point has results yet)."""
+def all_charts(inp: dict, workers: int | None = None) -> list[Chart]:
+    """Every chart of a study, rendered (empty when no point has results yet), by up to `workers`
+    processes (default: one per CPU; `napsim.output.chartkit.render_all`)."""
     if inp["summary"].empty:
         return []
     kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
     main = inp["spec"].get("main_metric")
     words = dict(metric=describe(main).title, metric_phrase=describe(main).phrase) if main else {}
-    out = []
-    for k in kinds:
-        fig = figure(inp, k)
-        out.append(render(fig, k, TITLES[k], CAPTIONS[k].format(**words)))
-    return out
+
+    def make(k: str) -> Chart:
+        return render(figure(inp, k), k, TITLES[k], CAPTIONS[k].format(**words))
+
+    return render_all(make, kinds, workers)

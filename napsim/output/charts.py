@@ -61,6 +61,7 @@ from napsim.output.chartkit import (
     write_chart,
     x_path,
 )
+from napsim.output.frames import summary_cells
 
 ENGINE_KINDS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")
 ODDS_KINDS = ("odds",)
@@ -317,14 +318,14 @@ def heatmap_figure(inp: dict, ax=None):
     want = [f"effective_per_turn_{s}" for s in secs]
     vals = summ.loc[summ["metric"].isin(want), "value"]
     vmin, vmax = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
+    cells = summary_cells(summ, ("value",))
     for a, key in zip(axes, sides, strict=True):
         m = np.full((3, len(points)), np.nan)
         for j, p in enumerate(points):
             for i, s in enumerate(secs):
-                v = summ[(summ["point"] == p["id"]) & (summ["side_key"] == key)
-                         & (summ["metric"] == f"effective_per_turn_{s}")]["value"]
-                if len(v):
-                    m[i, j] = v.iloc[0]
+                v = cells.get((p["id"], key, f"effective_per_turn_{s}"))
+                if v is not None:
+                    m[i, j] = v[0]
         im = a.imshow(m, aspect="auto", cmap="YlOrRd", vmin=vmin, vmax=vmax)
         a.set_yticks(range(3), [f"{SECTION_WORDS[s]} section" for s in secs])
         a.set_xlabel(axis)

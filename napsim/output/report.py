@@ -41,6 +41,7 @@ from napsim.output.frames import (
     rack_wait_summary,
     side_names,
     study_decks,
+    summary_cells,
 )
 from napsim.output.study_ensemble_text import ensemble_sentence, ensemble_summary, ensemble_table
 from napsim.study.storage import atomic_write_bytes, atomic_write_files
@@ -154,11 +155,7 @@ def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     # a metric of the other side's cards says whose counters the row's side are
     titles = {m: describe(m).title + (" (the row's side's counters)" if describe(m).viewpoint == OPPONENT
                                       else "") for m in metrics}
-    # (point, side, metric) -> its first row's value and interval, in one pass over the summary
-    cells = {}
-    for pid, key, m, v, lo, hi in zip(*(summ[c].tolist() for c in ("point", "side_key", "metric", "value",
-                                                                    "ci_low", "ci_high")), strict=True):
-        cells.setdefault((pid, key, m), (v, lo, hi))
+    cells = summary_cells(summ, ("value", "ci_low", "ci_high"))
     rows = []
     for (pid, key), g in summ.groupby(["point", "side_key"], sort=False):
         r = {"point": pid, **{param_words(data, p): value_words(p, g[p].iloc[0]) for p in data.sweep_paths},

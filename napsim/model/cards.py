@@ -178,28 +178,10 @@ def resolve_deck_path(name_or_path: str | Path) -> Path:
     return resolve_named_file(name_or_path, "deck", DECK_DIR, ".csv", builtin_decks())
 
 
-_PARSED: dict[tuple[str, bytes], Deck] = {}  # (path, file bytes) -> its Deck (a frozen value)
-_PARSED_MAX = 32
-
-
 def load_deck(name_or_path: str | Path) -> Deck:
-    """Read and validate a deck file; raise NapsimInputError naming file, row and field.
-
-    A file read before with the same bytes gives the Deck parsed then (a study loads its deck for
-    every point, several times): the bytes are read on every call, so an edited file is parsed anew."""
+    """Read and validate a deck file; raise NapsimInputError naming file, row and field."""
     path = resolve_deck_path(name_or_path)
     raw = path.read_bytes()
-    key = (str(path), raw)
-    deck = _PARSED.get(key)
-    if deck is None:
-        deck = _parse_deck(path, raw)
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.pop(next(iter(_PARSED)))
-        _PARSED[key] = deck
-    return deck
-
-
-def _parse_deck(path: Path, raw: bytes) -> Deck:
     text = _deck_text(path, raw)
     header, header_lines, body_lines, first_row_line = _split_header(path, text)
     rows = _read_rows(path, body_lines, first_row_line)

@@ -163,5 +163,20 @@ def test_generated_study_json_never_crashes_report(kind, run_folders):
     check()
 
 
+@pytest.mark.parametrize("kind", list(_RUNS))
+def test_point_without_its_swept_values_is_refused(kind, run_folders, tmp_path):
+    # found by the generated cases above: a point whose parameters lost a swept value reached the
+    # report's findings as a missing value and crashed them
+    meta = json.loads((run_folders[kind] / "study.json").read_text())
+    meta["points"][0]["params"] = {}
+    run = tmp_path / "run"
+    shutil.copytree(run_folders[kind], run)
+    (run / "study.json").write_text(json.dumps(meta))
+    outcome = run_cli(["report", str(run), "--dest", str(tmp_path / "out"), "--no-charts"], tmp_path)
+    assert outcome.clean, outcome.describe()
+    assert "unreadable study.json (point #1: its parameters are not the swept ones)" in outcome.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_expected_lines_name_catalogue_cases():
     assert set(SAYS) <= {c[1] for c in CATALOGUE}

@@ -7,6 +7,7 @@ import base64
 import html
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -21,7 +22,7 @@ from matplotlib.figure import Figure
 
 import napsim
 from napsim.model.errors import NapsimInputError
-from napsim.output import frames, report
+from napsim.output import chartkit, charts, frames, report
 from napsim.study import runloop
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -211,6 +212,30 @@ def test_report_output_is_deterministic(run_dir, tmp_path):
     for rel in ("report.md", "report.html", "summary.csv", "charts/main.png", "charts/main.svg",
                 "charts/heatmap.svg"):
         assert (dest / rel).read_bytes() == (run_dir / rel).read_bytes(), rel
+
+
+def test_charts_drawn_by_worker_processes_are_the_ones_drawn_here(run_dir):
+    inp = frames.chart_inputs(frames.load(run_dir))
+    here = charts.all_charts(inp, workers=1)
+    forked = charts.all_charts(inp, workers=3)
+    assert [c.name for c in forked] == list(CHARTS)
+    for a, b in zip(here, forked, strict=True):
+        assert (a.png, a.svg, a.caption) == (b.png, b.svg, b.caption), a.name
+        assert a.png == (run_dir / "charts" / f"{a.name}.png").read_bytes(), a.name
+
+
+def test_a_failing_chart_worker_leaves_the_charts_to_this_process():
+    parent = os.getpid()
+
+    def make(kind):
+        if os.getpid() != parent:
+            raise RuntimeError("a worker fails")
+        return chartkit.Chart(kind, kind.title(), "", b"png", b"svg")
+
+    made = chartkit.render_all(make, ["a", "b", "c"], workers=2)
+    assert [c.name for c in made] == ["a", "b", "c"]
+    with pytest.raises(RuntimeError, match="here too"):
+        chartkit.render_all(lambda k: (_ for _ in ()).throw(RuntimeError("here too")), ["a", "b"], workers=2)
 
 
 def test_partial_run_reports_what_is_on_disk(run_dir, tmp_path):

@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import io
 import math
+import multiprocessing
+import os
 import re
+import sys
 import textwrap
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from PIL import Image
 
 from napsim.model.metrics import describe, parameter_title, value_words
@@ -46,21 +53,76 @@ class Chart:
 def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
     """PNG (Agg, then reduced to a 256-colour palette: a third of the bytes, same look) and SVG;
     `finish` first places the legends clear of the data and adds the notes (band widths, deck
-    data) under the chart, and they join the caption."""
+    data) under the chart, and they join the caption.
+
+    The figure is drawn once per format: the layout is solved once more (as `savefig` would before
+    drawing), then the PNG is the Agg canvas's pixels and the SVG is drawn with that layout."""
     notes = finish(fig)
     caption = " ".join([caption, *notes]).strip()
     with matplotlib.rc_context(RC):
-        png, svg = io.BytesIO(), io.BytesIO()
-        fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
-        # the layout the PNG was drawn with holds for the SVG: do not solve it a second time
+        canvas = _agg_canvas(fig)
+        if fig.get_layout_engine() is not None:
+            _lay_out(fig)
+        # the layout just solved holds for both drawings: do not solve it again
         fig.set_layout_engine("none")
+        canvas.draw()
+        rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        svg = io.BytesIO()
         fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
-    png.seek(0)
-    img = Image.open(png).convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE,
-                                                  dither=Image.Dither.NONE)
+    img = rgba.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     small = io.BytesIO()
     img.save(small, format="PNG", optimize=True)
     return Chart(name, title, caption, small.getvalue(), svg.getvalue())
+
+
+def _agg_canvas(fig: Figure) -> FigureCanvasAgg:
+    """The figure's Agg canvas (attached on first use): its renderer, and so the text sizes it has
+    measured, serve every layout of the figure."""
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    return fig.canvas
+
+
+def _lay_out(fig: Figure) -> None:
+    """What a draw does before it renders: solve the figure's constrained layout, which places the
+    axes (and so the data, and the legends at 'best'). Nothing is drawn: a draw without rendering
+    costs twice as much. A figure without constrained layout is drawn without rendering."""
+    engine = fig.get_layout_engine()
+    if fig.axes and isinstance(engine, ConstrainedLayoutEngine):
+        _agg_canvas(fig)
+        engine.execute(fig)
+    else:
+        fig.draw_without_rendering()
+
+
+_MAKE: Callable[[str], Chart] | None = None  # what a forked worker of `render_all` draws with
+
+
+def _make_in_worker(kind: str) -> Chart:
+    return _MAKE(kind)
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def render_all(make: Callable[[str], Chart], kinds: Sequence[str], workers: int | None = None) -> list[Chart]:
+    """[make(kind) for kind in kinds], drawn by up to `workers` (default: one per CPU) worker
+    processes forked from this one: each builds and renders its charts from the same inputs, as
+    this process would, so the files are the same. Drawn here with one CPU or one chart, off Linux
+    (no fork), or when a worker fails (an error then shows as itself, raised here)."""
+    global _MAKE
+    workers = min(len(kinds), _cpus() if workers is None else workers)
+    if workers > 1 and sys.platform.startswith("linux"):  # fork: safe on Linux, not on macOS
+        _MAKE = make
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                return list(pool.map(_make_in_worker, kinds))
+        except Exception:  # noqa: BLE001 - a worker that raised or died: draw every chart here
+            pass
+        finally:
+            _MAKE = None
+    return [make(k) for k in kinds]
 
 
 def write_chart(c: Chart, folder: Path) -> None:
@@ -306,7 +368,7 @@ def _legends_clear(fig: Figure) -> None:
                       fontsize=texts[0].get_fontsize() if texts else None,
                       title_fontsize=leg.get_title().get_fontsize(), **LEGEND_OUTSIDE)
             outside.add(id(ax))
-        fig.draw_without_rendering()
+        _lay_out(fig)
 
 
 def _show_notes(fig: Figure, notes: list[str]) -> None:
@@ -325,7 +387,7 @@ def finish(fig: Figure) -> list[str]:
     fig._napsim_finished = True
     with matplotlib.rc_context(RC):
         _show_notes(fig, notes)
-        fig.draw_without_rendering()
+        _lay_out(fig)
         _legends_clear(fig)
         narrow, total = narrow_bands(fig)
         if narrow:
@@ -333,6 +395,6 @@ def finish(fig: Figure) -> list[str]:
                          f"The 95% bands are narrower than the lines at {narrow} of {total} points.")
             fig._napsim_notes = notes
             _show_notes(fig, notes)
-            fig.draw_without_rendering()
+            _lay_out(fig)
             _legends_clear(fig)
     return notes

@@ -53,6 +53,7 @@ from napsim.output.chartkit import (
     point_label,
     point_values,
     render,
+    render_all,
     setting,
     shown_labels,
     shown_points,
@@ -60,6 +61,7 @@ from napsim.output.chartkit import (
     write_chart,
     x_path,
 )
+from napsim.output.frames import summary_cells
 
 ENGINE_KINDS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")
 ODDS_KINDS = ("odds",)
@@ -316,14 +318,14 @@ def heatmap_figure(inp: dict, ax=None):
     want = [f"effective_per_turn_{s}" for s in secs]
     vals = summ.loc[summ["metric"].isin(want), "value"]
     vmin, vmax = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
+    cells = summary_cells(summ, ("value",))
     for a, key in zip(axes, sides, strict=True):
         m = np.full((3, len(points)), np.nan)
         for j, p in enumerate(points):
             for i, s in enumerate(secs):
-                v = summ[(summ["point"] == p["id"]) & (summ["side_key"] == key)
-                         & (summ["metric"] == f"effective_per_turn_{s}")]["value"]
-                if len(v):
-                    m[i, j] = v.iloc[0]
+                v = cells.get((p["id"], key, f"effective_per_turn_{s}"))
+                if v is not None:
+                    m[i, j] = v[0]
         im = a.imshow(m, aspect="auto", cmap="YlOrRd", vmin=vmin, vmax=vmax)
         a.set_yticks(range(3), [f"{SECTION_WORDS[s]} section" for s in secs])
         a.set_xlabel(axis)
@@ -554,15 +556,16 @@ TITLES = {"main": "Main result", "sweep": "Reported metrics", "convergence": "Co
           "tactician": "Tactician cards held over the game"}
 
 
-def all_charts(inp: dict) -> list[Chart]:
-    """Every chart of a study, rendered (empty when no point has results yet)."""
+def all_charts(inp: dict, workers: int | None = None) -> list[Chart]:
+    """Every chart of a study, rendered (empty when no point has results yet), by up to `workers`
+    processes (default: one per CPU; `napsim.output.chartkit.render_all`)."""
     if inp["summary"].empty:
         return []
     kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
     main = inp["spec"].get("main_metric")
     words = dict(metric=describe(main).title, metric_phrase=describe(main).phrase) if main else {}
-    out = []
-    for k in kinds:
-        fig = figure(inp, k)
-        out.append(render(fig, k, TITLES[k], CAPTIONS[k].format(**words)))
-    return out
+
+    def make(k: str) -> Chart:
+        return render(figure(inp, k), k, TITLES[k], CAPTIONS[k].format(**words))
+
+    return render_all(make, kinds, workers)

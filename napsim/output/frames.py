@@ -336,6 +336,16 @@ def deck_warnings(data: StudyData) -> list[str]:
     return sorted({w for w in (d.estimated_warning() for d in study_decks(data)) if w})
 
 
+def summary_cells(summ: pd.DataFrame, columns: tuple[str, ...]) -> dict[tuple, tuple]:
+    """{(point, side_key, metric): its `columns`} of a summary frame's first row per key, found in
+    one pass (filtering the frame once per cell costs a scan of its string columns each time)."""
+    keys = ("point", "side_key", "metric")
+    cells: dict[tuple, tuple] = {}
+    for row in zip(*(summ[c].tolist() for c in (*keys, *columns)), strict=True):
+        cells.setdefault(row[:3], row[3:])
+    return cells
+
+
 def chart_inputs(data: StudyData) -> dict:
     """Everything `napsim.output.charts.figure` draws from."""
     spec = data.meta["spec"]

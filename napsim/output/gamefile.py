@@ -6,13 +6,16 @@ same frame `SimResult.per_game_frame` and `commander_games_frame` give for a run
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from napsim.engine.layout import COMMANDER_ROLES
 from napsim.sim.result import commander_rows_frame, game_rows_frame
 from napsim.sim.runner import ONE_A_SIDE, ChunkOut
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 GAMES_FILE = "games.parquet"
 COMMANDER_GAMES_FILE = "commander_games.parquet"
@@ -31,6 +34,8 @@ class GameRowsWriter:
         self._cmd: pq.ParquetWriter | None = None
 
     def __call__(self, first: int, out: ChunkOut) -> None:
+        import pyarrow.parquet as pq  # lazy: 0.4 s to import, and only a run that keeps games needs it
+
         games = pa.Table.from_pandas(game_rows_frame(out.rows, first, self.sides), preserve_index=False)
         if self._games is None:
             self._games = pq.ParquetWriter(self.folder / GAMES_FILE, games.schema)

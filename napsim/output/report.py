@@ -41,6 +41,7 @@ from napsim.output.frames import (
     rack_wait_summary,
     side_names,
     study_decks,
+    summary_cells,
 )
 from napsim.output.study_ensemble_text import ensemble_sentence, ensemble_summary, ensemble_table
 from napsim.study.storage import atomic_write_bytes, atomic_write_files
@@ -154,14 +155,14 @@ def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     # a metric of the other side's cards says whose counters the row's side are
     titles = {m: describe(m).title + (" (the row's side's counters)" if describe(m).viewpoint == OPPONENT
                                       else "") for m in metrics}
+    cells = summary_cells(summ, ("value", "ci_low", "ci_high"))
     rows = []
     for (pid, key), g in summ.groupby(["point", "side_key"], sort=False):
         r = {"point": pid, **{param_words(data, p): value_words(p, g[p].iloc[0]) for p in data.sweep_paths},
              "side": _side_label(key, g["side"].iloc[0])}
         for m in metrics:
-            x = g[g["metric"] == m]
-            r[titles[m]] = "–" if x.empty else \
-                f"{fmt_num(x['value'].iloc[0])} {fmt_ci(x['ci_low'].iloc[0], x['ci_high'].iloc[0])}"
+            x = cells.get((pid, key, m))
+            r[titles[m]] = "–" if x is None else f"{fmt_num(x[0])} {fmt_ci(x[1], x[2])}"
         rows.append(r)
     out = pd.DataFrame(rows)
     out.attrs["codes"] = {t: m for m, t in titles.items()}

@@ -79,9 +79,12 @@ def meta_problem(meta) -> str | None:
         return "'spec.chunk' or 'run.cap' out of range"
     if not points:
         return "no points"
+    swept = {key for path in spec["sweep"] for key in path.split("+")}  # a joined path: each part
     for i, p in enumerate(points):
         if not POINT_ID.fullmatch(p["id"]):
             return f"point #{i + 1}: id {excerpt(repr(p['id']))} is not a point folder name"
+        if set(p["params"]) != swept:
+            return f"point #{i + 1}: its parameters are not the swept ones"
     if spec["kind"] == "odds":
         return None
     return _engine_problem(meta, spec, points)

@@ -7,6 +7,7 @@ All helpers are inlined into the kernels (inline="always"); napsim.engine.lgb al
 plain-call copies of _trace and _draw_card to keep its compilation short.
 """
 
+import numpy as np
 from numba import njit
 
 from napsim.engine.layout import (
@@ -194,20 +195,21 @@ def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec
 
 
 # plain-call copies for the La Grande Battles kernel: the EPIC kernel inlines these at numba IR
-# level, while calls keep the larger LGB kernel's compilation short. The trace call has one fixed
-# signature: its callers pass bools, small and 64-bit integers and floats in every mix, and without
-# it numba compiled a copy for each mix (22 of them).
-TRACE_SIGNATURE = "void(int64[:, ::1], int64[::1]" + ", int64" * 11 + ")"
-_trace_plain = njit(TRACE_SIGNATURE, cache=True, _nrt=False)(getattr(_trace, "py_func", _trace))
+# level, while calls keep the larger LGB kernel's compilation short
+_trace_plain = njit(cache=True, _nrt=False)(getattr(_trace, "py_func", _trace))
 _draw_card_plain = njit(cache=True, _nrt=False)(getattr(_draw_card, "py_func", _draw_card))
 
 
 @njit(cache=True, inline="always")
 def _trace_call(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
     """_trace for the La Grande Battles kernel: the plain call only when a trace buffer was given
-    (a game played without one only counts the event)."""
+    (a game played without one only counts the event). Every value goes as an int64, so that one
+    compiled copy serves all callers (they pass bools, small and 64-bit integers and floats in
+    every mix, and numba compiled a copy for each: 22 of them)."""
     if trace.shape[0] > 0:
-        _trace_plain(trace, tn, code, ply, side, a, b, c, d, e, f, g, h)
+        _trace_plain(trace, tn, np.int64(code), np.int64(ply), np.int64(side), np.int64(a),
+                     np.int64(b), np.int64(c), np.int64(d), np.int64(e), np.int64(f), np.int64(g),
+                     np.int64(h))
     else:
         tn[0] += 1
 

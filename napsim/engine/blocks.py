@@ -30,8 +30,9 @@ def run_blocks(kernel: Callable, nb: int, args: tuple) -> None:
         kernel(0, nb, nb, *args)
         return
     cuts = [nb * i // threads for i in range(threads + 1)]
-    with ThreadPoolExecutor(threads, thread_name_prefix="napsim-blocks") as pool:
-        jobs = [pool.submit(kernel, cuts[i], cuts[i + 1], nb, *args) for i in range(threads)]
+    with ThreadPoolExecutor(threads - 1, thread_name_prefix="napsim-blocks") as pool:
+        jobs = [pool.submit(kernel, cuts[i], cuts[i + 1], nb, *args) for i in range(1, threads)]
+        kernel(cuts[0], cuts[1], nb, *args)  # the first run on this thread, as prange did
         for job in jobs:
             job.result()  # a kernel's error reaches the caller
 

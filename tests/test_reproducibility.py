@@ -64,13 +64,6 @@ def _cases():
 CASES = _cases()
 
 
-@pytest.fixture
-def restore_threads():
-    before = numba.get_num_threads()
-    yield
-    numba.set_num_threads(before)
-
-
 def _thread_counts():
     return [t for t in (1, 2) if t <= numba.config.NUMBA_NUM_THREADS]
 

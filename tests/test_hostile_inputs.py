@@ -163,19 +163,41 @@ def test_generated_study_json_never_crashes_report(kind, run_folders):
     check()
 
 
-@pytest.mark.parametrize("kind", list(_RUNS))
-def test_point_without_its_swept_values_is_refused(kind, run_folders, tmp_path):
-    # found by the generated cases above: a point whose parameters lost a swept value reached the
-    # report's findings as a missing value and crashed them
+def _report_of_damaged_points(kind, run_folders, tmp_path, damage):
+    """`napsim report` on a copy of a finished run whose study.json points `damage` edited."""
     meta = json.loads((run_folders[kind] / "study.json").read_text())
-    meta["points"][0]["params"] = {}
+    damage(meta["points"])
     run = tmp_path / "run"
     shutil.copytree(run_folders[kind], run)
     (run / "study.json").write_text(json.dumps(meta))
     outcome = run_cli(["report", str(run), "--dest", str(tmp_path / "out"), "--no-charts"], tmp_path)
     assert outcome.clean, outcome.describe()
-    assert "unreadable study.json (point #1: its parameters are not the swept ones)" in outcome.stderr
     assert not (tmp_path / "out").exists()
+    return outcome.stderr
+
+
+@pytest.mark.parametrize("kind", list(_RUNS))
+def test_point_without_its_swept_values_is_refused(kind, run_folders, tmp_path):
+    # found by the generated cases above: a point whose parameters lost a swept value reached the
+    # report's findings as a missing value and crashed them
+    said = _report_of_damaged_points(kind, run_folders, tmp_path, lambda pts: pts[0]["params"].clear())
+    assert "unreadable study.json (point #1: its parameters are not the swept ones)" in said
+
+
+@pytest.mark.parametrize("kind", list(_RUNS))
+@pytest.mark.parametrize("value", ["x", "5", None, [5]])
+def test_point_with_a_value_not_swept_is_refused(kind, value, run_folders, tmp_path):
+    # found by the generated cases above: a string among the swept hand sizes crashed the sort of
+    # the report's findings
+    def damage(points):
+        params = points[1]["params"]
+        params[next(iter(params))] = value
+
+    said = _report_of_damaged_points(kind, run_folders, tmp_path, damage)
+    if isinstance(value, str):
+        assert "unreadable study.json (point #2: its value of '" in said
+    else:  # not a scalar at all: the record's type check says so first
+        assert "unreadable study.json ('points[1].params" in said
 
 
 def test_expected_lines_name_catalogue_cases():

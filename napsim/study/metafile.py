@@ -79,15 +79,34 @@ def meta_problem(meta) -> str | None:
         return "'spec.chunk' or 'run.cap' out of range"
     if not points:
         return "no points"
-    swept = {key for path in spec["sweep"] for key in path.split("+")}  # a joined path: each part
     for i, p in enumerate(points):
         if not POINT_ID.fullmatch(p["id"]):
             return f"point #{i + 1}: id {excerpt(repr(p['id']))} is not a point folder name"
-        if set(p["params"]) != swept:
-            return f"point #{i + 1}: its parameters are not the swept ones"
+        problem = _params_problem(p["params"], spec["sweep"])
+        if problem:
+            return f"point #{i + 1}: {problem}"
     if spec["kind"] == "odds":
         return None
     return _engine_problem(meta, spec, points)
+
+
+def _params_problem(params: dict, sweep: dict) -> str | None:
+    """Why a point's parameters are not one combination of the swept values (a path joined by +
+    sweeps lists of values, one per part), or None."""
+    if set(params) != {key for path in sweep for key in path.split("+")}:
+        return "its parameters are not the swept ones"
+    for path, values in sweep.items():
+        keys = path.split("+")
+        got = [params[k] for k in keys]
+        if not any(_same(got, v if len(keys) > 1 else [v]) for v in values):
+            return f"its value of '{excerpt(path)}' is not one of the swept values"
+    return None
+
+
+def _same(got: list, swept) -> bool:
+    """A point's values are those of a sweep entry: equal, and of the same kind (5 is not '5')."""
+    return isinstance(swept, list) and len(swept) == len(got) and all(
+        a == b and isinstance(a, str) == isinstance(b, str) for a, b in zip(got, swept, strict=True))
 
 
 def _engine_problem(meta: dict, spec: dict, points: list) -> str | None:

@@ -176,9 +176,9 @@ def test_kernels_are_plain_python_without_jit():
     """The equality above means something only if NUMBA_DISABLE_JIT=1 really runs Python code."""
     code = ("import napsim.engine.odds as k, numba.core.registry as r; "
             "print([isinstance(f, r.CPUDispatcher) for f in "
-            "(k.hand_value_hist, k.first_match_hist, k.mulligan_hist)])")
+            "(k.hand_value_blocks, k.first_match_blocks, k.mulligan_blocks)])")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          check=True).stdout
     assert out.strip() == "[False, False, False]"
-    assert isinstance(kernels.hand_value_hist, numba.core.registry.CPUDispatcher)
+    assert isinstance(kernels.hand_value_blocks, numba.core.registry.CPUDispatcher)

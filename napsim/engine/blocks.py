@@ -12,7 +12,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
-from numba import njit
+
+from napsim.engine.jit import inlined
 
 MAX_BLOCKS = 64  # blocks a chunk is cut into at most: the unit of work of one thread
 
@@ -37,7 +38,7 @@ def run_blocks(kernel: Callable, nb: int, args: tuple) -> None:
             job.result()  # a kernel's error reaches the caller
 
 
-@njit(cache=True, inline="always")
+@inlined
 def add_game(b, g, met, cmet, met_b, cmet_b, rows, crows, per_game, commanders):
     """Add one game's metrics into block b's sums (and row g when per_game), in plain loops: numba
     compiles array `+=` and row assignment with a shape check whose error message alone took

@@ -3,13 +3,13 @@ Command deck (D6) and the Tactician deck (D4), the Elan reshuffle (E9.4, L9), th
 (E9.6), how a card plays this turn (First Strike, Counter-Attack) and one Spanish Guerrilla
 attempt once its target is chosen (G1, G5, P4).
 
-All helpers are inlined into the kernels (inline="always"); napsim.engine.lgb also compiles
-plain-call copies of _trace and _draw_card to keep its compilation short.
+Every helper is inlined into the kernels by LLVM (napsim.engine.jit.inlined).
 """
 
 import numpy as np
 from numba import njit
 
+from napsim.engine.jit import inlined, inlined_py
 from napsim.engine.layout import (
     C_COUNTER,
     C_FS,
@@ -49,9 +49,9 @@ from napsim.engine.layout import (
 from napsim.engine.rng import battle_die, bounded
 
 
-@njit(cache=True, inline="always")
-def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
-    """Append one event (only when a trace buffer was given)."""
+@inlined
+def _trace_event(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
+    """Append one event (only when a trace buffer was given); every value an int64."""
     k = tn[0]
     if k < trace.shape[0]:
         trace[k, 0] = code
@@ -68,7 +68,17 @@ def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
     tn[0] = k + 1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
+def _trace(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
+    """Append one event (only when a trace buffer was given). Inlined at numba IR level (it is
+    tiny), it passes every value on as an int64, so that one compiled copy of _trace_event serves
+    all callers (they pass bools, small and 64-bit integers in every mix: 22 copies before)."""
+    _trace_event(trace, tn, np.int64(code), np.int64(ply), np.int64(side), np.int64(a),
+                 np.int64(b), np.int64(c), np.int64(d), np.int64(e), np.int64(f), np.int64(g),
+                 np.int64(h))
+
+
+@inlined_py
 def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
     """The next card of the draw pile, reshuffling the discards into it when it is empty (D6);
     -1 if starved.
@@ -96,7 +106,7 @@ def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
     return t
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _take_tactician(tac_pile, tac_disc, met, side):
     """Take one card from the Tactician deck (D4), reshuffled from its discards when empty;
     False (counted as starved) when both are empty, and False uncounted when the Command deck
@@ -114,7 +124,7 @@ def _take_tactician(tac_pile, tac_disc, met, side):
     return True
 
 
-@njit(cache=True, inline="always")
+@inlined_py
 def _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply):
     """E9.4 / L9 Elan: the draw pile and the discards shuffled together (rack cards stay). The
     pile is shuffled lazily (_draw_card), so the discards only join it."""
@@ -126,7 +136,7 @@ def _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply):
     _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn):
     """E9.6: refill the Courier Rack to five from the draw pile (stops if the draws starve)."""
     met[s, M_REFILLS] += 1
@@ -142,7 +152,7 @@ def _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, r
                0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _resolve(ctab, t, opp_last, void):
     """The card a type plays as this turn: First Strike gives nothing on its owner's turn,
     Counter-Attack plays as the opponent's last hand card mirrored left/right."""
@@ -153,7 +163,7 @@ def _resolve(ctab, t, opp_last, void):
     return t
 
 
-@njit(cache=True, inline="always")
+@inlined
 def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec, held, col, pool,
                       pol, met, g_turn, trace, tn):
     """One Spanish Guerrilla attempt of side o against the French card its kernel chose (G1, G5,
@@ -194,27 +204,7 @@ def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec
     return G_OUT_NULLIFIED
 
 
-# plain-call copies for the La Grande Battles kernel: the EPIC kernel inlines these at numba IR
-# level, while calls keep the larger LGB kernel's compilation short
-_trace_plain = njit(cache=True, _nrt=False)(getattr(_trace, "py_func", _trace))
-_draw_card_plain = njit(cache=True, _nrt=False)(getattr(_draw_card, "py_func", _draw_card))
-
-
-@njit(cache=True, inline="always")
-def _trace_call(trace, tn, code, ply, side, a, b, c, d, e, f, g, h):
-    """_trace for the La Grande Battles kernel: the plain call only when a trace buffer was given
-    (a game played without one only counts the event). Every value goes as an int64, so that one
-    compiled copy serves all callers (they pass bools, small and 64-bit integers and floats in
-    every mix, and numba compiled a copy for each: 22 of them)."""
-    if trace.shape[0] > 0:
-        _trace_plain(trace, tn, np.int64(code), np.int64(ply), np.int64(side), np.int64(a),
-                     np.int64(b), np.int64(c), np.int64(d), np.int64(e), np.int64(f), np.int64(g),
-                     np.int64(h))
-    else:
-        tn[0] += 1
-
-
-@njit(cache=True, inline="always")
+@inlined
 def _count_common_places(pile, pn, disc, dn, rack, rn, scratch):
     """The D6 check's first half, shared by both kernels: scratch[type] = the cards of each type in
     the draw pile, the discards and the rack (the caller adds the hands and Square Tracks)."""
@@ -227,7 +217,7 @@ def _count_common_places(pile, pn, disc, dn, rack, rn, scratch):
         scratch[rack[i]] += 1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _types_miscounted(scratch, counts):
     """The D6 check's second half: how many card types are not all in exactly one place."""
     bad = 0

@@ -2,9 +2,9 @@
 commander plays (docs/rules.md P1), read from the pair tables of napsim.sim.tables."""
 
 import numpy as np
-from numba import njit
 
 from napsim.engine.cardflow import _resolve
+from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     KIND_RANDOM,
     P_DENY_WEIGHT,
@@ -19,7 +19,7 @@ from napsim.engine.layout import (
 from napsim.engine.rng import bounded, mix64, next_u64
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
             best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val, play_key,
             rec_t, tracing):
@@ -41,7 +41,7 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
                             play_val, play_key, rec_t, tracing)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
                      best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
                      play_val, play_key, rec_t, tracing):
@@ -118,7 +118,7 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
                 deny = -1.0e18
                 for jj in range(n_r):
                     if jj != j:
-                        tt = _resolve(ctab, rack[jj], void, void)
+                        tt = _resolve(ctab, np.int64(rack[jj]), void, void)
                         deny = max(deny, best_val[o, min(hn[o], cmax), tt, void])
                 v -= deny_w * deny
             if v > best + 1e-9:
@@ -144,10 +144,10 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
     return hi, rj, p, best
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only, res_scratch):
     """The random policy's choice: uniform over all legal (hand card, rack card, placement)."""
-    total = 0
+    total = np.int64(0)
     for i in range(max(n_h, 1)):
         ra = res_scratch[RES_HAND, i]
         for j in range(max(n_r, 1)):

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from napsim.engine.cardflow import _take_tactician, _trace
+from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     C_KIND,
     C_SEC,
@@ -52,7 +53,7 @@ from napsim.engine.layout import (
 from napsim.engine.rng import battle_die
 
 
-@njit(cache=True, inline="always")
+@inlined
 def roll_initiative(rs, lgb, units, x0, x1, free, cm):
     """Two battle dice for a commander without a card (M6.2 EPIC, L6 LGB) over his sections x0 and
     x1 (x1 = -1 for one section); `units[type, section]` (infantry, cavalry, artillery, leaders),
@@ -117,7 +118,7 @@ def roll_initiative(rs, lgb, units, x0, x1, free, cm):
     return tac, cmd_draw, d1, d2, ordered
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def _commander_spent(o, gst, held, cmd_sec, cmet, nullified):
     """G6 metrics: the commander whose holding shrank spent the counter (the CIC's general
     holding, or a section commander's). `held` packs the holdings before the attempt."""
@@ -129,7 +130,7 @@ def _commander_spent(o, gst, held, cmd_sec, cmet, nullified):
             cmet[o, cc, CM_G_NULLIFIED] += nullified
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _holds_tactician(fmt, cc):
     """Who holds Tactician cards: the CIC alone with 1-2 players a side (M4), every player with 3
     (M6.3), the Corps commanders with 4 (M8.2)."""
@@ -140,7 +141,7 @@ def _holds_tactician(fmt, cc):
     return cc >= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply):
     """One Tactician card (D4) for commander cc of side s."""
     if not _take_tactician(tac_pile, tac_disc, met, s):
@@ -151,7 +152,7 @@ def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace,
     _trace(trace, tn, EV_COMMANDER_TACTICIAN, ply, s, cc, tacc[s, cc], tac[s], 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner, q0, r0,
                      r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val, cmet, tacc, tac,
                      tac_pile, tac_disc, met, trace, tn, ropt):

@@ -44,6 +44,7 @@ from napsim.engine.epic_phases import (
     _trace_turn,
     _turn_tacticians,
 )
+from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     C_COUNTER,
     C_ELAN,
@@ -106,7 +107,7 @@ def _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq, sqn, hand0, scrat
     return _types_miscounted(scratch, counts)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _new_game(fmt, void, ctab, deck, gcfg, gst, pile, res_scratch, st, cmd_sec, cmet, ropt):
     """Everything in the draw pile, the counters zero, the Guerrilla counters dealt (G6) and the
     card map of this game (RES_RMAP, RES_CA). Returns (Guerrilla counters in all, Counter-Attack
@@ -151,14 +152,14 @@ def _new_game(fmt, void, ctab, deck, gcfg, gst, pile, res_scratch, st, cmd_sec, 
     return g_total, n_ca
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _deal(rs, standard, first, multi, hand0, tac0, tac_start, pile, pn, disc, dn, hand, hn, rack,
           rack_t, rn, tac, tacc, tac_pile, met, trace, tn):
     """E1 setup: hands (first player first), Tactician cards, then the rack."""
     for k in range(2):
         s = (first + k) % 2
         for _ in range(hand0[s]):
-            t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, -1)
+            t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, np.int64(-1))
             if t >= 0:  # D6: a starved deal is skipped (counted), never a card -1
                 hand[s, hn[s]] = t
                 hn[s] += 1
@@ -174,7 +175,7 @@ def _deal(rs, standard, first, multi, hand0, tac0, tac_start, pile, pn, disc, dn
             tac_pile[0] -= take
     if not standard:
         for _ in range(RACK):
-            t = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, -1)
+            t = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, np.int64(-1))
             if t >= 0:
                 rack[rn[0]] = t
                 rack_t[rn[0]] = 0
@@ -251,7 +252,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
-            hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, 0, e4, ca_src,
+            hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, np.int64(0), e4, ca_src,
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
                                        place_list, e4_only, res_scratch, play_val, play_key, rec_t,
                                        tracing)

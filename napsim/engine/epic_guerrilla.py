@@ -3,7 +3,6 @@ the attempt itself (napsim.engine.cardflow.guerrilla_attempt), the Scout's count
 end-of-game checks of the counters. Inlined into napsim.engine.epic.play_game like every phase.
 """
 
-from numba import njit
 
 from napsim.engine.cardflow import (
     guerrilla_attempt,
@@ -11,6 +10,7 @@ from napsim.engine.cardflow import (
 from napsim.engine.commanders import (
     _commander_spent,
 )
+from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     C_EQ,
     C_KIND,
@@ -43,12 +43,12 @@ from napsim.engine.layout import (
 )
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _pair_sum(tab, s, c, a, b, q):
     return tab[s, c, a, b, q, 0] + tab[s, c, a, b, q, 1] + tab[s, c, a, b, q, 2]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst, pol, ctab, eff_t):
     """G2, G5, P4: which French card the Spanish side o would stop: (0 card a, 1 card b, 2 both
     (base rule), -1 none; its French section or -1; its effective orders; 1 if an Assault)."""
@@ -85,7 +85,7 @@ def _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst, pol, ctab, ef
     return target, tsec, t_eff, t_assault
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t,
                       eff_t, met, g_turn, trace, tn):
     """The Spanish side o facing French turn of side s (G1, G2, G5, P4).
@@ -137,7 +137,7 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
     return q, na, nb, over
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg, gst, pol, ctab, nom_t, eff_t,
                 cmd_sec, met, cmet, g_turn, trace, tn):
     """G1/G5 Spanish Guerrilla Action against the French cards, before any orders: (placement,
@@ -155,7 +155,7 @@ def _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg, gst, pol
     return pq, ra, rb, turn_over
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
     """Where a Spanish Scout played this turn gains a counter (G3, G4, P5): 0-2 a section,
     3 the commander's general holding (base rule), -1 none."""
@@ -178,7 +178,7 @@ def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
 
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _check_guerrillas(s, g_total, gst, met):
     """Counters are conserved and never negative, the pool included."""
     g_now = gst[0, G_POOL]

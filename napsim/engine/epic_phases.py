@@ -1,12 +1,12 @@
 """The phases of one EPIC (or standard) turn, in the order napsim.engine.epic.play_game runs them.
 
-Every phase is inlined into play_game (inline="always"), so cutting the turn into phases costs
-nothing at run time; each reads and writes the per-game state arrays that play_game owns (see its
-docstring) and takes the same random draws, in the same order, as the single loop it came from.
+Every phase is inlined into play_game by LLVM (napsim.engine.jit.inlined), so cutting the turn into
+phases costs nothing at run time; each reads and writes the per-game state arrays that play_game
+owns (see its docstring) and takes the same random draws, in the same order, as the single loop it
+came from.
 """
 
 import numpy as np
-from numba import njit
 
 from napsim.engine.cardflow import (
     _draw_card,
@@ -18,6 +18,7 @@ from napsim.engine.commanders import (
     _commander_tactician,
     _holds_tactician,
 )
+from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     C_COUNTER,
     C_E4BIT,
@@ -89,7 +90,7 @@ from napsim.engine.layout import (
 from napsim.engine.rng import bounded, uniform
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _draw_tactician(tac, tac_pile, tac_disc, met, side, trace, tn, ply):
     """One Tactician card (D4) for the side's CIC."""
     if _take_tactician(tac_pile, tac_disc, met, side):
@@ -97,7 +98,7 @@ def _draw_tactician(tac, tac_pile, tac_disc, met, side, trace, tn, ply):
         _trace(trace, tn, EV_TACTICIAN, ply, side, tac[side], 0, 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _squares(rs, s, ply, hand0, sq_form, sq_leave, hand, hn, sq, sqn, met, trace, tn):
     """E11: squares leave (own turn start), then the opponent's attacks may force one."""
     k = 0
@@ -121,7 +122,7 @@ def _squares(rs, s, ply, hand0, sq_form, sq_leave, hand, hn, sq, sqn, met, trace
             met[s, M_SQ_FORMED] += 1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _spend_tacticians(rs, s, ply, multi, pol, tac, tacc, tac_disc, met, cmet, tturn):
     """Tactician cards are spent at a policy rate (they only matter to card flow as counts);
     tturn[s, turn] sums those held at the start of the turn."""
@@ -143,7 +144,7 @@ def _spend_tacticians(rs, s, ply, multi, pol, tac, tacc, tac_disc, met, cmet, tt
         met[s, M_TAC_PLAYED] += used
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _first_strike(rs, o, ply, pol, ctab, hand, hn, met, trace, tn):
     """P7: the opponent o may play a First Strike from hand during this turn: the card, or -1."""
     fs_card = -1
@@ -160,7 +161,7 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, met, trace, tn):
     return fs_card
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val, hand, rack, last_hand,
                    last_rack, res_scratch, met, ropt):
     """Every hand and rack card as it plays this turn (a Counter-Attack counts as the card it
@@ -194,7 +195,7 @@ def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val, hand
     return ca_src, e4
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, tac, pn, dn):
     """The EV_TURN event, with the hand and the rack."""
     k = tn[0]
@@ -207,7 +208,7 @@ def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, tac, pn, dn
             trace[k, TR_RACK + j] = rack[j]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap, cmd_sec, hand, hn,
                 rack, rack_t, rn, last_hand, last_rack, met, wait_hist, ropt):
     """Take the chosen hand card (slot hi) and rack card (slot rj) into play: (card a, card b, a as
@@ -268,7 +269,7 @@ def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap,
     return ta, tb, ra, rb, p
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _orders(s, ner, q0, nominal, met):
     """The orders of the cards as played (napsim.sim.tables.pair_records): nominal, effective and
     wasted per section."""
@@ -281,7 +282,7 @@ def _orders(s, ner, q0, nominal, met):
     met[s, M_WASTED] += wasted
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _stars(rs, s, ra, rb, pa, pb, gain_sec, void, ner, q0, gcfg, pol, ctab, rem_t, met):
     """E8 / P3 stars: March Move up to 3 free units in the card's section, else a Tactician card.
     Returns (units left unordered in L, C, R; Tactician cards earned; units marched; 1 if card a,
@@ -325,13 +326,13 @@ def _stars(rs, s, ra, rb, pa, pb, gain_sec, void, ner, q0, gcfg, pol, ctab, rem_
     return r0, r1, r2, tac_draws, marched, star_tac_a, star_tac_b
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _trace_orders(trace, tn, ply, s, nominal, ner, q0, marched, tac_draws):
     _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2], ner[q0 + 3],
            ner[q0 + 4], ner[q0 + 5], marched, tac_draws)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _discard_played(rs, o, ply, ta, tb, fs_card, void, pile, pn, disc, dn, hand, hn, met, trace,
                     tn):
     """D7: played cards (and a First Strike) go to the discards at the end of the turn; the First
@@ -353,7 +354,7 @@ def _discard_played(rs, o, ply, ta, tb, fs_card, void, pile, pn, disc, dn, hand,
                 _trace(trace, tn, EV_DRAW, ply, o, t, 0, 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, tn):
     """G3/G4: the counter a Spanish Scout traded its second draw for."""
     gst[s, G_HELD_ANY if gain_sec == 3 else G_HELD_L + gain_sec] += 1
@@ -364,7 +365,7 @@ def _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, 
     _trace(trace, tn, EV_G_GAIN, ply, s, gain_sec, gst[0, G_POOL], 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
                   met, trace, tn):
     """E9.1 / E9.2: draw one, or with a Scout draw two and keep the better (P2)."""
@@ -394,7 +395,7 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
             _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _elan_tacticians(s, ply, fmt, multi, tac, tacc, tac_pile, tac_disc, met, cmet, trace, tn):
     """E9.4 / M6.4 Elan: every player (every Tactician holder of both sides) draws a Tactician."""
     for k in range(2):
@@ -407,7 +408,7 @@ def _elan_tacticians(s, ply, fmt, multi, tac, tacc, tac_pile, tac_disc, met, cme
             _draw_tactician(tac, tac_pile, tac_disc, met, (s + k) % 2, trace, tn, ply)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _turn_tacticians(s, ply, fmt, multi, turn_over, tac_draws, cmd_sec, cmet, tac, tac_pile,
                      tac_disc, met, trace, tn):
     """E9.3 Tactician draws of a turn the commander layer does not play (one player a side, or a
@@ -425,7 +426,7 @@ def _turn_tacticians(s, ply, fmt, multi, turn_over, tac_draws, cmd_sec, cmet, ta
             _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _end_game(multi, gcfg, gst, tac, tacc, met, cmet):
     """What each side holds at the end: Tactician cards and Guerrilla counters."""
     for s in range(2):

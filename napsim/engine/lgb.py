@@ -39,9 +39,15 @@ from numba import njit
 
 from napsim.engine import freshness
 from napsim.engine.blocks import add_game, block_count, run_blocks
-from napsim.engine.cardflow import _count_common_places, _elan_reshuffle, _refill_rack, _types_miscounted
-from napsim.engine.cardflow import _draw_card_plain as _draw_card
-from napsim.engine.cardflow import _trace_call as _trace
+from napsim.engine.cardflow import (
+    _count_common_places,
+    _draw_card,
+    _elan_reshuffle,
+    _refill_rack,
+    _trace,
+    _types_miscounted,
+)
+from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
@@ -107,7 +113,7 @@ from napsim.engine.lgb_phases import (
 from napsim.engine.rng import start_game
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _cic_squares(sq_own, sqn, s):
     """Cards of the CIC's own hand on his side's Square Track."""
     n = 0
@@ -133,7 +139,7 @@ def _check_lgb(counts, pile, pn, disc, dn, hand, hn, chand, cn, rack, rn, sq, sq
     return _types_miscounted(scratch, counts)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _new_game(void, scfg, deck, pile, st, cn, tac, gst, g_pool0, cmet, ropt):
     """Everything in the draw pile, the counters zero, the Guerrilla counters dealt to the Corps
     commanders (G6) and the rest in the pool. Returns the Guerrilla counters in all."""
@@ -159,7 +165,7 @@ def _new_game(void, scfg, deck, pile, st, cn, tac, gst, g_pool0, cmet, ropt):
     return st[LST_POOL] + gst[0, 0] + gst[0, 1] + gst[0, 2] + gst[1, 0] + gst[1, 1] + gst[1, 2]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t, rn, tac, tac_pile,
           met, trace, tn):
     """L1 setup: the CIC's hand, then each Corps commander's, then Tactician cards, then the rack."""
@@ -248,17 +254,19 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
             _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet,
                         g_turn, trace, tn)
         # orders, stars (L7), initiative (L6), Scout-for-counter (G4) per Corps commander
-        scouted = False
-        gained = False
-        elan = False
-        wasted = 0
-        marched = 0
-        nom_w0 = 0
-        nom_w1 = 0
-        nom_w2 = 0
-        eff_w0 = 0
-        eff_w1 = 0
-        eff_w2 = 0
+        # typed (not literal) starting values: a literal would compile the helpers they reach once
+        # more, for the literal
+        scouted = np.bool_(False)
+        gained = np.bool_(False)
+        elan = np.bool_(False)
+        wasted = np.int64(0)
+        marched = np.int64(0)
+        nom_w0 = np.int64(0)
+        nom_w1 = np.int64(0)
+        nom_w2 = np.int64(0)
+        eff_w0 = np.int64(0)
+        eff_w1 = np.int64(0)
+        eff_w2 = np.int64(0)
         for kc in range(3):
             nom, eff, marched_k, scouted_k, gained, elan_k = _corps_orders(
                 rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, units, pl, gst, pool,

@@ -3,16 +3,16 @@ napsim.engine.lgb.play_game_lgb runs it: the gifts received, the L5 plays (play 
 own card, play an own card, hold, or roll for initiative), the Guerrillas (G5 in LGB), orders,
 stars and initiative (L6, L7, G4) and a Take Command's reach (E7).
 
-Every phase is inlined into play_game_lgb (inline="always") and takes the same random draws, in
-the same order, as the single loop it came from. The per-turn plan of the three Corps commanders
-is the float array pl[PL_*, Corps commander] (napsim.engine.layout).
+Every phase is inlined into play_game_lgb by LLVM (napsim.engine.jit.inlined) and takes the same
+random draws, in the same order, as the single loop it came from. The per-turn plan of the three
+Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.layout).
 """
 
-from numba import njit
+import numpy as np
 
-from napsim.engine.cardflow import _resolve, guerrilla_attempt
-from napsim.engine.cardflow import _trace_call as _trace
+from napsim.engine.cardflow import _resolve, _trace, guerrilla_attempt
 from napsim.engine.commanders import roll_initiative
+from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     C_COUNTER,
     C_ELAN,
@@ -83,7 +83,7 @@ from napsim.engine.lgb_choice import _pick_opt
 from napsim.engine.rng import bounded, uniform
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _receive(c, ka, kb, ta, tb, ra, rb, void, pl):
     """The gifts in each Corps commander's plan: PL_SOURCE SRC_CIC with the card (PL_CARD,
     PL_PHYS), a second one (E4: PL_CARD2, PL_PHYS2) to the same commander; SRC_NONE otherwise."""
@@ -110,7 +110,7 @@ def _receive(c, ka, kb, ta, tb, ra, rb, void, pl):
             pl[PL_PHYS, kb] = tb
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand, cn,
                  disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn):
     """L5: each Corps commander plays the gift, swaps it for his own card, plays his own, holds, or
@@ -135,9 +135,9 @@ def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax
                 _trace(trace, tn, EV_REJECT, ply, s, kc, int(pl[PL_PHYS, kc]), 0, 0, 0, 0, 0, 0)
                 got = False
             else:
-                pl[PL_OPT, kc] = _pick_opt(rs, is_random, s, kc, 0, c, r, val_t, bopt_t)
+                pl[PL_OPT, kc] = _pick_opt(rs, is_random, s, kc, np.int64(0), c, r, val_t, bopt_t)
                 if pl[PL_CARD2, kc] != void:
-                    pl[PL_OPT2, kc] = _pick_opt(rs, is_random, s, kc, 0, c, int(pl[PL_CARD2, kc]),
+                    pl[PL_OPT2, kc] = _pick_opt(rs, is_random, s, kc, np.int64(0), c, int(pl[PL_CARD2, kc]),
                                                 val_t, bopt_t)
         if not got:
             cmet[s, kc + 1, CM_NO_CARD] += 1 if pl[PL_SOURCE, kc] == SRC_NONE else 0
@@ -160,7 +160,7 @@ def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax
                 pl[PL_CARD, kc] = r
                 pl[PL_PHYS, kc] = t
                 pl[PL_CMD, kc] = min(cn[s, kc] + 1, cmax)  # L5: his hand including the card
-                pl[PL_OPT, kc] = _pick_opt(rs, is_random, s, kc, 1, int(pl[PL_CMD, kc]), r, val_t,
+                pl[PL_OPT, kc] = _pick_opt(rs, is_random, s, kc, np.int64(1), int(pl[PL_CMD, kc]), r, val_t,
                                            bopt_t)
                 cmet[s, kc + 1, CM_OWN_PLAYED] += 1
                 met[s, M_COUNTER] += ctab[t, C_COUNTER]
@@ -170,17 +170,17 @@ def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax
                 pl[PL_SOURCE, kc] = SRC_HOLD
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet, g_turn,
                 trace, tn):
     """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
     (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
     2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt."""
     met[o, M_G_FRENCH_TURNS] += 1
-    target = -1
-    t_second = 0
-    t_eff = -1
-    t_assault = 0
+    target = np.int64(-1)
+    t_second = np.int64(0)
+    t_eff = np.int64(-1)
+    t_assault = np.int64(0)
     for kc in range(3):
         if gst[o, 2 - kc] == 0 or (pl[PL_SOURCE, kc] != SRC_CIC and pl[PL_SOURCE, kc] != SRC_OWN):
             continue  # S4: only the Spanish Corps facing his wing may spend against it
@@ -222,7 +222,7 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
             pl[PL_CARD2, target] = void
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _corps_orders(rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, units, pl, gst, pool,
                   met, cmet, trace, tn):
     """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4) of Corps commander kc: pl rows
@@ -321,7 +321,7 @@ def _corps_orders(rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, u
     return nom, ea + eb, marched, scouted, gained, elan
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _take_command_reach(s, ply, void, eff_t, pl, cmet, trace, tn):
     """E7 in LGB: a Take Command from the CIC orders, beyond his two sections, units of the
     sections next to them that their own Corps commander left unordered (as evenly between the two

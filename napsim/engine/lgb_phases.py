@@ -4,16 +4,15 @@ Tactician cards, First Strike (P7), the E4 test, what each Corps commander would
 (P6), the CIC's gifts leaving his hand and the rack (L2), the discards (D7) and the end-of-turn
 draws (L9).
 
-Every phase is inlined into play_game_lgb (inline="always") and takes the same random draws, in
-the same order, as the single loop it came from. The per-turn plan of the three Corps commanders
-is the float array pl[PL_*, Corps commander] (napsim.engine.layout).
+Every phase is inlined into play_game_lgb by LLVM (napsim.engine.jit.inlined) and takes the same
+random draws, in the same order, as the single loop it came from. The per-turn plan of the three
+Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.layout).
 """
 
-from numba import njit
+import numpy as np
 
-from napsim.engine.cardflow import _draw_card_plain as _draw_card
-from napsim.engine.cardflow import _resolve, _take_tactician
-from napsim.engine.cardflow import _trace_call as _trace
+from napsim.engine.cardflow import _draw_card, _resolve, _take_tactician, _trace
+from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     C_COUNTER,
     C_FS,
@@ -79,7 +78,7 @@ from napsim.engine.lgb_choice import _own_best
 from napsim.engine.rng import bounded, uniform
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _corps_tactician(tac, tac_pile, tac_disc, met, cmet, s, k, trace, tn, ply):
     """One Tactician card for Corps commander k of side s (D4)."""
     if not _take_tactician(tac_pile, tac_disc, met, s):
@@ -89,7 +88,7 @@ def _corps_tactician(tac, tac_pile, tac_disc, met, cmet, s, k, trace, tn, ply):
     _trace(trace, tn, EV_CORPS_TACTICIAN, ply, s, k, tac[s, k], 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _squares(rs, s, ply, scfg, sqp, hand, hn, chand, cn, sq, sq_own, sqn, met, cmet, trace, tn):
     """L8 squares: cards come back to their owner, then the opponent's attacks may force one (a
     Corps commander's card, or one the CIC lends while he keeps at least one)."""
@@ -110,7 +109,7 @@ def _squares(rs, s, ply, scfg, sqp, hand, hn, chand, cn, sq, sq_own, sqn, met, c
         else:
             k += 1
     if sqp[s, 0] > 0.0 and uniform(rs) < sqp[s, 0]:
-        kc = bounded(rs, 3)
+        kc = bounded(rs, np.int64(3))
         if sqn[s] < scfg[s, S_HAND]:
             if cn[s, kc] >= 1:
                 i = bounded(rs, cn[s, kc])
@@ -135,7 +134,7 @@ def _squares(rs, s, ply, scfg, sqp, hand, hn, chand, cn, sq, sq_own, sqn, met, c
                 met[s, M_SQ_FORMED] += 1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _spend_tacticians(rs, s, turn, pol, hn, cn, tac, tac_disc, met, cmet, tac_turn):
     """Tactician cards are spent at a policy rate (only their count matters to card flow); the
     cards held at the start of the turn, before any is spent (as in EPIC), are summed."""
@@ -152,7 +151,7 @@ def _spend_tacticians(rs, s, turn, pol, hn, cn, tac, tac_disc, met, cmet, tac_tu
     cmet[s, 0, CM_HAND_SUM] += hn[s]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn, met, trace, tn):
     """P7: a First Strike held by the opponent's CIC or a Corps commander: the card, or -1. Only
     the CIC draws a replacement."""
@@ -189,7 +188,7 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn
     return fs_card
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _same_section(s, opp_last, void, ctab, hand, hn, rack, rn, met):
     """E4 (L): every CIC hand and rack card a section card of one and the same section."""
     e4 = False
@@ -212,7 +211,7 @@ def _same_section(s, opp_last, void, ctab, hand, hn, rack, rn, met):
     return e4
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, cn, tac, pn, dn):
     """The EV_TURN event (with the CIC's hand and the rack) and the Corps commanders' hands."""
     k = tn[0]
@@ -227,7 +226,7 @@ def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, cn, tac, pn
            tac[s, 1], tac[s, 2], 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, pl):
     """What each Corps commander would do without a gift (P6: the CIC scores gifts by the gain):
     pl rows PL_OWN_BEST, PL_OWN_SLOT and PL_ALT."""
@@ -238,7 +237,7 @@ def _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t,
         pl[PL_ALT, kc] = b if (slot >= 0 and b >= own_min) else 0.0
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab, hand, hn, rack,
                 rack_t, rn, disc, dn, last_hand, met, wait_hist):
     """L2: the CIC's hand card (slot hi) and rack card (slot rj) leave for their receivers ka and
@@ -277,7 +276,7 @@ def _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab, han
     return ta, tb, ra, rb
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _discard_played(void, fs_card, pl, disc, dn):
     """D7: played cards (rejected ones went already) and a First Strike go to the discards."""
     for kc in range(3):
@@ -292,7 +291,7 @@ def _discard_played(void, fs_card, pl, disc, dn):
         dn[0] += 1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _cic_draw(rs, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc, dn, hand,
               hn, chand, cn, met, cmet, trace, tn):
     """L9 end of turn: the CIC draws one; after a Scout two, keeps the better (P2) and gives the
@@ -314,7 +313,7 @@ def _cic_draw(rs, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn
                 keep, give = give, keep
             t1 = keep
             low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
-            n_low = 0
+            n_low = np.int64(0)
             for kc in range(3):
                 if cn[s, kc] == low:
                     n_low += 1
@@ -336,7 +335,7 @@ def _cic_draw(rs, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn
         _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _corps_draws(rs, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met, cmet,
                  trace, tn):
     """The Corps commanders' Command draws (L6 two sabres, L7 unused stars), then their Tactician
@@ -352,7 +351,7 @@ def _corps_draws(rs, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, t
             _corps_tactician(tac, tac_pile, tac_disc, met, cmet, s, kc, trace, tn, ply)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _end_game(scfg, hn, cn, tac, gst, pool, met, cmet):
     """What each side holds at the end: Tactician cards, hands and Guerrilla counters."""
     for s in range(2):
@@ -366,7 +365,7 @@ def _end_game(scfg, hn, cn, tac, gst, pool, met, cmet):
             met[s, M_G_POOL_END] += pool[0]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _check_guerrillas(s, g_total, gst, pool, met):
     """Counters are conserved and never negative, the pool included."""
     g_now = pool[0]
@@ -379,7 +378,7 @@ def _check_guerrillas(s, g_total, gst, pool, met):
         met[s, M_VIOLATIONS] += 1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _orders_metrics(s, ply, nom_w0, nom_w1, nom_w2, eff_w0, eff_w1, eff_w2, wasted, marched, pl,
                     met, trace, tn):
     """The turn's orders per wing (the French seat's left, centre, right) and the EV_ORDERS event."""

@@ -1,33 +1,29 @@
 """Deck-odds kernels: deal hands from a shuffled deck, many games per call, histogram the result.
 
 Every kernel takes the deck as one card-type index per physical card, a small value table per
-type, the run key and the global game range [first, first + n). Games are split into blocks run in
-parallel; each block owns a histogram row, so the summed histogram is the same integer array
-whatever the thread count or chunk size. A hand is a sequence of distinct uniform deck positions
-(rejection on repeats, with a per-block stamp array so the deck itself is never written): each
-32-bit half of a 64-bit draw gives one position by Lemire's method.
+type, the run key and the global game range [first, first + n). Games are split into fixed blocks
+(napsim.engine.blocks) that Python threads play without the GIL; each block owns a histogram row,
+so the summed histogram is the same integer array whatever the thread count or chunk size. A hand
+is a sequence of distinct uniform deck positions (rejection on repeats, with a stamp array per
+thread so the deck itself is never written): each 32-bit half of a 64-bit draw gives one position
+by Lemire's method.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from napsim.engine import freshness
+from napsim.engine.blocks import block_count, run_blocks
+from napsim.engine.jit import inlined
 from napsim.engine.rng import draw_u64, game_key, lemire32, lemire_threshold
 
 COMBINE_SUM = 0
 COMBINE_OR = 1
 _LOW32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
-MAX_BLOCKS = 64
 
 
-@njit(cache=True)
-def n_blocks(n):
-    """Blocks a kernel call splits its games into (enough to keep every thread busy)."""
-    return max(1, min(n, MAX_BLOCKS))
-
-
-@njit(cache=True, inline="always")
+@inlined
 def _deal_value(key, ctr, n_cards, thresh, h, stamp, g, card_value, combine):
     """Deal h distinct uniform positions; return (next counter, sum or OR of their values).
 
@@ -60,16 +56,15 @@ def _deal_value(key, ctr, n_cards, thresh, h, stamp, g, card_value, combine):
     return ctr, acc
 
 
-@njit(cache=True, parallel=True)
-def hand_value_hist(deck, value, h, combine, run_key, first, n, n_bins):
-    """Histogram over games of the sum (or bitwise or) of value[type] over an h-card hand."""
-    n_cards = deck.shape[0]
-    card_value = value[deck]
+@njit(cache=True, nogil=True)
+def hand_value_blocks(b_lo, b_hi, nb, card_value, h, combine, run_key, first, n, hist):
+    """Blocks [b_lo, b_hi) of hand_value_hist, block b into hist[b]; without the GIL."""
+    n_cards = card_value.shape[0]
     thresh = lemire_threshold(n_cards)
-    nb = n_blocks(n)
-    hist = np.zeros((nb, n_bins), np.int64)
-    for b in prange(nb):
-        stamp = np.full(n_cards, -1, np.int64)
+    stamp = np.empty(n_cards, np.int64)
+    for j in range(n_cards):  # games are numbered from 0 and rise across blocks: no reset needed
+        stamp[j] = -1
+    for b in range(b_lo, b_hi):
         lo = first + (n * b) // nb
         hi = first + (n * (b + 1)) // nb
         if combine == COMBINE_SUM:  # a constant mode per loop lets LLVM drop the branch
@@ -84,22 +79,28 @@ def hand_value_hist(deck, value, h, combine, run_key, first, n, n_bins):
                     game_key(run_key, g), 0, n_cards, thresh, h, stamp, g, card_value, COMBINE_OR
                 )
                 hist[b, acc] += 1
+
+
+def hand_value_hist(deck: np.ndarray, value: np.ndarray, h: int, combine: int, run_key: np.uint64,
+                    first: int, n: int, n_bins: int) -> np.ndarray:
+    """Histogram over games [first, first + n) of the sum (or bitwise or) of value[type] over an
+    h-card hand."""
+    nb = block_count(n)
+    hist = np.zeros((nb, n_bins), np.int64)
+    card_value = np.ascontiguousarray(value[deck], dtype=np.int64)
+    run_blocks(hand_value_blocks, nb, (card_value, np.int64(h), np.int64(combine),
+                                       np.uint64(run_key), np.int64(first), np.int64(n), hist))
     return hist.sum(axis=0)
 
 
-@njit(cache=True, parallel=True)
-def first_match_hist(deck, match, run_key, first, n):
-    """Histogram of the 1-based draw position of the first card with match[type] != 0.
-
-    Bin n_cards + 1 counts decks with no matching card at all. Uses a Fisher-Yates walk (the
-    whole deck may be turned over), undone after each game.
-    """
+@njit(cache=True, nogil=True)
+def first_match_blocks(b_lo, b_hi, nb, deck, match, run_key, first, n, hist):
+    """Blocks [b_lo, b_hi) of first_match_hist, block b into hist[b]; without the GIL. A
+    Fisher-Yates walk (the whole deck may be turned over), undone after each game."""
     n_cards = deck.shape[0]
-    nb = n_blocks(n)
-    hist = np.zeros((nb, n_cards + 2), np.int64)
-    for b in prange(nb):
-        cards = deck.copy()
-        swaps = np.empty(n_cards, np.int64)
+    cards = deck.copy()
+    swaps = np.empty(n_cards, np.int64)
+    for b in range(b_lo, b_hi):
         lo = first + (n * b) // nb
         hi = first + (n * (b + 1)) // nb
         for g in range(lo, hi):
@@ -128,23 +129,29 @@ def first_match_hist(deck, match, run_key, first, n):
                 t = cards[k]
                 cards[k] = cards[j]
                 cards[j] = t
+
+
+def first_match_hist(deck: np.ndarray, match: np.ndarray, run_key: np.uint64, first: int,
+                     n: int) -> np.ndarray:
+    """Histogram of the 1-based draw position of the first card with match[type] != 0; bin
+    n_cards + 1 counts decks with no matching card at all."""
+    nb = block_count(n)
+    hist = np.zeros((nb, deck.shape[0] + 2), np.int64)
+    run_blocks(first_match_blocks, nb, (np.ascontiguousarray(deck, dtype=np.int64),
+                                        np.ascontiguousarray(match, dtype=np.int64),
+                                        np.uint64(run_key), np.int64(first), np.int64(n), hist))
     return hist.sum(axis=0)
 
 
-@njit(cache=True, parallel=True)
-def mulligan_hist(deck, keeper, hand, mulligan_below, run_key, first, n):
-    """Opening hand with one mulligan (Epic TCG): a joint histogram [final keepers, cards sent].
-
-    Keep the cards with keeper[type] != 0; if fewer than `mulligan_below` are held, put every
-    other card on the bottom and draw as many replacements from the unseen cards (1 Mojo each).
-    """
-    n_cards = deck.shape[0]
-    card_keep = (keeper[deck] != 0).astype(np.int64)
+@njit(cache=True, nogil=True)
+def mulligan_blocks(b_lo, b_hi, nb, card_keep, hand, mulligan_below, run_key, first, n, hist):
+    """Blocks [b_lo, b_hi) of mulligan_hist, block b into hist[b]; without the GIL."""
+    n_cards = card_keep.shape[0]
     thresh = lemire_threshold(n_cards)
-    nb = n_blocks(n)
-    hist = np.zeros((nb, hand + 1, hand + 1), np.int64)
-    for b in prange(nb):
-        stamp = np.full(n_cards, -1, np.int64)
+    stamp = np.empty(n_cards, np.int64)
+    for j in range(n_cards):  # games are numbered from 0 and rise across blocks: no reset needed
+        stamp[j] = -1
+    for b in range(b_lo, b_hi):
         lo = first + (n * b) // nb
         hi = first + (n * (b + 1)) // nb
         for g in range(lo, hi):
@@ -158,6 +165,20 @@ def mulligan_hist(deck, keeper, hand, mulligan_below, run_key, first, n):
                 _, got = _deal_value(key, ctr, n_cards, thresh, sent, stamp, g, card_keep, COMBINE_SUM)
                 final += got
             hist[b, final, sent] += 1
+
+
+def mulligan_hist(deck: np.ndarray, keeper: np.ndarray, hand: int, mulligan_below: int,
+                  run_key: np.uint64, first: int, n: int) -> np.ndarray:
+    """Opening hand with one mulligan (Epic TCG): a joint histogram [final keepers, cards sent].
+
+    Keep the cards with keeper[type] != 0; if fewer than `mulligan_below` are held, put every
+    other card on the bottom and draw as many replacements from the unseen cards (1 Mojo each).
+    """
+    nb = block_count(n)
+    hist = np.zeros((nb, hand + 1, hand + 1), np.int64)
+    card_keep = (np.asarray(keeper)[deck] != 0).astype(np.int64)
+    run_blocks(mulligan_blocks, nb, (card_keep, np.int64(hand), np.int64(mulligan_below),
+                                     np.uint64(run_key), np.int64(first), np.int64(n), hist))
     return hist.sum(axis=0)
 
 

@@ -10,7 +10,8 @@ Bounded integers use Lemire's multiply-shift with rejection (no modulo bias).
 """
 
 import numpy as np
-from numba import njit
+
+from napsim.engine.jit import inlined, inlined_py
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -27,7 +28,7 @@ _TWO32 = np.uint64(1 << 32)
 _INV53 = 1.0 / 9007199254740992.0
 
 
-@njit(cache=True, inline="always")
+@inlined
 def mix64(z):
     """splitmix64's output function: a fast bijective avalanche on 64 bits."""
     z = (z ^ (z >> _S30)) * _M1
@@ -54,40 +55,40 @@ def _mix64_py(z: np.uint64) -> np.uint64:
         return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def game_key(run_key, game):
     """The key of global game index `game`: its whole stream follows from it."""
     return mix64(run_key ^ (np.uint64(game) * _PHI))
 
 
-@njit(cache=True, inline="always")
+@inlined
 def draw_u64(key, counter):
     """Draw number `counter` of the stream with key `key` (for kernels that keep scalar state)."""
     return mix64(key ^ (np.uint64(counter) * _GAMMA))
 
 
-@njit(cache=True, inline="always")
+@inlined
 def lemire_threshold(n):
     """Products whose low 32 bits fall below this are rejected by Lemire's method for [0, n)."""
     nn = np.uint64(n)
     return (_TWO32 - nn) % nn
 
 
-@njit(cache=True, inline="always")
+@inlined
 def lemire32(x32, n):
     """(candidate in [0, n), low word) from a 32-bit draw; reject when low < lemire_threshold(n)."""
     m = x32 * np.uint64(n)
     return np.int64(m >> _S32), m & _LOW32
 
 
-@njit(cache=True, inline="always")
+@inlined_py
 def start_game(rs, run_key, game):
     """Point the stream `rs` at the first draw of global game index `game`."""
     rs[0] = game_key(run_key, game)
     rs[1] = np.uint64(0)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def next_u64(rs):
     """The next 64-bit draw of the stream."""
     c = rs[1]
@@ -95,7 +96,7 @@ def next_u64(rs):
     return draw_u64(rs[0], c)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def bounded(rs, n):
     """Uniform integer in [0, n) for 1 <= n < 2**32 (Lemire's method with rejection)."""
     nn = np.uint64(n)
@@ -109,13 +110,13 @@ def bounded(rs, n):
     return np.int64(m >> _S32)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def uniform(rs):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(rs) >> _S11) * _INV53
 
 
-@njit(cache=True, inline="always")
+@inlined_py
 def battle_die(rs):
     """One battle die (RULES D5): 0,1 infantry, 2 cavalry, 3 artillery, 4 flag, 5 sabre."""
-    return bounded(rs, 6)
+    return bounded(rs, np.int64(6))

@@ -1,0 +1,23 @@
+"""How the kernels' helpers are compiled: the one place for their numba options (issue 17).
+
+An entry kernel (called from Python: `play_blocks`, `play_game` for a trace, the odds blocks) is
+cached on disk with everything it calls. A helper it calls is `inlined`: numba compiles the helper
+as a small function of its own, and LLVM inlines it into the caller (numba's forceinline: LLVM's
+alwaysinline), so a game still runs as one straight body of machine code. numba's own inlining
+(`inline="always"`, at the level of its IR) gave the same speed, but ran numba's passes (type
+inference, SSA, lowering) over the whole inlined game and cost the EPIC kernel about twice the
+compile time. A helper has no CPython wrapper (Python never calls it) and no cache of its own (its
+code lives in its callers' cached code).
+
+A constant argument compiles a helper once more: numba types a call with a literal argument, or
+with a variable that starts as one, for that literal first. Such call sites pass np.int64(...) or
+np.bool_(...).
+"""
+
+from numba import njit
+
+inlined = njit(forceinline=True, no_cpython_wrapper=True)
+"""Decorator of a kernel helper: compiled on its own, inlined by LLVM into every caller."""
+
+inlined_py = njit(forceinline=True)
+"""Decorator of a kernel helper that tests also call from Python (keeps the CPython wrapper)."""

@@ -3,9 +3,10 @@
 Modules, each importing only those above it (and numpy, numba):
   layout       the name of every slot of every packed array (M_*, CM_*, C_*, G_*, R_*, P_*, ...)
   kernel_args  the chunk kernels' arguments (EpicArgs, LgbArgs) and outputs (CHUNK_OUTPUTS)
+  jit          how the kernels' helpers are compiled (inlined by LLVM: napsim.engine.jit.inlined)
   rng          the counter-based per-game random streams
   blocks       a chunk's fixed blocks of games on Python threads (GIL-free block kernels)
-  odds         the deck-odds kernels
+  odds         the deck-odds kernels (block kernels on Python threads, like the games)
   cardflow     the card flow EPIC and LGB share: trace, draws, Elan, rack refill, one Guerrilla
                attempt
   choice       the EPIC / standard P1 choice of hand card, rack card and placement

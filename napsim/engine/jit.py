@@ -16,8 +16,8 @@ np.bool_(...).
 
 from numba import njit
 
-inlined = njit(forceinline=True, no_cpython_wrapper=True)
+inlined = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 """Decorator of a kernel helper: compiled on its own, inlined by LLVM into every caller."""
 
-inlined_py = njit(forceinline=True)
+inlined_py = njit(forceinline=True, no_cfunc_wrapper=True)
 """Decorator of a kernel helper that tests also call from Python (keeps the CPython wrapper)."""

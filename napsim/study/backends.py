@@ -6,8 +6,8 @@ plays it; the numbers do not change. Both runners have one method the run loop
 as results come in; the loop writes the chunk files and adds them up the same way for both.
 
 - `LocalRunner`: one chunk at a time in this process, in order, when the loop asks for the next;
-  numba ``prange`` spreads each kernel call's 64 blocks over ``--threads`` threads
-  (``numba.set_num_threads``).
+  each kernel call's blocks (at most 64) run on ``--threads`` Python threads, without the GIL
+  (`napsim.engine.blocks`; the count is numba's, ``numba.set_num_threads``).
 - `DaskRunner`: every missing chunk becomes a task ``run_chunk(job, first, n)`` on a Dask cluster
   (``--scheduler tcp://HOST:PORT``) or on a `distributed.LocalCluster` of N single-threaded worker
   processes (``--dask-local N``). `run_chunk` is a module-level plain Python function and `job` a

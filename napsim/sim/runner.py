@@ -73,7 +73,7 @@ def compile_notice(kind: str) -> str | None:
     if kernel_compiled(kind) is not False:
         return None
     return (f"compiling the {KERNEL_NAMES[kind]} kernel (first run after installing or upgrading "
-            "only, two to three minutes on two cores)")
+            "only, about a minute)")
 
 
 RowSink = Callable[[int, ChunkOut], None]  # sink(first game, chunk): takes a chunk's per-game rows

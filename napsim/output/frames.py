@@ -23,7 +23,7 @@ from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import load_scenario
 from napsim.sim.summary import commander_roles, extend_rows, with_words
 from napsim.sim.tables import KIND_NAMES
-from napsim.study.chunks import engine_summary
+from napsim.study.chunks import engine_summary, engine_summary_rows
 from napsim.study.storage import point_chunks, read_meta
 
 SUMMARY_COLUMNS = ["side_key", "side", "metric", "title", "unit", "kind", "value", "std", "ci_low", "ci_high",
@@ -84,12 +84,12 @@ def load(out: str | Path) -> StudyData:
         names = p["side_names"]
 
         def on_chunk(k, ch, acc, pid=pid, names=names):
-            main = engine_summary(acc, meta["side_keys"], names, only=spec["main_metric"])
-            for r in main.itertuples():
-                data.convergence.append(dict(point=pid, side_key=r.side_key, side=r.side, chunk=k,
-                                             games=acc.games, metric=r.metric, value=r.value,
-                                             ci_low=r.ci_low, ci_high=r.ci_high,
-                                             half_width=(r.ci_high - r.ci_low) / 2))
+            for r in engine_summary_rows(acc, meta["side_keys"], names, spec["main_metric"]):
+                data.convergence.append(dict(point=pid, side_key=r["side_key"], side=r["side"],
+                                             chunk=k, games=acc.games, metric=r["metric"],
+                                             value=r["value"], ci_low=r["ci_low"],
+                                             ci_high=r["ci_high"],
+                                             half_width=(r["ci_high"] - r["ci_low"]) / 2))
             # what chunk_frame reads, not the histograms: a 10-million-game run has 1000 chunks
             data.chunks.append((pid, k, {key: ch[key] for key in ("first", "n", "sums")}))
             if "rows" in ch:

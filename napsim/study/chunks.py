@@ -8,15 +8,13 @@ Integer sums: any split of a point's games into chunks adds up to the same array
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from napsim.engine import layout
 from napsim.engine.rng import seed_key
 from napsim.sim.runner import play_chunk
-from napsim.sim.summary import extend_rows, extended_moments, study_summary
+from napsim.sim.summary import extend_rows, extended_moments, study_summary, study_summary_rows
 
 CHUNK_FORMAT = 1  # bump when the content of a chunk file changes
 HIST_MAX = 4095  # per-game values above this land in the last histogram bin
@@ -131,13 +129,10 @@ def engine_summary(acc: Acc, side_keys, side_names, only: str | None = None) -> 
                          acc.extra.get("commander_totals"), side_keys, side_names, only)
 
 
-def half_width(summary: pd.DataFrame, metric: str, side_key: str) -> float:
-    """Half the width of the 95% interval of one summary row (NaN when not yet defined)."""
-    row = summary[(summary["metric"] == metric) & (summary["side_key"] == side_key)]
-    if row.empty:
-        return math.nan
-    return float((row["ci_high"].iloc[0] - row["ci_low"].iloc[0]) / 2)
-
+def engine_summary_rows(acc: Acc, side_keys, side_names, only: str) -> list[dict]:
+    """The rows of `engine_summary(..., only)` as dicts, without pandas (asked after every chunk)."""
+    return study_summary_rows(acc.games, acc.totals, acc.sums, acc.sumsq, acc.sumxt,
+                              acc.extra.get("commander_totals"), side_keys, side_names, only)
 
 
 def target_met(meta: dict, point_id: str, acc: Acc) -> bool:
@@ -145,8 +140,9 @@ def target_met(meta: dict, point_id: str, acc: Acc) -> bool:
     target, spec = meta["run"]["target_error"], meta["spec"]
     if target is None:
         return False
-    summ = engine_summary(acc, meta["side_keys"], side_names(meta, point_id), only=spec["main_metric"])
-    return half_width(summ, spec["main_metric"], spec["main_side"]) < target  # NaN never is
+    rows = engine_summary_rows(acc, meta["side_keys"], side_names(meta, point_id), spec["main_metric"])
+    halves = [(r["ci_high"] - r["ci_low"]) / 2 for r in rows if r["side_key"] == spec["main_side"]]
+    return bool(halves) and halves[0] < target  # NaN never is
 
 
 

@@ -28,10 +28,9 @@ Readings of points the rules leave open (policy where the rules say so):
 - G4 in LGB: a Scout gains a counter for the Corps commander who played it when his two sections
   together hold at least four Spanish units.
 
-play_game_lgb is the turn loop; the phases of a turn are napsim.engine.lgb_phases (inlined), the
-choices napsim.engine.lgb_choice (the CIC's gifts a plain call), the shared card flow
-napsim.engine.cardflow. The names of every
-array slot are napsim.engine.layout's.
+play_game_lgb is the turn loop; the phases of a turn are napsim.engine.lgb_phases, the choices
+napsim.engine.lgb_choice, the shared card flow napsim.engine.cardflow, every one inlined by LLVM
+(napsim.engine.jit). The names of every array slot are napsim.engine.layout's.
 """
 
 import numpy as np

@@ -20,4 +20,7 @@ inlined = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 """Decorator of a kernel helper: compiled on its own, inlined by LLVM into every caller."""
 
 inlined_py = njit(forceinline=True, no_cfunc_wrapper=True)
-"""Decorator of a kernel helper that tests also call from Python (keeps the CPython wrapper)."""
+"""Decorator of a kernel helper that Python also calls (keeps the CPython wrapper): tests, and the
+pure-Python reference engines, which run `eval_pair` and `eval_corps_card` as Python functions that
+call the pair-table helpers. Python calling an `inlined` helper crashes the interpreter: numba
+gives it no entry point for Python."""

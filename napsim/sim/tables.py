@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from napsim.engine import freshness
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined_py
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE, SECTIONS, UNIT_FILTERS, Deck
 from napsim.model.policies import PARAMS
 from napsim.model.scenarios import Scenario
@@ -110,7 +110,7 @@ def units_array(scenario: Scenario, six: bool = False) -> np.ndarray:
     return u
 
 
-@inlined
+@inlined_py
 def _eligible(units, filt, x):
     """Units in section x that a tactic with unit filter `filt` may order."""
     inf, cav, art, lead = units[0, x], units[1, x], units[2, x], units[3, x]
@@ -127,7 +127,7 @@ def _eligible(units, filt, x):
     return inf + cav + art + lead
 
 
-@inlined
+@inlined_py
 def _placed_section(kind, sec, t, p):
     """Section a card is placed in (E3): its own for section cards, p for tactics, else -1."""
     if kind[t] == KIND_SECTION:
@@ -137,7 +137,7 @@ def _placed_section(kind, sec, t, p):
     return -1
 
 
-@inlined
+@inlined_py
 def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, take_command,
               fallback, standard, nominal, eff, rem):
     """Nominal and effective orders per section of playing card a at pa and card b at pb (S2, E5,
@@ -215,7 +215,7 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
             left -= took
 
 
-@inlined
+@inlined_py
 def _legal_placements(kind, sec, ta, tb, standard, out):
     """Legal placements of (a, b) into out; returns (count, e4_only)."""
     n = 0
@@ -236,7 +236,7 @@ def _legal_placements(kind, sec, ta, tb, standard, out):
     return n, e4_only
 
 
-@inlined
+@inlined_py
 def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
     """The two cards as they give orders: under cic_keeps = one (M6.1, `forbid` >= 0 the CIC's
     section) a card placed in the CIC's section beside a multi-section card goes to a

@@ -126,3 +126,35 @@ def test_both_kernels_return_the_outputs_in_one_order():
     epic_names = _returned_names(ENGINE / "epic.py", "play_chunk")
     assert epic_names == ["met_b", "rows", "wait_b", "gturn_b", "cmet_b", "crows", "tturn_b"]
     assert _returned_names(ENGINE / "lgb.py", "play_chunk_lgb") == epic_names
+
+
+def _jitted_callees(fn, seen: dict) -> dict:
+    """Every jitted function that fn's Python code calls by a global name, recursively."""
+    from numba.core.registry import CPUDispatcher
+    py = getattr(fn, "py_func", fn)
+    for name in py.__code__.co_names:
+        obj = py.__globals__.get(name)
+        if isinstance(obj, CPUDispatcher) and name not in seen:
+            seen[name] = obj
+            _jitted_callees(obj, seen)
+    return seen
+
+
+def test_helpers_python_runs_keep_an_entry_point():
+    """The reference engines run eval_pair and eval_corps_card as Python functions, which call the
+    pair-table helpers from Python; so do the tests that deal through _draw_card. A helper compiled
+    without numba's CPython wrapper (napsim.engine.jit.inlined) would crash the interpreter there,
+    not raise: each must be jit.inlined_py or a plain cached kernel."""
+    from napsim.engine import jit
+    from napsim.sim import tables_lgb
+
+    assert jit.inlined(lambda x: x).targetoptions["no_cpython_wrapper"]  # the check means something
+    assert not jit.inlined_py(lambda x: x).targetoptions.get("no_cpython_wrapper")
+    seen = _jitted_callees(tables.eval_pair, {})
+    seen = _jitted_callees(tables_lgb.eval_corps_card, seen)
+    assert {"_eligible", "_split"} <= set(seen)
+    called_from_python = [tables.eval_pair, tables_lgb.eval_corps_card, *seen.values(),
+                          epic._draw_card, epic._elan_reshuffle]
+    no_entry = [getattr(f, "__name__", f) for f in called_from_python
+                if f.targetoptions.get("no_cpython_wrapper")]
+    assert no_entry == []

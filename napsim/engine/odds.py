@@ -56,6 +56,15 @@ def _deal_value(key, ctr, n_cards, thresh, h, stamp, g, card_value, combine):
     return ctr, acc
 
 
+def _block_histogram(kernel, n: int, bins: tuple, args: tuple, run_key, first: int) -> np.ndarray:
+    """Play games [first, first + n) with a block kernel, kernel(b_lo, b_hi, nb, *args, run_key,
+    first, n, hist), each block into its own row of hist; the rows summed."""
+    nb = block_count(n)
+    hist = np.zeros((nb, *bins), np.int64)
+    run_blocks(kernel, nb, (*args, np.uint64(run_key), np.int64(first), np.int64(n), hist))
+    return hist.sum(axis=0)
+
+
 @njit(cache=True, nogil=True)
 def hand_value_blocks(b_lo, b_hi, nb, card_value, h, combine, run_key, first, n, hist):
     """Blocks [b_lo, b_hi) of hand_value_hist, block b into hist[b]; without the GIL."""
@@ -85,12 +94,9 @@ def hand_value_hist(deck: np.ndarray, value: np.ndarray, h: int, combine: int, r
                     first: int, n: int, n_bins: int) -> np.ndarray:
     """Histogram over games [first, first + n) of the sum (or bitwise or) of value[type] over an
     h-card hand."""
-    nb = block_count(n)
-    hist = np.zeros((nb, n_bins), np.int64)
     card_value = np.ascontiguousarray(value[deck], dtype=np.int64)
-    run_blocks(hand_value_blocks, nb, (card_value, np.int64(h), np.int64(combine),
-                                       np.uint64(run_key), np.int64(first), np.int64(n), hist))
-    return hist.sum(axis=0)
+    return _block_histogram(hand_value_blocks, n, (n_bins,), (card_value, np.int64(h),
+                                                               np.int64(combine)), run_key, first)
 
 
 @njit(cache=True, nogil=True)
@@ -135,12 +141,9 @@ def first_match_hist(deck: np.ndarray, match: np.ndarray, run_key: np.uint64, fi
                      n: int) -> np.ndarray:
     """Histogram of the 1-based draw position of the first card with match[type] != 0; bin
     n_cards + 1 counts decks with no matching card at all."""
-    nb = block_count(n)
-    hist = np.zeros((nb, deck.shape[0] + 2), np.int64)
-    run_blocks(first_match_blocks, nb, (np.ascontiguousarray(deck, dtype=np.int64),
-                                        np.ascontiguousarray(match, dtype=np.int64),
-                                        np.uint64(run_key), np.int64(first), np.int64(n), hist))
-    return hist.sum(axis=0)
+    return _block_histogram(first_match_blocks, n, (deck.shape[0] + 2,),
+                            (np.ascontiguousarray(deck, dtype=np.int64),
+                             np.ascontiguousarray(match, dtype=np.int64)), run_key, first)
 
 
 @njit(cache=True, nogil=True)
@@ -174,12 +177,9 @@ def mulligan_hist(deck: np.ndarray, keeper: np.ndarray, hand: int, mulligan_belo
     Keep the cards with keeper[type] != 0; if fewer than `mulligan_below` are held, put every
     other card on the bottom and draw as many replacements from the unseen cards (1 Mojo each).
     """
-    nb = block_count(n)
-    hist = np.zeros((nb, hand + 1, hand + 1), np.int64)
     card_keep = (np.asarray(keeper)[deck] != 0).astype(np.int64)
-    run_blocks(mulligan_blocks, nb, (card_keep, np.int64(hand), np.int64(mulligan_below),
-                                     np.uint64(run_key), np.int64(first), np.int64(n), hist))
-    return hist.sum(axis=0)
+    return _block_histogram(mulligan_blocks, n, (hand + 1, hand + 1),
+                            (card_keep, np.int64(hand), np.int64(mulligan_below)), run_key, first)
 
 
 freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -61,8 +61,8 @@ def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
     caption = " ".join([caption, *notes]).strip()
     with matplotlib.rc_context(RC):
         canvas = _agg_canvas(fig)
-        if fig.get_layout_engine() is not None:
-            _lay_out(fig)
+        if fig.get_layout_engine() is not None and not getattr(fig, "_napsim_laid_out", False):
+            _lay_out(fig)  # `finish` leaves the figure laid out: solving it again would change nothing
         # the layout just solved holds for both drawings: do not solve it again
         fig.set_layout_engine("none")
         canvas.draw()
@@ -93,6 +93,7 @@ def _lay_out(fig: Figure) -> None:
         engine.execute(fig)
     else:
         fig.draw_without_rendering()
+    fig._napsim_laid_out = True
 
 
 _MAKE: Callable[[str], Chart] | None = None  # what a forked worker of `render_all` draws with
@@ -372,6 +373,7 @@ def _legends_clear(fig: Figure) -> None:
 
 
 def _show_notes(fig: Figure, notes: list[str]) -> None:
+    fig._napsim_laid_out = False  # the notes change the space under the axes
     if notes:
         width = max(60, int(fig.get_figwidth() * 14))
         fig.supxlabel("\n".join(textwrap.fill(n, width) for n in notes), fontsize=7, color="0.3")

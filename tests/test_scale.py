@@ -187,6 +187,65 @@ def test_runner_options_are_checked():
     assert isinstance(backends.make_runner(), backends.LocalRunner)
 
 
+def _stream_log(threads: int, items: list[int], stop_after: int | None = None, hold: float = 0.0):
+    """Drive LocalRunner.stream over `items` with `threads` numba threads; returns (what came out,
+    the log of items started (with the numba thread count they saw) and handed over). Holding an
+    item, the caller waits up to `hold` seconds for the next one to start."""
+    import threading
+
+    log: list[tuple] = []
+    started = {i: threading.Event() for i in items}
+
+    def fn(i):
+        log.append(("start", i, numba.get_num_threads()))
+        started[i].set()
+        return i * i
+
+    out = []
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        stream = backends.LocalRunner().stream(fn, items, lambda i: (i,))
+        for item, result in stream:
+            nxt = items.index(item) + 1
+            if hold and nxt < len(items):
+                started[items[nxt]].wait(hold)
+            log.append(("handed", item))
+            out.append((item, result))
+            if stop_after is not None and len(out) == stop_after:
+                stream.close()
+                break
+    finally:
+        numba.set_num_threads(before)
+    return out, log
+
+
+def test_local_stream_plays_the_next_chunk_while_the_last_is_written():
+    """With 2 threads the next item starts while the caller still holds the current one (so
+    writing a chunk overlaps playing the next), never two ahead; every item plays with the
+    caller's numba thread count, and the results come in order, each once."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads")
+    out, log = _stream_log(2, [1, 2, 3, 4], hold=10.0)
+    assert out == [(1, 1), (2, 4), (3, 9), (4, 16)]
+    assert log == [("start", 1, 2), ("start", 2, 2), ("handed", 1), ("start", 3, 2), ("handed", 2),
+                   ("start", 4, 2), ("handed", 3), ("handed", 4)]
+
+
+def test_local_stream_stops_and_plays_serially_when_asked():
+    """Closing the stream starts nothing more (the item already started is dropped); with one
+    thread (--threads 1) every item plays only when the caller asks for it."""
+    if numba.config.NUMBA_NUM_THREADS >= 2:
+        out, log = _stream_log(2, [1, 2, 3, 4, 5], stop_after=2)
+        assert out == [(1, 1), (2, 4)]
+        assert [e[1] for e in log if e[0] == "start"] == [1, 2, 3]
+    out, log = _stream_log(1, [1, 2, 3])
+    assert out == [(1, 1), (2, 4), (3, 9)]
+    assert log == [("start", 1, 1), ("handed", 1), ("start", 2, 1), ("handed", 2), ("start", 3, 1),
+                   ("handed", 3)]
+    assert list(backends.LocalRunner().stream(lambda i: i, [], lambda i: (i,))) == []
+
+
 # ---------------------------------------------------------------------------------------------
 # Dask
 

@@ -5,9 +5,10 @@ plays it; the numbers do not change. Both runners have one method the run loop
 (`napsim.study.runloop`) uses: ``stream(fn, items, args_of)``, which yields ``(item, fn(*args_of(item)))``
 as results come in; the loop writes the chunk files and adds them up the same way for both.
 
-- `LocalRunner`: one chunk at a time in this process, in order, when the loop asks for the next;
-  each kernel call's blocks (at most 64) run on ``--threads`` Python threads, without the GIL
-  (`napsim.engine.blocks`; the count is numba's, ``numba.set_num_threads``).
+- `LocalRunner`: one chunk at a time in this process, in order; each kernel call's blocks (at most
+  64) run on ``--threads`` Python threads, without the GIL (`napsim.engine.blocks`; the count is
+  numba's, ``numba.set_num_threads``). With more than one thread the next chunk plays while the
+  loop writes the last one.
 - `DaskRunner`: every missing chunk becomes a task ``run_chunk(job, first, n)`` on a Dask cluster
   (``--scheduler tcp://HOST:PORT``) or on a `distributed.LocalCluster` of N single-threaded worker
   processes (``--dask-local N``). `run_chunk` is a module-level plain Python function and `job` a
@@ -36,6 +37,7 @@ import sys
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 
@@ -176,6 +178,9 @@ def _one_thread_in_worker() -> None:
 # runners
 
 
+_END = object()  # the end of a stream's items
+
+
 class LocalRunner:
     """Chunks played in this process, one kernel call at a time (numba threads inside)."""
 
@@ -195,10 +200,31 @@ class LocalRunner:
         pass
 
     def stream(self, fn, items: Iterable[tuple], args_of, tag: str = "napsim") -> Iterator[tuple]:
-        """Run ``fn(*args_of(item))`` for every item here, in order, one when the caller asks for
-        the next; yields (item, result). Closing the generator plays nothing more."""
-        for item in items:
-            yield item, fn(*args_of(item))
+        """Run ``fn(*args_of(item))`` for every item here, in order; yields (item, result).
+
+        One item ahead: while the caller handles a result (writes the chunk file, adds it up),
+        the next item plays on a worker thread with this thread's numba thread count (the kernels
+        run without the GIL), so the cores do not wait on the writing. Closing the generator
+        starts nothing more; an item already started is finished and dropped. With one thread
+        (``--threads 1``) the items play here, one when the caller asks for the next: one core."""
+        threads = numba.get_num_threads()
+        if threads == 1:
+            for item in items:
+                yield item, fn(*args_of(item))
+            return
+        items = iter(items)
+        item = next(items, _END)
+        if item is _END:
+            return
+        with ThreadPoolExecutor(1, thread_name_prefix=f"{tag}-ahead", initializer=numba.set_num_threads,
+                                initargs=(threads,)) as pool:
+            running = pool.submit(fn, *args_of(item))
+            while item is not _END:
+                result = running.result()
+                done, item = item, next(items, _END)
+                if item is not _END:
+                    running = pool.submit(fn, *args_of(item))
+                yield done, result
 
     def describe(self) -> str:
         return f"local, {self.threads or numba.get_num_threads()} thread(s)"

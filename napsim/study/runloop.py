@@ -2,9 +2,9 @@
 
 One path for every runner (`napsim.study.backends`): the chunks a point still needs are handed to
 `runner.stream`, which yields each chunk's arrays as it is played (`LocalRunner`: here, in order,
-one at a time; `DaskRunner`: on a cluster, in any order), and the loop writes each chunk file as it
-arrives and walks the point's chunks in order, adding them up. The chunks, and so every number,
-are the same whichever runner plays them.
+the next chunk playing while the loop writes this one; `DaskRunner`: on a cluster, in any order),
+and the loop writes each chunk file as it arrives and walks the point's chunks in order, adding
+them up. The chunks, and so every number, are the same whichever runner plays them.
 
 Common random numbers: every sweep point plays the same global game indices [0, n) with the same
 seed, so game g meets the same random stream at every point and differences between points are not

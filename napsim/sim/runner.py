@@ -8,6 +8,7 @@ event log. Integer sums make a result identical for any chunk size or thread cou
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
 from napsim.model.validate import check_count, check_games, check_seed
+from napsim.sim.ahead import one_ahead
 from napsim.sim.result import SimResult
 from napsim.sim.summary import per_game_columns, row_moments
 
@@ -109,24 +111,28 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     moments = [np.zeros((2, len(per_game_columns())), np.int64) for _ in range(3)]
     per_game = per_game or sink is not None
     t0 = time.perf_counter()
-    for first in range(0, games, chunk):
-        n = min(chunk, games - first)
-        out = play_chunk(args, key, first, n, check, True)  # rows for the moments, kept if asked
-        totals += out.totals
-        for acc, part in zip(moments, row_moments(out.rows), strict=True):
-            acc += part
-        waits += out.rack_wait
-        g_turns += out.guerrilla_turns
-        cmet += out.commander_totals
-        tac_turns += out.tactician_turns
-        if sink is not None:
-            sink(first, out)
-        elif per_game:
-            rows.append(out.rows)
-            if multi:
-                crows.append(out.commander_rows)
-        if progress:
-            progress(first + n, games)
+
+    def play(first: int) -> ChunkOut:  # with the rows, for the moments (kept if asked)
+        return play_chunk(args, key, first, min(chunk, games - first), check, True)
+
+    # the next chunk plays while this one is added up and its rows written (napsim.sim.ahead)
+    with contextlib.closing(one_ahead(play, range(0, games, chunk))) as played:
+        for first, out in played:
+            totals += out.totals
+            for acc, part in zip(moments, row_moments(out.rows), strict=True):
+                acc += part
+            waits += out.rack_wait
+            g_turns += out.guerrilla_turns
+            cmet += out.commander_totals
+            tac_turns += out.tactician_turns
+            if sink is not None:
+                sink(first, out)
+            elif per_game:
+                rows.append(out.rows)
+                if multi:
+                    crows.append(out.commander_rows)
+            if progress:
+                progress(min(first + chunk, games), games)
     wall = time.perf_counter() - t0
     per = np.concatenate(rows) if rows else None
     cper = np.concatenate(crows) if crows else None

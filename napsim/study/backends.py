@@ -37,11 +37,11 @@ import sys
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 
 from napsim.model.errors import NapsimInputError
+from napsim.sim.ahead import one_ahead
 from napsim.sim.odds import answer_questions
 from napsim.sim.packing import Simulation
 from napsim.study.chunks import compute_chunk
@@ -178,9 +178,6 @@ def _one_thread_in_worker() -> None:
 # runners
 
 
-_END = object()  # the end of a stream's items
-
-
 class LocalRunner:
     """Chunks played in this process, one kernel call at a time (numba threads inside)."""
 
@@ -200,31 +197,10 @@ class LocalRunner:
         pass
 
     def stream(self, fn, items: Iterable[tuple], args_of, tag: str = "napsim") -> Iterator[tuple]:
-        """Run ``fn(*args_of(item))`` for every item here, in order; yields (item, result).
-
-        One item ahead: while the caller handles a result (writes the chunk file, adds it up),
-        the next item plays on a worker thread with this thread's numba thread count (the kernels
-        run without the GIL), so the cores do not wait on the writing. Closing the generator
-        starts nothing more; an item already started is finished and dropped. With one thread
-        (``--threads 1``) the items play here, one when the caller asks for the next: one core."""
-        threads = numba.get_num_threads()
-        if threads == 1:
-            for item in items:
-                yield item, fn(*args_of(item))
-            return
-        items = iter(items)
-        item = next(items, _END)
-        if item is _END:
-            return
-        with ThreadPoolExecutor(1, thread_name_prefix=f"{tag}-ahead", initializer=numba.set_num_threads,
-                                initargs=(threads,)) as pool:
-            running = pool.submit(fn, *args_of(item))
-            while item is not _END:
-                result = running.result()
-                done, item = item, next(items, _END)
-                if item is not _END:
-                    running = pool.submit(fn, *args_of(item))
-                yield done, result
+        """Run ``fn(*args_of(item))`` for every item here, in order; yields (item, result). The
+        next item plays while the caller writes this one (`napsim.sim.ahead.one_ahead`; one at a
+        time with ``--threads 1``). Closing the generator starts nothing more."""
+        return one_ahead(fn, items, args_of, tag)
 
     def describe(self) -> str:
         return f"local, {self.threads or numba.get_num_threads()} thread(s)"

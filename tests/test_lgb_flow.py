@@ -47,6 +47,17 @@ from napsim.output.tracefmt import format_trace
 from napsim.sim.packing import Simulation
 from napsim.sim.tables import KIND_MULTI
 
+
+def test_lgb_packs_only_its_own_tables():
+    """A La Grande Battles simulation packs its per-Corps card tables and not EPIC's pair tables,
+    which its kernel never reads (building them compiled EPIC's table builder on a first LGB run)."""
+    sim = Simulation.build("lgb-symmetric")
+    assert sim.tables is None and sim.lgb is not None
+    assert sim.kernel_args()[0] == "lgb"
+    epic = Simulation.build("symmetric")
+    assert epic.tables is not None and epic.lgb is None
+
+
 # ---------------------------------------------------------------------------------------------
 # L6 initiative
 

@@ -81,7 +81,7 @@ class Simulation:
     policy_names: tuple[str, str]
     policies: np.ndarray
     cards: CardTable
-    tables: PairTables
+    tables: PairTables | None  # EPIC and the standard game (None for La Grande Battles)
     ctab: np.ndarray = field(repr=False)
     counts: np.ndarray = field(repr=False)
     lgb: LgbTables | None = field(default=None, repr=False)  # La Grande Battles tables
@@ -100,8 +100,9 @@ class Simulation:
         cmax = max(s.hand for s in sc.sides) + 1
         if cmax > layout.MAX_HAND:
             raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{layout.MAX_HAND - 1}")
-        tables = pair_tables(cards, units_array(sc), cmax, pol, sc.format == "standard",
-                             cic_forbidden_sections(sc))
+        # the pair tables are EPIC's (and the standard game's); La Grande Battles has its own below
+        tables = None if sc.format == "lgb" else pair_tables(
+            cards, units_array(sc), cmax, pol, sc.format == "standard", cic_forbidden_sections(sc))
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
                          cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd,
                          np.where(cards.kind == KIND_SECTION, 1 << np.maximum(cards.sec, 0), 8)],

@@ -82,6 +82,9 @@ def _bare_kernel_seconds(study_file: Path) -> tuple[float, int]:
     games each, after a warm-up call; the tables are built outside the timing."""
     st = load_study(study_file)
     seconds, turns = 0.0, 0
+    # the thread count the timed `napsim run` had (a new process: numba's default), whatever an
+    # earlier benchmark of `bench all` left set in this one
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     for p in st.points:
         sc, dk, policies = st.load_point(p)
         sim = Simulation.build(sc, policies, dk)

@@ -62,7 +62,7 @@ def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
     with matplotlib.rc_context(RC):
         canvas = _agg_canvas(fig)
         if fig.get_layout_engine() is not None and not getattr(fig, "_napsim_laid_out", False):
-            _lay_out(fig)  # `finish` leaves the figure laid out: solving it again would change nothing
+            _lay_out(fig)  # `finish` leaves it laid out (solving it again moved things < 1 pixel)
         # the layout just solved holds for both drawings: do not solve it again
         fig.set_layout_engine("none")
         canvas.draw()

@@ -195,7 +195,6 @@ def _stream_log(threads: int, items: list[int], stop_after: int | None = None, h
 
     log: list[tuple] = []
     started = {i: threading.Event() for i in items}
-
     caller = threading.get_ident()
 
     def fn(i):

@@ -244,9 +244,8 @@ def study_summary(games: int, totals: np.ndarray, sums: np.ndarray, sumsq: np.nd
     Wilson interval, whose n counts trials (turns, picks), not games. `only`: the rows of that
     one metric (the same numbers; `study_summary_rows` gives them without pandas).
     """
-    frames = [pd.DataFrame(rows) for rows in _summary_rows_by_side(
-        games, totals, sums, sumsq, sumxt, commanders, side_keys, side_names, only)]
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.DataFrame(study_summary_rows(games, totals, sums, sumsq, sumxt, commanders, side_keys,
+                                          side_names, only))
     # a mean with no per-game column behind it (per-commander means, orders with initiative) has
     # no interval: say so rather than label NaNs normal95
     out.loc[out["ci_low"].isna() & (out["kind"] != "rate"), "interval"] = "none"
@@ -260,15 +259,8 @@ def study_summary_rows(games: int, totals: np.ndarray, sums: np.ndarray, sumsq: 
     """The rows of `study_summary` as dicts (keys side_key, side, metric, value, ci_low, ci_high,
     ...), without building a DataFrame: a report's convergence trace asks after every chunk, and
     pandas took about 10 ms of each ask."""
-    return [r for rows in _summary_rows_by_side(games, totals, sums, sumsq, sumxt, commanders,
-                                                side_keys, side_names, only) for r in rows]
-
-
-def _summary_rows_by_side(games, totals, sums, sumsq, sumxt, commanders, side_keys, side_names,
-                          only) -> list[list[dict]]:
-    """study_summary's rows, one list per side (see study_summary)."""
     columns = per_game_columns()
-    by_side = []
+    out = []
     turns_col = columns.index("turns")
     n = games
     for s, key in enumerate(side_keys):
@@ -315,8 +307,8 @@ def _summary_rows_by_side(games, totals, sums, sumsq, sumxt, commanders, side_ke
                     r["std"] = math.sqrt(var) / tbar
                     half = Z95 * math.sqrt(var / n) / tbar
                     r["ci_low"], r["ci_high"] = ratio - half, ratio + half
-        by_side.append(rows)
-    return by_side
+        out += rows
+    return out
 
 
 def _per_turn_column(metric: str, columns: list[str]) -> str | None:

@@ -71,9 +71,10 @@ class StudyResult:
 
         return charts.figure(frames.chart_inputs(self.data), kind, metric=metric, ax=ax)
 
-    def report(self, dest: str | Path | None = None) -> Path:
-        """Write report.md / report.html / CSVs / charts into `dest` (default: the run folder)."""
-        return write_report(self.out, dest)
+    def report(self, dest: str | Path | None = None, png: bool = False) -> Path:
+        """Write report.md / report.html / CSVs / charts (SVG; PNG too with `png`) into `dest`
+        (default: the run folder)."""
+        return write_report(self.out, dest, png=png)
 
     def __repr__(self) -> str:
         return f"StudyResult({self.meta['spec']['name']!r}, {len(self.meta['points'])} points, {self.out})"
@@ -82,13 +83,14 @@ class StudyResult:
 def run_study(path: str | Path, out: str | Path | None = None, force: bool = False,
               target_error: float | None = None, progress: ProgressFn | None = None,
               report: bool = False, threads: int | None = None, runner=None,
-              deck_ensemble: int | None = None) -> StudyResult:
+              deck_ensemble: int | None = None, png: bool = False) -> StudyResult:
     """Run (or resume) a study and return its `StudyResult`. Without `out` the results go to
     ``out/<study name>`` under the current folder, so a second call resumes instead of rerunning.
     `threads` and `runner` as in `napsim.study.runloop.execute` (e.g.
     ``runner=napsim.study.backends.DaskRunner(...)``). `deck_ensemble` (N; default: the study's
     `deck_ensemble`): then each point's games on N plausible decks, for the main metric's spread
-    across decks (`napsim.study.study_ensemble`; the report gains its table)."""
+    across decks (`napsim.study.study_ensemble`; the report gains its table). `report` writes the
+    report at the end, its charts as SVG, and as PNG too with `png`."""
     st = load_study(path)
     n_decks = deck_ensemble if deck_ensemble is not None else st.deck_ensemble
     check_study_ensemble(st, n_decks)
@@ -99,7 +101,7 @@ def run_study(path: str | Path, out: str | Path | None = None, force: bool = Fal
         run_study_ensemble(st, out, n_decks)
     res = StudyResult(out)
     if report:
-        res.report()
+        res.report(png=png)
     return res
 
 
@@ -171,7 +173,8 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
         execute(st, work, force=force)
         if st.deck_ensemble is not None:
             run_study_ensemble(st, work, st.deck_ensemble)
-        dest = write_report(work, Path(results_dir) / st.name, raw_tables=False)
+        # PNG too: the README shows committed charts as PNG
+        dest = write_report(work, Path(results_dir) / st.name, raw_tables=False, png=True)
         yield f"{f}: {len(st.points)} point(s) in {time.perf_counter() - t0:.1f} s -> {dest}"
 
 

@@ -373,6 +373,7 @@ def trace_cmd(scenario, seed, policy, deck, sets, game):
 @click.option("--target-error", type=float, default=None,
               help="Stop each point when the main metric's 95% half-width is below this.")
 @click.option("--no-report", is_flag=True, help="Skip writing report.md / report.html at the end.")
+@click.option("--png", is_flag=True, help="Charts as PNG too (default: SVG only, drawn once).")
 @_threads_option
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="Play the chunks on a running Dask cluster (dask scheduler + dask workers).")
@@ -382,7 +383,7 @@ def trace_cmd(scenario, seed, policy, deck, sets, game):
               help="Then play each point's games on N plausible decks (the deck's count ranges, seeded "
                    "by the study's seed) for the main metric's spread across decks (deck_ensemble.csv; "
                    "the chunks are unchanged). Default: the study's deck_ensemble.")
-def run_cmd(study_file, out_dir, force, target_error, no_report, threads, scheduler, dask_local,
+def run_cmd(study_file, out_dir, force, target_error, no_report, png, threads, scheduler, dask_local,
             deck_ensemble):
     """Run a study file (every sweep point, common random numbers); resumes where it stopped.
 
@@ -412,7 +413,7 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, threads, schedu
         click.echo(f"deck ensemble: {len(st.points)} point(s) on {n_decks} plausible decks -> "
                    f"{Path(out_dir) / study_ensemble.ENSEMBLE_CSV}")
     if not no_report:
-        path = report_mod.write_report(out_dir)
+        path = report_mod.write_report(out_dir, png=png)
         click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
 
 
@@ -460,10 +461,12 @@ def _run_study(st, out_dir, force, target_error, runner) -> dict:
 @click.option("--dest", type=click.Path(file_okay=False), default=None,
               help="Write the report here instead of into DIR.")
 @click.option("--no-charts", is_flag=True, help="Tables only (much faster).")
-def report_cmd(run_dir, dest, no_charts):
-    """Summary tables (CSV), charts (PNG, SVG), report.md and a self-contained report.html for DIR."""
+@click.option("--png", is_flag=True, help="Charts as PNG too (default: SVG only, drawn once).")
+def report_cmd(run_dir, dest, no_charts, png):
+    """Summary tables (CSV), charts (SVG; PNG too with --png), report.md and a self-contained
+    report.html for DIR."""
     data = frames_mod.load(run_dir)
-    path = report_mod.write_report(run_dir, dest, with_charts=not no_charts, data=data)
+    path = report_mod.write_report(run_dir, dest, with_charts=not no_charts, data=data, png=png)
     unfinished = sum(not v for v in data.complete.values())
     if unfinished:
         click.echo(f"note: {unfinished} point(s) not finished; the report shows what is on disk", err=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import json
 import os
 import re
@@ -22,6 +21,7 @@ from matplotlib.figure import Figure
 
 import napsim
 from napsim.model.errors import NapsimInputError
+from napsim.model.metrics import describe
 from napsim.output import chartkit, charts, frames, report
 from napsim.study import runloop
 
@@ -60,11 +60,10 @@ def test_report_files_tables_and_charts(run_dir):
     for name in ("report.md", "report.html", "summary.csv", "points.csv", "convergence.csv",
                  "rack_wait.csv", "rack_wait_summary.csv", "distribution.csv", "manifest.json"):
         assert (run_dir / name).is_file(), name
-    for c in CHARTS:
-        png = (run_dir / "charts" / f"{c}.png").read_bytes()
-        assert png.startswith(b"\x89PNG\r\n\x1a\n"), c
+    for c in CHARTS:  # each chart drawn once, as SVG; PNG only on request
         root = ET.fromstring((run_dir / "charts" / f"{c}.svg").read_bytes())
         assert root.tag.endswith("svg"), c
+        assert not (run_dir / "charts" / f"{c}.png").exists(), c
     s = pd.read_csv(run_dir / "summary.csv")
     assert set(s["point"]) == {"p000", "p001"} and set(s["side_key"]) == {"A", "B"}
     rates = s[s["kind"] == "rate"]
@@ -91,7 +90,7 @@ def test_report_files_tables_and_charts(run_dir):
     assert 3 <= findings.count("\n- ") <= 6 and "([Main result](#main-result): p00" in findings
     assert '<a id="main-result"></a>' in md and '<a id="deck-warning"></a>' in md
     for c in CHARTS:
-        assert f"(charts/{c}.png)" in md
+        assert f"(charts/{c}.svg)" in md and f"(charts/{c}.png)" not in md
     assert "| p000 | 5 | A (Blue) |" in md
     assert "estimated" in md, "the deck warning must reach the report"
 
@@ -100,17 +99,14 @@ def test_html_is_self_contained(run_dir):
     page = (run_dir / "report.html").read_text()
     assert "<script" not in page and "<link" not in page and "@import" not in page
     refs = re.findall(r'(?:src|href)="([^"]*)"', page)
-    outside = [r for r in refs if not r.startswith(("data:image/png;base64,", "#"))]
+    outside = [r for r in refs if not r.startswith(("data:image/svg+xml;base64,", "#"))]
     assert refs and not outside, outside
     for anchor in {r[1:] for r in refs if r.startswith("#")}:  # the findings' links land on the page
         assert f'id="{anchor}"' in page, anchor
-    imgs = re.findall(r'<img class="chart"[^>]*src="data:image/png;base64,([^"]+)"', page)
+    imgs = re.findall(r'<img class="chart"[^>]*src="data:image/svg\+xml;base64,([^"]+)"', page)
     assert len(imgs) == len(CHARTS)
-    from PIL import Image
-
-    for b64 in imgs:
-        with Image.open(io.BytesIO(base64.b64decode(b64))) as im:
-            im.verify()
+    for b64, c in zip(imgs, CHARTS, strict=True):  # the page shows the very SVG files
+        assert base64.b64decode(b64) == (run_dir / "charts" / f"{c}.svg").read_bytes(), c
 
 
 def _chromium(url: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -200,8 +196,8 @@ def test_the_probe_sees_a_broken_chart(run_dir, tmp_path):
     text = page.read_text(encoding="utf-8")
     broken = tmp_path / "broken" / "report.html"
     broken.parent.mkdir()
-    broken.write_text(text.replace('src="data:image/png;base64,', 'src="data:image/png;base64,AAAA', 1),
-                      encoding="utf-8")
+    uri = 'src="data:image/svg+xml;base64,'
+    broken.write_text(text.replace(uri, uri + "AAAA", 1), encoding="utf-8")
     res = _probe(broken, tmp_path)
     assert sum(i["width"] == 0 for i in res["images"]) == 1
     assert any("error" in e for e in res["errors"]), res
@@ -209,9 +205,30 @@ def test_the_probe_sees_a_broken_chart(run_dir, tmp_path):
 
 def test_report_output_is_deterministic(run_dir, tmp_path):
     dest = report.write_report(run_dir, tmp_path / "again")
-    for rel in ("report.md", "report.html", "summary.csv", "charts/main.png", "charts/main.svg",
-                "charts/heatmap.svg"):
+    for rel in ("report.md", "report.html", "summary.csv", "charts/main.svg", "charts/heatmap.svg"):
         assert (dest / rel).read_bytes() == (run_dir / rel).read_bytes(), rel
+
+
+def test_png_on_request_and_never_stale(run_dir, tmp_path):
+    dest = report.write_report(run_dir, tmp_path / "png", png=True)
+    md = (dest / "report.md").read_text()
+    for c in CHARTS:
+        assert (dest / "charts" / f"{c}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), c
+        assert f"(charts/{c}.png)" in md and f"([SVG](charts/{c}.svg))" in md, c
+        # the SVG is the same drawing as without PNG: one layout serves both
+        svg = (dest / "charts" / f"{c}.svg").read_bytes()
+        assert svg == (run_dir / "charts" / f"{c}.svg").read_bytes(), c
+    report.write_report(run_dir, dest)  # again, SVG only: a PNG of the older report must not stay
+    assert not list((dest / "charts").glob("*.png"))
+
+
+def test_no_chart_repeats_the_main_chart(run_dir):
+    inp = frames.chart_inputs(frames.load(run_dir))
+    fig = charts.figure(inp, "sweep")
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    main = describe("effective_per_turn").title
+    assert titles and not any(t.replace("\n", " ").startswith(main) for t in titles), titles
+    assert any(t.startswith(describe("wasted").title) for t in titles), titles
 
 
 def test_charts_drawn_by_worker_processes_are_the_ones_drawn_here(run_dir):
@@ -221,7 +238,7 @@ def test_charts_drawn_by_worker_processes_are_the_ones_drawn_here(run_dir):
     assert [c.name for c in forked] == list(CHARTS)
     for a, b in zip(here, forked, strict=True):
         assert (a.png, a.svg, a.caption) == (b.png, b.svg, b.caption), a.name
-        assert a.png == (run_dir / "charts" / f"{a.name}.png").read_bytes(), a.name
+        assert a.svg == (run_dir / "charts" / f"{a.name}.svg").read_bytes(), a.name
 
 
 def test_a_failing_chart_worker_leaves_the_charts_to_this_process():
@@ -326,7 +343,7 @@ label = "orders law"
     assert r.returncode == 0, r.stderr
     md = (out / "report.md").read_text()
     assert "## Exact answers" in md and "## Simulation against exact" in md
-    assert "(charts/odds.png)" in md and (out / "charts" / "odds.svg").is_file()
+    assert "(charts/odds.svg)" in md and (out / "charts" / "odds.svg").is_file()
     s = pd.read_csv(out / "summary.csv")
     want = {"deck", "hand", "label", "exact", "simulated", "ci_low", "ci_high", "n", "exact_in_ci"}
     assert want <= set(s.columns)

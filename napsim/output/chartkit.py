@@ -41,22 +41,23 @@ RC = {"svg.hashsalt": "napsim", "svg.fonttype": "none", "font.size": 9, "axes.ti
 
 @dataclass
 class Chart:
-    """One rendered chart: file stem, title, caption, PNG and SVG bytes."""
+    """One rendered chart: file stem, title, caption, SVG bytes, and PNG bytes when asked for
+    (None otherwise: a report draws each chart once, as SVG, unless PNG is requested)."""
 
     name: str
     title: str
     caption: str
-    png: bytes
+    png: bytes | None
     svg: bytes
 
 
-def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
-    """PNG (Agg, then reduced to a 256-colour palette: a third of the bytes, same look) and SVG;
-    `finish` first places the legends clear of the data and adds the notes (band widths, deck
-    data) under the chart, and they join the caption.
+def render(fig: Figure, name: str, title: str, caption: str, png: bool = False) -> Chart:
+    """SVG, and with `png` a PNG too (Agg, then reduced to a 256-colour palette: a third of the
+    bytes, same look); `finish` first places the legends clear of the data and adds the notes
+    (band widths, deck data) under the chart, and they join the caption.
 
-    The figure is drawn once per format: the layout is solved once more (as `savefig` would before
-    drawing), then the PNG is the Agg canvas's pixels and the SVG is drawn with that layout."""
+    The layout is solved once (as `savefig` would before drawing) and then frozen, so the SVG and
+    the PNG are drawn with the same layout; without `png` the figure is never rasterised."""
     notes = finish(fig)
     caption = " ".join([caption, *notes]).strip()
     with matplotlib.rc_context(RC):
@@ -65,10 +66,14 @@ def render(fig: Figure, name: str, title: str, caption: str) -> Chart:
             _lay_out(fig)  # `finish` leaves it laid out (solving it again moved things < 1 pixel)
         # the layout just solved holds for both drawings: do not solve it again
         fig.set_layout_engine("none")
-        canvas.draw()
-        rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        if png:
+            canvas.draw()
+            rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw",
+                                    "RGBA", 0, 1)
         svg = io.BytesIO()
         fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+    if not png:
+        return Chart(name, title, caption, None, svg.getvalue())
     img = rgba.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     small = io.BytesIO()
     img.save(small, format="PNG", optimize=True)
@@ -127,9 +132,14 @@ def render_all(make: Callable[[str], Chart], kinds: Sequence[str], workers: int 
 
 
 def write_chart(c: Chart, folder: Path) -> None:
+    """The chart's SVG, and its PNG when it has one (a PNG left by an earlier report with PNGs is
+    removed: it would show an older result than the SVG beside it)."""
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(folder / f"{c.name}.png", c.png)
     atomic_write_bytes(folder / f"{c.name}.svg", c.svg)
+    if c.png is not None:
+        atomic_write_bytes(folder / f"{c.name}.png", c.png)
+    else:
+        (folder / f"{c.name}.png").unlink(missing_ok=True)
 
 
 # --------------------------------------------------------------------------------------------

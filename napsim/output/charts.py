@@ -3,8 +3,9 @@
 Figures are `matplotlib.figure.Figure` objects built without pyplot (`napsim.output.chartkit`
 renders and writes them); a notebook simply displays the Figure that `StudyResult.plot` returns.
 
-Engine studies: ``main`` (the main metric against the sweep, 95% bands), ``sweep`` (every reported
-metric), ``convergence`` (running estimate and interval against games, at chunk granularity),
+Engine studies: ``main`` (the main metric against the sweep, 95% bands), ``sweep`` (every other
+reported metric: no chart repeats another's lines), ``convergence`` (running estimate and interval
+against games, at chunk granularity),
 ``distribution`` (per-game distributions), ``rack_wait`` (turns a card waits on the Courier Rack,
 by kind) and ``heatmap`` (effective orders per turn, section by sweep point: the kernel does not
 record orders turn by turn, so the heat map's columns are sweep points, and its title says so).
@@ -160,10 +161,13 @@ def main_figure(inp: dict, metric: str | None = None, ax=None):
 
 
 def sweep_figure(inp: dict, metrics: list[str] | None = None):
-    """Every reported metric against the sweep; metrics equal at every point and side (a rule
-    fixes them, e.g. the rack's 5-4-3 cycle) are named in the title instead of drawn flat."""
+    """Every reported metric against the sweep but the main one (the main chart draws it, the
+    same lines); metrics equal at every point and side (a rule fixes them, e.g. the rack's 5-4-3
+    cycle) are named in the title instead of drawn flat."""
     summ = inp["summary"]
-    metrics = metrics or inp["spec"]["metrics"]
+    if not metrics:
+        main = inp["spec"].get("main_metric")
+        metrics = [m for m in inp["spec"]["metrics"] if m != main] or inp["spec"]["metrics"]
     flat = [m for m in metrics if summ.loc[summ["metric"] == m, "value"].nunique() == 1]
     flat = flat if len(flat) < len(metrics) else []
     drawn = [m for m in metrics if m not in flat][:MAX_PANELS]
@@ -534,7 +538,8 @@ def _draw(inp: dict, kind: str, metric: str | None, ax) -> Figure:
 
 CAPTIONS = {
     "main": "{metric} against the sweep; bands are 95% intervals.",
-    "sweep": "Every reported measure against the sweep; bands are 95% intervals.",
+    "sweep": "Every other reported measure against the sweep (the main result has a chart of its "
+             "own); bands are 95% intervals.",
     "convergence": "Running estimate of {metric_phrase} and its 95% interval at each chunk boundary; "
                    "the dashed line is the final estimate.",
     "distribution": "Share of games by per-game value.",
@@ -556,9 +561,9 @@ TITLES = {"main": "Main result", "sweep": "Reported metrics", "convergence": "Co
           "tactician": "Tactician cards held over the game"}
 
 
-def all_charts(inp: dict, workers: int | None = None) -> list[Chart]:
-    """Every chart of a study, rendered (empty when no point has results yet), by up to `workers`
-    processes (default: one per CPU; `napsim.output.chartkit.render_all`)."""
+def all_charts(inp: dict, workers: int | None = None, png: bool = False) -> list[Chart]:
+    """Every chart of a study, rendered as SVG (and PNG with `png`; empty when no point has results
+    yet), by up to `workers` processes (default: one per CPU; `napsim.output.chartkit.render_all`)."""
     if inp["summary"].empty:
         return []
     kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
@@ -566,6 +571,6 @@ def all_charts(inp: dict, workers: int | None = None) -> list[Chart]:
     words = dict(metric=describe(main).title, metric_phrase=describe(main).phrase) if main else {}
 
     def make(k: str) -> Chart:
-        return render(figure(inp, k), k, TITLES[k], CAPTIONS[k].format(**words))
+        return render(figure(inp, k), k, TITLES[k], CAPTIONS[k].format(**words), png)
 
     return render_all(make, kinds, workers)

@@ -79,6 +79,7 @@ def balance_figure(b: Balance):
 def write_chart(fig, path: str | Path, title: str) -> Path:
     """Render a figure to PNG or SVG (by the path's suffix), written atomically."""
     p = Path(path)
-    chart = chartkit.render(fig, p.stem, title, "")
-    atomic_write_bytes(p, chart.svg if p.suffix.lower() == ".svg" else chart.png)
+    svg = p.suffix.lower() == ".svg"
+    chart = chartkit.render(fig, p.stem, title, "", png=not svg)
+    atomic_write_bytes(p, chart.svg if svg else chart.png)
     return p

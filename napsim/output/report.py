@@ -302,16 +302,17 @@ METHOD_ODDS = (
 )
 
 
-def build_sections(data: StudyData, with_charts: bool = True,
-                   raw_tables: bool = True) -> tuple[list[Section], dict]:
-    """The report's sections (tables and charts) and the frames to write as CSV."""
+def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool = True,
+                   png: bool = False) -> tuple[list[Section], dict]:
+    """The report's sections (tables and charts: SVG, and PNG too with `png`) and the frames to
+    write as CSV."""
     from napsim.output import charts  # lazy: matplotlib is heavy, and only a report with charts needs it
 
     inputs = chart_inputs(data)
     summ = inputs["summary"]
     frames = {"summary.csv": summ, "points.csv": points_frame(data)}
     sections = []
-    made = charts.all_charts(inputs) if with_charts else []
+    made = charts.all_charts(inputs, png=png) if with_charts else []
     by_name = {c.name: c for c in made}
     found = report_findings(data, summ)
     if found:
@@ -409,12 +410,18 @@ def render_markdown(data: StudyData, sections: list[Section], files: list[str]) 
         if s.text:
             lines += [s.text, ""]
         for c in s.charts:
-            lines += [f"![{c.title}](charts/{c.name}.png)", "", f"*{c.caption}* "
-                      f"([SVG](charts/{c.name}.svg))", ""]
+            if c.png is None:
+                lines += [f"![{c.title}](charts/{c.name}.svg)", "", f"*{c.caption}*", ""]
+            else:
+                lines += [f"![{c.title}](charts/{c.name}.png)", "", f"*{c.caption}* "
+                          f"([SVG](charts/{c.name}.svg))", ""]
         if s.table is not None and not s.table.empty:
             lines += [md_table(s.table), ""]
     files = [f if f != "summary.csv" else "summary.csv (every metric)" for f in files]
-    files += ["charts/ (PNG and SVG)", "report.html (this report, self-contained)", "manifest.json"]
+    pngs = any(c.png is not None for sec in sections for c in sec.charts)
+    if any(sec.charts for sec in sections):
+        files.append("charts/ (PNG and SVG)" if pngs else "charts/ (SVG)")
+    files += ["report.html (this report, self-contained)", "manifest.json"]
     lines += ["Files: " + ", ".join(files) + ".", ""]
     return "\n".join(lines)
 
@@ -442,9 +449,12 @@ def render_html(data: StudyData, sections: list[Section]) -> str:
         if s.text:
             parts.append(f"<p>{e(s.text)}</p>")
         for c in s.charts:
-            b64 = base64.b64encode(c.png).decode("ascii")
+            # the SVG as a data URI: inline, yet its own document (no id of one chart's clip
+            # paths can clash with another's), and the page shows what the SVG file holds
+            b64 = base64.b64encode(c.svg).decode("ascii")
             parts.append(f'<figure id="chart-{e(c.name)}"><img class="chart" alt="{e(c.title)}" '
-                         f'src="data:image/png;base64,{b64}"><figcaption>{e(c.caption)}</figcaption></figure>')
+                         f'src="data:image/svg+xml;base64,{b64}"><figcaption>{e(c.caption)}</figcaption>'
+                         '</figure>')
         if s.table is not None and not s.table.empty:
             parts.append(html_table(s.table))
     parts.append(f'<p class="note">napsim {e(__version__)} · study hash '
@@ -470,16 +480,18 @@ def manifest(data: StudyData) -> dict:
 
 
 def write_report(out: str | Path, dest: str | Path | None = None, with_charts: bool = True,
-                 data: StudyData | None = None, raw_tables: bool = True) -> Path:
+                 data: StudyData | None = None, raw_tables: bool = True, png: bool = False) -> Path:
     """Write report.md, report.html, the CSVs and charts/ for the run folder `out` into `dest`
     (default: `out` itself); `with_charts=False` skips the charts (tables only, much faster),
-    `raw_tables=False` the histogram CSVs (distribution.csv, rack_wait.csv)."""
+    `raw_tables=False` the histogram CSVs (distribution.csv, rack_wait.csv). Each chart is drawn
+    once, as SVG (inline in report.html, linked from report.md); `png=True` adds a PNG of each
+    (for pages that show PNG only, such as the README's)."""
     from napsim.output import charts  # lazy: matplotlib is heavy, and only a report with charts needs it
 
     data = data or load(out)
     dest = Path(dest) if dest is not None else Path(out)
     (dest / "charts").mkdir(parents=True, exist_ok=True)
-    sections, frames = build_sections(data, with_charts, raw_tables)
+    sections, frames = build_sections(data, with_charts, raw_tables, png)
     for s in sections:
         for c in s.charts:
             charts.write_chart(c, dest / "charts")

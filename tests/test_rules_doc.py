@@ -84,11 +84,11 @@ def test_catalogue_is_consistent():
 
 
 def test_the_documented_options():
-    # the scenario [rules] options and their defaults (the literal readings) as issue 14 names them
+    # the scenario [rules] options and their defaults as issues 14 and 26 name them
     got = {o.name: (o.default, {v.name for v in o.values}, o.rules) for o in rulebook.load_options()}
     assert got == {
-        "initiative": ("no_card", {"no_card", "no_card_no_orders"}, ("M6.2", "M8.2")),
-        "same_section_receiver": ("two_commanders", {"two_commanders", "one_commander"},
+        "initiative": ("no_card_no_orders", {"no_card", "no_card_no_orders"}, ("M6.2", "M8.2")),
+        "same_section_receiver": ("one_commander", {"two_commanders", "one_commander"},
                                   ("E4", "M6.1", "M8.1")),
         "cic_keeps": ("one", {"one", "both"}, ("M6.1",)),
         "guerrilla_share": ("lost", {"lost", "shared"}, ("G6",)),
@@ -270,7 +270,7 @@ def test_cli_rules_table():
     g6 = next(ln for ln in out.splitlines() if ln.startswith("G6 "))
     assert "guerrilla_share" in g6 and "sim.packing.guerrilla_config" in g6
     assert "(not implemented)" in next(ln for ln in out.splitlines() if ln.startswith("V2 "))
-    assert "initiative=no_card" in out
+    assert "initiative=no_card_no_orders" in out
 
 
 def test_cli_rules_one_rule_in_full():
@@ -282,7 +282,7 @@ def test_cli_rules_one_rule_in_full():
         assert name in out
     assert f"tests ({len(r.tests)}):" in out and r.tests[0] in out
     m62 = _invoke("rules", "M6.2")
-    assert "option initiative" in m62 and "no_card (default)" in m62 and "no_card_no_orders" in m62
+    assert "option initiative" in m62 and "no_card_no_orders (default)" in m62 and "no_card" in m62
     assert _invoke("rules", "E9").count("End of turn") == 6
 
 
@@ -298,7 +298,7 @@ def test_cli_rules_unknown_id_one_line_exit_2(monkeypatch, capsys):
 
 def test_catalogue_options_are_the_engine_options():
     # the [rules] options documented in docs/rules.md are exactly the ones the scenario loader
-    # accepts, with the same values and the same default (the first value, the literal reading)
+    # accepts, with the same values and the same default (the first value)
     from napsim.model.scenarios import RULE_OPTIONS
 
     documented = {o.name: (o.default, tuple(v.name for v in o.values)) for o in rulebook.load_options()}

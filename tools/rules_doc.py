@@ -180,12 +180,12 @@ reading. Some readings can be switched per scenario with a `[rules]` table in th
 
 ```toml
 [rules]
-initiative = "no_card_no_orders"
+initiative = "no_card"
 elan_order = "shuffle_first"
 ```
 
 or on the command line with `--set rules.NAME=VALUE`, e.g.
-`napsim simulate --scenario epic3-tamames --set rules.initiative=no_card_no_orders ...`. The
+`napsim simulate --scenario epic3-tamames --set rules.initiative=no_card ...`. The
 options are listed [below](#scenario-rule-options); the readings that cannot be switched yet are
 listed under [fixed readings](#fixed-readings-not-switchable-yet).
 
@@ -241,8 +241,10 @@ def render_markdown(tests: dict[str, list[str]]) -> str:
             out.append(f"- **Tested by**: {_code_list(tests.get(r.id, []))}\n")
     out.append("## Scenario rule options\n")
     out.append("Each option switches one reading of an open point. Set it in the scenario's "
-               "`[rules]` table or with `--set rules.NAME=VALUE`; the default is the literal "
-               "reading of the rule text.\n")
+               "`[rules]` table or with `--set rules.NAME=VALUE`. The default is the reading that "
+               "gives every clause of the rule text a meaning and fits the rule's purpose, the way "
+               "a careful player at the table applies it; each option quotes the deciding words "
+               "and says why.\n")
     for o in options.values():
         out.append(f'<a id="option-{o.name}"></a>\n')
         out.append(f"### `{o.name}`\n")

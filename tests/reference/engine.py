@@ -20,11 +20,12 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   commander's orders are those of his section. Option `same_section_receiver`: under
   "two_commanders" (3-4 a side) the E4 pair is still taken, but its two cards go to two
   commanders, so only the one with the higher single-card score (the hand card on a tie) orders
-  and the other counts as no card received; under "one_commander" that section's commander plays
-  both. Option `cic_keeps` (epic3): under "one" no card is placed in the CIC's section beside a
+  and the other counts as no card received; under "one_commander" (the default) that section's
+  commander plays both. Option `cic_keeps` (epic3): under "one" no card is placed in the CIC's section beside a
   multi-section card (the CIC plays that one); under "both" it may be.
 - M6.2 / M8.2: a section commander with no card rolls (option `initiative`: under
-  "no_card_no_orders" only when no multi-section card ordered units in his section either)
+  "no_card_no_orders", the default, only when no multi-section card ordered units in his section
+  either; with 3 a side a CIC who laid a multi-section card has a card and never rolls)
   two battle dice on his units left unordered (after the cards and March Moves): a unit symbol
   orders one unit of that type if the section has one (not yet ordered by this roll), a flag one
   unit to March Move, a sabre one unit to melee; a double (two equal symbols) draws him a
@@ -131,7 +132,7 @@ class _Game:
         # rule D4: a Command deck may come without a Tactician deck (e.g. the base game's)
         self.tac_deck = int(sim.deck.tactician_deck)
         # rules E4, M6.1, M8.1: with 3-4 a side the two cards of the same-section exception would
-        # go to one commander; the literal reading forbids it, so the pair cannot be played
+        # go to one commander; two_commanders forbids it, so the pair cannot be played
         self.e4_playable = (self.players <= 2
                             or sc.rule("same_section_receiver") == "one_commander")
         # rule M6.1 (3 a side): under cic_keeps = one the CIC plays at most one card, and a
@@ -398,6 +399,8 @@ class _Game:
             if got:
                 cm[cx, CM["cards_received"]] += got
                 continue
+            if self.players == 3 and cx == 0 and any(kind[t] == KIND_MULTI for t, _ in played):
+                continue  # rule M6.2: a CIC who laid a multi-section card has played a card
             cm[cx, CM["turns_without_card"]] += 1
             # rules M6.2 / M8.2: no card, so he rolls; under initiative = no_card_no_orders
             # only when no multi-section card ordered units in his section either

@@ -474,15 +474,16 @@ def test_elan_gives_every_player_a_tactician_card(name, holders):
     (3, [6, 8, 5], [1, 1, 1], [1, 1, 1]), (5, [6, 8, 5], [2, 2, 1], [2, 2, 1]),
     (4, [6, 8, 5], [1, 2, 1], [1, 2, 1]), (4, [3, 8, 5], [0, 2, 1], [0, 2, 2]),
     (5, [3, 8, 5], [0, 2, 2], [0, 3, 2]), (5, [4, 4, 4], [2, 2, 1], [2, 2, 1]),
-    (3, [4, 9, 3], [1, 1, 0], [1, 2, 0]), (2, [0, 3, 4], [0, 0, 1], [0, 0, 2]),
+    (3, [4, 9, 3], [1, 1, 0], [1, 2, 0]), (2, [0, 3, 4], [0, 0, 2], [0, 0, 2]),
     (1, [5, 6, 6], [0, 1, 0], [0, 1, 0]), (0, [6, 8, 5], [0, 0, 0], [0, 0, 0]),
     (3, [3, 2, 0], [0, 0, 0], [0, 0, 0]), (4, [0, 0, 0], [0, 0, 0], [0, 0, 0]),
 ])
 def test_guerrilla_split(counters, spanish, lost, shared):
     # rule G6: fewer than four Spanish units: no counter. guerrilla_share = lost (default): an
     # even split among all the commanders, an ineligible one's share not given out; shared: an
-    # even split among the eligible ones. The remainder one each to the eligible commanders with
-    # the most Spanish units (leftmost on ties); with nobody eligible every counter stays unassigned
+    # even split among the eligible ones. Every extra counter (the remainder) goes to an eligible
+    # commander, one each from the most Spanish units (leftmost on ties), again from the first when
+    # extras outnumber them; with nobody eligible every counter stays unassigned
     assert guerrilla_split(counters, spanish) == guerrilla_split(counters, spanish, "lost") == lost
     assert guerrilla_split(counters, spanish, "shared") == shared
 
@@ -511,7 +512,8 @@ def test_guerrilla_counters_start_with_the_section_commanders(fmt, over, g_start
     assert res.metric("invariant_violations").tolist() == [0, 0]  # counters conserved
     total = sc.guerrilla_pool + sc.sides[1].guerrilla  # held or in the pool, lost shares included
     rows = res.per_game[:, 1]
-    assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] == total).all()
+    gone = rows[:, M["g_spent"]] - rows[:, M["g_stopped_by_sabre"]]  # G1: out of play once used
+    assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] + gone == total).all()
 
 
 @pytest.mark.parametrize("fmt", ["epic3", "epic4"])

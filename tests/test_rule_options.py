@@ -47,7 +47,9 @@ def test_defaults_give_every_clause_a_meaning_and_every_option_has_two():
     assert sc.rules == DEFAULT_RULES
     assert DEFAULT_RULES == {"initiative": "no_card_no_orders", "same_section_receiver": "one_commander",
                              "cic_keeps": "one", "guerrilla_share": "lost",
-                             "elan_order": "draw_first", "counter_attack_copies": "either"}
+                             "elan_order": "draw_first", "counter_attack_copies": "either",
+                             "counter_attack_section": "facing", "two_scouts": "gain",
+                             "spent_counters": "sabre_returns"}
     assert all(len(v) == 2 for v in RULE_OPTIONS.values())
     assert load_scenario("symmetric", {"rules.elan_order": "shuffle_first"}).rule("elan_order") \
         == "shuffle_first"

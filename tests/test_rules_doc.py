@@ -94,6 +94,9 @@ def test_the_documented_options():
         "guerrilla_share": ("lost", {"lost", "shared"}, ("G6",)),
         "elan_order": ("draw_first", {"draw_first", "shuffle_first"}, ("E9.4", "L9")),
         "counter_attack_copies": ("either", {"either", "hand"}, ("D3",)),
+        "counter_attack_section": ("facing", {"facing", "any"}, ("D3", "S4")),
+        "two_scouts": ("gain", {"gain", "draw_two"}, ("G4", "E9.2", "L9")),
+        "spent_counters": ("sabre_returns", {"sabre_returns", "all_return"}, ("G1", "G5")),
     }
 
 

@@ -23,6 +23,7 @@ from napsim.engine.cardflow import (
     _refill_rack,
     _trace,
     _types_miscounted,
+    scout_trade,
 )
 from napsim.engine.choice import _choose, _choose_resolved
 from napsim.engine.commanders import _commander_layer
@@ -268,7 +269,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         rb0 = rb
         pq, ra, rb, turn_over = _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg,
                                             gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
-                                            g_turn, trace, tn)
+                                            g_turn, trace, tn, ropt)
         ner = rec_t[s, c, ra, rb]
         q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
         _orders(s, ner, q0, nominal, met)
@@ -276,6 +277,11 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         gain_sec = -1
         if gcfg[s, G_RULE] != G_OFF:
             gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
+        # E9.2 / G4: the gain and the two-card draw never both happen (two_scouts decides the
+        # turn with two Scouts)
+        gained, scouted = scout_trade(ctab[ra, C_SCOUT] + ctab[rb, C_SCOUT], gain_sec >= 0, ropt)
+        if not gained:
+            gain_sec = -1
         r0, r1, r2, tac_draws, marched, star_tac_a, star_tac_b = _stars(
             rs, s, ra, rb, pa, pb, gain_sec, void, ner, q0, gcfg, pol, ctab, rem_t, met)
         if tracing:
@@ -284,7 +290,6 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                         tn)
         # E9.1 / E9.2 draw one, or with a Scout draw two and keep the better (P2); a Scout
         # traded for a Guerrilla counter (G3/G4) draws one
-        scouted = (ctab[ra, C_SCOUT] == 1 or ctab[rb, C_SCOUT] == 1) and gain_sec < 0
         if gain_sec >= 0:
             _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, tn)
         elan = ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1

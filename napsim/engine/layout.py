@@ -114,6 +114,7 @@ G_RULE, G_START, G_FRENCH, G_SPAN, G_POOL0 = 0, 1, 2, 3, 6  # G_SPAN + section
 G_START_L = 8  # + section: counters of each section commander at the start (G6, 3-4 a side)
 N_GCFG = 11
 G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
+G_GONE = 5  # gst[0, G_GONE]: spent counters out of play (spent_counters = sabre_returns)
 N_GST = 8
 # Guerrilla attempts per turn g_turn[row, turn]
 GT_OFFERED, GT_SPENT, GT_NULLIFIED = 0, 1, 2
@@ -129,7 +130,10 @@ R_SHUFFLE_FIRST = 2         # 1: the Elan reshuffle comes before the turn's Comm
 R_CA_EITHER = 3             # 1: Counter-Attack copies either card of the opponent's last turn
 R_TAC_DECK = 4              # Tactician cards that come with the Command deck (0: none, D4)
 R_CIC_KEEPS_ONE = 5         # 1 (epic3): a card in the CIC's section beside a multi card orders nothing
-N_ROPT = 6
+R_TWO_SCOUTS_GAIN = 6       # 1: with two Scouts in a turn a counter may still be gained (G4)
+R_CA_FACING = 7             # 1: a copied tactic card is placed in the section facing the original (D3)
+R_SPENT_RETURN_ALL = 8      # 1: every spent counter returns to the pool; 0: only one a sabre stopped
+N_ROPT = 9
 NO_TACTICIAN_DECK = -1      # tac_disc[0] when the game has no Tactician deck at all
 
 # ---------------------------------------------------------------- policy parameters pol[side, P]
@@ -196,6 +200,7 @@ LST_HAND_N, LST_SQ_N = 3, 5              # + side
 LST_TAC_PILE, LST_TAC_DISC = 7, 8
 LST_LAST_HAND = 9                        # + side
 LST_POOL = 11                            # the unacquired Guerrilla counters
+LST_GONE = 12                            # spent counters out of play (spent_counters)
 N_LST = 16
 # per-turn plan pl[PL, Corps commander] (float64)
 PL_OWN_BEST = 0      # the score of his best own card (-1e18: none)

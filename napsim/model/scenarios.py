@@ -46,6 +46,9 @@ RULE_OPTIONS: dict[str, tuple[str, ...]] = {
     "guerrilla_share": ("lost", "shared"),                     # G6
     "elan_order": ("draw_first", "shuffle_first"),             # E9.4, L9
     "counter_attack_copies": ("either", "hand"),               # D3 counter_attack
+    "counter_attack_section": ("facing", "any"),               # D3 a copied tactic card, S4
+    "two_scouts": ("gain", "draw_two"),                        # G4 with E9.2, L9
+    "spent_counters": ("sabre_returns", "all_return"),         # G1, G5
 }
 DEFAULT_RULES: dict[str, str] = {k: v[0] for k, v in RULE_OPTIONS.items()}
 

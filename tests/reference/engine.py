@@ -21,8 +21,8 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   "two_commanders" (3-4 a side) the E4 pair is still taken, but its two cards go to two
   commanders, so only the one with the higher single-card score (the hand card on a tie) orders
   and the other counts as no card received; under "one_commander" (the default) that section's
-  commander plays both. Option `cic_keeps` (epic3): under "one" no card is placed in the CIC's section beside a
-  multi-section card (the CIC plays that one); under "both" it may be.
+  commander plays both. Option `cic_keeps` (epic3): under "one" no card is placed in the CIC's
+  section beside a multi-section card (the CIC plays that one); under "both" it may be.
 - M6.2 / M8.2: a section commander with no card rolls (option `initiative`: under
   "no_card_no_orders", the default, only when no multi-section card ordered units in his section
   either; with 3 a side a CIC who laid a multi-section card has a card and never rolls)
@@ -36,11 +36,12 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   (E8, E9.3) go to the commander who played it; a multi-section card's to the CIC in epic3 and to
   the Corps commander holding the fewest in epic4 (the leftmost on ties). Each holder spends his
   own at the policy rate. M6.4 Elan: every holder of both sides draws one.
-- G6: with 3-4 a side the Guerrilla counters are dealt one at a time, in turn, to the section
-  commanders, those with at least four Spanish units first (most Spanish units first, the
-  leftmost on ties); option `guerrilla_share`: under "lost" the others get their turn of the deal
-  and their counters stay in the unacquired pool, under "shared" they are left out of the deal;
-  with no eligible commander all go to the pool. With 1-2 a side the CIC holds them all.
+- G6: with 3-4 a side the Guerrilla counters are dealt in full rounds to the section commanders
+  (option `guerrilla_share`: under "lost" to all three, and the counters of those with fewer than
+  four Spanish units stay in the unacquired pool; under "shared" to those with four or more only);
+  the extras too few for a round go one each, in turn, to commanders with four or more (most
+  Spanish units first, the leftmost on ties); with no eligible commander all go to the pool.
+  With 1-2 a side the CIC holds them all.
 - a turn the Guerrillas end (G1) is a turn for every commander but nobody's card: no receiver,
   no initiative roll, no Tactician draw.
 
@@ -50,7 +51,8 @@ turn, against the French card with the larger own effective orders among those i
 reach (a tie goes to the hand card; a policy that saves counters for Assaults targets an Assault
 card first); sections are mirrored (S4): a French card in the French section x is reached by the
 counters of the Spanish section 2 - x (and the CIC's), and they are spent from that section first,
-then the CIC's, then any section; a spent counter returns to the unacquired pool, sabre or not.
+then the CIC's, then any section; a spent counter a sabre stopped returns to the unacquired pool,
+one that nullified a card is out of play (option `spent_counters`: "all_return" returns both).
 Per-section metrics name the French card's section from the French seat.
 
 Other readings from the scenario's [rules] table: `counter_attack_copies` (D3: the opponent's last
@@ -89,20 +91,22 @@ def facing(x: int) -> int:
 
 
 def deal_guerrilla(counters: int, spanish: list[int], share: str) -> list[int]:
-    """Rule G6 with three commanders (3-4 a side, or LGB's three Corps): the counters are dealt
-    one at a time, in turn, to the commanders; those with at least four Spanish units come first,
-    most Spanish units first (the leftmost on ties). A commander with fewer may hold none:
-    share = "lost" deals him his turn anyway and his counters stay in the unacquired pool;
-    share = "shared" leaves him out of the deal."""
+    """Rule G6 with three commanders (3-4 a side, or LGB's three Corps): the counters are dealt in
+    full rounds, one to every commander (share = "lost": a commander with fewer than four Spanish
+    units may hold none, so his counter of each round stays in the unacquired pool) or to every
+    commander with four or more ("shared"); the counters too few for a full round are the extras,
+    and the CIC deals them one at a time, in turn, to commanders who may hold them only, most
+    Spanish units first (the leftmost on ties)."""
     eligible = sorted((x for x in range(3) if spanish[x] >= 4), key=lambda x: (-spanish[x], x))
     out = [0, 0, 0]
     if not eligible:
         return out
-    seats = eligible if share == "shared" else eligible + [x for x in range(3) if x not in eligible]
-    for i in range(counters):
-        x = seats[i % len(seats)]
-        if x in eligible:
-            out[x] += 1
+    seats = eligible if share == "shared" else [0, 1, 2]
+    rounds, extras = divmod(counters, len(seats))
+    for x in eligible:
+        out[x] = rounds
+    for i in range(extras):
+        out[eligible[i % len(eligible)]] += 1
     return out
 
 
@@ -476,14 +480,18 @@ class _Game:
         else:
             spender = next(x for x in range(3) if held[x] > 0)
         held[spender] -= 1
-        self.g_pool += 1  # spent: back to the unacquired pool, stopped or not
         met[o, M["g_spent"]] += 1
         # rule G6: the commander who held it (the CIC's general holding, or a section's commander)
         cc = None
         if self.players >= 2:
             cc = 0 if spender == GENERAL else self.owner[o][spender]
             self.cmet[o, cc, CM["g_spent"]] += 1
-        if self.rng.randrange(6) == SABRE:  # rule G1: a sabre stops the guerrillas
+        sabre = self.rng.randrange(6) == SABRE
+        # rule G1 (option spent_counters): a counter a sabre stopped returns to the unacquired
+        # pool; one that nullified a card is out of play, unless all_return
+        if sabre or self.rule("spent_counters") == "all_return":
+            self.g_pool += 1
+        if sabre:  # rule G1: a sabre stops the guerrillas
             met[o, M["g_stopped_by_sabre"]] += 1
             return ra, rb, p, False
         if target == "both":
@@ -717,6 +725,9 @@ class _Game:
             met[s, M["wasted"]] += sum(nom) - sum(eff)
             # rules G3 / G4 / P5: a Spanish Scout may trade its second draw for a counter
             gain = self.guerrilla_gain(s, ra, rb) if self.g_rule[s] != "off" else None
+            # rules G4, E9.2: with two Scouts the gain needs two_scouts = gain
+            if cd.scout[ra] + cd.scout[rb] > 1 and self.rule("two_scouts") == "draw_two":
+                gain = None
             # rules E8 / P3: stars March Move up to 3 free units in the card's section, else draw
             r = list(rem)
             earned = [int(cd.tdraw[ra]), int(cd.tdraw[rb])]  # Tactician draws per card

@@ -548,7 +548,8 @@ def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over,
     # commander) is spent only against a French card played in the section facing it, the French
     # section 2 - y (each side names sections from its own seat), never a multi-section card, at most one a
     # French turn, at every chance (spend mode 0); a Scout in a section with four Spanish units
-    # or more gains a counter for that section; counters are conserved
+    # or more gains a counter for that section; counters are conserved (G1: a counter that
+    # nullified a card is out of play)
     sim = sim_for(EPIC3, {"scenario.format": fmt, **(over or {})}, french, GREEDY)
     sc = sim.scenario
     spanish = [x.spanish for x in sc.sides[SPANISH].sections]
@@ -588,9 +589,10 @@ def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over,
                 assert outcome != layout.G_OUT_DECLINED
                 assert (outcome == layout.G_OUT_NULLIFIED) == (roll != 5)
                 held[2 - x] -= 1  # the Spanish section facing the French card spends it
-                pool += 1
+                pool += 0 if outcome == layout.G_OUT_NULLIFIED else 1  # G1: used up, or back
                 seen["attempt"] += 1
-        assert min(held) >= 0 and sum(held) + pool == total
+        gone = met[SPANISH, M["g_spent"]] - met[SPANISH, M["g_stopped_by_sabre"]]
+        assert min(held) >= 0 and sum(held) + pool + gone == total
         assert met[SPANISH, M["g_held_end"]] == sum(held) and met[SPANISH, M["g_pool_end"]] == pool
     assert seen["attempt"] > 300 and seen["gain"] > 10 and seen["multi"] > 50
     assert seen["held elsewhere"] > 50

@@ -150,3 +150,86 @@ def test_g6_every_count_and_eligibility_pattern(share):
                         assert got[i] >= got[j], where
     assert guerrilla_split(5, [6, 2, 1], "lost") == [3, 0, 0]  # issue 26: the extras are not lost
     assert guerrilla_split(5, [6, 2, 1], "shared") == [5, 0, 0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Counter-Attack: where a copied tactic card goes (D3, S4), and what it may copy (D3, G1, G5)
+
+
+def _copies(sim: Simulation, games: int):
+    """Per Counter-Attack in traced EPIC games that copied a card: (the copy as it plays, its
+    placement, the sections facing where the opponent put each card of his last turn that it may
+    be a copy of, which of those cards (0 hand, 1 rack) it may copy, which of the opponent's last
+    cards the Guerrillas nullified)."""
+    ct = sim.cards
+    out = []
+    for g in range(games):
+        last = {}  # side -> ((card, placement) of its hand and rack card, nullified slots)
+        for ply, rows in sorted(by_ply(sim.trace(SEED, g)[1]).items()):
+            ch = rows_of(rows, layout.EV_CHOICE)
+            if ply < 0 or not len(ch):
+                continue
+            s = int(ch[0, SIDE])
+            nullified = set()
+            for a in rows_of(rows, layout.EV_G_ATTEMPT):
+                if a[E] == layout.G_OUT_NULLIFIED:
+                    nullified |= {0, 1} if a[A] == 2 else {int(a[A])}
+            mine = ((int(ch[0, E]), int(ch[0, C])), (int(ch[0, F]), int(ch[0, D])))
+            if 1 - s in last:
+                theirs, gone = last[1 - s]
+                for raw, (r, p) in zip((int(ch[0, A]), int(ch[0, B])), mine, strict=True):
+                    if raw == ct.void or not ct.counter[raw] or r == ct.void:
+                        continue
+                    could = {k for k, (t, _) in enumerate(theirs)
+                             if t != ct.void and ct.mirror[t] == r}
+                    faces = {2 - theirs[k][1] for k in could}
+                    out.append((r, p, faces, could, gone))
+            last[s] = (mine, nullified)
+    return out
+
+
+@pytest.mark.parametrize("scenario", ["symmetric", "epic3-tamames"])
+def test_d3_s4_counter_attack_section_facing_or_any(scenario):
+    # rules D3, S4: a copied tactic card is played in the section facing the one the opponent
+    # chose (facing, the default: the Counter-Attack text puts the orders in the section the
+    # opponent chose, seen from the other seat); under any the policy places it where it scores
+    # best
+    placed = {}
+    for value in ("facing", "any"):
+        sim = sim_for(scenario, {}, None, counter_attack_section=value)
+        res = sim.run(200, SEED, check=True)
+        assert res.metric("invariant_violations").tolist() == [0, 0]
+        tactic = [(p, faces) for r, p, faces, _, _ in _copies(sim, 150)
+                  if sim.cards.kind[r] == 2 and faces]
+        assert len(tactic) > 30, len(tactic)
+        placed[value] = sum(p in faces for p, faces in tactic) / len(tactic)
+    assert placed["facing"] == 1.0
+    assert placed["any"] < 0.9
+
+
+def test_d3_g5_a_card_the_guerrillas_nullified_cannot_be_copied(tmp_path):
+    # rules D3, G5, G1: a nullified French card gave no orders, so the Spanish Counter-Attack that
+    # follows has nothing of it to copy (it may still copy the French player's other card)
+    deck = str(write_deck(tmp_path / "counters.csv", {
+        "Counter-Attack": 20, "Probe Left": 15, "Probe Center": 15, "Probe Right": 15,
+        "Attack Left": 10, "Attack Center": 10, "Bayonet Charge": 5}))
+    sim = sim_for("tamames", {"sides.S.guerrilla": 6, "scenario.guerrilla_pool": 30}, deck)
+    copies = _copies(sim, 150)
+    assert all(could - gone for _, _, _, could, gone in copies if could)
+    assert sum(1 for *_, could, gone in copies if gone) > 20  # copies after a nullified card
+
+
+def test_d3_p7_a_counter_attack_never_copies_a_first_strike(tmp_path):
+    # rules D3, P7: Counter-Attack's limit (the card text: not on a First Strike): a First Strike
+    # played in the opponent's turn is not the card he played on his turn, and one played on his
+    # own turn gave no orders, so no Counter-Attack ever plays as a First Strike
+    deck = str(write_deck(tmp_path / "fs.csv", {
+        "Counter-Attack": 20, "First Strike": 20, "Probe Left": 15, "Probe Center": 15,
+        "Probe Right": 15, "Bayonet Charge": 5}))
+    sc = load_scenario("symmetric")
+    sim = Simulation.build(sc, (("greedy", {"first_strike_prob": 0.5}),
+                                ("greedy", {"first_strike_prob": 0.5})), deck)
+    copies = _copies(sim, 100)
+    assert len(copies) > 100
+    assert not any(sim.cards.first_strike[r] for r, *_ in copies)
+    assert sim.run(200, SEED).metric("first_strikes").sum() > 50

@@ -81,7 +81,9 @@ from napsim.engine.layout import (
     ST_DISC_N,
     ST_HAND_N,
     ST_LAST_HAND,
+    ST_LAST_HAND_P,
     ST_LAST_RACK,
+    ST_LAST_RACK_P,
     ST_NOMINAL,
     ST_PILE_N,
     ST_RACK_N,
@@ -224,6 +226,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     last_hand = st[ST_LAST_HAND:ST_LAST_HAND + 2]
     nominal = st[ST_NOMINAL:ST_NOMINAL + 3]
     last_rack = st[ST_LAST_RACK:ST_LAST_RACK + 2]
+    last_hand_p = st[ST_LAST_HAND_P:ST_LAST_HAND_P + 2]
+    last_rack_p = st[ST_LAST_RACK_P:ST_LAST_RACK_P + 2]
     rmap = res_scratch[RES_RMAP]
     _deal(rs, standard, first, multi, hand0, tac0, tac_start, pile, pn, disc, dn, hand, hn, rack,
           rack_t, rn, tac, tacc, tac_pile, met, trace, tn)
@@ -239,8 +243,9 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         n_h = hn[s]
         n_r = rn[0] if not standard else 0
         c = min(cmd, best_val.shape[1] - 1)
-        ca_src, e4 = _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val, hand,
-                                    rack, last_hand, last_rack, res_scratch, met, ropt)
+        ca_src, e4, pin_y = _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val,
+                                           hand, rack, last_hand, last_rack, last_hand_p,
+                                           last_rack_p, res_scratch, met, ropt)
         if check and hn[s] + sqn[s] != hand0[s]:
             met[s, M_VIOLATIONS] += 1
         if tracing:
@@ -249,17 +254,17 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
                                             ca_src, void, pol, ctab, best_val, best_k,
                                             best_list, n_place, place_list, e4_only, res_scratch,
-                                            play_val, play_key, rec_t, tracing)
+                                            play_val, play_key, rec_t, tracing, pin_y)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
             hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, np.int64(0), e4, ca_src,
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
                                        place_list, e4_only, res_scratch, play_val, play_key, rec_t,
-                                       tracing)
+                                       tracing, pin_y)
         ta, tb, ra, rb, p = _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val,
                                         rmap, cmd_sec, hand, hn, rack, rack_t, rn, last_hand,
-                                        last_rack, met, wait_hist, ropt)
+                                        last_rack, last_hand_p, last_rack_p, met, wait_hist, ropt)
         pa = p // 3
         pb = p % 3
         if tracing:
@@ -270,6 +275,11 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         pq, ra, rb, turn_over = _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg,
                                             gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
                                             g_turn, trace, tn, ropt)
+        # D3: a card the Guerrillas nullified gave no orders, so a Counter-Attack cannot copy it
+        if ra0 != void and ra == void:
+            last_hand[s] = void
+        if rb0 != void and rb == void:
+            last_rack[s] = void
         ner = rec_t[s, c, ra, rb]
         q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
         _orders(s, ner, q0, nominal, met)

@@ -175,6 +175,11 @@ EV_INITIATIVE, EV_PASS, EV_COMMANDER_TACTICIAN = 20, 23, 24
 # placements, then the orders of placement p at REC_ORD + 6 p + 3 w + section (w: 0 nominal,
 # 1 effective; units left = section units - effective)
 REC_K, REC_LIST, REC_ORD, REC_WIDTH = 0, 1, 10, 64
+# pinned placements (D3, counter_attack_section = facing): a Counter-Attack copying a tactic card
+# places it in one given section. Pin q = 3 w + y: card a (w 0) or card b (w 1) in section y;
+# play_val[side, PIN_LAYER + q] is the best score under pin q, best_list[..., PIN_LIST + 4 q] the
+# number of placements tied for it, followed by those placements (napsim.sim.tables._build)
+N_PIN, PIN_LAYER, PIN_LIST = 6, 2, 9
 
 # ---------------------------------------------------------------- EPIC scratch
 # small counters st[ST] of one game (slices of one caller-owned array: no allocation)
@@ -184,7 +189,9 @@ ST_TAC_PILE, ST_TAC_DISC = 9, 10
 ST_LAST_HAND = 11                        # + side: the card of his last hand card (Counter-Attack)
 ST_NOMINAL = 13                          # + section: this turn's nominal orders
 ST_LAST_RACK = 16                        # + side: the rack card of his last turn (R_CA_EITHER)
-N_ST = 18
+ST_LAST_HAND_P = 18                      # + side: where his last hand card was placed (R_CA_FACING)
+ST_LAST_RACK_P = 20                      # + side: where his last rack card was placed
+N_ST = 22
 # res_scratch[RES, slot]: resolved hand and rack cards, tied pairs, the turn's card map (the card
 # each type plays as) and the Counter-Attack types
 RES_HAND, RES_RACK, RES_TIES, RES_RMAP, RES_CA = 0, 1, 2, 3, 4

@@ -75,6 +75,7 @@ from napsim.engine.layout import (
     P_CORPS_OWN_MIN,
     P_CORPS_SWAP_MARGIN,
     P_KIND,
+    PL_SOURCE,
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
     RACK,
@@ -84,6 +85,7 @@ from napsim.engine.layout import (
     S_G_RULE,
     S_G_START,
     S_HAND,
+    SRC_CIC,
     TRACE_WIDTH,
     WAIT_BINS,
 )
@@ -253,8 +255,11 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand,
                      cn, disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn)
         if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
-            _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet,
-                        g_turn, trace, tn, ropt)
+            null = _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
+                               cmet, g_turn, trace, tn, ropt)
+            # D3: the CIC's hand card the Guerrillas nullified gave no orders: nothing to copy
+            if null >= 0 and null == 2 * ka and pl[PL_SOURCE, ka] == SRC_CIC:
+                last_hand[s] = void
         # orders, stars (L7), initiative (L6), Scout-for-counter (G4) per Corps commander
         # typed (not literal) starting values: a literal would compile the helpers they reach once
         # more, for the literal

@@ -175,7 +175,8 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
                 trace, tn, ropt):
     """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
     (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
-    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt."""
+    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt. Returns the
+    card nullified, 2 * Corps commander + which of his cards, or -1."""
     met[o, M_G_FRENCH_TURNS] += 1
     target = np.int64(-1)
     t_second = np.int64(0)
@@ -201,11 +202,11 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
                 t_eff = e_card
                 t_assault = ctab[r, C_EQ]
     if target < 0:
-        return
+        return np.int64(-1)
     out = guerrilla_attempt(rs, o, ply, t_second, target, t_eff, t_assault, 1, target, gst[o],
                             2 - target, pool, pol, met, g_turn, trace, tn, ropt)
     if out == G_OUT_DECLINED:
-        return
+        return np.int64(-1)
     cmet[o, 3 - target, CM_G_SPENT] += 1  # the facing Spanish Corps spent it (S4)
     if out == G_OUT_NULLIFIED:
         src = int(pl[PL_SOURCE, target])
@@ -220,6 +221,8 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
             pl[PL_CARD, target] = void
         else:
             pl[PL_CARD2, target] = void
+        return 2 * target + t_second
+    return np.int64(-1)
 
 
 @inlined

@@ -208,7 +208,8 @@ def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
     r[layout.R_TAC_DECK] = deck.tactician_deck
     r[layout.R_CIC_KEEPS_ONE] = sc.format == "epic3" and sc.rule("cic_keeps") == "one"
     r[layout.R_TWO_SCOUTS_GAIN] = sc.rule("two_scouts") == "gain"
-    r[layout.R_CA_FACING] = sc.rule("counter_attack_section") == "facing"
+    r[layout.R_CA_FACING] = (sc.rule("counter_attack_section") == "facing"
+                             and sc.format not in ("standard", "lgb"))  # EPIC places tactic cards
     r[layout.R_SPENT_RETURN_ALL] = sc.rule("spent_counters") == "all_return"
     return r
 

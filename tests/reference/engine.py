@@ -235,9 +235,11 @@ class _Game:
                 v += tac_bonus
         return float(v)
 
-    def _pair_best(self, s: int, c: int, ta: int, tb: int):
-        """Best score of a pair over its legal placements and the placements that reach it."""
-        places, _ = self.legal(s, ta, tb)
+    def _pair_best(self, s: int, c: int, ta: int, tb: int, places: list[int] | None = None):
+        """Best score of a pair over its legal placements (or over `places`) and the placements
+        that reach it."""
+        if places is None:
+            places, _ = self.legal(s, ta, tb)
         best = -1.0e9
         tied: list[int] = []
         for p in places:
@@ -531,8 +533,11 @@ class _Game:
         return None
 
     # ----- the choice (rule P1) -----------------------------------------------------------------
-    def choose(self, s: int, c: int, hand: list[int], rack: list[int], e4: bool, opp_last: int):
-        """(hand index or None, rack index or None, placement), or None when nothing is legal."""
+    def choose(self, s: int, c: int, hand: list[int], rack: list[int], e4: bool, opp_last: int,
+               pin: int = -1):
+        """(hand index or None, rack index or None, placement), or None when nothing is legal.
+        pin >= 0 (rule D3, counter_attack_section = facing): a Counter-Attack's copy (a tactic
+        card) is placed in section pin only."""
         pv = self.pol[s]
         o = 1 - s
         hand_opts = list(enumerate(hand)) if hand else [(None, self.void)]
@@ -544,12 +549,21 @@ class _Game:
             for j, b in rack_opts:
                 rb = self.resolve(b, opp_last)
                 places, e4_only = self.legal(s, ra, rb)
+                ca_a = pin >= 0 and self.cards.counter[a] == 1
+                ca_b = pin >= 0 and self.cards.counter[b] == 1
+                if ca_a and ca_b:
+                    continue  # both copies would go to one section
+                if ca_a or ca_b:
+                    places = [p for p in places if (p // 3 if ca_a else p % 3) == pin]
                 if (e4_only and not e4) or not places:
                     continue
                 if random_policy:
                     triples.extend((0.0, i, j, (p,)) for p in places)
                     continue
-                best, tied = self._score_cache(s, c, ra, rb)
+                if ca_a or ca_b:
+                    best, tied = self._pair_best(s, c, ra, rb, places)
+                else:
+                    best, tied = self._score_cache(s, c, ra, rb)
                 v = best - pv[PARAMS["keep_weight"]] * self.single_value(s, c, ra)
                 if pv[PARAMS["deny_weight"]] != 0.0 and len(rack) > 1:
                     oc = min(len(self.hand[o]), self.cmax)
@@ -585,6 +599,7 @@ class _Game:
         self.tac_disc = 0
         last_hand = [void, void]  # the last card each side played from its hand, as it played
         last_rack = [void, void]  # the card each side took from the rack on its last turn
+        last_at = [[0, 0], [0, 0]]  # where each side placed its last hand and rack card
         first = sc.first
         multi = self.players >= 2
         self.g_pool = sc.guerrilla_pool
@@ -668,10 +683,19 @@ class _Game:
             # turn: his hand card, or under counter_attack_copies = either also his rack card,
             # which it copies when there is no hand card or when it scores strictly more (P1)
             copy = last_hand[o]
+            copy_at = last_at[o][0]
             if self.rule("counter_attack_copies") == "either" and last_rack[o] != void:
                 if copy == void or (self.single_value(s, c, int(cd.mirror[last_rack[o]]))
                                     > self.single_value(s, c, int(cd.mirror[copy])) + TOL):
                     copy = last_rack[o]
+                    copy_at = last_at[o][1]
+            # rules D3, S4 (counter_attack_section = facing): a copied tactic card goes to the
+            # section facing the one the opponent placed it in
+            pin = -1
+            if (self.rule("counter_attack_section") == "facing" and copy != void
+                    and sc.format not in ("standard",) and cd.kind[int(cd.mirror[copy])] == KIND_PLACED
+                    and any(cd.counter[t] == 1 for t in hand + rack)):
+                pin = 2 - copy_at
             # rule E4: every hand and rack card (as it would play) a section card of one section
             e4 = False
             if not self.standard and hand and rack:
@@ -681,10 +705,10 @@ class _Game:
                 if e4:
                     met[s, M["same_section_turns"]] += 1
             offer = rack if not self.standard else []
-            pick = self.choose(s, c, hand, offer, e4, copy)
+            pick = self.choose(s, c, hand, offer, e4, copy, pin)
             if pick is None and hand and offer:
                 # no legal pair: the hand card alone, the rack left as it is
-                pick = self.choose(s, c, hand, [], e4, copy)
+                pick = self.choose(s, c, hand, [], e4, copy, pin)
             i, j, p = pick if pick is not None else (None, None, 0)
             ta = hand.pop(i) if i is not None else void
             tb = void
@@ -697,9 +721,11 @@ class _Game:
             if ta != void:
                 met[s, M["hand_" + KIND_SLOT[cd.kind[ta]]]] += 1
                 last_hand[s] = ra
+                last_at[s][0] = p // 3
             if tb != void:
                 met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
             last_rack[s] = rb  # void when he took none
+            last_at[s][1] = p % 3
             if e4 and ra != void and rb != void and cd.sec[ra] == cd.sec[rb]:
                 if self.e4_playable:
                     met[s, M["same_section_used"]] += 1
@@ -718,6 +744,11 @@ class _Game:
             played = [(ra, self.placed_section(ra, p // 3)), (rb, self.placed_section(rb, p % 3))]
             if self.g_rule[o] != "off" and sc.sides[s].french:
                 ra, rb, p, turn_over = self.guerrilla_attack(s, o, c, ra, rb, p)
+                # rule D3: a nullified card gave no orders; a Counter-Attack cannot copy it
+                if played[0][0] != void and ra == void:
+                    last_hand[s] = void
+                if played[1][0] != void and rb == void:
+                    last_rack[s] = void
             nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
             for x, sec in enumerate("LCR"):
                 met[s, M["nominal_" + sec]] += nom[x]

@@ -525,6 +525,9 @@ class _LgbGame:
                             met[o, M["g_denied_effective"]] += t_eff
                             met[o, M["g_denied_effective_in_french_" + WINGS[w]]] += t_eff
                             g[0] = void  # nullified: plays as nothing (the card is discarded)
+                            # rule D3: the CIC's hand card, nullified, gave no orders to copy
+                            if src == SRC_CIC and gifts[w] and g is gifts[w][0] and w == ka:
+                                last_hand[s] = void
             # orders (L3-L5), stars (L7), initiative (L6), Scout for a counter (G4)
             cmd_draws = [0, 0, 0]
             tac_draws = [0, 0, 0]

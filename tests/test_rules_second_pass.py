@@ -190,7 +190,7 @@ def _copies(sim: Simulation, games: int):
 
 @pytest.mark.parametrize("scenario", ["symmetric", "epic3-tamames"])
 def test_d3_s4_counter_attack_section_facing_or_any(scenario):
-    # rules D3, S4: a copied tactic card is played in the section facing the one the opponent
+    # rules D3, D8, S4: a copied tactic card is played in the section facing the one the opponent
     # chose (facing, the default: the Counter-Attack text puts the orders in the section the
     # opponent chose, seen from the other seat); under any the policy places it where it scores
     # best
@@ -208,7 +208,7 @@ def test_d3_s4_counter_attack_section_facing_or_any(scenario):
 
 
 def test_d3_g5_a_card_the_guerrillas_nullified_cannot_be_copied(tmp_path):
-    # rules D3, G5, G1: a nullified French card gave no orders, so the Spanish Counter-Attack that
+    # rules D3, D8, G5, G1: a nullified French card gave no orders, so the Spanish Counter-Attack that
     # follows has nothing of it to copy (it may still copy the French player's other card)
     deck = str(write_deck(tmp_path / "counters.csv", {
         "Counter-Attack": 20, "Probe Left": 15, "Probe Center": 15, "Probe Right": 15,
@@ -220,7 +220,7 @@ def test_d3_g5_a_card_the_guerrillas_nullified_cannot_be_copied(tmp_path):
 
 
 def test_d3_p7_a_counter_attack_never_copies_a_first_strike(tmp_path):
-    # rules D3, P7: Counter-Attack's limit (the card text: not on a First Strike): a First Strike
+    # rules D3, D8, P7: Counter-Attack's limit (the card text: not on a First Strike): a First Strike
     # played in the opponent's turn is not the card he played on his turn, and one played on his
     # own turn gave no orders, so no Counter-Attack ever plays as a First Strike
     deck = str(write_deck(tmp_path / "fs.csv", {
@@ -233,3 +233,22 @@ def test_d3_p7_a_counter_attack_never_copies_a_first_strike(tmp_path):
     assert len(copies) > 100
     assert not any(sim.cards.first_strike[r] for r, *_ in copies)
     assert sim.run(200, SEED).metric("first_strikes").sum() > 50
+
+
+def test_l6_the_lgb_trace_says_when_a_single_sabre_costs_a_block():
+    # rule L6: one sabre removes a block from one of the Corps commander's units; the trace says
+    # so on that roll, and two sabres say no block is lost
+    from napsim.output.tracefmt import format_trace
+    sim = sim_for("lgb-symmetric", {"sides.A.corps_hand": [0, 0, 0], "sides.B.corps_hand": [0, 0, 0]})
+    said = rolls = 0
+    for g in range(10):
+        text = format_trace(sim, sim.trace(SEED, g)[1], SEED, g)
+        for ln in text.splitlines():
+            if "initiative roll" not in ln:
+                continue
+            roll = ln.split("initiative roll ")[1].split(",")[0]
+            one_sabre = roll.count("sabre") == 1
+            rolls += one_sabre
+            said += "costs one of his units a block" in ln
+            assert ("costs one of his units a block" in ln) == one_sabre, ln
+    assert rolls > 20 and said == rolls

@@ -196,14 +196,16 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
 
     fmt: players a side (1 for EPIC one a side and the standard game). With 2-4 (docs/rules.md, M) the
     card flow is E's and the commander layer adds: the card passed to the sub-commander (M4);
-    initiative rolls for a section commander without a card or multi-section orders (M6.2,
-    M8.2); Tactician cards per commander (tacc[side, commander], M6.3, M6.4, M8.2); per-commander
-    metrics cmet[side, commander, CM]. Readings of open points: with 2 a side the CIC holds every
-    Tactician card, so an Elan gives each side one (his); a card the Guerrillas nullify still
-    reached its commander (no initiative roll); in the E4 situation with 3-4 a side the section's
-    commander plays both cards; an initiative unit symbol orders a unit of that type when the
-    section has one and some unit there is still unordered (the pair tables keep unordered units
-    per section, not per type); the epic2 sub-commander's orders are those of the section his card
+    initiative rolls for a section commander without a card (and, by option `initiative`,
+    without multi-section orders in his section; M6.2, M8.2); Tactician cards per commander
+    (tacc[side, commander], M6.3, M6.4, M8.2); per-commander metrics cmet[side, commander, CM].
+    Readings of open points: with 2 a side the CIC holds every Tactician card, so an Elan gives
+    each side one (his); a card the Guerrillas nullify still reached its commander (no initiative
+    roll) and cannot be copied by a Counter-Attack; in the E4 situation with 3-4 a side the
+    section's commander plays both cards unless same_section_receiver = two_commanders (then only
+    the better one orders); an initiative unit symbol orders a unit of that type when the section
+    has one and some unit there is still unordered (the pair tables count the unordered units of a
+    section, not of each type); the epic2 sub-commander's orders are those of the section his card
     is in. cmd_sec[side, section] is the section's commander,
     tac_start[side, commander] the starting Tactician cards, units[side, type, section].
     tturn[side, turn] sums the Tactician cards a side holds at the start of its turns. ropt holds

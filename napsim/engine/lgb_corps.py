@@ -21,6 +21,7 @@ from napsim.engine.layout import (
     C_SCOUT,
     C_STARS,
     C_TDRAW,
+    CM_BLOCKS_LOST,
     CM_EFF,
     CM_EFF_A,
     CM_G_ACQUIRED,
@@ -270,13 +271,15 @@ def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, no
     pl[PL_FREE_B, kc] = tot_b
     pl[PL_FREE, kc] = tot_a + tot_b
     if src == SRC_INITIATIVE:
+        blocks = cmet[s, kc + 1, CM_BLOCKS_LOST]
         tdr, cdr, d1, d2, ordered = roll_initiative(rs, True, units[s], xa, xb, tot_a + tot_b,
                                                     cmet[s, kc + 1])
+        blocks = cmet[s, kc + 1, CM_BLOCKS_LOST] - blocks  # L6: a single sabre costs a block
         met[s, M_INIT_ORDERS] += ordered
         pl[PL_FREE, kc] -= ordered
         pl[PL_CMD_DRAWS, kc] += cdr
         pl[PL_TAC_DRAWS, kc] += tdr
-        _trace(trace, tn, EV_INITIATIVE, ply, s, kc, d1, d2, ordered, tdr, cdr, 0, 0)
+        _trace(trace, tn, EV_INITIATIVE, ply, s, kc, d1, d2, ordered, tdr, cdr, 0, blocks)
         return 0, 0, 0, False
     if src != SRC_CIC and src != SRC_OWN:
         if src == SRC_HOLD:

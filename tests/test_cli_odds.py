@@ -156,6 +156,7 @@ def test_odds_orders_json_sums_to_one():  # rule E6
 
 
 def test_odds_first_and_mulligan_json():
+    # rule T1: the Epic card game's one mulligan, computed by `napsim odds mulligan`
     doc = _json("odds", "first", "--deck", "cca60", "--filter", "kind=troop", "--games", "5000")
     (row,) = doc["rows"]
     assert row["interval"] == "normal95"

@@ -95,8 +95,10 @@ def test_random_play_contract(name):
         assert rows[:, :, M["refills"]].sum() == 0
         assert rows[:, :, M["same_section_turns"]].sum() == 0
     else:
-        assert (rack == turns).all()
-        ok = starved == 0
+        # E2/E3: a rack card every turn, unless no legal pair exists (rare: a Counter-Attack
+        # whose copied tactic card must go to the one section every other card names, D8)
+        assert (rack <= turns).all() and (turns - rack).sum() <= 1e-4 * turns.sum()
+        ok = (starved == 0) & (rack == turns).all(axis=1)  # every turn took a rack card
         assert (picks[ok][:, :, :3] == 0).all()  # never a pick from 2, 1 or 0
         assert (picks[ok] == expected_picks(sc)).all()  # 5-4-3-refill, sides alternating
         assert (rows[ok][:, :, M["refills"]].sum(axis=1) == (2 * sc.turns) // 3).all()

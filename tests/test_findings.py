@@ -198,7 +198,7 @@ def test_courier_rack_findings_are_sensible(courier_rack):
     t = courier_rack
     assert 3 <= len(t) <= 6
     assert t[0].startswith("Of the swept settings, Command hand size (both sides) moves effective orders "
-                           "a turn (Blue) the most: from 6.569 [6.564, 6.573] at 4 to 9.711")
+                           "a turn (Blue) the most: from 6.568 [6.564, 6.573] at 4 to 9.710")
     assert any("with random play, it flattens after 9" in x for x in t)
     assert any(x.startswith("Greedy play gives more effective orders a turn (Blue) than random play")
                for x in t)

@@ -298,9 +298,12 @@ def test_a_section_commander_rolls_exactly_when_his_section_gets_nothing(name, o
             s = int(one(rows, layout.EV_TURN)[SIDE])
             cards = played(sim, one(rows, layout.EV_CHOICE))
             eff = one(rows, layout.EV_ORDERS)[D:G]
+            laid_multi = any(sim.cards.kind[t] == KIND_MULTI for t, _, _ in cards)
             expect = [x for x in range(3)  # option initiative: multi-section orders may stop it
                       if all(px != x for _, _, px in cards)
-                      and (sc.rule("initiative") == "no_card" or multi_orders(sim, cards, x) == 0)]
+                      and (sc.rule("initiative") == "no_card" or multi_orders(sim, cards, x) == 0)
+                      # a CIC (3 a side) who laid a multi-section card has played a card
+                      and not (sc.format == "epic3" and cmd_sec[s, x] == 0 and laid_multi)]
             init_idx = np.flatnonzero(rows[:, CODE] == layout.EV_INITIATIVE)
             init = rows[init_idx]
             assert (init[:, SIDE] == s).all()
@@ -471,15 +474,16 @@ def test_elan_gives_every_player_a_tactician_card(name, holders):
     (3, [6, 8, 5], [1, 1, 1], [1, 1, 1]), (5, [6, 8, 5], [2, 2, 1], [2, 2, 1]),
     (4, [6, 8, 5], [1, 2, 1], [1, 2, 1]), (4, [3, 8, 5], [0, 2, 1], [0, 2, 2]),
     (5, [3, 8, 5], [0, 2, 2], [0, 3, 2]), (5, [4, 4, 4], [2, 2, 1], [2, 2, 1]),
-    (3, [4, 9, 3], [1, 1, 0], [1, 2, 0]), (2, [0, 3, 4], [0, 0, 1], [0, 0, 2]),
+    (3, [4, 9, 3], [1, 1, 0], [1, 2, 0]), (2, [0, 3, 4], [0, 0, 2], [0, 0, 2]),
     (1, [5, 6, 6], [0, 1, 0], [0, 1, 0]), (0, [6, 8, 5], [0, 0, 0], [0, 0, 0]),
     (3, [3, 2, 0], [0, 0, 0], [0, 0, 0]), (4, [0, 0, 0], [0, 0, 0], [0, 0, 0]),
 ])
 def test_guerrilla_split(counters, spanish, lost, shared):
     # rule G6: fewer than four Spanish units: no counter. guerrilla_share = lost (default): an
     # even split among all the commanders, an ineligible one's share not given out; shared: an
-    # even split among the eligible ones. The remainder one each to the eligible commanders with
-    # the most Spanish units (leftmost on ties); with nobody eligible every counter stays unassigned
+    # even split among the eligible ones. Every extra counter (the remainder) goes to an eligible
+    # commander, one each from the most Spanish units (leftmost on ties), again from the first when
+    # extras outnumber them; with nobody eligible every counter stays unassigned
     assert guerrilla_split(counters, spanish) == guerrilla_split(counters, spanish, "lost") == lost
     assert guerrilla_split(counters, spanish, "shared") == shared
 
@@ -508,7 +512,8 @@ def test_guerrilla_counters_start_with_the_section_commanders(fmt, over, g_start
     assert res.metric("invariant_violations").tolist() == [0, 0]  # counters conserved
     total = sc.guerrilla_pool + sc.sides[1].guerrilla  # held or in the pool, lost shares included
     rows = res.per_game[:, 1]
-    assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] == total).all()
+    gone = rows[:, M["g_spent"]] - rows[:, M["g_stopped_by_sabre"]]  # G1: out of play once used
+    assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] + gone == total).all()
 
 
 @pytest.mark.parametrize("fmt", ["epic3", "epic4"])
@@ -543,7 +548,8 @@ def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over,
     # commander) is spent only against a French card played in the section facing it, the French
     # section 2 - y (each side names sections from its own seat), never a multi-section card, at most one a
     # French turn, at every chance (spend mode 0); a Scout in a section with four Spanish units
-    # or more gains a counter for that section; counters are conserved
+    # or more gains a counter for that section; counters are conserved (G1: a counter that
+    # nullified a card is out of play)
     sim = sim_for(EPIC3, {"scenario.format": fmt, **(over or {})}, french, GREEDY)
     sc = sim.scenario
     spanish = [x.spanish for x in sc.sides[SPANISH].sections]
@@ -583,9 +589,10 @@ def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over,
                 assert outcome != layout.G_OUT_DECLINED
                 assert (outcome == layout.G_OUT_NULLIFIED) == (roll != 5)
                 held[2 - x] -= 1  # the Spanish section facing the French card spends it
-                pool += 1
+                pool += 0 if outcome == layout.G_OUT_NULLIFIED else 1  # G1: used up, or back
                 seen["attempt"] += 1
-        assert min(held) >= 0 and sum(held) + pool == total
+        gone = met[SPANISH, M["g_spent"]] - met[SPANISH, M["g_stopped_by_sabre"]]
+        assert min(held) >= 0 and sum(held) + pool + gone == total
         assert met[SPANISH, M["g_held_end"]] == sum(held) and met[SPANISH, M["g_pool_end"]] == pool
     assert seen["attempt"] > 300 and seen["gain"] > 10 and seen["multi"] > 50
     assert seen["held elsewhere"] > 50

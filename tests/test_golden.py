@@ -43,6 +43,13 @@ CASES = {
     "lgb-greedy": ("lgb-symmetric", {}, ("greedy", "greedy"), None),
     "lgb-random": ("lgb-symmetric", {}, ("random", "random"), None),
     "guerrilla-epic": ("tamames", {}, ("greedy", "greedy"), None),
+    # the former defaults (issue 26) stay pinned as alternatives
+    "epic3-initiative-no-card": ("epic3-tamames", {"rules.initiative": "no_card"},
+                                 ("greedy", "greedy"), None),
+    "epic1-counter-attack-any": ("symmetric", {"rules.counter_attack_section": "any"},
+                                 ("greedy", "greedy"), None),
+    "guerrilla-all-return": ("tamames", {"rules.spent_counters": "all_return"},
+                             ("greedy", "greedy"), None),
     "guerrilla-base": ("tamames", {"sides.S.guerrilla_rule": "base"}, ("greedy", "greedy"), None),
     "guerrilla-base-standard": ("tamames", {"sides.S.guerrilla_rule": "base",
                                             "scenario.format": "standard"},

@@ -168,10 +168,13 @@ def test_g1_attempt_success_rate_is_five_sixths():
     {"sides.S.guerrilla": 1, "scenario.guerrilla_pool": 1, "sides.S.guerrilla_rule": "base"},
     {"sides.S.guerrilla": 0, "scenario.guerrilla_pool": 9, "sides.S.sections.C.spanish": 3},
 ])
-def test_g1_g3_g4_pool_never_negative_and_counters_conserved(config):
-    # rules G1, G3, G4: spent counters go back to the finite unacquired pool, gains come out of
-    # it; check=True counts a violation whenever the pool is negative or the total changes
-    sim = sim_for(config)
+@pytest.mark.parametrize("spent_counters", ["sabre_returns", "all_return"])
+def test_g1_g3_g4_pool_never_negative_and_counters_conserved(config, spent_counters):
+    # rules G1, G3, G4: a counter a sabre stopped goes back to the finite unacquired pool, one
+    # that nullified a card is out of play (option spent_counters: all_return sends it back too);
+    # gains come out of the pool; check=True counts a violation whenever the pool is negative or
+    # the total (out of play included) changes
+    sim = sim_for({**config, "rules.spent_counters": spent_counters})
     sc = sim.scenario
     res = sim.run(600, SEED, per_game=True, check=True)
     assert res.metric("invariant_violations").tolist() == [0, 0]
@@ -179,10 +182,13 @@ def test_g1_g3_g4_pool_never_negative_and_counters_conserved(config):
     start, pool = sc.sides[SPANISH].guerrilla, sc.guerrilla_pool
     held, left = rows[:, M["g_held_end"]], rows[:, M["g_pool_end"]]
     acquired, spent = rows[:, M["g_acquired"]], rows[:, M["g_spent"]]
-    assert (held + left == start + pool).all()
+    back = rows[:, M["g_stopped_by_sabre"]] if spent_counters == "sabre_returns" else spent
+    assert (held + left + spent - back == start + pool).all()
     assert (held - start == acquired - spent).all()
-    assert (left == pool - acquired + spent).all()
+    assert (left == pool - acquired + back).all()
     assert (left >= 0).all() and (held >= 0).all()
+    if spent_counters == "sabre_returns" and start + pool > 0:
+        assert (spent > back).any()  # some counters did leave play
     if start + pool == 0:
         assert not acquired.any() and not spent.any()
     assert not res.per_game[:, FRENCH, M["g_held_end"]:M["g_pool_end"] + 1].any()

@@ -358,6 +358,7 @@ def test_guerrilla_counters_target_the_facingcorps_metric(french):
         assert met[:, M["invariant_violations"]].sum() == 0
         held = [1, 1, 1]
         pool = 6
+        gone = 0  # G1: a counter that nullified a card is out of play
         last = [ct.void, ct.void]
         for rows in ps:
             s = int(one(rows, layout.EV_TURN)[SIDE])
@@ -391,11 +392,12 @@ def test_guerrilla_counters_target_the_facingcorps_metric(french):
                     nullified = targets[k, which][D] == ct.void
                     assert nullified == (outcome == layout.G_OUT_NULLIFIED) == (roll != 5)
                     held[2 - k] -= 1
-                    pool += 1
+                    pool += 0 if nullified else 1
+                    gone += 1 if nullified else 0
                     seen["attempt"] += 1
             if give[A] != ct.void:
                 last[s] = int(give[E])
-        assert min(held) >= 0 and sum(held) + pool == 9
+        assert min(held) >= 0 and sum(held) + pool + gone == 9
     assert seen["attempt"] > 300 and seen["gain"] > 30 and seen["multi"] > 10
 
 
@@ -442,7 +444,8 @@ def test_guerrilla_rates_and_conservation():
     assert acq[2] == 0 and acq[0] > 100 and acq[1] > 100
     assert res.commanders[SPANISH, 3, layout.CM_G_SPENT] > 0  # he spends his starting counter
     rows = res.per_game[:, SPANISH]
-    assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] == 9).all()
+    gone = rows[:, M["g_spent"]] - rows[:, M["g_stopped_by_sabre"]]  # G1: out of play once used
+    assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] + gone == 9).all()
 
 
 def test_guerrilla_validation_errors():

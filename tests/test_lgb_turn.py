@@ -50,7 +50,7 @@ from napsim.sim.tables_lgb import SRC_CIC, SRC_OWN
 
 
 def test_setup_deals_the_scenario_hands_and_tactician_cards():
-    # rule L1, rule D4, rule E1: the CIC's hand, each Corps commander's hand and Tactician cards,
+    # rule L1, rule D4, rule E1, rule L10: the CIC's hand, each Corps commander's hand and Tactician cards,
     # then 5 cards to the rack; unequal sizes on every commander so a mix-up shows
     hands = {"A": (5, [2, 3, 4], [0, 1, 2]), "B": (7, [4, 1, 0], [2, 0, 1])}
     over = {}

@@ -41,12 +41,15 @@ def traces(sim: Simulation, games: int):
 # the [rules] table
 
 
-def test_defaults_are_the_literal_readings_and_every_option_has_two():
+def test_defaults_give_every_clause_a_meaning_and_every_option_has_two():
+    # rules M6.2, E4: issue 26 made no_card_no_orders and one_commander the defaults
     sc = load_scenario("symmetric")
     assert sc.rules == DEFAULT_RULES
-    assert DEFAULT_RULES == {"initiative": "no_card", "same_section_receiver": "two_commanders",
+    assert DEFAULT_RULES == {"initiative": "no_card_no_orders", "same_section_receiver": "one_commander",
                              "cic_keeps": "one", "guerrilla_share": "lost",
-                             "elan_order": "draw_first", "counter_attack_copies": "either"}
+                             "elan_order": "draw_first", "counter_attack_copies": "either",
+                             "counter_attack_section": "facing", "two_scouts": "gain",
+                             "spent_counters": "sabre_returns"}
     assert all(len(v) == 2 for v in RULE_OPTIONS.values())
     assert load_scenario("symmetric", {"rules.elan_order": "shuffle_first"}).rule("elan_order") \
         == "shuffle_first"

@@ -266,6 +266,7 @@ def _check_stars(sim: Simulation, seed: int, games: int, march: bool) -> Counter
 
 def test_e8_stars_march_move_up_to_three_or_draw():
     # rule E8 (P3 with march_prob 1: March Move whenever units are free)
+    # rule E13 (the part napsim models: March Moves only in the star card's section, no battle)
     # rule E9.3 (the Tactician draws the played cards call for, checked in _check_stars)
     sim = Simulation.build("symmetric", pols("greedy", tactician_use_prob=1.0))
     seen = _check_stars(sim, 15, 20, march=True)

@@ -50,7 +50,7 @@ def test_show_every_builtin_scenario(name):
     assert read, "every format reads some rule option"
     for o in read:
         value = sc.rule(o.name)
-        which = "default, the literal reading" if value == o.default else "not the default"
+        which = "the default reading" if value == o.default else "not the default"
         assert f"  {o.name} = {value} ({which}" in text
     for o in load_options():
         assert o.name in text  # the others are named as not read in this format
@@ -61,7 +61,7 @@ def test_show_names_an_option_off_its_default(tmp_path):
     path.write_text((SCENARIO_DIR / "symmetric.toml").read_text(encoding="utf-8")
                     + '\n[rules]\nelan_order = "shuffle_first"\n', encoding="utf-8")
     text = show_text(path)
-    assert "elan_order = shuffle_first (not the default; the literal reading is draw_first" in text
+    assert "elan_order = shuffle_first (not the default; the default reading is draw_first" in text
     assert "shuffle_first: The Elan reshuffle comes before the Command draw" in text
 
 

@@ -166,7 +166,8 @@ group).
 **Rule IDs.** Every rule has an ID made of a letter and a number: D components, S the
 battlefield as napsim sees it, E EPIC with one player a side, M EPIC with two to four players a
 side, L La Grande Battles, G Spanish Guerrilla Action, V the end of the game, P the scripted
-policies. Some rules have numbered steps (E9.1-E9.6, M6.1-M6.4, M8.1-M8.2). Code, docstrings and
+policies, N the national counters napsim leaves out, T the Epic card game's mulligan.
+Some rules have numbered steps (E9.1-E9.6, M6.1-M6.4, M8.1-M8.2). Code, docstrings and
 this repository's README cite rules as `docs/rules.md E9.2` or just `(E9.2)`.
 
 **How tests cite rules.** A test names the rules it checks in a comment, `# rule E9.2` or
@@ -180,17 +181,22 @@ reading. Some readings can be switched per scenario with a `[rules]` table in th
 
 ```toml
 [rules]
-initiative = "no_card_no_orders"
+initiative = "no_card"
 elan_order = "shuffle_first"
 ```
 
 or on the command line with `--set rules.NAME=VALUE`, e.g.
-`napsim simulate --scenario epic3-tamames --set rules.initiative=no_card_no_orders ...`. The
+`napsim simulate --scenario epic3-tamames --set rules.initiative=no_card ...`. The
 options are listed [below](#scenario-rule-options); the readings that cannot be switched yet are
 listed under [fixed readings](#fixed-readings-not-switchable-yet).
 
-**Status.** `implemented`, `partial` (part of the rule is missing; the entry says which) or
-`not implemented`.
+**Status.** `implemented`, `partial` (part of the rule is missing; the entry says which),
+`not implemented`, or `out of scope` (napsim has nothing the rule could act on; the entry says
+why).
+
+**Seed rules.** Every rule the source rule texts state is listed, one line each, in
+`napsim/model/seed_rules.toml` with the ID above that covers it; `tests/test_rules_doc.py` fails
+when one names no ID here.
 """
 
 
@@ -241,8 +247,10 @@ def render_markdown(tests: dict[str, list[str]]) -> str:
             out.append(f"- **Tested by**: {_code_list(tests.get(r.id, []))}\n")
     out.append("## Scenario rule options\n")
     out.append("Each option switches one reading of an open point. Set it in the scenario's "
-               "`[rules]` table or with `--set rules.NAME=VALUE`; the default is the literal "
-               "reading of the rule text.\n")
+               "`[rules]` table or with `--set rules.NAME=VALUE`. The default is the reading that "
+               "gives every clause of the rule text a meaning and fits the rule's purpose, the way "
+               "a careful player at the table applies it; each option quotes the deciding words "
+               "and says why.\n")
     for o in options.values():
         out.append(f'<a id="option-{o.name}"></a>\n')
         out.append(f"### `{o.name}`\n")

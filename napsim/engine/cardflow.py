@@ -41,6 +41,8 @@ from napsim.engine.layout import (
     NO_TACTICIAN_DECK,
     P_G_SPEND_MODE,
     P_G_THRESHOLD,
+    R_SPENT_RETURN_ALL,
+    R_TWO_SCOUTS_GAIN,
     RACK,
     SPEND_ALWAYS,
     SPEND_ASSAULT,
@@ -164,11 +166,24 @@ def _resolve(ctab, t, opp_last, void):
 
 
 @inlined
+def scout_trade(n_scouts, can_gain, ropt):
+    """G4 with E9.2 / L9, for both kernels: a Scout traded for a Guerrilla counter makes the CIC
+    draw one Command card instead of two, so the gain and the two-card draw never both happen.
+    With two Scouts in one turn the gain needs two_scouts = gain (else the CIC draws two and no
+    counter is gained). can_gain: a Scout of this turn may gain (section, pool, policy). Returns
+    (a counter is gained, the CIC draws two)."""
+    gain = can_gain and (n_scouts <= 1 or ropt[R_TWO_SCOUTS_GAIN] == 1)
+    return gain, n_scouts > 0 and not gain
+
+
+@inlined
 def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec, held, col, pool,
-                      pol, met, g_turn, trace, tn):
+                      pol, met, g_turn, trace, tn, ropt):
     """One Spanish Guerrilla attempt of side o against the French card its kernel chose (G1, G5,
-    P4): the offer, the P4 spend decision, the counter spent (held[col], -1: none) back to the
-    unacquired pool (pool[0]), the battle die (a sabre stops it) and the metrics of each outcome.
+    P4): the offer, the P4 spend decision, the counter spent (held[col], -1: none), the battle die
+    (a sabre stops it) and the metrics of each outcome. The counter a sabre stopped returns to the
+    unacquired pool (pool[0]); one that nullified a card is out of play (pool[1]), unless
+    spent_counters = all_return sends it back to the pool too.
     Returns G_OUT_DECLINED, G_OUT_SABRE or G_OUT_NULLIFIED; on a nullification the caller voids
     the card(s) and adds what the orders lost (it differs per format).
 
@@ -188,10 +203,13 @@ def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec
         return G_OUT_DECLINED
     if col >= 0:
         held[col] -= 1
-    pool[0] += 1  # a spent counter returns to the unacquired pool
     met[o, M_G_SPENT] += 1
     g_turn[GT_SPENT, turn] += 1
     roll = battle_die(rs)
+    if roll == DIE_SABRE or ropt[R_SPENT_RETURN_ALL] == 1:
+        pool[0] += 1  # G1: the counter a sabre stopped returns to the unacquired pool
+    else:
+        pool[1] += 1  # it nullified the card: spent, out of play
     if roll == DIE_SABRE:  # a sabre stops the guerrillas (G1)
         met[o, M_G_SABRE] += 1
         _trace(trace, tn, EV_G_ATTEMPT, ply, o, tr_a, tr_b, t_eff, roll, G_OUT_SABRE, 0, 0, 0)

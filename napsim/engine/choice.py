@@ -6,10 +6,13 @@ import numpy as np
 from napsim.engine.cardflow import _resolve
 from napsim.engine.jit import inlined
 from napsim.engine.layout import (
+    C_COUNTER,
     KIND_RANDOM,
     P_DENY_WEIGHT,
     P_KEEP_WEIGHT,
     P_KIND,
+    PIN_LAYER,
+    PIN_LIST,
     REC_K,
     REC_LIST,
     RES_HAND,
@@ -20,9 +23,28 @@ from napsim.engine.rng import bounded, mix64, next_u64
 
 
 @inlined
+def _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack):
+    """D3, counter_attack_section = facing: the pin (napsim.engine.layout PIN_*) of the pair hand
+    slot i, rack slot j when this turn's Counter-Attack copy is a tactic card that must go to
+    section pin_y: 3 w + pin_y for the Counter-Attack card a (w 0) or b (w 1), -1 no pin, -2 both
+    cards are Counter-Attacks (two placed cards in one section: illegal)."""
+    if pin_y < 0:
+        return -1
+    ca_a = n_h > 0 and ctab[hand[s, i], C_COUNTER] == 1
+    ca_b = n_r > 0 and ctab[rack[j], C_COUNTER] == 1
+    if ca_a and ca_b:
+        return -2
+    if ca_a:
+        return pin_y
+    if ca_b:
+        return 3 + pin_y
+    return -1
+
+
+@inlined
 def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
             best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val, play_key,
-            rec_t, tracing):
+            rec_t, tracing, pin_y):
     """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
     rack slot or -1, placement, score); hand slot -1 when nothing is legal.
 
@@ -38,23 +60,24 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
         res_scratch[RES_RACK, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
     return _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
                             best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
-                            play_val, play_key, rec_t, tracing)
+                            play_val, play_key, rec_t, tracing, pin_y)
 
 
 @inlined
 def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
                      best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
-                     play_val, play_key, rec_t, tracing):
+                     play_val, play_key, rec_t, tracing, pin_y):
     """_choose with res_scratch[RES_HAND, :max(n_h, 1)] and res_scratch[RES_RACK, :max(n_r, 1)]
     already holding the resolved hand and rack cards (VOID in slot 0 of an empty one). The ranked
     path reads the score only when `tracing` (it shows in the trace alone) and returns -1e18
-    otherwise."""
+    otherwise. pin_y >= 0: a Counter-Attack's copied tactic card goes to section pin_y (_pin_of;
+    the float path then reads the pinned scores)."""
     hi = -1
     rj = -1
     p = 0
     if pol[s, P_KIND] == KIND_RANDOM:
         return _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only,
-                              res_scratch)
+                              res_scratch, pin_y, ctab, hand, rack)
     best = -1.0e18
     cmax = best_val.shape[1] - 1
     na = max(n_h, 1)
@@ -66,7 +89,7 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
     keep_w = pol[s, P_KEEP_WEIGHT]
     e4i = 1 if e4 else 0
     deny_w = pol[s, P_DENY_WEIGHT]
-    if keep_w == 0.0 and deny_w == 0.0 and play_key[s, e4i, c, void, void] >= 0:
+    if keep_w == 0.0 and deny_w == 0.0 and pin_y < 0 and play_key[s, e4i, c, void, void] >= 0:
         # integer ranks (napsim.sim.tables.play_keys): one branch-free pass finds the top rank and
         # lists the pairs holding it in res_scratch[RES_TIES] (in pair order); hashes only for a tie
         top = np.int64(-1)
@@ -110,7 +133,10 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
         keep = keep_w * best_val[s, c, ra, void]
         for j in range(nb):
             rb = res_scratch[RES_RACK, j]
-            v = play_val[s, e4i, c, ra, rb]
+            q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
+            if q == -2:
+                continue
+            v = play_val[s, e4i if q < 0 else PIN_LAYER + q, c, ra, rb]
             if v < -1.0e8:  # illegal here (no placement, or a same-section pair outside E4)
                 continue
             v -= keep
@@ -139,21 +165,41 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
     if hi != -1:
         ra = res_scratch[RES_HAND, max(hi, 0)]
         rb = res_scratch[RES_RACK, max(rj, 0)]
-        k = best_k[s, c, ra, rb]
-        p = best_list[s, c, ra, rb, bounded(rs, k)]  # one draw, as on the ranked path
+        q = _pin_of(s, max(hi, 0), max(rj, 0), n_h, n_r, pin_y, ctab, hand, rack)
+        if q >= 0:  # the placements tied for the pinned best
+            at = PIN_LIST + 4 * q
+            p = best_list[s, c, ra, rb, at + 1 + bounded(rs, best_list[s, c, ra, rb, at])]
+        else:
+            k = best_k[s, c, ra, rb]
+            p = best_list[s, c, ra, rb, bounded(rs, k)]  # one draw, as on the ranked path
     return hi, rj, p, best
 
 
 @inlined
-def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only, res_scratch):
-    """The random policy's choice: uniform over all legal (hand card, rack card, placement)."""
+def _pinned_places(s, ra, rb, q, n_place, place_list):
+    """How many legal placements of (ra, rb) respect pin q (all of them for q < 0)."""
+    if q < 0:
+        return n_place[s, ra, rb]
+    n = 0
+    for k in range(n_place[s, ra, rb]):
+        p = place_list[s, ra, rb, k]
+        n += (p // 3 if q < 3 else p % 3) == q % 3
+    return n
+
+
+@inlined
+def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only, res_scratch,
+                   pin_y, ctab, hand, rack):
+    """The random policy's choice: uniform over all legal (hand card, rack card, placement),
+    a Counter-Attack's copy in its pinned section (pin_y >= 0, _pin_of)."""
     total = np.int64(0)
     for i in range(max(n_h, 1)):
         ra = res_scratch[RES_HAND, i]
         for j in range(max(n_r, 1)):
             rb = res_scratch[RES_RACK, j]
-            if not (e4_only[s, ra, rb] and not e4):
-                total += n_place[s, ra, rb]
+            q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
+            if not (e4_only[s, ra, rb] and not e4) and q != -2:
+                total += _pinned_places(s, ra, rb, q, n_place, place_list)
     if total == 0:
         return -1, -1, 0, 0.0
     pick = bounded(rs, total)
@@ -161,10 +207,17 @@ def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_onl
         ra = res_scratch[RES_HAND, i]
         for j in range(max(n_r, 1)):
             rb = res_scratch[RES_RACK, j]
-            if e4_only[s, ra, rb] and not e4:
+            q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
+            if (e4_only[s, ra, rb] and not e4) or q == -2:
                 continue
-            if pick < n_place[s, ra, rb]:
-                return (i if n_h > 0 else -2, j if n_r > 0 else -1, place_list[s, ra, rb, pick],
-                        best_val[s, c, ra, rb])
-            pick -= n_place[s, ra, rb]
+            n = _pinned_places(s, ra, rb, q, n_place, place_list)
+            if pick < n:
+                for k in range(n_place[s, ra, rb]):
+                    p = place_list[s, ra, rb, k]
+                    if q < 0 or (p // 3 if q < 3 else p % 3) == q % 3:
+                        if pick == 0:
+                            return (i if n_h > 0 else -2, j if n_r > 0 else -1, p,
+                                    best_val[s, c, ra, rb])
+                        pick -= 1
+            pick -= n
     return -1, -1, 0, 0.0

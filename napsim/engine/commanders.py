@@ -157,7 +157,8 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
                      r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val, cmet, tacc, tac,
                      tac_pile, tac_disc, met, trace, tn, ropt):
     """One turn of the commander layer (docs/rules.md M4, M6, M8): who received which card, initiative
-    rolls for section commanders left without a card or multi-section orders, and the turn's
+    rolls for section commanders left without a card (and, by default, without multi-section orders
+    in their section; with 3 a side a CIC who laid a multi-section card has a card), and the turn's
     Tactician draws (E9.3) for the commander who earned them.
 
     ra0/rb0 are the cards as played, ra/rb after any Guerrilla nullification (a nullified card
@@ -216,6 +217,8 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
         if got > 0:
             cmet[s, cx, CM_RECEIVED] += got
             continue
+        if fmt == 3 and cx == 0 and (ka == KIND_MULTI or kb == KIND_MULTI):
+            continue  # M6.2: the CIC who laid a multi-section card has played a card: no roll
         cmet[s, cx, CM_NO_CARD] += 1
         if multi_orders > 0 and ropt[R_INIT_NEEDS_NO_ORDERS] == 1:
             continue  # initiative = no_card_no_orders

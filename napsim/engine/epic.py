@@ -23,6 +23,7 @@ from napsim.engine.cardflow import (
     _refill_rack,
     _trace,
     _types_miscounted,
+    scout_trade,
 )
 from napsim.engine.choice import _choose, _choose_resolved
 from napsim.engine.commanders import _commander_layer
@@ -80,7 +81,9 @@ from napsim.engine.layout import (
     ST_DISC_N,
     ST_HAND_N,
     ST_LAST_HAND,
+    ST_LAST_HAND_P,
     ST_LAST_RACK,
+    ST_LAST_RACK_P,
     ST_NOMINAL,
     ST_PILE_N,
     ST_RACK_N,
@@ -193,14 +196,16 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
 
     fmt: players a side (1 for EPIC one a side and the standard game). With 2-4 (docs/rules.md, M) the
     card flow is E's and the commander layer adds: the card passed to the sub-commander (M4);
-    initiative rolls for a section commander without a card or multi-section orders (M6.2,
-    M8.2); Tactician cards per commander (tacc[side, commander], M6.3, M6.4, M8.2); per-commander
-    metrics cmet[side, commander, CM]. Readings of open points: with 2 a side the CIC holds every
-    Tactician card, so an Elan gives each side one (his); a card the Guerrillas nullify still
-    reached its commander (no initiative roll); in the E4 situation with 3-4 a side the section's
-    commander plays both cards; an initiative unit symbol orders a unit of that type when the
-    section has one and some unit there is still unordered (the pair tables keep unordered units
-    per section, not per type); the epic2 sub-commander's orders are those of the section his card
+    initiative rolls for a section commander without a card (and, by option `initiative`,
+    without multi-section orders in his section; M6.2, M8.2); Tactician cards per commander
+    (tacc[side, commander], M6.3, M6.4, M8.2); per-commander metrics cmet[side, commander, CM].
+    Readings of open points: with 2 a side the CIC holds every Tactician card, so an Elan gives
+    each side one (his); a card the Guerrillas nullify still reached its commander (no initiative
+    roll) and cannot be copied by a Counter-Attack; in the E4 situation with 3-4 a side the
+    section's commander plays both cards unless same_section_receiver = two_commanders (then only
+    the better one orders); an initiative unit symbol orders a unit of that type when the section
+    has one and some unit there is still unordered (the pair tables count the unordered units of a
+    section, not of each type); the epic2 sub-commander's orders are those of the section his card
     is in. cmd_sec[side, section] is the section's commander,
     tac_start[side, commander] the starting Tactician cards, units[side, type, section].
     tturn[side, turn] sums the Tactician cards a side holds at the start of its turns. ropt holds
@@ -223,6 +228,8 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     last_hand = st[ST_LAST_HAND:ST_LAST_HAND + 2]
     nominal = st[ST_NOMINAL:ST_NOMINAL + 3]
     last_rack = st[ST_LAST_RACK:ST_LAST_RACK + 2]
+    last_hand_p = st[ST_LAST_HAND_P:ST_LAST_HAND_P + 2]
+    last_rack_p = st[ST_LAST_RACK_P:ST_LAST_RACK_P + 2]
     rmap = res_scratch[RES_RMAP]
     _deal(rs, standard, first, multi, hand0, tac0, tac_start, pile, pn, disc, dn, hand, hn, rack,
           rack_t, rn, tac, tacc, tac_pile, met, trace, tn)
@@ -238,8 +245,9 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         n_h = hn[s]
         n_r = rn[0] if not standard else 0
         c = min(cmd, best_val.shape[1] - 1)
-        ca_src, e4 = _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val, hand,
-                                    rack, last_hand, last_rack, res_scratch, met, ropt)
+        ca_src, e4, pin_y = _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val,
+                                           hand, rack, last_hand, last_rack, last_hand_p,
+                                           last_rack_p, res_scratch, met, ropt)
         if check and hn[s] + sqn[s] != hand0[s]:
             met[s, M_VIOLATIONS] += 1
         if tracing:
@@ -248,17 +256,17 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
                                             ca_src, void, pol, ctab, best_val, best_k,
                                             best_list, n_place, place_list, e4_only, res_scratch,
-                                            play_val, play_key, rec_t, tracing)
+                                            play_val, play_key, rec_t, tracing, pin_y)
         if hi == -1 and n_h > 0 and n_r > 0:
             # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
             # hand card alone is played and the rack is left as it is
             hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, np.int64(0), e4, ca_src,
                                        void, pol, ctab, best_val, best_k, best_list, n_place,
                                        place_list, e4_only, res_scratch, play_val, play_key, rec_t,
-                                       tracing)
+                                       tracing, pin_y)
         ta, tb, ra, rb, p = _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val,
                                         rmap, cmd_sec, hand, hn, rack, rack_t, rn, last_hand,
-                                        last_rack, met, wait_hist, ropt)
+                                        last_rack, last_hand_p, last_rack_p, met, wait_hist, ropt)
         pa = p // 3
         pb = p % 3
         if tracing:
@@ -268,7 +276,12 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         rb0 = rb
         pq, ra, rb, turn_over = _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg,
                                             gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
-                                            g_turn, trace, tn)
+                                            g_turn, trace, tn, ropt)
+        # D3: a card the Guerrillas nullified gave no orders, so a Counter-Attack cannot copy it
+        if ra0 != void and ra == void:
+            last_hand[s] = void
+        if rb0 != void and rb == void:
+            last_rack[s] = void
         ner = rec_t[s, c, ra, rb]
         q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
         _orders(s, ner, q0, nominal, met)
@@ -276,6 +289,11 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
         gain_sec = -1
         if gcfg[s, G_RULE] != G_OFF:
             gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
+        # E9.2 / G4: the gain and the two-card draw never both happen (two_scouts decides the
+        # turn with two Scouts)
+        gained, scouted = scout_trade(ctab[ra, C_SCOUT] + ctab[rb, C_SCOUT], gain_sec >= 0, ropt)
+        if not gained:
+            gain_sec = -1
         r0, r1, r2, tac_draws, marched, star_tac_a, star_tac_b = _stars(
             rs, s, ra, rb, pa, pb, gain_sec, void, ner, q0, gcfg, pol, ctab, rem_t, met)
         if tracing:
@@ -284,7 +302,6 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                         tn)
         # E9.1 / E9.2 draw one, or with a Scout draw two and keep the better (P2); a Scout
         # traded for a Guerrilla counter (G3/G4) draws one
-        scouted = (ctab[ra, C_SCOUT] == 1 or ctab[rb, C_SCOUT] == 1) and gain_sec < 0
         if gain_sec >= 0:
             _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, tn)
         elan = ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1

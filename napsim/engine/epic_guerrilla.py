@@ -18,6 +18,7 @@ from napsim.engine.layout import (
     C_SEC,
     G_BASE,
     G_FRENCH,
+    G_GONE,
     G_HELD_ANY,
     G_HELD_L,
     G_OFF,
@@ -87,7 +88,7 @@ def _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst, pol, ctab, ef
 
 @inlined
 def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t,
-                      eff_t, met, g_turn, trace, tn):
+                      eff_t, met, g_turn, trace, tn, ropt):
     """The Spanish side o facing French turn of side s (G1, G2, G5, P4).
 
     Sections are mirrored (S4): a French card in the French section x can be stopped by a counter
@@ -118,7 +119,7 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
                 break
     n_null = (1 if ra != void else 0) + (1 if rb != void else 0) if target == 2 else 1
     out = guerrilla_attempt(rs, o, ply, target, tsec, t_eff, t_assault, n_null, tsec, gst[o], col,
-                            gst[0, G_POOL:G_POOL + 1], pol, met, g_turn, trace, tn)
+                            gst[0, G_POOL:G_POOL + 2], pol, met, g_turn, trace, tn, ropt)
     if out != G_OUT_NULLIFIED:
         return p, ra, rb, False
     over = False
@@ -139,7 +140,7 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
 
 @inlined
 def _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg, gst, pol, ctab, nom_t, eff_t,
-                cmd_sec, met, cmet, g_turn, trace, tn):
+                cmd_sec, met, cmet, g_turn, trace, tn, ropt):
     """G1/G5 Spanish Guerrilla Action against the French cards, before any orders: (placement,
     card a, card b, turn over) as _guerrilla_attack; with 2-4 a side the commander who spent the
     counter is credited (G6)."""
@@ -149,7 +150,7 @@ def _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg, gst, pol
     held = gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30)
     null0 = met[o, M_G_NULLIFIED]
     pq, ra, rb, turn_over = _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst,
-                                              pol, ctab, nom_t, eff_t, met, g_turn, trace, tn)
+                                              pol, ctab, nom_t, eff_t, met, g_turn, trace, tn, ropt)
     if multi and held != gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30):
         _commander_spent(o, gst, held, cmd_sec, cmet, met[o, M_G_NULLIFIED] - null0)
     return pq, ra, rb, turn_over
@@ -180,8 +181,8 @@ def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
 
 @inlined
 def _check_guerrillas(s, g_total, gst, met):
-    """Counters are conserved and never negative, the pool included."""
-    g_now = gst[0, G_POOL]
+    """Counters are conserved and never negative, the pool and those out of play included."""
+    g_now = gst[0, G_POOL] + gst[0, G_GONE]
     for k in range(2):
         for col in range(4):
             g_now += gst[k, col]

@@ -77,6 +77,7 @@ from napsim.engine.layout import (
     P_MARCH_PROB,
     P_TACTICIAN_USE_PROB,
     R_CA_EITHER,
+    R_CA_FACING,
     R_CIC_KEEPS_ONE,
     R_E4_PLAYABLE,
     RES_CA,
@@ -163,36 +164,46 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, met, trace, tn):
 
 @inlined
 def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val, hand, rack, last_hand,
-                   last_rack, res_scratch, met, ropt):
+                   last_rack, last_hand_p, last_rack_p, res_scratch, met, ropt):
     """Every hand and rack card as it plays this turn (a Counter-Attack counts as the card it
     copies, D3), resolved once into res_scratch for the E4 test and the choice. Returns (the card a
-    Counter-Attack copies, E4)."""
+    Counter-Attack copies, E4, the section a copied tactic card must go to or -1: under
+    counter_attack_section = facing the one facing where the opponent placed it, S4)."""
     rmap = res_scratch[RES_RMAP]
     ca_types = res_scratch[RES_CA]
     ca_src = last_hand[o]  # the opponent's card a Counter-Attack copies, mirrored (D3)
+    ca_at = last_hand_p[o]
     if ropt[R_CA_EITHER] == 1 and last_rack[o] != void and (
             ca_src == void or best_val[s, c, ctab[last_rack[o], C_MIRROR], void]
             > best_val[s, c, ctab[ca_src, C_MIRROR], void] + 1e-9):
         ca_src = last_rack[o]  # either card of his last turn: the better one to copy
+        ca_at = last_rack_p[o]
     cm = ctab[ca_src, C_MIRROR] if ca_src != void else void
+    pin = ropt[R_CA_FACING] == 1 and n_ca > 0 and cm != void and ctab[cm, C_KIND] == KIND_PLACED
     for k in range(n_ca):
         rmap[ca_types[k]] = cm
     res_scratch[RES_HAND, 0] = void
     res_scratch[RES_RACK, 0] = void
     secs = np.int64(0)  # E4 test: the sections of the section cards, bit 3 any other card
+    n_counter = np.int64(0)  # Counter-Attacks in hand and rack
     for i in range(n_h):
         r = rmap[hand[s, i]]
         res_scratch[RES_HAND, i] = r
         secs |= ctab[r, C_E4BIT]
+        n_counter += ctab[hand[s, i], C_COUNTER]
     for j in range(n_r):
         r = rmap[rack[j]]
         res_scratch[RES_RACK, j] = r
         secs |= ctab[r, C_E4BIT]
+        n_counter += ctab[rack[j], C_COUNTER]
+    # D3, S4 (counter_attack_section = facing): a copied tactic card goes to the section facing
+    # the one the opponent chose
+    pin_y = 2 - ca_at if pin and n_counter > 0 else -1
     # E4: every hand and rack card is a section card of one section (a single bit of 0-2)
     e4 = not standard and n_h > 0 and n_r > 0 and secs < 8 and (secs & (secs - 1)) == 0
     if e4:
         met[s, M_E4] += 1
-    return ca_src, e4
+    return ca_src, e4, pin_y
 
 
 @inlined
@@ -210,7 +221,8 @@ def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, tac, pn, dn
 
 @inlined
 def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap, cmd_sec, hand, hn,
-                rack, rack_t, rn, last_hand, last_rack, met, wait_hist, ropt):
+                rack, rack_t, rn, last_hand, last_rack, last_hand_p, last_rack_p, met, wait_hist,
+                ropt):
     """Take the chosen hand card (slot hi) and rack card (slot rj) into play: (card a, card b, a as
     it plays, b as it plays, placement p), VOID for none; a card that reaches a commander who
     cannot order with it (same_section_receiver, cic_keeps) plays as VOID."""
@@ -237,9 +249,11 @@ def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap,
     if ta != void:
         met[s, M_HAND_KIND + ctab[ta, C_KIND]] += 1
         last_hand[s] = ra
+        last_hand_p[s] = p // 3  # where it went (a tactic card's section, D3 facing)
     if tb != void:
         met[s, M_RACK_KIND + ctab[tb, C_KIND]] += 1
     last_rack[s] = rb  # the rack card of this turn (void if none), for R_CA_EITHER
+    last_rack_p[s] = p % 3
     if e4 and ra != void and rb != void and ctab[ra, C_SEC] == ctab[rb, C_SEC]:
         if ropt[R_E4_PLAYABLE] == 1:
             met[s, M_E4_USED] += 1

@@ -114,6 +114,7 @@ G_RULE, G_START, G_FRENCH, G_SPAN, G_POOL0 = 0, 1, 2, 3, 6  # G_SPAN + section
 G_START_L = 8  # + section: counters of each section commander at the start (G6, 3-4 a side)
 N_GCFG = 11
 G_HELD_ANY, G_HELD_L, G_POOL = 0, 1, 4  # G_HELD_L + section
+G_GONE = 5  # gst[0, G_GONE]: spent counters out of play (spent_counters = sabre_returns)
 N_GST = 8
 # Guerrilla attempts per turn g_turn[row, turn]
 GT_OFFERED, GT_SPENT, GT_NULLIFIED = 0, 1, 2
@@ -129,7 +130,10 @@ R_SHUFFLE_FIRST = 2         # 1: the Elan reshuffle comes before the turn's Comm
 R_CA_EITHER = 3             # 1: Counter-Attack copies either card of the opponent's last turn
 R_TAC_DECK = 4              # Tactician cards that come with the Command deck (0: none, D4)
 R_CIC_KEEPS_ONE = 5         # 1 (epic3): a card in the CIC's section beside a multi card orders nothing
-N_ROPT = 6
+R_TWO_SCOUTS_GAIN = 6       # 1: with two Scouts in a turn a counter may still be gained (G4)
+R_CA_FACING = 7             # 1: a copied tactic card is placed in the section facing the original (D3)
+R_SPENT_RETURN_ALL = 8      # 1: every spent counter returns to the pool; 0: only one a sabre stopped
+N_ROPT = 9
 NO_TACTICIAN_DECK = -1      # tac_disc[0] when the game has no Tactician deck at all
 
 # ---------------------------------------------------------------- policy parameters pol[side, P]
@@ -171,6 +175,11 @@ EV_INITIATIVE, EV_PASS, EV_COMMANDER_TACTICIAN = 20, 23, 24
 # placements, then the orders of placement p at REC_ORD + 6 p + 3 w + section (w: 0 nominal,
 # 1 effective; units left = section units - effective)
 REC_K, REC_LIST, REC_ORD, REC_WIDTH = 0, 1, 10, 64
+# pinned placements (D3, counter_attack_section = facing): a Counter-Attack copying a tactic card
+# places it in one given section. Pin q = 3 w + y: card a (w 0) or card b (w 1) in section y;
+# play_val[side, PIN_LAYER + q] is the best score under pin q, best_list[..., PIN_LIST + 4 q] the
+# number of placements tied for it, followed by those placements (napsim.sim.tables._build)
+N_PIN, PIN_LAYER, PIN_LIST = 6, 2, 9
 
 # ---------------------------------------------------------------- EPIC scratch
 # small counters st[ST] of one game (slices of one caller-owned array: no allocation)
@@ -180,7 +189,9 @@ ST_TAC_PILE, ST_TAC_DISC = 9, 10
 ST_LAST_HAND = 11                        # + side: the card of his last hand card (Counter-Attack)
 ST_NOMINAL = 13                          # + section: this turn's nominal orders
 ST_LAST_RACK = 16                        # + side: the rack card of his last turn (R_CA_EITHER)
-N_ST = 18
+ST_LAST_HAND_P = 18                      # + side: where his last hand card was placed (R_CA_FACING)
+ST_LAST_RACK_P = 20                      # + side: where his last rack card was placed
+N_ST = 22
 # res_scratch[RES, slot]: resolved hand and rack cards, tied pairs, the turn's card map (the card
 # each type plays as) and the Counter-Attack types
 RES_HAND, RES_RACK, RES_TIES, RES_RMAP, RES_CA = 0, 1, 2, 3, 4
@@ -196,6 +207,7 @@ LST_HAND_N, LST_SQ_N = 3, 5              # + side
 LST_TAC_PILE, LST_TAC_DISC = 7, 8
 LST_LAST_HAND = 9                        # + side
 LST_POOL = 11                            # the unacquired Guerrilla counters
+LST_GONE = 12                            # spent counters out of play (spent_counters)
 N_LST = 16
 # per-turn plan pl[PL, Corps commander] (float64)
 PL_OWN_BEST = 0      # the score of his best own card (-1e18: none)

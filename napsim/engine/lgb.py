@@ -26,7 +26,8 @@ Readings of points the rules leave open (policy where the rules say so):
 - a Take Command given by the CIC also orders free units of the sections next to the Corps
   commander's two (E7; the reading is napsim.sim.tables_lgb's);
 - G4 in LGB: a Scout gains a counter for the Corps commander who played it when his two sections
-  together hold at least four Spanish units.
+  together hold at least four Spanish units; the gain and the CIC's two-card draw never both happen
+  (napsim.engine.cardflow.scout_trade, shared with EPIC).
 
 play_game_lgb is the turn loop; the phases of a turn are napsim.engine.lgb_phases, the choices
 napsim.engine.lgb_choice, the shared card flow napsim.engine.cardflow, every one inlined by LLVM
@@ -45,6 +46,7 @@ from napsim.engine.cardflow import (
     _refill_rack,
     _trace,
     _types_miscounted,
+    scout_trade,
 )
 from napsim.engine.jit import inlined
 from napsim.engine.layout import (
@@ -73,6 +75,7 @@ from napsim.engine.layout import (
     P_CORPS_OWN_MIN,
     P_CORPS_SWAP_MARGIN,
     P_KIND,
+    PL_SOURCE,
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
     RACK,
@@ -82,6 +85,7 @@ from napsim.engine.layout import (
     S_G_RULE,
     S_G_START,
     S_HAND,
+    SRC_CIC,
     TRACE_WIDTH,
     WAIT_BINS,
 )
@@ -91,6 +95,7 @@ from napsim.engine.lgb_corps import (
     _corps_plays,
     _guerrillas,
     _receive,
+    _scout_gain_corps,
     _take_command_reach,
 )
 from napsim.engine.lgb_phases import (
@@ -214,7 +219,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
     tac_pile = st[LST_TAC_PILE:LST_TAC_PILE + 1]
     tac_disc = st[LST_TAC_DISC:LST_TAC_DISC + 1]
     last_hand = st[LST_LAST_HAND:LST_LAST_HAND + 2]
-    pool = st[LST_POOL:LST_POOL + 1]  # the unacquired Guerrilla counters
+    pool = st[LST_POOL:LST_POOL + 2]  # the unacquired Guerrilla counters, then those out of play
     _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t, rn, tac, tac_pile,
           met, trace, tn)
     for ply in range(2 * turns):
@@ -250,13 +255,19 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand,
                      cn, disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn)
         if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
-            _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet,
-                        g_turn, trace, tn)
+            null = _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
+                               cmet, g_turn, trace, tn, ropt)
+            # D3: the CIC's hand card the Guerrillas nullified gave no orders: nothing to copy
+            if null >= 0 and null == 2 * ka and pl[PL_SOURCE, ka] == SRC_CIC:
+                last_hand[s] = void
         # orders, stars (L7), initiative (L6), Scout-for-counter (G4) per Corps commander
         # typed (not literal) starting values: a literal would compile the helpers they reach once
         # more, for the literal
-        scouted = np.bool_(False)
-        gained = np.bool_(False)
+        gain_kc, gain_which, n_scouts = _scout_gain_corps(s, void, scfg, pol, ctab, pl, gst, pool)
+        # E9.2 / L9 / G4: the gain and the CIC's two-card draw never both happen
+        gained, scouted = scout_trade(n_scouts, gain_kc >= 0, ropt)
+        if not gained:
+            gain_kc = -1
         elan = np.bool_(False)
         wasted = np.int64(0)
         marched = np.int64(0)
@@ -267,12 +278,11 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
         eff_w1 = np.int64(0)
         eff_w2 = np.int64(0)
         for kc in range(3):
-            nom, eff, marched_k, scouted_k, gained, elan_k = _corps_orders(
-                rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, units, pl, gst, pool,
-                met, cmet, trace, tn)
+            nom, eff, marched_k, elan_k = _corps_orders(
+                rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units, pl,
+                gst, pool, met, cmet, trace, tn)
             wasted += nom - eff
             marched += marched_k
-            scouted = scouted or scouted_k
             elan = elan or elan_k
             if kc == 0:
                 nom_w0 += nom

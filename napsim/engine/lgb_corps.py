@@ -21,6 +21,7 @@ from napsim.engine.layout import (
     C_SCOUT,
     C_STARS,
     C_TDRAW,
+    CM_BLOCKS_LOST,
     CM_EFF,
     CM_EFF_A,
     CM_G_ACQUIRED,
@@ -172,10 +173,11 @@ def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax
 
 @inlined
 def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet, g_turn,
-                trace, tn):
+                trace, tn, ropt):
     """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
     (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
-    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt."""
+    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt. Returns the
+    card nullified, 2 * Corps commander + which of his cards, or -1."""
     met[o, M_G_FRENCH_TURNS] += 1
     target = np.int64(-1)
     t_second = np.int64(0)
@@ -201,11 +203,11 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
                 t_eff = e_card
                 t_assault = ctab[r, C_EQ]
     if target < 0:
-        return
+        return np.int64(-1)
     out = guerrilla_attempt(rs, o, ply, t_second, target, t_eff, t_assault, 1, target, gst[o],
-                            2 - target, pool, pol, met, g_turn, trace, tn)
+                            2 - target, pool, pol, met, g_turn, trace, tn, ropt)
     if out == G_OUT_DECLINED:
-        return
+        return np.int64(-1)
     cmet[o, 3 - target, CM_G_SPENT] += 1  # the facing Spanish Corps spent it (S4)
     if out == G_OUT_NULLIFIED:
         src = int(pl[PL_SOURCE, target])
@@ -220,15 +222,44 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
             pl[PL_CARD, target] = void
         else:
             pl[PL_CARD2, target] = void
+        return 2 * target + t_second
+    return np.int64(-1)
 
 
 @inlined
-def _corps_orders(rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, units, pl, gst, pool,
-                  met, cmet, trace, tn):
-    """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4) of Corps commander kc: pl rows
-    PL_CMD_DRAWS, PL_TAC_DRAWS and the units he leaves unordered (PL_FREE_A, PL_FREE_B, PL_FREE).
-    Returns (nominal orders, effective orders, units marched, a Scout drew, a counter was gained
-    this turn, an Elan was played)."""
+def _scout_gain_corps(s, void, scfg, pol, ctab, pl, gst, pool):
+    """G4 in LGB: (the Corps commander whose Scout gains this turn's counter or -1, which of his
+    cards it is, Scouts played this turn). The first Scout, left wing first, whose Corps commander's
+    two sections hold at least four Spanish units, while the pool has one and the policy wants it
+    (P5); whether it is gained is napsim.engine.cardflow.scout_trade's call."""
+    n_scouts = 0
+    gain_kc = -1
+    gain_which = 0
+    held = gst[s, 0] + gst[s, 1] + gst[s, 2]
+    gm = pol[s, P_G_GAIN_MODE]
+    wants = scfg[s, S_G_RULE] != 0 and pool[0] > 0 and not (
+        gm == GAIN_NEVER or (gm == GAIN_BELOW and held >= pol[s, P_G_GAIN_BELOW]))
+    for kc in range(3):
+        if pl[PL_SOURCE, kc] != SRC_CIC and pl[PL_SOURCE, kc] != SRC_OWN:
+            continue
+        for which in range(2):
+            r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
+            if r == void or ctab[r, C_SCOUT] != 1:
+                continue
+            n_scouts += 1
+            if wants and gain_kc < 0 and scfg[s, S_SPAN + kc] >= 4:
+                gain_kc = kc
+                gain_which = which
+    return gain_kc, gain_which, n_scouts
+
+
+@inlined
+def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units,
+                  pl, gst, pool, met, cmet, trace, tn):
+    """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4: card gain_which of Corps
+    commander gain_kc, -1 none) of Corps commander kc: pl rows PL_CMD_DRAWS, PL_TAC_DRAWS and the
+    units he leaves unordered (PL_FREE_A, PL_FREE_B, PL_FREE). Returns (nominal orders, effective
+    orders, units marched, an Elan was played)."""
     pl[PL_CMD_DRAWS, kc] = 0
     pl[PL_TAC_DRAWS, kc] = 0
     src = int(pl[PL_SOURCE, kc])
@@ -240,18 +271,20 @@ def _corps_orders(rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, u
     pl[PL_FREE_B, kc] = tot_b
     pl[PL_FREE, kc] = tot_a + tot_b
     if src == SRC_INITIATIVE:
+        blocks = cmet[s, kc + 1, CM_BLOCKS_LOST]
         tdr, cdr, d1, d2, ordered = roll_initiative(rs, True, units[s], xa, xb, tot_a + tot_b,
                                                     cmet[s, kc + 1])
+        blocks = cmet[s, kc + 1, CM_BLOCKS_LOST] - blocks  # L6: a single sabre costs a block
         met[s, M_INIT_ORDERS] += ordered
         pl[PL_FREE, kc] -= ordered
         pl[PL_CMD_DRAWS, kc] += cdr
         pl[PL_TAC_DRAWS, kc] += tdr
-        _trace(trace, tn, EV_INITIATIVE, ply, s, kc, d1, d2, ordered, tdr, cdr, 0, 0)
-        return 0, 0, 0, False, gained, False
+        _trace(trace, tn, EV_INITIATIVE, ply, s, kc, d1, d2, ordered, tdr, cdr, 0, blocks)
+        return 0, 0, 0, False
     if src != SRC_CIC and src != SRC_OWN:
         if src == SRC_HOLD:
             _trace(trace, tn, EV_CORPS_PLAY, ply, s, kc, SRC_HOLD, void, void, 0, 0, 0, 0)
-        return 0, 0, 0, False, gained, False
+        return 0, 0, 0, False
     cc = int(pl[PL_CMD, kc])
     ea = 0
     eb = 0
@@ -279,7 +312,6 @@ def _corps_orders(rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, u
         _trace(trace, tn, EV_CORPS_PLAY, ply, s, kc, src, int(pl[PL_PHYS2, kc]),
                int(pl[PL_CARD2, kc]), int(pl[PL_OPT2, kc]), -1, -1, -1)
     marched = 0
-    scouted = False
     elan = False
     for which in range(2):
         r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
@@ -288,23 +320,14 @@ def _corps_orders(rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, u
         pl[PL_TAC_DRAWS, kc] += ctab[r, C_TDRAW]
         if ctab[r, C_ELAN] == 1:
             elan = True
-        gain_here = False
-        if ctab[r, C_SCOUT] == 1:
-            # G4: a Spanish Scout may trade the CIC's second draw and its stars for a counter
-            sp = scfg[s, S_SPAN + kc]
-            held = gst[s, 0] + gst[s, 1] + gst[s, 2]
-            gm = pol[s, P_G_GAIN_MODE]
-            if (scfg[s, S_G_RULE] != 0 and not gained and pool[0] > 0 and sp >= 4
-                    and not (gm == GAIN_NEVER or (gm == GAIN_BELOW and held >= pol[s, P_G_GAIN_BELOW]))):
-                gain_here = True
-                gained = True
-                gst[s, kc] += 1
-                pool[0] -= 1
-                met[s, M_G_ACQUIRED] += 1
-                cmet[s, kc + 1, CM_G_ACQUIRED] += 1
-                _trace(trace, tn, EV_G_GAIN, ply, s, kc, pool[0], 0, 0, 0, 0, 0, 0)
-            else:
-                scouted = True
+        gain_here = kc == gain_kc and which == gain_which
+        if gain_here:
+            # G4: a Spanish Scout trades the CIC's second draw and its stars for a counter
+            gst[s, kc] += 1
+            pool[0] -= 1
+            met[s, M_G_ACQUIRED] += 1
+            cmet[s, kc + 1, CM_G_ACQUIRED] += 1
+            _trace(trace, tn, EV_G_GAIN, ply, s, kc, pool[0], 0, 0, 0, 0, 0, 0)
         if ctab[r, C_STARS] == 0 or gain_here:
             continue
         avail = min(3, free)
@@ -318,7 +341,7 @@ def _corps_orders(rs, s, kc, ply, void, gained, scfg, pol, ctab, nom_t, eff_t, u
             pl[PL_CMD_DRAWS, kc] += 1
             pl[PL_TAC_DRAWS, kc] += 1
     pl[PL_FREE, kc] = free
-    return nom, ea + eb, marched, scouted, gained, elan
+    return nom, ea + eb, marched, elan
 
 
 @inlined

@@ -367,8 +367,8 @@ def _end_game(scfg, hn, cn, tac, gst, pool, met, cmet):
 
 @inlined
 def _check_guerrillas(s, g_total, gst, pool, met):
-    """Counters are conserved and never negative, the pool included."""
-    g_now = pool[0]
+    """Counters are conserved and never negative, the pool and those out of play included."""
+    g_now = pool[0] + pool[1]
     for k2 in range(2):
         for kc in range(3):
             g_now += gst[k2, kc]

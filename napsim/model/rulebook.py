@@ -21,17 +21,17 @@ from napsim.model.errors import NapsimInputError
 
 RULEBOOK_PATH = Path(__file__).with_name("rulebook.toml")
 RULE_TESTS_PATH = Path(__file__).with_name("rule_tests.json")
-STATUSES = ("implemented", "partial", "not implemented")
+STATUSES = ("implemented", "partial", "not implemented", "out of scope")
 
 # one rule ID (E9.2), a group of them (E9) or a whole letter (E, only where noted)
-_ID = r"[DSEMLGVP]\d+(?:\.\d+)?"
+_ID = r"[DSEMLGVPNT]\d+(?:\.\d+)?"
 _RANGE = rf"{_ID}(?:\s*[-\u2013]\s*{_ID})?"
 # after an ID: an optional parenthetical, then words that do not look like an ID, up to the next
 # separator ("rules E1 (5-card rack), E3", "rules L7 with march_prob 0.5, P1 random")
-_TAIL = r"(?:\s*\([^()]*\))?(?:[ \t]+(?![DSEMLGVP]\d|and\b|rules?\b)[^\s,;:()/&]+)*"
+_TAIL = r"(?:\s*\([^()]*\))?(?:[ \t]+(?![DSEMLGVPNT]\d|and\b|rules?\b)[^\s,;:()/&]+)*"
 _SEP = r"\s*(?:,|/|&|\band\b)\s*(?:rules?\s+)?"
 _LIST = rf"{_RANGE}{_TAIL}(?:{_SEP}{_RANGE}{_TAIL})*"
-_LETTERS = r"[DSEMLGVP](?![\w.])(?:(?:\s*,\s*|\s+and\s+)[DSEMLGVP](?![\w.]))*"
+_LETTERS = r"[DSEMLGVPNT](?![\w.])(?:(?:\s*,\s*|\s+and\s+)[DSEMLGVPNT](?![\w.]))*"
 _STRICT = re.compile(rf"\brules?\s+({_LIST})")
 _LOOSE = (
     _STRICT,
@@ -40,7 +40,7 @@ _LOOSE = (
     re.compile(rf"(?:#|\"\"\")\s*({_LIST})"),
 )
 _ONE = re.compile(rf"(?<![\w.])({_ID})(?:\s*[-\u2013]\s*({_ID}))?(?!\w)")
-_BARE = re.compile(r"(?<![\w.])[DSEMLGVP](?![\w.])")
+_BARE = re.compile(r"(?<![\w.])[DSEMLGVPNT](?![\w.])")
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ def _side_lines(key: str, name: str, fmt: str, first_side: bool) -> list[str]:
 def _rules_lines(fmt: str) -> list[str]:
     out = ["[rules]"]
     out += _comment("Open readings of the rule texts (docs/rules.md, \"Rule options\"; `napsim rules "
-                    "ID` explains each). The first value is the default, the most literal reading. "
+                    "ID` explains each). The first value is the default (docs/rules.md says why). "
                     "An option for other formats is accepted and changes nothing here.")
     for o in load_options():
         allowed = RULE_OPTIONS[o.name]

@@ -37,14 +37,18 @@ SCENARIO_KEYS = ("name", "format", "deck", "turns", "first", "description", "exa
                  "guerrilla_pool")
 GUERRILLA_RULES = ("off", "base", "epic")
 # Open readings of the rule texts (docs/rules.md, "Rule options"): the optional [rules] table of a
-# scenario picks one per point; the first value is the default, the most literal reading.
+# scenario picks one per point; the first value is the default: the reading that gives every clause
+# of the rule text a meaning and fits the rule's purpose (docs/rules.md says why, option by option).
 RULE_OPTIONS: dict[str, tuple[str, ...]] = {
-    "initiative": ("no_card", "no_card_no_orders"),            # M6.2, M8.2
-    "same_section_receiver": ("two_commanders", "one_commander"),  # E4 with M6.1, M8.1
+    "initiative": ("no_card_no_orders", "no_card"),            # M6.2, M8.2
+    "same_section_receiver": ("one_commander", "two_commanders"),  # E4 with M6.1, M8.1
     "cic_keeps": ("one", "both"),                              # M6.1
     "guerrilla_share": ("lost", "shared"),                     # G6
     "elan_order": ("draw_first", "shuffle_first"),             # E9.4, L9
     "counter_attack_copies": ("either", "hand"),               # D3 counter_attack
+    "counter_attack_section": ("facing", "any"),               # D3 a copied tactic card, S4
+    "two_scouts": ("gain", "draw_two"),                        # G4 with E9.2, L9
+    "spent_counters": ("sabre_returns", "all_return"),         # G1, G5
 }
 DEFAULT_RULES: dict[str, str] = {k: v[0] for k, v in RULE_OPTIONS.items()}
 
@@ -226,7 +230,7 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
 
 
 def parse_rules(where: str, table) -> dict[str, str]:
-    """The [rules] table: one reading per open point, the literal reading where not given."""
+    """The [rules] table: one reading per open point, the default reading where not given."""
     w = f"{where}: [rules]"
     if not isinstance(table, dict):
         raise NapsimInputError(where, "rules", "not a table", "[rules] with " + ", ".join(RULE_OPTIONS))

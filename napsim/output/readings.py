@@ -38,9 +38,10 @@ def report_markdown(spec: ReadingsSpec, df: pd.DataFrame) -> str:
     if spec.description:
         lines += [spec.description, ""]
     lines += ["Each rule option (docs/rules.md, \"Rule options\") is played with its default (the "
-              "most literal reading) and its alternative on the same games: same seed and game "
-              "indices, so the differences are paired. Intervals are 95% normal intervals of the "
-              "mean per-game difference. A reading *matters* when the interval excludes zero and "
+              "reading that gives every clause of the rule a meaning) and its alternative on the "
+              "same games: same seed and game indices, so the differences are paired. Intervals "
+              "are 95% normal intervals of the mean per-game difference. A reading *matters* when "
+              "the interval excludes zero and "
               f"the change is at least {MATTERS_RELATIVE:.0%} of the default's value.", ""]
     lines += ["## Findings", ""]
     big = df[df["matters"]].assign(a=lambda x: x["relative_change"].abs()).sort_values("a", ascending=False)

@@ -116,8 +116,8 @@ def _rules_lines(sc: Scenario) -> list[str]:
         if o.formats and sc.format not in o.formats:
             other.append(f"{o.name} = {value}")
             continue
-        which = ("default, the literal reading" if value == o.default
-                 else f"not the default; the literal reading is {o.default}")
+        which = ("the default reading" if value == o.default
+                 else f"not the default; the default reading is {o.default}")
         out.append(f"  {o.name} = {value} ({which}; rules {', '.join(o.rules)})")
         meaning = next((v.text for v in o.values if v.name == value), "")
         for text in (_first_sentence(o.text), f"{value}: {_first_sentence(meaning)}"):

@@ -192,7 +192,9 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -
         return f"  {corps(a[0])} discards the CIC's {names[a[1]]} to play one of his own (L5)"
     if code == layout.EV_INITIATIVE:
         k, d1, d2, ordered, _tac, cmd_draw = a[:6]
-        extra = "; two sabres: no block lost, he draws a Command card" if cmd_draw else ""
+        blocks = a[7] if len(a) > 7 else 0
+        extra = "; two sabres: no block lost, he draws a Command card" if cmd_draw else (
+            "; the sabre costs one of his units a block (L6)" if blocks > 0 else "")
         return (f"  {corps(k)} has no card: initiative roll {DIE_FACES[d1]} + {DIE_FACES[d2]}, "
                 f"{plural(ordered, 'unit')} ordered{extra}")
     if code == layout.EV_CORPS_DRAW:

@@ -207,6 +207,10 @@ def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
     r[layout.R_CA_EITHER] = sc.rule("counter_attack_copies") == "either"
     r[layout.R_TAC_DECK] = deck.tactician_deck
     r[layout.R_CIC_KEEPS_ONE] = sc.format == "epic3" and sc.rule("cic_keeps") == "one"
+    r[layout.R_TWO_SCOUTS_GAIN] = sc.rule("two_scouts") == "gain"
+    r[layout.R_CA_FACING] = (sc.rule("counter_attack_section") == "facing"
+                             and sc.format not in ("standard", "lgb"))  # EPIC places tactic cards
+    r[layout.R_SPENT_RETURN_ALL] = sc.rule("spent_counters") == "all_return"
     return r
 
 
@@ -266,18 +270,19 @@ def corps_guerrilla(side, share: str = "lost") -> list[int]:
 
 def guerrilla_split(counters: int, spanish: list[int], share: str = "lost") -> list[int]:
     """G6 for 3-4 players a side: only commanders whose sections hold at least four Spanish units
-    receive counters. share = "lost" (the literal reading): the counters are divided evenly among
-    all the commanders and the share of an ineligible one is not given out; "shared": they are
-    divided among the eligible commanders only. The remainder goes one each to the eligible ones
-    with the most Spanish units (the leftmost on ties: the policy napsim uses for the CIC's pick).
-    Counters nobody receives stay in the unacquired pool."""
-    eligible = [i for i, n in enumerate(spanish) if n >= 4]
+    receive counters. The counters are divided evenly ("lost": among all the commanders, and the
+    equal share of an ineligible one is not given out; "shared": among the eligible ones only);
+    the CIC then assigns every extra counter (the remainder of the division) to a commander who
+    may hold it: one each in turn to the eligible ones with the most Spanish units (the leftmost
+    on ties: the policy napsim uses for the CIC's pick), again from the first when there are more
+    extras than eligible commanders. Counters nobody receives stay in the unacquired pool."""
+    eligible = sorted((i for i, n in enumerate(spanish) if n >= 4), key=lambda i: (-spanish[i], i))
     out = [0] * len(spanish)
     if not eligible:
         return out
     among = len(eligible) if share == "shared" else len(spanish)
     for i in eligible:
         out[i] = counters // among
-    for i in sorted(eligible, key=lambda i: (-spanish[i], i))[: counters % among]:
-        out[i] += 1
+    for k in range(counters % among):
+        out[eligible[k % len(eligible)]] += 1
     return out

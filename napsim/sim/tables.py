@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from napsim.engine import freshness
+from napsim.engine import freshness, layout
 from napsim.engine.jit import inlined_py
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE, SECTIONS, UNIT_FILTERS, Deck
 from napsim.model.policies import PARAMS
@@ -25,6 +25,7 @@ KIND_NAMES = ("section", "multi", "tactic", "other")
 FILT_ANY, FILT_INF, FILT_CAV, FILT_ART, FILT_INF_ART, FILT_LEADER = range(6)
 N_PLACE = 9
 NEG = -1.0e9
+N_PIN, PIN_LAYER, PIN_LIST = layout.N_PIN, layout.PIN_LAYER, layout.PIN_LIST  # see engine.layout
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,7 @@ def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
 @njit(cache=True)
 def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_command, fallback,
            stars, tdraw, scout, standard, forbid, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-           place_list, e4_only):
+           place_list, e4_only, pin_val):
     n_types = kind.shape[0]
     nominal = np.zeros(3, np.int64)
     eff = np.zeros(3, np.int64)
@@ -270,6 +271,9 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
             for c in range(cmax + 1):
                 best = NEG
                 k = 0
+                for q in range(N_PIN):
+                    pin_val[c, ta, tb, q] = NEG
+                    best_list[c, ta, tb, PIN_LIST + 4 * q] = 0
                 for i in range(n):
                     p = buf[i]
                     pa, pb = p // 3, p % 3
@@ -309,6 +313,17 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
                     if v >= best - 1e-9:
                         best_list[c, ta, tb, k] = p
                         k += 1
+                    for w in range(2):  # the pinned bests (a placed card in one given section)
+                        if kind[ta if w == 0 else tb] != KIND_PLACED:
+                            continue
+                        q = 3 * w + (pa if w == 0 else pb)
+                        at = PIN_LIST + 4 * q
+                        if v > pin_val[c, ta, tb, q] + 1e-9:
+                            pin_val[c, ta, tb, q] = v
+                            best_list[c, ta, tb, at] = 0
+                        if v >= pin_val[c, ta, tb, q] - 1e-9:
+                            best_list[c, ta, tb, at + 1 + best_list[c, ta, tb, at]] = p
+                            best_list[c, ta, tb, at] += 1
                 best_val[c, ta, tb] = best
                 best_k[c, ta, tb] = k
 
@@ -319,14 +334,14 @@ class PairTables:
 
     best_val: np.ndarray   # [side, cmd, a, b] greedy score of the best legal placement
     best_k: np.ndarray     # [side, cmd, a, b] number of placements tied for the best score
-    best_list: np.ndarray  # [side, cmd, a, b, k] those placements
+    best_list: np.ndarray  # [side, cmd, a, b, k] those placements (then the pinned ones, PIN_LIST)
     nominal: np.ndarray    # [side, cmd, a, b, placement, section]
     eff: np.ndarray
     rem: np.ndarray
     n_place: np.ndarray    # [side, a, b] number of legal placements
     place_list: np.ndarray  # [side, a, b, k] k-th legal placement
     e4_only: np.ndarray    # [side, a, b] legal only in the E4 situation
-    play_val: np.ndarray   # [side, e4 situation 0/1, cmd, a, b]: best_val, or NEG when illegal
+    play_val: np.ndarray   # [side, e4 situation 0/1 or PIN_LAYER + pin, cmd, a, b]: best, or NEG
     play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] rank of play_val (see play_keys)
     record: np.ndarray | None = None  # [side, cmd, a, b, :] one compact row per pair (pair_records)
 
@@ -339,7 +354,8 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     shape = (2, cmax + 1, t, t)
     best_val = np.zeros(shape, np.float64)
     best_k = np.zeros(shape, np.int64)
-    best_list = np.zeros((*shape, N_PLACE), np.int64)
+    best_list = np.zeros((*shape, PIN_LIST + 4 * N_PIN), np.int64)
+    pin_val = np.zeros((*shape, N_PIN), np.float64)
     nom = np.zeros((*shape, N_PLACE, 3), np.int16)
     eff = np.zeros_like(nom)
     rem = np.zeros_like(nom)
@@ -350,13 +366,16 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
         _build(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
                cards.cap, cards.filt, cards.take_command, cards.fallback, cards.stars,
                cards.tdraw, cards.scout, standard, np.int64(forbid[s]), best_val[s], best_k[s],
-               best_list[s], nom[s], eff[s], rem[s], n_place[s], place_list[s], e4_only[s])
+               best_list[s], nom[s], eff[s], rem[s], n_place[s], place_list[s], e4_only[s],
+               pin_val[s])
     legal = (n_place > 0)[:, None]  # [side, 1, a, b] against best_val [side, cmd, a, b]
-    play_val = np.full((2, 2, cmax + 1, t, t), NEG)
+    play_val = np.full((2, PIN_LAYER + N_PIN, cmax + 1, t, t), NEG)
     play_val[:, 1] = np.where(legal, best_val, NEG)
     play_val[:, 0] = np.where(legal & ~e4_only[:, None], best_val, NEG)
+    play_val[:, PIN_LAYER:] = np.moveaxis(pin_val, -1, 1)
     return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only,
-                      play_val, play_keys(play_val), pair_records(nom, eff, rem, best_k, best_list))
+                      play_val, play_keys(play_val[:, :PIN_LAYER]),
+                      pair_records(nom, eff, rem, best_k, best_list[..., :N_PLACE]))
 
 
 REC_K, REC_LIST, REC_ORD, REC_WIDTH = 0, 1, 10, 64  # napsim.engine.epic reads the same layout

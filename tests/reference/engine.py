@@ -20,11 +20,12 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   commander's orders are those of his section. Option `same_section_receiver`: under
   "two_commanders" (3-4 a side) the E4 pair is still taken, but its two cards go to two
   commanders, so only the one with the higher single-card score (the hand card on a tie) orders
-  and the other counts as no card received; under "one_commander" that section's commander plays
-  both. Option `cic_keeps` (epic3): under "one" no card is placed in the CIC's section beside a
-  multi-section card (the CIC plays that one); under "both" it may be.
+  and the other counts as no card received; under "one_commander" (the default) that section's
+  commander plays both. Option `cic_keeps` (epic3): under "one" no card is placed in the CIC's
+  section beside a multi-section card (the CIC plays that one); under "both" it may be.
 - M6.2 / M8.2: a section commander with no card rolls (option `initiative`: under
-  "no_card_no_orders" only when no multi-section card ordered units in his section either)
+  "no_card_no_orders", the default, only when no multi-section card ordered units in his section
+  either; with 3 a side a CIC who laid a multi-section card has a card and never rolls)
   two battle dice on his units left unordered (after the cards and March Moves): a unit symbol
   orders one unit of that type if the section has one (not yet ordered by this roll), a flag one
   unit to March Move, a sabre one unit to melee; a double (two equal symbols) draws him a
@@ -35,11 +36,12 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   (E8, E9.3) go to the commander who played it; a multi-section card's to the CIC in epic3 and to
   the Corps commander holding the fewest in epic4 (the leftmost on ties). Each holder spends his
   own at the policy rate. M6.4 Elan: every holder of both sides draws one.
-- G6: with 3-4 a side the Guerrilla counters are dealt one at a time, in turn, to the section
-  commanders, those with at least four Spanish units first (most Spanish units first, the
-  leftmost on ties); option `guerrilla_share`: under "lost" the others get their turn of the deal
-  and their counters stay in the unacquired pool, under "shared" they are left out of the deal;
-  with no eligible commander all go to the pool. With 1-2 a side the CIC holds them all.
+- G6: with 3-4 a side the Guerrilla counters are dealt in full rounds to the section commanders
+  (option `guerrilla_share`: under "lost" to all three, and the counters of those with fewer than
+  four Spanish units stay in the unacquired pool; under "shared" to those with four or more only);
+  the extras too few for a round go one each, in turn, to commanders with four or more (most
+  Spanish units first, the leftmost on ties); with no eligible commander all go to the pool.
+  With 1-2 a side the CIC holds them all.
 - a turn the Guerrillas end (G1) is a turn for every commander but nobody's card: no receiver,
   no initiative roll, no Tactician draw.
 
@@ -49,7 +51,8 @@ turn, against the French card with the larger own effective orders among those i
 reach (a tie goes to the hand card; a policy that saves counters for Assaults targets an Assault
 card first); sections are mirrored (S4): a French card in the French section x is reached by the
 counters of the Spanish section 2 - x (and the CIC's), and they are spent from that section first,
-then the CIC's, then any section; a spent counter returns to the unacquired pool, sabre or not.
+then the CIC's, then any section; a spent counter a sabre stopped returns to the unacquired pool,
+one that nullified a card is out of play (option `spent_counters`: "all_return" returns both).
 Per-section metrics name the French card's section from the French seat.
 
 Other readings from the scenario's [rules] table: `counter_attack_copies` (D3: the opponent's last
@@ -88,20 +91,22 @@ def facing(x: int) -> int:
 
 
 def deal_guerrilla(counters: int, spanish: list[int], share: str) -> list[int]:
-    """Rule G6 with three commanders (3-4 a side, or LGB's three Corps): the counters are dealt
-    one at a time, in turn, to the commanders; those with at least four Spanish units come first,
-    most Spanish units first (the leftmost on ties). A commander with fewer may hold none:
-    share = "lost" deals him his turn anyway and his counters stay in the unacquired pool;
-    share = "shared" leaves him out of the deal."""
+    """Rule G6 with three commanders (3-4 a side, or LGB's three Corps): the counters are dealt in
+    full rounds, one to every commander (share = "lost": a commander with fewer than four Spanish
+    units may hold none, so his counter of each round stays in the unacquired pool) or to every
+    commander with four or more ("shared"); the counters too few for a full round are the extras,
+    and the CIC deals them one at a time, in turn, to commanders who may hold them only, most
+    Spanish units first (the leftmost on ties)."""
     eligible = sorted((x for x in range(3) if spanish[x] >= 4), key=lambda x: (-spanish[x], x))
     out = [0, 0, 0]
     if not eligible:
         return out
-    seats = eligible if share == "shared" else eligible + [x for x in range(3) if x not in eligible]
-    for i in range(counters):
-        x = seats[i % len(seats)]
-        if x in eligible:
-            out[x] += 1
+    seats = eligible if share == "shared" else [0, 1, 2]
+    rounds, extras = divmod(counters, len(seats))
+    for x in eligible:
+        out[x] = rounds
+    for i in range(extras):
+        out[eligible[i % len(eligible)]] += 1
     return out
 
 
@@ -131,7 +136,7 @@ class _Game:
         # rule D4: a Command deck may come without a Tactician deck (e.g. the base game's)
         self.tac_deck = int(sim.deck.tactician_deck)
         # rules E4, M6.1, M8.1: with 3-4 a side the two cards of the same-section exception would
-        # go to one commander; the literal reading forbids it, so the pair cannot be played
+        # go to one commander; two_commanders forbids it, so the pair cannot be played
         self.e4_playable = (self.players <= 2
                             or sc.rule("same_section_receiver") == "one_commander")
         # rule M6.1 (3 a side): under cic_keeps = one the CIC plays at most one card, and a
@@ -230,9 +235,11 @@ class _Game:
                 v += tac_bonus
         return float(v)
 
-    def _pair_best(self, s: int, c: int, ta: int, tb: int):
-        """Best score of a pair over its legal placements and the placements that reach it."""
-        places, _ = self.legal(s, ta, tb)
+    def _pair_best(self, s: int, c: int, ta: int, tb: int, places: list[int] | None = None):
+        """Best score of a pair over its legal placements (or over `places`) and the placements
+        that reach it."""
+        if places is None:
+            places, _ = self.legal(s, ta, tb)
         best = -1.0e9
         tied: list[int] = []
         for p in places:
@@ -398,6 +405,8 @@ class _Game:
             if got:
                 cm[cx, CM["cards_received"]] += got
                 continue
+            if self.players == 3 and cx == 0 and any(kind[t] == KIND_MULTI for t, _ in played):
+                continue  # rule M6.2: a CIC who laid a multi-section card has played a card
             cm[cx, CM["turns_without_card"]] += 1
             # rules M6.2 / M8.2: no card, so he rolls; under initiative = no_card_no_orders
             # only when no multi-section card ordered units in his section either
@@ -473,14 +482,18 @@ class _Game:
         else:
             spender = next(x for x in range(3) if held[x] > 0)
         held[spender] -= 1
-        self.g_pool += 1  # spent: back to the unacquired pool, stopped or not
         met[o, M["g_spent"]] += 1
         # rule G6: the commander who held it (the CIC's general holding, or a section's commander)
         cc = None
         if self.players >= 2:
             cc = 0 if spender == GENERAL else self.owner[o][spender]
             self.cmet[o, cc, CM["g_spent"]] += 1
-        if self.rng.randrange(6) == SABRE:  # rule G1: a sabre stops the guerrillas
+        sabre = self.rng.randrange(6) == SABRE
+        # rule G1 (option spent_counters): a counter a sabre stopped returns to the unacquired
+        # pool; one that nullified a card is out of play, unless all_return
+        if sabre or self.rule("spent_counters") == "all_return":
+            self.g_pool += 1
+        if sabre:  # rule G1: a sabre stops the guerrillas
             met[o, M["g_stopped_by_sabre"]] += 1
             return ra, rb, p, False
         if target == "both":
@@ -520,8 +533,11 @@ class _Game:
         return None
 
     # ----- the choice (rule P1) -----------------------------------------------------------------
-    def choose(self, s: int, c: int, hand: list[int], rack: list[int], e4: bool, opp_last: int):
-        """(hand index or None, rack index or None, placement), or None when nothing is legal."""
+    def choose(self, s: int, c: int, hand: list[int], rack: list[int], e4: bool, opp_last: int,
+               pin: int = -1):
+        """(hand index or None, rack index or None, placement), or None when nothing is legal.
+        pin >= 0 (rule D3, counter_attack_section = facing): a Counter-Attack's copy (a tactic
+        card) is placed in section pin only."""
         pv = self.pol[s]
         o = 1 - s
         hand_opts = list(enumerate(hand)) if hand else [(None, self.void)]
@@ -533,12 +549,21 @@ class _Game:
             for j, b in rack_opts:
                 rb = self.resolve(b, opp_last)
                 places, e4_only = self.legal(s, ra, rb)
+                ca_a = pin >= 0 and self.cards.counter[a] == 1
+                ca_b = pin >= 0 and self.cards.counter[b] == 1
+                if ca_a and ca_b:
+                    continue  # both copies would go to one section
+                if ca_a or ca_b:
+                    places = [p for p in places if (p // 3 if ca_a else p % 3) == pin]
                 if (e4_only and not e4) or not places:
                     continue
                 if random_policy:
                     triples.extend((0.0, i, j, (p,)) for p in places)
                     continue
-                best, tied = self._score_cache(s, c, ra, rb)
+                if ca_a or ca_b:
+                    best, tied = self._pair_best(s, c, ra, rb, places)
+                else:
+                    best, tied = self._score_cache(s, c, ra, rb)
                 v = best - pv[PARAMS["keep_weight"]] * self.single_value(s, c, ra)
                 if pv[PARAMS["deny_weight"]] != 0.0 and len(rack) > 1:
                     oc = min(len(self.hand[o]), self.cmax)
@@ -574,6 +599,7 @@ class _Game:
         self.tac_disc = 0
         last_hand = [void, void]  # the last card each side played from its hand, as it played
         last_rack = [void, void]  # the card each side took from the rack on its last turn
+        last_at = [[0, 0], [0, 0]]  # where each side placed its last hand and rack card
         first = sc.first
         multi = self.players >= 2
         self.g_pool = sc.guerrilla_pool
@@ -657,10 +683,19 @@ class _Game:
             # turn: his hand card, or under counter_attack_copies = either also his rack card,
             # which it copies when there is no hand card or when it scores strictly more (P1)
             copy = last_hand[o]
+            copy_at = last_at[o][0]
             if self.rule("counter_attack_copies") == "either" and last_rack[o] != void:
                 if copy == void or (self.single_value(s, c, int(cd.mirror[last_rack[o]]))
                                     > self.single_value(s, c, int(cd.mirror[copy])) + TOL):
                     copy = last_rack[o]
+                    copy_at = last_at[o][1]
+            # rules D3, S4 (counter_attack_section = facing): a copied tactic card goes to the
+            # section facing the one the opponent placed it in
+            pin = -1
+            if (self.rule("counter_attack_section") == "facing" and copy != void
+                    and sc.format not in ("standard",) and cd.kind[int(cd.mirror[copy])] == KIND_PLACED
+                    and any(cd.counter[t] == 1 for t in hand + rack)):
+                pin = 2 - copy_at
             # rule E4: every hand and rack card (as it would play) a section card of one section
             e4 = False
             if not self.standard and hand and rack:
@@ -670,10 +705,10 @@ class _Game:
                 if e4:
                     met[s, M["same_section_turns"]] += 1
             offer = rack if not self.standard else []
-            pick = self.choose(s, c, hand, offer, e4, copy)
+            pick = self.choose(s, c, hand, offer, e4, copy, pin)
             if pick is None and hand and offer:
                 # no legal pair: the hand card alone, the rack left as it is
-                pick = self.choose(s, c, hand, [], e4, copy)
+                pick = self.choose(s, c, hand, [], e4, copy, pin)
             i, j, p = pick if pick is not None else (None, None, 0)
             ta = hand.pop(i) if i is not None else void
             tb = void
@@ -686,9 +721,11 @@ class _Game:
             if ta != void:
                 met[s, M["hand_" + KIND_SLOT[cd.kind[ta]]]] += 1
                 last_hand[s] = ra
+                last_at[s][0] = p // 3
             if tb != void:
                 met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
             last_rack[s] = rb  # void when he took none
+            last_at[s][1] = p % 3
             if e4 and ra != void and rb != void and cd.sec[ra] == cd.sec[rb]:
                 if self.e4_playable:
                     met[s, M["same_section_used"]] += 1
@@ -707,6 +744,11 @@ class _Game:
             played = [(ra, self.placed_section(ra, p // 3)), (rb, self.placed_section(rb, p % 3))]
             if self.g_rule[o] != "off" and sc.sides[s].french:
                 ra, rb, p, turn_over = self.guerrilla_attack(s, o, c, ra, rb, p)
+                # rule D3: a nullified card gave no orders; a Counter-Attack cannot copy it
+                if played[0][0] != void and ra == void:
+                    last_hand[s] = void
+                if played[1][0] != void and rb == void:
+                    last_rack[s] = void
             nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
             for x, sec in enumerate("LCR"):
                 met[s, M["nominal_" + sec]] += nom[x]
@@ -714,6 +756,9 @@ class _Game:
             met[s, M["wasted"]] += sum(nom) - sum(eff)
             # rules G3 / G4 / P5: a Spanish Scout may trade its second draw for a counter
             gain = self.guerrilla_gain(s, ra, rb) if self.g_rule[s] != "off" else None
+            # rules G4, E9.2: with two Scouts the gain needs two_scouts = gain
+            if cd.scout[ra] + cd.scout[rb] > 1 and self.rule("two_scouts") == "draw_two":
+                gain = None
             # rules E8 / P3: stars March Move up to 3 free units in the card's section, else draw
             r = list(rem)
             earned = [int(cd.tdraw[ra]), int(cd.tdraw[rb])]  # Tactician draws per card

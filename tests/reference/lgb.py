@@ -40,6 +40,8 @@ The kernel's readings of open rule points (its module docstring) are followed:
   players a side (option `guerrilla_share`); the counters nobody receives stay in the pool;
 - D4: a deck without a Tactician deck deals and draws no Tactician card (no starved draws);
 - L9 Elan (option `elan_order`): the reshuffle after the turn's Command draws, or before them.
+- G4 with two Scouts in a turn (option `two_scouts`): one counter is gained and the CIC draws one
+  card ("gain"), or the CIC draws two and none is gained ("draw_two"); never both.
 """
 
 from __future__ import annotations
@@ -506,10 +508,12 @@ class _LgbGame:
                         w, g = target
                         spanish_corps = facing(w)  # rule S4: the Spanish Corps across from w
                         g_held[o][spanish_corps] -= 1
-                        pool += 1  # spent: back to the unacquired pool, stopped or not
                         met[o, M["g_spent"]] += 1
                         cmet[o, spanish_corps + 1, CM["g_spent"]] += 1
-                        if rng.randrange(6) == SABRE:  # rule G1: a sabre stops the guerrillas
+                        sabre = rng.randrange(6) == SABRE
+                        if sabre or sc.rule("spent_counters") == "all_return":
+                            pool += 1  # rule G1: a stopped counter returns to the pool
+                        if sabre:  # rule G1: a sabre stops the guerrillas
                             met[o, M["g_stopped_by_sabre"]] += 1
                         else:
                             src, cw, _ = plays[w]
@@ -521,10 +525,25 @@ class _LgbGame:
                             met[o, M["g_denied_effective"]] += t_eff
                             met[o, M["g_denied_effective_in_french_" + WINGS[w]]] += t_eff
                             g[0] = void  # nullified: plays as nothing (the card is discarded)
+                            # rule D3: the CIC's hand card, nullified, gave no orders to copy
+                            if src == SRC_CIC and gifts[w] and g is gifts[w][0] and w == ka:
+                                last_hand[s] = void
             # orders (L3-L5), stars (L7), initiative (L6), Scout for a counter (G4)
             cmd_draws = [0, 0, 0]
             tac_draws = [0, 0, 0]
-            scouted = gained = elan = False
+            elan = False
+            # rules G4, E9.2, L9: the first Scout (left wing first) whose wing holds four Spanish
+            # units gains the counter when the pool and the policy allow; the CIC then draws one
+            # card, not two. With two Scouts the gain needs two_scouts = gain.
+            scouts = [(w, i) for w in range(3) if isinstance(plays[w], tuple)
+                      for i, (r, _, _) in enumerate(plays[w][2]) if r != void and cd.scout[r] == 1]
+            gm = pv[PARAMS["g_gain_mode"]]
+            wants = self.g_on[s] and pool > 0 and not (
+                gm == 1 or (gm == 2 and sum(g_held[s]) >= pv[PARAMS["g_gain_below"]]))
+            gain_at = next(((w, i) for w, i in scouts if wants and self.spanish[s][w] >= 4), None)
+            if len(scouts) > 1 and sc.rule("two_scouts") == "draw_two":
+                gain_at = None
+            scouted = bool(scouts) and gain_at is None
             # rule E7 (LGB): units of each section that no card orders, units of each wing left
             # unordered, and the orders a Take Command from the CIC may still give next door
             room = [int(self.units[s, :, x].sum()) for x in range(6)]
@@ -565,24 +584,17 @@ class _LgbGame:
                 met[s, M["effective_" + WINGS[w]]] += ea + eb
                 met[s, M["wasted"]] += nom - ea - eb
                 free = tot_a + tot_b - ea - eb
-                for r, _, _ in cards:
+                for i, (r, _, _) in enumerate(cards):
                     if r == void:
                         continue
                     tac_draws[w] += int(cd.tdraw[r])
                     elan = elan or cd.elan[r] == 1
-                    gain_here = False
-                    if cd.scout[r] == 1:
-                        held = sum(g_held[s])
-                        gm = pv[PARAMS["g_gain_mode"]]
-                        if (self.g_on[s] and not gained and pool > 0 and self.spanish[s][w] >= 4
-                                and not (gm == 1 or (gm == 2 and held >= pv[PARAMS["g_gain_below"]]))):
-                            gain_here = gained = True  # rule G4: the counter instead of a draw
-                            g_held[s][w] += 1
-                            pool -= 1
-                            met[s, M["g_acquired"]] += 1
-                            cmet[s, w + 1, CM["g_acquired"]] += 1
-                        else:
-                            scouted = True
+                    gain_here = gain_at == (w, i)
+                    if gain_here:  # rule G4: the counter instead of the second draw
+                        g_held[s][w] += 1
+                        pool -= 1
+                        met[s, M["g_acquired"]] += 1
+                        cmet[s, w + 1, CM["g_acquired"]] += 1
                     if cd.stars[r] == 0 or gain_here:
                         continue  # G4: the stars stay unused when the counter is gained
                     avail = min(3, free)

@@ -11,6 +11,7 @@ import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
 from napsim import api
+from napsim.app.launch import app_cmd
 from napsim.cli_compare import balance_cmd, compare_cmd
 from napsim.model import rulebook
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
@@ -543,6 +544,7 @@ def _rule_full(r) -> str:
 
 cli.add_command(compare_cmd)
 cli.add_command(balance_cmd)
+cli.add_command(app_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -360,23 +360,26 @@ def game_panel(s: Settings, opts: dict) -> None:
 
 def takeaway_panel(s: Settings, opts: dict, run: api.Simulated | None = None) -> None:
     """What needs no kernel (the scenario file, the commands); with `run`, the results too."""
+    downloads = st.session_state.setdefault("downloads", {})  # what the buttons hand out, by name
     if run is not None:
-        st.download_button("Results as CSV (summary.csv)", run.summary_csv(), "summary.csv", "text/csv",
-                           key="dl_csv")
+        downloads["summary.csv"] = run.summary_csv()
+        st.download_button("Results as CSV (summary.csv)", downloads["summary.csv"], "summary.csv",
+                           "text/csv", key="dl_csv")
         by_sec = run.summary[run.summary["metric"].isin(SECTION_ROWS)].assign(
             section=lambda d: d["metric"].str[-1])
         st.download_button("Chart (Vega-Lite JSON)", section_chart(by_sec).to_json(), "chart.vl.json",
                            "application/json", key="dl_chart")
         return
+    downloads.clear()
     name = s.label.rsplit("/", 1)[-1].removesuffix(".toml")
-    toml = api.scenario_toml(s.scenario, s.sets)
-    st.download_button("Scenario as TOML", toml, f"{name}-whatif.toml", "application/toml", key="dl_toml")
+    toml_name = f"{name}-whatif.toml"
+    downloads[toml_name] = api.scenario_toml(s.scenario, s.sets)
+    st.download_button("Scenario as TOML", downloads[toml_name], toml_name, "application/toml", key="dl_toml")
     games, seed, deck = opts["games"], opts["seed"], opts["deck_label"]
     st.markdown("The numbers on screen, bit for bit, from the command line:")
     st.code(api.simulate_command(s.label, s.sets, deck, s.policy, games, seed, "out/whatif"), language="bash")
     st.markdown("or with the downloaded scenario file:")
-    st.code(api.simulate_command(f"{name}-whatif.toml", (), deck, s.policy, games, seed, "out/whatif"),
-            language="bash")
+    st.code(api.simulate_command(toml_name, (), deck, s.policy, games, seed, "out/whatif"), language="bash")
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ def streamlit_command(port: int, host: str, browser: bool) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(PAGE), "--server.port", str(port),
             "--server.address", host, "--server.headless", "false" if browser else "true",
             "--browser.gatherUsageStats", "false", "--server.maxUploadSize", "1",
-            "--global.developmentMode", "false"]
+            "--client.toolbarMode", "viewer", "--global.developmentMode", "false"]
 
 
 @click.command("app")

@@ -226,6 +226,7 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
     extra = [m for m in ("initiative_share", "g_cards_nullified", "g_nullification_rate")
              if _rows(summ, m)["n"].gt(0).any() and _rows(summ, m)["value"].fillna(0).gt(0).any()]
     table = summ[summ["metric"].isin([*SECTION_ROWS, "effective_per_turn", "nominal_per_turn", *extra])]
+    table = table[~(table["metric"].isin(extra) & table["value"].fillna(0).eq(0))]  # a side without them
     st.dataframe(pd.DataFrame({"side": table["side"], "measure": table["title"], "unit": table["unit"],
                                "value [95% interval]": [_interval(r) for r in table.itertuples()],
                                "n": table["n"]}), hide_index=True)
@@ -241,7 +242,8 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
 
 def section_chart(by_sec: pd.DataFrame) -> alt.Chart:
     """Effective orders a turn per section and side, the 95% interval as a rule."""
-    base = alt.Chart(by_sec).encode(x=alt.X("section:N", sort=["L", "C", "R"], title="section"),
+    base = alt.Chart(by_sec).encode(x=alt.X("section:N", sort=["L", "C", "R"], title="section",
+                                            axis=alt.Axis(labelAngle=0)),
                                     xOffset="side:N", color=alt.Color("side:N", title="side"))
     bars = base.mark_bar().encode(y=alt.Y("value:Q", title="effective orders a turn"),
                                   tooltip=["side", "title", "value", "ci_low", "ci_high", "n"])
@@ -249,11 +251,12 @@ def section_chart(by_sec: pd.DataFrame) -> alt.Chart:
 
 
 def answer_panel(s: Settings, opts: dict):
-    """The answer: a first batch at once, then the full count (cached by settings)."""
+    """The answer: a first batch at once, then the full count (cached by settings), drawn in one
+    place so that no number of an older setting stays on screen while the new ones come."""
     games, seed = opts["games"], opts["seed"]
+    slot, area = st.empty(), st.empty()
     run = jobs.ANSWERS.get((s, games, seed))
     if run is None:
-        area = st.empty()
         compiling = None if api.engine_compiled(opts["format"]) is not False else api.compile_seconds(
             opts["format"])
 
@@ -261,9 +264,9 @@ def answer_panel(s: Settings, opts: dict):
             with area.container():
                 _answer_view(partial, games, True)
 
-        run = _run("answer", jobs.answer, s, games, seed, on_partial=first, compiling=compiling)
-        area.empty()
-    _answer_view(run, games, False)
+        run = _run("answer", jobs.answer, s, games, seed, slot=slot, on_partial=first, compiling=compiling)
+    with area.container():
+        _answer_view(run, games, False)
     return run
 
 

@@ -4,6 +4,7 @@ sentences and errors, and the same numbers as `napsim.simulate` and the CLI, bit
 from __future__ import annotations
 
 import shlex
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,30 @@ def test_changing_the_format_shows_that_formats_fields():
     assert not errors(at), errors(at)
     assert at.selectbox(key="formats-armies|sides.A.cic_section").value == "C"
     assert "Share of commander-turns on initiative" in " ".join(at.dataframe[0].value["measure"])
+
+
+def test_a_first_start_says_it_compiles_and_the_page_still_answers(monkeypatch):
+    # an empty numba cache, played fast: the engine says it is not compiled, the answer comes late
+    from napsim.app import jobs, panels
+    from napsim.app.worker import ResultCache
+
+    monkeypatch.setattr(napsim.api, "engine_compiled", lambda fmt: False)
+    shown = []
+    real_wait, real_answer = panels._wait, jobs.answer
+
+    def slow_answer(job, *args):
+        time.sleep(0.3)
+        return real_answer(job, *args)
+
+    def wait(job, slot, label, on_partial=None, compiling=None):
+        shown.append(compiling)
+        return real_wait(job, slot, label, on_partial, compiling)
+
+    monkeypatch.setattr(jobs, "answer", slow_answer)
+    monkeypatch.setattr(jobs, "ANSWERS", ResultCache(4))  # nothing answered before
+    monkeypatch.setattr(panels, "_wait", wait)
+    at = page("tamames")
+    assert shown[0] == napsim.api.compile_seconds("epic1") == 50
+    assert headline(at) == effective(napsim.simulate("tamames", games=GAMES, seed=SEED))
+    # what needs no kernel was on the page before the answer: the scenario file and the command
+    assert "tamames-whatif.toml" in at.session_state["downloads"]

@@ -1,25 +1,48 @@
-"""The Python API (top layer, beside the command line): run a study and read its results, rerun the
-flagship studies, play the rule readings. Each of these both plays games (the study layer) and
-writes reports (the output layer), so it sits above both; `napsim/__init__.py` exports the public
-names (`run_study`, `StudyResult`).
+"""The Python API (top layer, beside the command line): play one scenario (`simulate`, `trace_text`),
+run a study and read its results, rerun the flagship studies, play the rule readings, compare and
+balance. Each of these both plays games (the study layer) and writes or words results (the output
+layer), so it sits above both; `napsim/__init__.py` exports the public names (`simulate`,
+`run_study`, `StudyResult`, `compare`, `balance`). The command line and the page of `napsim app`
+call these functions, so the three give the same numbers.
 """
 
 from __future__ import annotations
 
+import functools
+import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
-from napsim.model.scenarios import parse_overrides
+from napsim.model.policies import parse_policy_option
+from napsim.model.scenarios import (
+    apply_override,
+    load_scenario,
+    parse_overrides,
+    parse_scenario,
+    read_toml,
+    resolve_scenario_path,
+)
+from napsim.model.tomltext import override_text, toml_text
+from napsim.model.version import __version__
 from napsim.output import decisions, frames
 from napsim.output.design_report import Answer, write_design_folder
 from napsim.output.ensemble_text import balance_ensemble_sentence, ensemble_frame
+from napsim.output.findings import deck_note
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
+from napsim.output.results import check_results_dest, simulate_into_folder
+from napsim.output.simconsole import simulate_lines
+from napsim.output.study_findings import engine_findings
+from napsim.output.tracefmt import format_trace
+from napsim.sim.packing import Simulation
+from napsim.sim.result import SimResult
+from napsim.sim.runner import ONE_A_SIDE, compile_notice, kernel_compiled, kernel_for
 from napsim.study import ensemble
 from napsim.study.balance import Balance, find_balance
 from napsim.study.design import DesignSpec, is_design_file, load_design_spec
@@ -28,6 +51,168 @@ from napsim.study.runloop import ProgressFn, execute
 from napsim.study.spec import load_study
 from napsim.study.study_ensemble import check_study_ensemble, run_study_ensemble
 from napsim.study.variants import Comparison, Variant, compare_variants, variants
+
+# --------------------------------------------------------------------------------------------
+# one scenario: `napsim simulate`, `napsim trace` and the page of `napsim app`
+
+Sets = Sequence[str] | dict  # overrides: ["sides.A.hand=7"] (as --set) or {"sides.A.hand": 7}
+COMPILE_SECONDS = {"epic": 50, "lgb": 55}  # a first compile from an empty cache, 2-core VM (docs/speed.md)
+
+
+def overrides_of(sets: Sets) -> dict:
+    """{path: value} of overrides given as 'path=value' items (read as `--set` reads them) or a dict."""
+    return dict(sets) if isinstance(sets, dict) else parse_overrides(list(sets))
+
+
+def simulation(scenario: str | Path, sets: Sets = (), deck: str | None = None,
+               policy: str = "greedy,greedy", notice: Callable[[str], None] | None = None) -> Simulation:
+    """The scenario with its overrides, the deck and a policy per side, validated and packed
+    (`Simulation.build`). With `notice`, the kernel is compiled (or read from numba's cache) before
+    it returns, the notice told first when that takes long, so that what follows counts games only."""
+    sc = load_scenario(scenario, overrides_of(sets))
+    line = compile_notice(kernel_for(sc.format)) if notice is not None else None
+    if line:
+        notice(line)
+    sim = Simulation.build(sc, parse_policy_option(policy), deck)
+    if notice is not None:
+        sim.warm_up()
+    return sim
+
+
+def engine_compiled(fmt: str) -> bool | None:
+    """Whether the kernel of a scenario format is compiled (here or in numba's cache; None: unknown)."""
+    return kernel_compiled(kernel_for(fmt))
+
+
+def compile_seconds(fmt: str) -> int:
+    """About how long a first compile of the format's kernel takes, from an empty cache."""
+    return COMPILE_SECONDS[kernel_for(fmt)]
+
+
+@dataclass
+class Simulated:
+    """What `simulate` returns: the run (`result`) and the folder written (`path`, or None).
+    `summary` is the frame `napsim simulate` writes as summary.csv, one row per side and metric
+    (value, 95% interval, n, title and unit in words); `lines()` what it prints."""
+
+    result: SimResult
+    path: Path | None = None
+
+    @property
+    def sim(self) -> Simulation:
+        return self.result.sim
+
+    @functools.cached_property
+    def summary(self) -> pd.DataFrame:
+        return self.result.summary()
+
+    def summary_csv(self) -> str:
+        """summary.csv as `napsim simulate --out` writes it, byte for byte."""
+        return self.summary.to_csv(index=False)
+
+    def lines(self) -> list[str]:
+        """What `napsim simulate` prints: the headline, exact quantities, the rates, the deck warning."""
+        fmt = self.sim.scenario.format
+        lines = simulate_lines(self.summary, fmt, fmt not in ONE_A_SIDE)
+        return lines + [w for w in [self.sim.deck.estimated_warning()] if w]
+
+    def findings(self) -> list[str]:
+        """The sentences a report of these games opens with (`napsim.output.study_findings`)."""
+        sc = self.sim.scenario
+        spec = dict(main_metric="effective_per_turn", main_side=sc.sides[0].key, sweep={},
+                    metrics=["effective_per_turn", "nominal_per_turn", "wasted"])
+        found = engine_findings(self.summary.assign(point="p000"), spec, [deck_note(self.sim.deck)])
+        return [f.text + "." for f in found]
+
+
+def simulate(scenario: str | Path | Simulation, sets: Sets = (), deck: str | None = None,
+             policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
+             chunk: int = SIM_CHUNK, out: str | Path | None = None, force: bool = False,
+             per_game: bool = True, progress: Callable[[int, int], None] | None = None,
+             notice: Callable[[str], None] | None = None) -> Simulated:
+    """Play games [0, games) of a scenario (`sets` as `napsim simulate --set`), or of a
+    `Simulation` already built: the numbers of `napsim simulate` with the same options, bit for
+    bit, for any chunk size. With `out` the result folder is written as `napsim simulate --out`
+    writes it (the per-game rows streamed to games.parquet unless not `per_game`; refused if it
+    holds results, unless `force`); without, no per-game rows are kept. `progress(done, games)`
+    after each chunk (an exception raised there stops the run); `notice` as in `simulation`."""
+    Simulation.check_run(games, seed, chunk)
+    if out is not None:
+        check_results_dest(out, force)  # refused before anything is played
+    if isinstance(scenario, Simulation):
+        if sets or deck is not None:
+            raise NapsimInputError("simulate", "sets", "overrides or a deck given with a Simulation",
+                                   "a scenario name or path, or a built Simulation alone")
+        sim = scenario
+    else:
+        sim = simulation(scenario, sets, deck, policy, notice)
+    if out is None:
+        return Simulated(sim.run(games, seed, chunk, progress=progress))
+    res, path = simulate_into_folder(sim, out, force, games, seed, chunk, per_game, progress, notice)
+    return Simulated(res, path)
+
+
+def trace_text(scenario: str | Path | Simulation, sets: Sets = (), deck: str | None = None,
+               policy: str = "greedy,greedy", seed: int = SEED, game: int = 0) -> str:
+    """One game replayed from (seed, game index), turn by turn in words: what `napsim trace` prints."""
+    sim = scenario if isinstance(scenario, Simulation) else simulation(scenario, sets, deck, policy)
+    met, events = sim.trace(seed, game)
+    return format_trace(sim, events, seed, game, met)
+
+
+def scenario_toml(scenario: str | Path, sets: Sets = ()) -> str:
+    """The scenario file with the overrides written into it, validated: `napsim simulate --scenario
+    THAT.toml` plays what `--scenario SCENARIO --set ...` plays (comments of the file are not kept)."""
+    path = resolve_scenario_path(scenario)
+    doc, _ = read_toml(path)
+    over = overrides_of(sets)
+    for k, v in over.items():
+        apply_override(doc, k, v, str(path))
+    parse_scenario(doc, path)  # what cannot be loaded is not written
+    made = " ".join(f"--set {k}={override_text(v)}" for k, v in over.items())
+    return toml_text(doc, [f"Written by napsim {__version__} (napsim app) from the scenario {path.name}"
+                           + (f" with {made}" if made else "") + "."])
+
+
+def _cli(*parts) -> str:
+    return " ".join(shlex.quote(str(p)) for p in parts)
+
+
+def _flags(flag: str, sets: Sets) -> list[str]:
+    return [x for k, v in overrides_of(sets).items() for x in (flag, f"{k}={override_text(v)}")]
+
+
+def simulate_command(scenario: str | Path, sets: Sets = (), deck: str | None = None,
+                     policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
+                     out: str = "out/simulate") -> str:
+    """The `napsim simulate` command line that plays these settings (the same numbers, bit for bit)."""
+    extra = (["--deck", deck] if deck else []) + (["--policy", policy] if policy != "greedy,greedy" else [])
+    return _cli("napsim", "simulate", "--scenario", scenario, *_flags("--set", sets), *extra,
+                "--games", games, "--seed", seed, "--out", out)
+
+
+def compare_command(scenario: str | Path, a: Sets = (), b: Sets = (), scenario_b: str | None = None,
+                    deck_a: str | None = None, deck_b: str | None = None, policy_a: str = "greedy,greedy",
+                    policy_b: str = "greedy,greedy", games: int = 10_000, seed: int = SEED) -> str:
+    """The `napsim compare` command line of these two variants (the numbers of `compare`)."""
+    extra = ["--scenario-b", scenario_b] if scenario_b and scenario_b != str(scenario) else []
+    greedy = "greedy,greedy"
+    for flag, v, default in (("--deck-a", deck_a, None), ("--deck-b", deck_b, None),
+                             ("--policy-a", policy_a, greedy), ("--policy-b", policy_b, greedy)):
+        extra += [flag, v] if v != default else []
+    return _cli("napsim", "compare", "--scenario", scenario, *extra, *_flags("--a", a), *_flags("--b", b),
+                "--games", games, "--seed", seed)
+
+
+def balance_command(scenario: str | Path, vary: str, equalize: str, sets: Sets = (), deck: str | None = None,
+                    policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
+                    deck_ensemble: int | None = None) -> str:
+    """The `napsim balance` command line of this search (the numbers of `balance`)."""
+    extra = (["--deck", deck] if deck else []) + (["--policy", policy] if policy != "greedy,greedy" else [])
+    extra += ["--deck-ensemble", deck_ensemble] if deck_ensemble else []
+    return _cli("napsim", "balance", "--scenario", scenario, "--vary", vary, "--equalize", equalize,
+                *_flags("--set", sets), *extra, "--games", games, "--seed", seed)
+
 
 # --------------------------------------------------------------------------------------------
 # studies

@@ -1,4 +1,4 @@
-"""Throughput benchmarks: `python -m napsim.bench odds|epic|guerrilla|formats|cold|study|all`.
+"""Throughput benchmarks: `python -m napsim.bench odds|epic|guerrilla|formats|cold|study|app|all`.
 
 Each kernel is timed after a warm-up call (compilation excluded) and, in the same run, against a
 straightforward reference implementation of the same question, so the printed ratio does not
@@ -7,7 +7,8 @@ kernels the pure-Python engines of a source checkout's ``tests/reference``, when
 ``--reference tests/reference`` names that folder (an installed napsim has no tests). One JSON line
 per kernel goes to stdout, a progress line per stage to stderr. `cold` and `study` (napsim.bench_e2e)
 time what a user waits for: the first result from an empty numba cache, and the README study end
-to end. Tests never assert timings. docs/speed.md has the measurements.
+to end; `app` (napsim.bench_app) the page of `napsim app`. Tests never assert timings.
+docs/speed.md has the measurements.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import click
 import numba
 import numpy as np
 
+from napsim.bench_app import bench_app
 from napsim.bench_e2e import bench_cold, bench_study, say
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
@@ -203,7 +205,7 @@ def bench_formats(games: int, threads: int, reference: Path | None = None) -> li
 
 BENCHES = {"odds": bench_odds, "epic": bench_epic, "guerrilla": bench_guerrilla,
            "formats": bench_formats, "cold": lambda *_: bench_cold(),
-           "study": lambda *_: bench_study()}
+           "study": lambda *_: bench_study(), "app": lambda *_: bench_app()}
 STAGES = {  # what each stage does, said on stderr as it starts
     "odds": "the deck-odds kernel against vectorised numpy (about 20 s)",
     "epic": "EPIC one a side, 1 and N threads (a few minutes, compiling first)",
@@ -211,6 +213,8 @@ STAGES = {  # what each stage does, said on stderr as it starts
     "formats": "EPIC 2-4 a side and La Grande Battles (a few minutes)",
     "cold": "the first result of each format from an empty numba cache (a few minutes)",
     "study": "the README study end to end with a warm cache (a few minutes, compiling first)",
+    "app": "napsim app: 50 setting changes to first numbers and full count, warm (a few minutes, "
+           "compiling first)",
 }
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
 from napsim import api
+from napsim.app.launch import app_cmd
 from napsim.cli_compare import balance_cmd, compare_cmd
 from napsim.model import rulebook
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
@@ -19,19 +20,16 @@ from napsim.model.errors import NapsimInputError
 from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
-from napsim.model.scenarios import load_scenario, parse_overrides
+from napsim.model.scenarios import load_scenario
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
 from napsim.output import scenarioview
 from napsim.output.ensemble_text import simulate_ensemble_text
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
-from napsim.output.results import check_results_dest, simulate_into_folder
-from napsim.output.simconsole import simulate_lines
-from napsim.output.tracefmt import format_trace
+from napsim.output.results import check_results_dest
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
-from napsim.sim.runner import compile_notice, kernel_for
 from napsim.study import backends, ensemble, study_ensemble
 from napsim.study import runloop as runloop_mod
 from napsim.study import storage as storage_mod
@@ -272,19 +270,6 @@ def _sim_options(f):
     return f
 
 
-def _build_sim(scenario, policy, deck, sets, warm: bool = False):
-    """The Simulation the options describe; `warm`: its kernels compiled (saying so when that takes
-    long) before the caller starts a progress bar, so that its ETA counts games only."""
-    sc = load_scenario(scenario, parse_overrides(sets))
-    line = compile_notice(kernel_for(sc.format)) if warm else None
-    if line:
-        _notice(line)
-    sim = Simulation.build(sc, parse_policy_option(policy), deck)
-    if warm:
-        sim.warm_up()
-    return sim
-
-
 @cli.command("simulate")
 @_sim_options
 @click.option("--games", type=int, default=10_000, show_default=True)
@@ -306,7 +291,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
     if deck_ensemble is not None:
         ensemble.check_ensemble(deck_ensemble)
     check_results_dest(out_dir, force)  # refuse before playing
-    sim = _build_sim(scenario, policy, deck, sets, warm=True)
+    sim = api.simulation(scenario, sets, deck, policy, notice=_notice)  # compiled before the bar starts
     with click.progressbar(length=games, label="playing games", file=sys.stderr) as bar:
         done = [0]
 
@@ -314,14 +299,11 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
             bar.update(k - done[0])
             done[0] = k
 
-        res, path = simulate_into_folder(sim, out_dir, force, games, seed, chunk, not no_per_game,
-                                         progress, _notice)
-    fmt = sim.scenario.format
-    for line in simulate_lines(res.summary(), fmt, fmt not in ("standard", "epic1")):
+        run = api.simulate(sim, games=games, seed=seed, chunk=chunk, out=out_dir, force=force,
+                           per_game=not no_per_game, progress=progress, notice=_notice)
+    for line in run.lines():
         click.echo(line)
-    for w in filter(None, [sim.deck.estimated_warning()]):
-        click.echo(w)
-    click.echo(f"wrote {path} ({games} games in {res.wall_seconds:.1f} s)")
+    click.echo(f"wrote {run.path} ({games} games in {run.result.wall_seconds:.1f} s)")
     if deck_ensemble is not None:
         ens = ensemble.simulate_ensemble(sim, parse_policy_option(policy), deck_ensemble, seed, games,
                                          seed, chunk)
@@ -360,9 +342,7 @@ def scenarios_new(name: str, fmt: str, out_path: str | None) -> None:
 @click.option("--game", type=int, required=True, help="Global game index to replay.")
 def trace_cmd(scenario, seed, policy, deck, sets, game):
     """Replay one game from (seed, game index) and print it turn by turn."""
-    sim = _build_sim(scenario, policy, deck, sets)
-    met, events = sim.trace(seed, game)
-    click.echo(format_trace(sim, events, seed, game, met))
+    click.echo(api.trace_text(scenario, sets, deck, policy, seed, game))
 
 
 @cli.command("run")
@@ -567,6 +547,7 @@ def _rule_full(r) -> str:
 
 cli.add_command(compare_cmd)
 cli.add_command(balance_cmd)
+cli.add_command(app_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,7 @@
+"""`napsim app`: the what-if page in the browser (Streamlit), a thin client of the Python API.
+
+`page.py` is the Streamlit script (and `panels.py` its panels); `worker.py` the one thread that
+plays every kernel call of the page; `jobs.py` what it plays (through `napsim.api`); `form.py` the
+scenario's fields and their errors from the model layer; `uploads.py` uploaded files, checked in
+memory; `launch.py` the `napsim app` command. Only page.py and panels.py import Streamlit.
+"""

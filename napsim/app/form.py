@@ -1,0 +1,151 @@
+"""The scenario's fields on the page, and the model layer's errors beside them.
+
+A field is a `--set` path of the scenario file with its value, its words (the metric catalogue's
+`parameter_title`) and the kind of widget that edits it; the choices come from the model layer
+(`FORMATS`, `GUERRILLA_RULES`, the rule catalogue's `[rules]` options with their plain-words
+explanation). The page keeps no range of its own: every value goes through `load_scenario`,
+`load_deck` and `check_deck_plays`, and an error is put beside the field that caused it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from napsim.model.cards import SECTIONS, builtin_decks, load_deck
+from napsim.model.errors import NapsimInputError
+from napsim.model.metrics import parameter_title
+from napsim.model.policies import KINDS, parse_policy_option, policy_vector
+from napsim.model.rulebook import load_options
+from napsim.model.scenarios import (
+    FORMATS,
+    GUERRILLA_RULES,
+    LGB_SECTIONS,
+    SECTION_KEYS,
+    Scenario,
+    builtin_scenarios,
+    load_scenario,
+    read_toml,
+    resolve_scenario_path,
+)
+from napsim.sim.packing import check_deck_plays
+
+FORMAT_WORDS = {"standard": "standard game (one card a turn)", "epic1": "EPIC, 1 player a side",
+                "epic2": "EPIC, 2 players a side", "epic3": "EPIC, 3 players a side",
+                "epic4": "EPIC, 4 players a side", "lgb": "La Grande Battles (6 sections)"}
+POLICIES = tuple(KINDS)
+SCENARIO = "scenario"  # the key of errors that belong to no single field
+DECK = "deck"
+POLICY = "policy"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One editable value: its `--set` path, words, value in the scenario, widget kind."""
+
+    path: str
+    label: str
+    value: object
+    kind: str                 # int, float, choice, bool, list (three integers)
+    group: str                # a side key, "scenario" or "rules"
+    choices: tuple = ()
+    help: str = ""
+    section: str = ""         # the section of a unit count (L, C, R, or L1..R2)
+
+
+def scenario_choices() -> list[tuple[str, str]]:
+    """(name, one-line description) of every shipped scenario."""
+    return [(n, load_scenario(n).description) for n in builtin_scenarios()]
+
+
+def deck_choices() -> list[str]:
+    return builtin_decks()
+
+
+def fields(scenario: str, sc: Scenario) -> list[Field]:
+    """The fields of a scenario (`sc`: it loaded with the overrides on screen, so that a changed
+    format shows that format's fields), in the page's order."""
+    doc, _ = read_toml(resolve_scenario_path(scenario))
+    names = {s.key: s.name for s in sc.sides}
+    out = [Field("scenario.format", "Game format", sc.format, "choice", SCENARIO, FORMATS),
+           Field("scenario.turns", "Turns a game, per side", sc.turns, "int", SCENARIO),
+           Field("scenario.first", "Side moving first", sc.sides[sc.first].key, "choice", SCENARIO,
+                 tuple(names))]
+    for side in sc.sides:
+        out += _side_fields(side, doc["sides"][side.key], sc.format, names)
+    for o in load_options():
+        if o.formats and sc.format not in o.formats:
+            continue
+        words = "; ".join(f"{v.name}: {v.text}" for v in o.values)
+        out.append(Field(f"rules.{o.name}", f"{o.name} (rules {', '.join(o.rules)})", sc.rule(o.name),
+                         "choice", "rules", tuple(v.name for v in o.values), f"{o.text} {words}"))
+    return out
+
+
+def _side_fields(side, raw: dict, fmt: str, names: dict[str, str]) -> list[Field]:
+    k = side.key
+    p = f"sides.{k}"
+
+    def f(key, value, kind, choices=()):
+        return Field(f"{p}.{key}", parameter_title(f"{p}.{key}", names), value, kind, k, choices)
+
+    out = [f("hand", side.hand, "int"), f("tactician", side.tactician, "int"),
+           f("guerrilla", side.guerrilla, "int"),
+           f("guerrilla_rule", side.guerrilla_rule, "choice", GUERRILLA_RULES)]
+    if fmt == "epic3":
+        out.append(f("cic_section", SECTIONS[side.cic_section], "choice", SECTIONS))
+    if fmt == "lgb":
+        out += [f("corps_hand", list(side.corps_hand), "list"),
+                f("corps_tactician", list(side.corps_tactician), "list"),
+                f("corps_guerrilla", list(side.corps_guerrilla), "list")]
+    six = set(raw.get("sections", {})) & set(LGB_SECTIONS)
+    secs = (LGB_SECTIONS, side.lgb_sections) if six else (SECTIONS, side.sections)
+    for name, sec in zip(*secs, strict=True):
+        for unit in SECTION_KEYS:
+            path = f"{p}.sections.{name}.{unit}"
+            out.append(Field(path, parameter_title(path, names), getattr(sec, unit), "int", k, section=name))
+    return out
+
+
+def overrides(fs: list[Field], values: dict[str, object]) -> dict:
+    """{path: value} of the fields whose value on screen differs from the scenario's."""
+    return {f.path: values[f.path] for f in fs if f.path in values and values[f.path] != f.value}
+
+
+def loads(scenario: str, sets: dict) -> Scenario | None:
+    """The scenario with these overrides, or None when they do not load."""
+    try:
+        return load_scenario(scenario, sets)
+    except NapsimInputError:
+        return None
+
+
+def errors(scenario: str, sets: dict, deck: str | None, policy: str) -> dict[str, str]:
+    """{field path (or DECK, POLICY, SCENARIO): napsim's one-line error} for the settings on screen;
+    empty when they play. Each override is added in turn, and the one that makes the scenario fail
+    to load takes the error (and is left out of the rest), so every bad field says so at once."""
+    out: dict[str, str] = {}
+    good: dict = {}
+    try:
+        load_scenario(scenario)
+    except NapsimInputError as e:
+        return {SCENARIO: str(e)}
+    for path, value in sets.items():
+        try:
+            load_scenario(scenario, {**good, path: value})
+        except NapsimInputError as e:
+            out[path] = str(e)
+            continue
+        good[path] = value
+    if out:
+        return out
+    sc = load_scenario(scenario, good)
+    try:
+        for name, opts in parse_policy_option(policy):
+            policy_vector(name, opts)
+    except NapsimInputError as e:
+        out[POLICY] = str(e)
+    try:
+        check_deck_plays(sc, load_deck(deck or sc.deck))
+    except NapsimInputError as e:
+        out[DECK] = str(e)
+    return out

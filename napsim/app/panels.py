@@ -1,0 +1,410 @@
+"""The panels of the `napsim app` page (Streamlit): scenario, the answer, compare, balance, one
+game, take it away. A thin client: every number, interval and sentence comes from the Python API
+(`napsim.api`, through the jobs of `napsim.app.jobs` on the one kernel worker); every value goes
+through the model layer (`napsim.app.form`, `napsim.app.uploads`), whose one-line error is shown
+beside the field. Nothing here computes a rule or a statistic.
+"""
+
+from __future__ import annotations
+
+import time
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from napsim import api
+from napsim.app import form, jobs, uploads
+from napsim.app.jobs import Settings
+from napsim.app.worker import Cancelled, worker
+from napsim.model.cards import load_deck
+from napsim.model.defaults import SEED
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import load_scenario, parse_overrides
+from napsim.sim.runner import check_run
+
+UPLOAD = "(upload a file)"
+TABS = ["The answer", "Compare", "Balance", "One game", "Take it away"]
+SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")
+UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders": "leaders",
+              "spanish": "Spanish"}
+
+
+def _session() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "local"
+
+
+def _interval(r) -> str:
+    return f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+
+
+# --------------------------------------------------------------------------------------------
+# waiting for the kernel worker
+
+
+def _wait(job, slot, label: str, on_partial=None, compiling: int | None = None):
+    """Wait for a job, its progress in `slot`; `on_partial` draws a first answer as it comes. Every
+    pass touches the page, where Streamlit stops this run when the user changed a setting."""
+    t0 = st.session_state.setdefault("compile_t0", time.time()) if compiling else time.time()
+    shown = None
+    while not job.wait(0.05):
+        if job.partial is not None and job.partial is not shown and on_partial is not None:
+            on_partial(job.partial)
+            shown = job.partial
+            compiling = None
+        if compiling and job.partial is None:
+            frac = min(0.95, (time.time() - t0) / compiling)
+            slot.progress(frac, text=f"compiling napsim's engine (first run only, about {compiling} s) ...")
+        else:
+            slot.progress(min(1.0, job.progress), text=f"{label}: {job.progress:.0%}")
+    slot.empty()
+    return job.result()
+
+
+def _run(kind: str, fn, *args, slot=None, label="playing games", on_partial=None, compiling=None):
+    """A job of this tab on the worker (superseding the tab's older one of this kind), waited for."""
+    job = worker().submit((_session(), kind), fn, *args)
+    try:
+        return _wait(job, slot or st.empty(), label, on_partial, compiling)
+    except Cancelled:
+        st.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# scenario
+
+
+def _scenario_ref(errs: dict) -> tuple[str, str] | None:
+    """(scenario for the API, its name for the user) from the picker or an upload."""
+    choices = form.scenario_choices()
+    words = dict(choices)
+    pick = st.selectbox("Scenario", [n for n, _ in choices] + [UPLOAD], key="scenario",
+                        format_func=lambda n: n if n == UPLOAD else f"{n}: {words[n]}")
+    if pick != UPLOAD:
+        st.caption(words[pick])
+        return pick, pick
+    up = st.file_uploader("Scenario file (.toml)", type=["toml"], key="scenario_file")
+    if up is None:
+        st.info("Upload a scenario TOML (`napsim scenarios new NAME` writes a template).")
+        return None
+    try:
+        return uploads.scenario_upload(up.name, up.getvalue()), up.name
+    except NapsimInputError as e:
+        st.error(str(e))
+        errs[form.SCENARIO] = str(e)
+        return None
+
+
+def _deck_ref(scenario: str, default: str, errs: dict) -> tuple[str | None, str | None]:
+    """(deck for the API or None for the scenario's, its name for the user)."""
+    decks = form.deck_choices()
+    index = decks.index(default) if default in decks else 0
+    pick = st.selectbox("Command deck", decks + [UPLOAD], index=index, key=f"deck|{scenario}")
+    if pick == UPLOAD:
+        up = st.file_uploader("Deck file (.csv)", type=["csv"], key="deck_file")
+        if up is None:
+            return None, None
+        try:
+            return uploads.deck_upload(up.name, up.getvalue()), up.name
+        except NapsimInputError as e:
+            errs[form.DECK] = str(e)
+            return None, None
+    warning = load_deck(pick).estimated_warning()
+    if warning:
+        st.warning(warning)
+    return (None, None) if pick == default else (pick, pick)
+
+
+def _widget(f: form.Field, key: str, label: str | None = None):
+    label = label or f.label
+    if f.kind == "int":
+        return st.number_input(label, value=int(f.value), step=1, key=key, help=f.label)
+    if f.kind == "choice":
+        choices = list(f.choices)
+        return st.selectbox(label, choices, index=choices.index(f.value), key=key, help=f.help or None)
+    text = st.text_input(label, ", ".join(map(str, f.value)), key=key,
+                         help="three integers: left, centre, right wing")
+    return parse_overrides([f"v=[{text}]"]).get("v") if text.strip() else []
+
+
+def _side_block(fs: list[form.Field], base: str, values: dict, slots: dict) -> None:
+    for f in [f for f in fs if not f.section]:
+        values[f.path] = _widget(f, f"{base}|{f.path}", f.label.rsplit(",", 1)[0])
+        slots[f.path] = st.empty()
+    with st.expander("Units per section"):
+        for sec in dict.fromkeys(f.section for f in fs if f.section):
+            cols = st.columns(5)
+            for col, f in zip(cols, [f for f in fs if f.section == sec], strict=True):
+                with col:
+                    unit = f.path.rsplit(".", 1)[1]
+                    values[f.path] = _widget(f, f"{base}|{f.path}", f"{sec} {UNIT_SHORT[unit]}")
+                    slots[f.path] = st.empty()
+
+
+def scenario_panel() -> tuple[Settings | None, dict]:
+    """The settings on screen (None while a field is in error, each error shown beside its field)
+    and the run options {games, seed}."""
+    errs: dict[str, str] = {}
+    st.header("Scenario")
+    ref = _scenario_ref(errs)
+    if ref is None:
+        return None, {}
+    scenario, label = ref
+    try:
+        base_sc = load_scenario(scenario)
+    except NapsimInputError as e:
+        st.error(str(e))
+        return None, {}
+    base = {f.path: f.value for f in form.fields(scenario, base_sc)}
+    fmt_key = f"{scenario}|scenario.format"
+    fmt = st.session_state.get(fmt_key, base_sc.format)
+    sc = form.loads(scenario, {"scenario.format": fmt}) or base_sc
+    fs = form.fields(scenario, sc)
+    deck, deck_label = _deck_ref(scenario, base_sc.deck, errs)
+    deck_slot = st.empty()
+    values: dict = {}
+    slots: dict = {}
+    for f in [f for f in fs if f.group == form.SCENARIO]:
+        values[f.path] = _widget(f, f"{scenario}|{f.path}")
+        slots[f.path] = st.empty()
+    policies = []
+    for side in sc.sides:
+        with st.expander(f"{side.name} (sides.{side.key})", expanded=side is sc.sides[0]):
+            policies.append(st.selectbox(f"Policy, {side.name}", form.POLICIES, key=f"policy|{side.key}",
+                                         help="greedy: napsim's best-scoring play; random: any legal play"))
+            _side_block([f for f in fs if f.group == side.key], scenario, values, slots)
+    policy_slot = st.empty()
+    with st.expander("Rule options (the [rules] table)"):
+        for f in [f for f in fs if f.group == "rules"]:
+            values[f.path] = _widget(f, f"{scenario}|{f.path}")
+            slots[f.path] = st.empty()
+            st.caption(f.help)
+    games = st.number_input("Games", value=jobs.GAMES, step=1000, key="games")
+    seed = st.number_input("Seed", value=SEED, step=1, key="seed")
+    run_slot = st.empty()
+    sets = {p: v for p, v in values.items() if p not in base or base[p] != v}
+    policy = ",".join(policies)
+    if not errs:
+        errs = form.errors(scenario, sets, deck, policy)
+    try:
+        check_run(int(games), int(seed), jobs.CHUNK)
+    except NapsimInputError as e:
+        errs["games"] = str(e)
+    for path, msg in errs.items():
+        {form.DECK: deck_slot, form.POLICY: policy_slot, "games": run_slot}.get(
+            path, slots.get(path, deck_slot)).error(msg)
+    if errs:
+        return None, {}
+    s = Settings(scenario, tuple(sets.items()), deck, policy, label)
+    return s, dict(games=int(games), seed=int(seed), deck_label=deck_label, format=sc.format, sides=sc.sides)
+
+
+# --------------------------------------------------------------------------------------------
+# the answer
+
+
+def _rows(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
+    return summary[summary["metric"] == metric]
+
+
+def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
+    summ = run.summary
+    note = f"first {run.result.games:,} of {games:,} games, refining ..." if refining else f"{games:,} games"
+    st.caption(f"{note}; seed {run.result.seed}")
+    cols = st.columns(len(run.sim.scenario.sides))
+    for col, r in zip(cols, _rows(summ, "effective_per_turn").itertuples(), strict=True):
+        col.metric(f"{r.side}: effective orders a turn", f"{r.value:.3f}",
+                   help=f"95% interval [{r.ci_low:.3f}, {r.ci_high:.3f}], n = {int(r.n):,} turns")
+        col.caption(f"95% interval [{r.ci_low:.3f}, {r.ci_high:.3f}], n = {int(r.n):,} turns")
+    st.subheader("Findings")
+    st.markdown("\n".join(f"- {t}" for t in run.findings()))
+    by_sec = summ[summ["metric"].isin(SECTION_ROWS)].assign(section=lambda d: d["metric"].str[-1])
+    st.subheader("Effective orders a turn, by section (95% intervals)")
+    st.altair_chart(section_chart(by_sec), width="stretch")
+    extra = [m for m in ("initiative_share", "g_cards_nullified", "g_nullification_rate")
+             if _rows(summ, m)["n"].gt(0).any() and _rows(summ, m)["value"].fillna(0).gt(0).any()]
+    table = summ[summ["metric"].isin([*SECTION_ROWS, "effective_per_turn", "nominal_per_turn", *extra])]
+    table = table[~(table["metric"].isin(extra) & table["value"].fillna(0).eq(0))]  # a side without them
+    st.dataframe(pd.DataFrame({"side": table["side"], "measure": table["title"], "unit": table["unit"],
+                               "value [95% interval]": [_interval(r) for r in table.itertuples()],
+                               "n": table["n"]}), hide_index=True)
+    waits = run.result.rack_wait_frame()
+    if len(waits):
+        st.subheader("Turns a card waited on the Courier Rack before it was taken")
+        st.altair_chart(alt.Chart(waits).mark_bar().encode(
+            x=alt.X("wait_turns:O", title="turns on the rack"), y=alt.Y("cards:Q", title="cards (all games)"),
+            color=alt.Color("kind:N", title="card kind")), width="stretch")
+    with st.expander("What `napsim simulate` prints"):
+        st.text("\n".join(run.lines()))
+
+
+def section_chart(by_sec: pd.DataFrame) -> alt.Chart:
+    """Effective orders a turn per section and side, the 95% interval as a rule."""
+    base = alt.Chart(by_sec).encode(x=alt.X("section:N", sort=["L", "C", "R"], title="section",
+                                            axis=alt.Axis(labelAngle=0)),
+                                    xOffset="side:N", color=alt.Color("side:N", title="side"))
+    bars = base.mark_bar().encode(y=alt.Y("value:Q", title="effective orders a turn"),
+                                  tooltip=["side", "title", "value", "ci_low", "ci_high", "n"])
+    return bars + base.mark_rule(color="black").encode(y="ci_low:Q", y2="ci_high:Q")
+
+
+def answer_panel(s: Settings, opts: dict):
+    """The answer: a first batch at once, then the full count (cached by settings), drawn in one
+    place so that no number of an older setting stays on screen while the new ones come."""
+    games, seed = opts["games"], opts["seed"]
+    slot, area = st.empty(), st.empty()
+    run = jobs.ANSWERS.get((s, games, seed))
+    if run is None:
+        compiling = None if api.engine_compiled(opts["format"]) is not False else api.compile_seconds(
+            opts["format"])
+
+        def first(partial):
+            with area.container():
+                _answer_view(partial, games, True)
+
+        run = _run("answer", jobs.answer, s, games, seed, slot=slot, on_partial=first, compiling=compiling)
+    with area.container():
+        _answer_view(run, games, False)
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# compare, balance, one game
+
+
+def compare_panel(s: Settings, opts: dict) -> None:
+    left, right = st.columns(2)
+    if left.button("Keep as A", key="keep_a", help="the settings on screen become the baseline A"):
+        st.session_state["A"] = (s, opts["deck_label"])
+    if right.button("Forget A", key="forget_a"):
+        st.session_state.pop("A", None)
+    kept = st.session_state.get("A")
+    if kept is None:
+        st.info("Press 'Keep as A': later changes then show B - A, paired on the same games.")
+        return
+    a, a_deck = kept
+    if a == s:
+        st.info("A is the settings on screen: change a setting to see B - A.")
+        return
+    df = _run("compare", jobs.compare, a, s, opts["games"], opts["seed"], label="playing A and B")
+    st.markdown("\n".join(f"- {t}" for t in df["sentence"]))
+    st.dataframe(pd.DataFrame({
+        "side": df["side"], "measure": df["title"], "A": df["a"], "B": df["b"],
+        "B - A [95% interval]": [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+                                 for r in df.itertuples()], "n": df["n"]}), hide_index=True)
+    st.code(api.compare_command(a.label, a.sets, s.sets, s.label, a_deck, opts["deck_label"], a.policy,
+                                s.policy, opts["games"], opts["seed"]), language="bash")
+
+
+def balance_panel(s: Settings, opts: dict) -> None:
+    fs = [f for f in form.fields(s.scenario, load_scenario(s.scenario, s.sets)) if f.kind == "int"
+          and f.group != "rules"]
+    labels = {f.path: f.label for f in fs}
+    now = {f.path: f.value for f in fs}
+    c1, c2, c3 = st.columns([3, 1, 1])
+    path = c1.selectbox("Setting to vary", list(labels), format_func=labels.get, key="bal_path",
+                        index=next((i for i, f in enumerate(fs) if f.path.endswith(".hand")), 0))
+    low = c2.number_input("from", value=max(0, int(now[path]) - 3), step=1, key=f"bal_lo|{path}")
+    high = c3.number_input("to", value=int(now[path]) + 3, step=1, key=f"bal_hi|{path}")
+    c4, c5 = st.columns(2)
+    games = c4.number_input("Games per setting", value=jobs.BALANCE_GAMES, step=1000, key="bal_games")
+    decks = c5.number_input("Plausible decks (0: the deck file only)", value=0, step=1, key="bal_decks")
+    keys = tuple(side.key for side in opts["sides"])
+    vary = f"{path}={int(low)}..{int(high)}"
+    request = (s, vary, keys, int(games), opts["seed"], int(decks) or None)
+    if st.button("Find where the sides are even", key="bal_go"):
+        st.session_state["balance"] = request
+    if st.session_state.get("balance") != request:
+        st.info("Pick a setting and a range, then press the button: napsim finds the setting at which "
+                "both sides get the same effective orders a turn.")
+        return
+    try:
+        res = _run("balance", jobs.balance, *request, label="searching")
+    except NapsimInputError as e:
+        st.error(str(e))
+        return
+    st.markdown(res.sentence)
+    if res.ensemble is not None:
+        st.markdown(res.ensemble_sentence)
+    st.altair_chart(balance_chart(res.frame(), labels[path]), width="stretch")
+    st.code(api.balance_command(s.label, vary, ",".join(keys), {k: v for k, v in s.overrides if k != path},
+                                opts["deck_label"], s.policy, int(games), opts["seed"], int(decks) or None),
+            language="bash")
+
+
+def balance_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
+    """The searched difference against the setting, its 95% interval as a band, 0 as a rule."""
+    base = alt.Chart(frame).encode(x=alt.X("value:Q", title=title))
+    band = base.mark_area(opacity=0.25).encode(y=alt.Y("ci_low:Q", title="difference (95% interval)"),
+                                               y2="ci_high:Q")
+    line = base.mark_line(point=True).encode(y="difference:Q", tooltip=["value", "difference", "ci_low",
+                                                                        "ci_high", "n"])
+    zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(strokeDash=[4, 4]).encode(y="y:Q")
+    return band + line + zero
+
+
+def game_panel(s: Settings, opts: dict) -> None:
+    c1, c2 = st.columns(2)
+    seed = c1.number_input("Seed", value=opts["seed"], step=1, key="trace_seed")
+    game = c2.number_input("Game index", value=0, step=1, key="trace_game")
+    try:
+        text = _run("trace", jobs.trace, s, int(seed), int(game), label="replaying")
+    except NapsimInputError as e:
+        st.error(str(e))
+        return
+    st.code(text, language=None)
+
+
+# --------------------------------------------------------------------------------------------
+# take it away
+
+
+def takeaway_panel(s: Settings, opts: dict, run: api.Simulated | None = None) -> None:
+    """What needs no kernel (the scenario file, the commands); with `run`, the results too."""
+    downloads = st.session_state.setdefault("downloads", {})  # what the buttons hand out, by name
+    if run is not None:
+        downloads["summary.csv"] = run.summary_csv()
+        st.download_button("Results as CSV (summary.csv)", downloads["summary.csv"], "summary.csv",
+                           "text/csv", key="dl_csv")
+        by_sec = run.summary[run.summary["metric"].isin(SECTION_ROWS)].assign(
+            section=lambda d: d["metric"].str[-1])
+        st.download_button("Chart (Vega-Lite JSON)", section_chart(by_sec).to_json(), "chart.vl.json",
+                           "application/json", key="dl_chart")
+        return
+    downloads.clear()
+    name = s.label.rsplit("/", 1)[-1].removesuffix(".toml")
+    toml_name = f"{name}-whatif.toml"
+    downloads[toml_name] = api.scenario_toml(s.scenario, s.sets)
+    st.download_button("Scenario as TOML", downloads[toml_name], toml_name, "application/toml", key="dl_toml")
+    games, seed, deck = opts["games"], opts["seed"], opts["deck_label"]
+    st.markdown("The numbers on screen, bit for bit, from the command line:")
+    st.code(api.simulate_command(s.label, s.sets, deck, s.policy, games, seed, "out/whatif"), language="bash")
+    st.markdown("or with the downloaded scenario file:")
+    st.code(api.simulate_command(toml_name, (), deck, s.policy, games, seed, "out/whatif"), language="bash")
+
+
+def main() -> None:
+    st.set_page_config(page_title="napsim: what if", layout="wide")
+    st.title("napsim: what if ...")
+    st.caption("Change the scenario on the left; the card-flow answer follows. Every number is napsim's "
+               "(the same as `napsim simulate`), with its 95% interval and n.")
+    with st.sidebar:
+        s, opts = scenario_panel()
+    tabs = st.tabs(TABS)
+    if s is None:
+        tabs[0].info("Fix the settings marked in red on the left to see the answer.")
+        return
+    with tabs[4]:
+        takeaway_panel(s, opts)
+    with tabs[0]:
+        run = answer_panel(s, opts)
+    with tabs[4]:
+        takeaway_panel(s, opts, run)
+    with tabs[1]:
+        compare_panel(s, opts)
+    with tabs[3]:
+        game_panel(s, opts)
+    with tabs[2]:
+        balance_panel(s, opts)

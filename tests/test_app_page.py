@@ -1,0 +1,219 @@
+"""The page of `napsim app` (issue 29) through Streamlit's AppTest: every panel, its numbers,
+sentences and errors, and the same numbers as `napsim.simulate` and the CLI, bit for bit."""
+
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit", reason="Streamlit is not installed (pip install -e \".[app]\")")
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import napsim  # noqa: E402
+from napsim.app import uploads  # noqa: E402
+from napsim.cli import main  # noqa: E402
+from napsim.model.defaults import SEED  # noqa: E402
+
+PAGE = Path(napsim.__file__).parent / "app" / "page.py"
+GAMES = 1500
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled():
+    """The kernels compiled before the first page run (AppTest runs time out otherwise)."""
+    napsim.simulate("symmetric", games=1, seed=0)
+    napsim.simulate("lgb-symmetric", games=1, seed=0)
+
+
+def page(scenario: str = "symmetric") -> AppTest:
+    at = AppTest.from_file(str(PAGE), default_timeout=120)
+    at.session_state["games"] = GAMES
+    at.session_state["scenario"] = scenario
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def headline(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def effective(run) -> dict[str, str]:
+    rows = run.summary[run.summary["metric"] == "effective_per_turn"]
+    return {f"{r.side}: effective orders a turn": f"{r.value:.3f}" for r in rows.itertuples()}
+
+
+def test_the_answer_is_napsim_simulate_and_the_cli_bit_for_bit(tmp_path, capsys):
+    at = page()
+    at.number_input(key="symmetric|sides.A.hand").set_value(7).run()
+    run = napsim.simulate("symmetric", {"sides.A.hand": 7}, games=GAMES, seed=SEED)
+    assert headline(at) == effective(run)
+    csv = at.session_state["downloads"]["summary.csv"]
+    assert csv == run.summary_csv()
+    main(["simulate", "--scenario", "symmetric", "--set", "sides.A.hand=7", "--games", str(GAMES),
+          "--out", str(tmp_path / "cli")])
+    assert (tmp_path / "cli" / "summary.csv").read_text() == csv
+    # the shown commands reproduce it: with --set, and with the downloaded scenario file
+    cmds = [c.value for c in at.code if c.value.startswith("napsim simulate")]
+    assert len(cmds) == 2
+    (tmp_path / "symmetric-whatif.toml").write_text(at.session_state["downloads"]["symmetric-whatif.toml"])
+    for i, cmd in enumerate(cmds):
+        argv = shlex.split(cmd)[1:]
+        argv[argv.index("--out") + 1] = str(tmp_path / f"o{i}")
+        if i == 1:
+            argv[argv.index("--scenario") + 1] = str(tmp_path / "symmetric-whatif.toml")
+        main(argv)
+        assert (tmp_path / f"o{i}" / "summary.csv").read_text() == csv, cmd
+    capsys.readouterr()
+
+
+def test_the_answer_panel_shows_intervals_findings_and_sections():
+    at = page("tamames")
+    assert set(headline(at)) == {"French: effective orders a turn", "Spanish: effective orders a turn"}
+    captions = " ".join(c.value for c in at.caption)
+    assert "95% interval [" in captions and f"n = {GAMES * 30:,} turns" in captions
+    assert f"{GAMES:,} games; seed {SEED}" in captions
+    findings = at.markdown[0].value
+    assert "Effective orders a turn (French) is" in findings and "estimated counts" in findings
+    table = at.dataframe[0].value
+    assert "Effective orders a turn, left section" in " ".join(table["measure"]) or len(table) >= 8
+    assert any("Guerrilla" in m or "nullified" in m for m in table["measure"])  # the Spanish counters
+    assert "Orders a turn, per side" in at.text[0].value  # what `napsim simulate` prints
+
+
+def test_an_out_of_range_value_is_napsims_error_beside_the_field_and_the_page_keeps_working():
+    at = page()
+    before = headline(at)
+    at.number_input(key="symmetric|sides.B.hand").set_value(50).run()
+    assert not at.exception
+    msgs = errors(at)
+    assert len(msgs) == 1 and "field 'hand': 50 is out of range (allowed: integers 1-20)" in msgs[0]
+    assert not at.metric
+    at.number_input(key="symmetric|sides.B.hand").set_value(6).run()
+    assert not errors(at) and headline(at) == before
+
+
+def test_a_deck_that_cannot_deal_the_hands_says_so():
+    at = page()
+    at.number_input(key="symmetric|sides.A.hand").set_value(20)
+    at.number_input(key="symmetric|sides.B.hand").set_value(20)
+    at.selectbox(key="deck|symmetric").set_value("epic-tcg-sealed30").run()
+    msgs = errors(at)
+    assert len(msgs) == 1 and "cannot deal the opening hands" in msgs[0], msgs
+    assert not at.metric
+
+
+def test_a_broken_scenario_upload_is_one_line_and_a_good_one_plays(tmp_path):
+    at = page()
+    at.selectbox(key="scenario").set_value("(upload a file)").run()
+    at.file_uploader(key="scenario_file").set_value(("mine.toml", b"[scenario\nname = 1", "application/toml"))
+    at.run()
+    msgs = errors(at)
+    assert len(msgs) == 1 and msgs[0].startswith("mine.toml: not valid TOML"), msgs
+    good = (Path(napsim.__file__).parent / "data" / "scenarios" / "symmetric.toml").read_bytes()
+    at.file_uploader(key="scenario_file").set_value(("mine.toml", good, "application/toml")).run()
+    assert not errors(at)
+    assert headline(at) == effective(napsim.simulate("symmetric", games=GAMES, seed=SEED))
+    cmd = next(c.value for c in at.code if c.value.startswith("napsim simulate"))
+    assert "--scenario mine.toml" in cmd
+
+
+def test_an_oversized_or_binary_upload_is_refused():
+    at = page()
+    at.selectbox(key="deck|symmetric").set_value("(upload a file)").run()
+    at.file_uploader(key="deck_file").set_value(("big.csv", b"x" * (uploads.MAX_BYTES + 1), "text/csv")).run()
+    assert any("too large" in m for m in errors(at))
+    at.file_uploader(key="deck_file").set_value(("bin.csv", b"\xff\xfe\x00", "text/csv")).run()
+    assert any("bin.csv" in m and "UTF-8" in m for m in errors(at))
+
+
+def test_compare_keeps_a_and_shows_b_minus_a_with_the_compare_sentence():
+    at = page("tamames")
+    at.button(key="keep_a").click().run()
+    assert any("change a setting" in i.value for i in at.info)
+    at.number_input(key="tamames|sides.S.guerrilla").set_value(0).run()
+    assert not at.exception, at.exception
+    want = napsim.compare("tamames", {}, {"sides.S.guerrilla": 0}, games=GAMES)
+    sentences = [m.value for m in at.markdown if "instead of" in m.value]
+    assert sentences and sentences[0] == "\n".join(f"- {t}" for t in want["sentence"])
+    cmd = next(c.value for c in at.code if c.value.startswith("napsim compare"))
+    assert "--b sides.S.guerrilla=0" in cmd and f"--games {GAMES}" in cmd
+
+
+def test_balance_finds_the_crossing_with_its_interval():
+    at = page()
+    at.selectbox(key="bal_path").set_value("sides.B.hand").run()
+    at.number_input(key="bal_lo|sides.B.hand").set_value(4)
+    at.number_input(key="bal_hi|sides.B.hand").set_value(8)
+    at.number_input(key="bal_games").set_value(600)
+    at.button(key="bal_go").click().run()
+    assert not at.exception, at.exception
+    want = napsim.balance("symmetric", "sides.B.hand=4..8", equalize="A,B", games=600)
+    assert any(m.value == want.sentence for m in at.markdown)
+    assert "are equal at" in want.sentence
+    cmd = next(c.value for c in at.code if c.value.startswith("napsim balance"))
+    assert "--vary sides.B.hand=4..8" in cmd and "--equalize A,B" in cmd
+
+
+def test_one_game_is_the_trace_in_words():
+    at = page()
+    at.number_input(key="trace_game").set_value(3).run()
+    text = next(c.value for c in at.code if c.value.startswith("napsim trace"))
+    assert text == napsim.api.trace_text("symmetric", seed=SEED, game=3)
+    assert "game 3" in text and "turn 1.1" in text
+
+
+def test_take_it_away_reproduces_the_numbers_with_the_toml(tmp_path, capsys):
+    at = page("lgb-symmetric")
+    at.number_input(key="lgb-symmetric|scenario.turns").set_value(12).run()
+    assert not errors(at)
+    toml = at.session_state["downloads"]["lgb-symmetric-whatif.toml"]
+    assert "turns = 12" in toml
+    path = tmp_path / "lgb-symmetric-whatif.toml"
+    path.write_text(toml)
+    main(["simulate", "--scenario", str(path), "--games", str(GAMES), "--out", str(tmp_path / "o")])
+    capsys.readouterr()
+    assert (tmp_path / "o" / "summary.csv").read_text() == at.session_state["downloads"]["summary.csv"]
+
+
+def test_changing_the_format_shows_that_formats_fields():
+    at = page("formats-armies")
+    at.selectbox(key="formats-armies|scenario.format").set_value("epic3").run()
+    assert not errors(at), errors(at)
+    assert at.selectbox(key="formats-armies|sides.A.cic_section").value == "C"
+    assert "Share of commander-turns on initiative" in " ".join(at.dataframe[0].value["measure"])
+
+
+def test_a_first_start_says_it_compiles_and_the_page_still_answers(monkeypatch):
+    # an empty numba cache, played fast: the engine says it is not compiled, the answer comes late
+    from napsim.app import jobs, panels
+    from napsim.app.worker import ResultCache
+
+    monkeypatch.setattr(napsim.api, "engine_compiled", lambda fmt: False)
+    shown = []
+    real_wait, real_answer = panels._wait, jobs.answer
+
+    def slow_answer(job, *args):
+        time.sleep(0.3)
+        return real_answer(job, *args)
+
+    def wait(job, slot, label, on_partial=None, compiling=None):
+        shown.append(compiling)
+        return real_wait(job, slot, label, on_partial, compiling)
+
+    monkeypatch.setattr(jobs, "answer", slow_answer)
+    monkeypatch.setattr(jobs, "ANSWERS", ResultCache(4))  # nothing answered before
+    monkeypatch.setattr(panels, "_wait", wait)
+    at = page("tamames")
+    assert shown[0] == napsim.api.compile_seconds("epic1") == 50
+    assert headline(at) == effective(napsim.simulate("tamames", games=GAMES, seed=SEED))
+    # what needs no kernel was on the page before the answer: the scenario file and the command
+    assert "tamames-whatif.toml" in at.session_state["downloads"]

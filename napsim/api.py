@@ -116,6 +116,12 @@ class Simulated:
         lines = simulate_lines(self.summary, fmt, fmt not in ONE_A_SIDE)
         return lines + [w for w in [self.sim.deck.estimated_warning()] if w]
 
+    def section_chart_svg(self) -> bytes:
+        """The chart of effective orders a turn by section and side (95% intervals), as SVG."""
+        from napsim.output.simchart import section_chart_svg  # lazy: matplotlib is heavy
+
+        return section_chart_svg(self.summary, self.sim.scenario.name)
+
     def findings(self) -> list[str]:
         """The sentences a report of these games opens with (`napsim.output.study_findings`)."""
         sc = self.sim.scenario

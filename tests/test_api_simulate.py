@@ -107,3 +107,15 @@ def test_compare_and_balance_commands_name_their_options():
     got = api.balance_command("symmetric", "sides.B.hand=4..8", "A,B", games=50, seed=1, deck_ensemble=3)
     assert got == ("napsim balance --scenario symmetric --vary sides.B.hand=4..8 --equalize A,B "
                    "--deck-ensemble 3 --games 50 --seed 1")
+
+
+def test_the_section_chart_speaks_words_and_is_deterministic():
+    import xml.etree.ElementTree as ET
+
+    run = napsim.simulate("symmetric", games=300)
+    svg = run.section_chart_svg()
+    assert ET.fromstring(svg).tag.endswith("svg")
+    text = svg.decode()
+    for words in ("left", "centre", "right", "effective orders a turn", "Blue", "Red"):
+        assert words in text, words
+    assert napsim.simulate("symmetric", games=300).section_chart_svg() == svg

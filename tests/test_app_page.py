@@ -182,6 +182,10 @@ def test_take_it_away_reproduces_the_numbers_with_the_toml(tmp_path, capsys):
     main(["simulate", "--scenario", str(path), "--games", str(GAMES), "--out", str(tmp_path / "o")])
     capsys.readouterr()
     assert (tmp_path / "o" / "summary.csv").read_text() == at.session_state["downloads"]["summary.csv"]
+    # the chart handed out is the API's chart of the same games
+    svg = at.session_state["downloads"]["sections.svg"]
+    same = napsim.simulate(str(path), games=GAMES).section_chart_svg()
+    assert svg.startswith(b"<?xml") and svg == same
 
 
 def test_changing_the_format_shows_that_formats_fields():

@@ -368,10 +368,9 @@ def takeaway_panel(s: Settings, opts: dict, run: api.Simulated | None = None) ->
         downloads["summary.csv"] = run.summary_csv()
         st.download_button("Results as CSV (summary.csv)", downloads["summary.csv"], "summary.csv",
                            "text/csv", key="dl_csv")
-        by_sec = run.summary[run.summary["metric"].isin(SECTION_ROWS)].assign(
-            section=lambda d: d["metric"].str[-1])
-        st.download_button("Chart (Vega-Lite JSON)", section_chart(by_sec).to_json(), "chart.vl.json",
-                           "application/json", key="dl_chart")
+        downloads["sections.svg"] = run.section_chart_svg()
+        st.download_button("Chart: orders by section (SVG)", downloads["sections.svg"], "sections.svg",
+                           "image/svg+xml", key="dl_chart")
         return
     downloads.clear()
     name = s.label.rsplit("/", 1)[-1].removesuffix(".toml")

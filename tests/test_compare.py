@@ -19,9 +19,10 @@ from support.decks import write_deck
 
 import napsim
 from napsim.cli import cli
-from napsim.engine.layout import N_CM
 from napsim.output import decisions
 from napsim.sim import paired
+from napsim.sim.metric_table import metric_names
+from napsim.study.variants import PlayedGames, Variant
 
 LEFT = "sides.A.sections.L"
 BARE_LEFT = {f"{LEFT}.infantry": 0, f"{LEFT}.cavalry": 0, f"{LEFT}.artillery": 0, f"{LEFT}.leaders": 0}
@@ -208,12 +209,29 @@ def test_bad_input_is_one_line_and_exit_2(args, needle, tmp_path, monkeypatch):
     assert out == "" and list(tmp_path.iterdir()) == []
 
 
-def test_every_summary_metric_has_per_game_parts():
-    rows = np.ones((3, 2, len(paired.COLUMNS)), np.int64)
-    crows = np.ones((3, 2, 4, N_CM), np.int64)
-    for m in paired.metric_names():
-        x, t = paired.metric_parts(m, rows, crows)
-        assert x.shape == t.shape == (3, 2), m
+def test_paired_and_summary_give_every_metric_the_same_value():
+    # one metric table, two paths: a summary adds x and t up from the sums, a comparison takes
+    # them game by game; on the same games both give the same value, and a mean the same interval
+    seen = set()
+    for scenario in ("epic3-tamames", "lgb-symmetric"):  # Guerrilla rule; CIC and 2-3 commanders
+        played = PlayedGames(Variant(scenario).build(), 5, 150)
+        played.play_to(400)
+        sides = played.sim.scenario.sides
+        summary = played.sums.summary([s.key for s in sides], [s.name for s in sides])
+        for r in summary.itertuples():
+            x, t, present = played.sums.parts(r.metric)
+            s = [side.key for side in sides].index(r.side_key)
+            assert present, r.metric
+            assert float(t[:, s].sum()) == (400 if r.kind == "mean_per_game" else r.n), r.metric
+            e = paired.estimate(x[:, s], t[:, s])
+            if e is None:  # nothing to count: the summary says so too
+                assert r.n == 0 and (math.isnan(r.value) or r.value == 0), r.metric
+                continue
+            assert e.value == pytest.approx(r.value, rel=1e-12, abs=1e-15), r.metric
+            if r.interval == "normal95":
+                assert e.half_width == pytest.approx((r.ci_high - r.ci_low) / 2, rel=1e-9), r.metric
+            seen.add(r.metric)
+    assert seen == set(metric_names())  # every metric of the table, with something counted
     with pytest.raises(KeyError):
-        paired.metric_parts("c9.nothing", rows, crows)
+        played.sums.parts("c9.nothing")
     assert math.isnan(paired.half_width(np.zeros(1)))

@@ -27,8 +27,8 @@ from napsim.model.cards import DECK_DIR
 from napsim.model.deck_ranges import RANGE_COLUMNS
 from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 from napsim.output.tracefmt import DIE_FACES, format_trace
+from napsim.sim.metric_table import METRICS
 from napsim.sim.packing import Simulation
-from napsim.sim.summary import GUERRILLA_RATES
 from napsim.sim.tables import KIND_PLACED, KIND_SECTION
 
 FRENCH, SPANISH = 0, 1  # tamames: [sides.F] then [sides.S]; the French move first
@@ -623,7 +623,7 @@ def test_g7_summary_rates_with_wilson_intervals():
     assert denied == pytest.approx(m[M["g_denied_effective"]] / 1000)
     assert s.loc[("Spanish", "g_acquired"), "kind"] == "mean_per_game"
     plain = Simulation.build("symmetric").run(50, SEED).summary()  # no guerrillas: no such rows
-    assert not plain["metric"].isin([*GUERRILLA_RATES, "g_cards_nullified_per_turn"]).any()
+    assert not plain["metric"].isin([m for m, d in METRICS.items() if d.group == "guerrilla"]).any()
 
 
 def test_g7_guerrilla_study_summary_and_chart(tmp_path):

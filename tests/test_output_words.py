@@ -23,12 +23,12 @@ import napsim
 from napsim.cli import cli
 from napsim.model import metrics
 from napsim.output import chartkit, charts, decision_charts, frames, report
-from napsim.sim.summary import summary_metric_names
+from napsim.sim.metric_table import metric_names
 from napsim.study import runloop
 
 # metric names a reader could mistake for words ('turns', 'wasted') are words: only names with an
 # underscore or a dot are internal spellings
-INTERNAL = sorted((m for m in summary_metric_names() if "_" in m or "." in m), key=len, reverse=True)
+INTERNAL = sorted((m for m in metric_names() if "_" in m or "." in m), key=len, reverse=True)
 _METRIC = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, INTERNAL)) + r")(?![\w])")
 _PATH = re.compile(r"(?<![\w.])(sides|policy|scenario|rules)(\.[\w*+]+)+|\b\w+\[[\w*.]+\]=")
 

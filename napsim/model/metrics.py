@@ -1,6 +1,6 @@
 """The metric catalogue: every number napsim reports, in words a wargamer reads.
 
-One entry per metric name of a summary (`napsim.sim.summary.summary_metric_names`, checked by
+One entry per metric name of a summary (`napsim.sim.metric_table.metric_names`, checked by
 tests/test_metric_catalogue.py): its title, its unit, what it counts, whose side it speaks for and
 the rules behind it (docs/rules.md). Tables, summary.csv, charts and reports take their words from
 here, so no user sees an internal name without them. Parameter paths of sweeps and `--vary` get

@@ -21,9 +21,9 @@ import pandas as pd
 from napsim.model.cards import load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import load_scenario
-from napsim.sim.summary import commander_roles, extend_rows, with_words
+from napsim.sim.metric_table import extend_rows
+from napsim.sim.summary import commander_roles, with_words
 from napsim.sim.tables import KIND_NAMES
-from napsim.study.chunks import engine_summary, engine_summary_rows
 from napsim.study.storage import point_chunks, read_meta
 
 SUMMARY_COLUMNS = ["side_key", "side", "metric", "title", "unit", "kind", "value", "std", "ci_low", "ci_high",
@@ -36,7 +36,7 @@ class StudyData:
 
     out: Path
     meta: dict
-    accs: dict = field(default_factory=dict)          # point id -> napsim.study.chunks.Acc
+    accs: dict = field(default_factory=dict)          # point id -> napsim.sim.sums.GameSums
     complete: dict = field(default_factory=dict)      # point id -> bool
     convergence: list = field(default_factory=list)   # rows for convergence_frame
     chunks: list = field(default_factory=list)        # (point id, k, chunk dict) without rows
@@ -84,7 +84,7 @@ def load(out: str | Path) -> StudyData:
         names = p["side_names"]
 
         def on_chunk(k, ch, acc, pid=pid, names=names):
-            for r in engine_summary_rows(acc, meta["side_keys"], names, spec["main_metric"]):
+            for r in acc.summary_rows(meta["side_keys"], names, spec["main_metric"]):
                 data.convergence.append(dict(point=pid, side_key=r["side_key"], side=r["side"],
                                              chunk=k, games=acc.games, metric=r["metric"],
                                              value=r["value"], ci_low=r["ci_low"],
@@ -147,7 +147,7 @@ def summary_frame(data: StudyData) -> pd.DataFrame:
         acc = data.accs[p["id"]]
         if acc.games == 0:
             continue
-        df = with_words(engine_summary(acc, data.meta["side_keys"], p["side_names"]),
+        df = with_words(acc.summary(data.meta["side_keys"], p["side_names"]),
                         commander_roles(point_format(data, p)))
         df.insert(0, "point", p["id"])
         frames.append(df)
@@ -228,7 +228,7 @@ def tactician_frame(data: StudyData) -> pd.DataFrame:
     (from the kernel's per-turn sums; summed over the commanders of the side)."""
     rows = []
     for pid, acc in data.accs.items():
-        tt = acc.extra.get("tactician_turns")
+        tt = acc.tactician_turns
         if tt is None or acc.games == 0:
             continue
         for s, key in enumerate(data.meta["side_keys"]):

@@ -1,4 +1,4 @@
-"""The result of a run (`Simulation.run`): summed metrics, optional per-game rows, and their
+"""The result of a run (`Simulation.run`): its games added up, optional per-game rows, and their
 tidy frames. The summary rows themselves are defined once, in `napsim.sim.summary`."""
 
 from __future__ import annotations
@@ -10,28 +10,58 @@ import pandas as pd
 
 from napsim.engine import layout
 from napsim.engine.layout import CM_NAMES, COMMANDER_KEYS, COMMANDER_ROLES
-from napsim.sim.summary import commander_roles, study_summary, summary_frame, with_words
+from napsim.sim.summary import commander_roles, with_words
+from napsim.sim.sums import GameSums
 from napsim.sim.tables import KIND_NAMES
 
 
 @dataclass
 class SimResult:
-    """Metrics of a run: totals [side, metric], optional per-game rows, rack waits [kind, turns]."""
+    """A run's games added up (`napsim.sim.sums.GameSums`), with their per-game rows when kept."""
 
     sim: object  # the napsim.sim.packing.Simulation that played the games
-    games: int
     seed: int
-    totals: np.ndarray
-    per_game: np.ndarray | None
-    rack_wait: np.ndarray
+    game_sums: GameSums
     wall_seconds: float
-    guerrilla_turns: np.ndarray | None = None  # [offered, spent, nullified] x turn of a side
-    commanders: np.ndarray | None = None       # [side, commander, CM] per-commander totals (M, L)
-    commander_rows: np.ndarray | None = None   # [game, side, commander, CM] when per_game
-    tactician_turns: np.ndarray | None = None  # [side, turn] Tactician cards held, summed over games
-    sums: np.ndarray | None = None    # [side, per-game column]: sums, squares and products with
-    sumsq: np.ndarray | None = None   # the turns of the per-game values (`row_moments`), for the
-    sumxt: np.ndarray | None = None   # intervals of the means
+
+    @property
+    def games(self) -> int:
+        return self.game_sums.games
+
+    @property
+    def totals(self) -> np.ndarray:
+        """[side, metric] summed over the games."""
+        return self.game_sums.totals
+
+    @property
+    def per_game(self) -> np.ndarray | None:
+        """[game, side, metric] when the run kept them (per_game=True)."""
+        return self.game_sums.rows
+
+    @property
+    def rack_wait(self) -> np.ndarray:
+        """[kind, turns waited]: cards taken from the rack."""
+        return self.game_sums.rack_wait
+
+    @property
+    def guerrilla_turns(self) -> np.ndarray:
+        """[offered, spent, nullified] x turn of a side."""
+        return self.game_sums.guerrilla_turns
+
+    @property
+    def commanders(self) -> np.ndarray:
+        """[side, commander, CM] per-commander totals (docs/rules.md M, L)."""
+        return self.game_sums.commander_totals
+
+    @property
+    def commander_rows(self) -> np.ndarray | None:
+        """[game, side, commander, CM], kept with the per-game rows by formats of 2-4 a side."""
+        return self.game_sums.commander_rows
+
+    @property
+    def tactician_turns(self) -> np.ndarray:
+        """[side, turn] Tactician cards held at the start of the side's turns, summed over games."""
+        return self.game_sums.tactician_turns
 
     def metric(self, name: str) -> np.ndarray:
         """Total of one metric per side."""
@@ -46,16 +76,10 @@ class SimResult:
     def summary(self) -> pd.DataFrame:
         """Per side: means per game and per turn with normal 95% intervals from the per-game
         moments, rates with Wilson intervals, and n, each metric with its title and unit in words
-        (`napsim.sim.summary.with_words`): the summary a study gives for the same games
-        (`napsim.sim.summary.study_summary`, the one place sums become means and intervals)."""
+        (`napsim.sim.summary.with_words`): the summary a study gives for the same games."""
         sides = self.sim.scenario.sides
-        roles = commander_roles(self.sim.scenario.format)
-        if self.sums is None:  # a result built by hand without the moments: no mean intervals
-            return with_words(summary_frame(self.totals, self.games, [s.name for s in sides],
-                                            self.commanders), roles)
-        return with_words(study_summary(self.games, self.totals, self.sums, self.sumsq, self.sumxt,
-                                        self.commanders, [s.key for s in sides], [s.name for s in sides]),
-                          roles)
+        return with_words(self.game_sums.summary([s.key for s in sides], [s.name for s in sides]),
+                          commander_roles(self.sim.scenario.format))
 
     def commander_games_frame(self) -> pd.DataFrame:
         """Tidy per-game commander frame: one row per game, side and commander of the format."""

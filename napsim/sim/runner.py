@@ -1,41 +1,30 @@
 """Kernel calls: packed arguments -> chunks of games -> summed metric arrays.
 
 `play_chunk` plays games [first, first + n) on the kernel that `Simulation.kernel_args()` names and
-returns a `ChunkOut`, the same for every format. `run_games` is the run loop of `Simulation.run`:
-games [0, n) in fixed chunks, summed into a `SimResult`; `trace_game` replays one game with its
-event log. Integer sums make a result identical for any chunk size or thread count.
+returns a `ChunkOut`, the same for every format. `play_chunks` is the one loop over it: a range of
+games in calls of at most `chunk` games, in order; a run (`run_games`, behind `Simulation.run`),
+a study's chunk (`napsim.study.chunks.compute_chunk`) and a variant's games
+(`napsim.study.variants.PlayedGames`) all play through it and add the calls up in a `GameSums`.
+`trace_game` replays one game with its event log. Integer sums make a result identical for any
+chunk size or thread count.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from napsim.engine import epic, layout, lgb
+from napsim.engine import epic, lgb
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
 from napsim.model.validate import check_count, check_games, check_seed
 from napsim.sim.ahead import one_ahead
 from napsim.sim.result import SimResult
-from napsim.sim.summary import per_game_columns, row_moments
-
-
-@dataclass
-class ChunkOut:
-    """What one kernel call returns, the same for every format."""
-
-    totals: np.ndarray            # [side, metric]
-    rows: np.ndarray              # [games or 0, side, metric]
-    rack_wait: np.ndarray         # [kind, wait]
-    guerrilla_turns: np.ndarray   # [offered/spent/nullified, turn]
-    commander_totals: np.ndarray  # [side, commander, CM]
-    commander_rows: np.ndarray    # [games or 0, side, commander, CM]
-    tactician_turns: np.ndarray   # [side, turn]: Tactician cards held at the start of its turns
+from napsim.sim.sums import ChunkOut, GameSums
 
 
 def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool) -> ChunkOut:
@@ -47,6 +36,24 @@ def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool
     if out.commander_rows.shape[0] != out.rows.shape[0]:  # one a side: no commander rows kept
         out.commander_rows = np.zeros((out.rows.shape[0], 2, 4, N_CM), np.int64)
     return out
+
+
+def play_chunks(args: tuple, key, first: int, n: int, chunk: int, check: bool = False,
+                ahead: bool = False) -> Iterator[tuple[int, ChunkOut]]:
+    """(first game, `ChunkOut`) of games [first, first + n) in calls of at most `chunk` games, in
+    order, each with its per-game rows (an empty range is one call of no games). `ahead`: the
+    next call plays while the caller handles this one (`napsim.sim.ahead`); the same numbers."""
+    starts = range(first, first + max(n, 1), chunk)
+
+    def play(lo: int) -> ChunkOut:
+        return play_chunk(args, key, lo, min(chunk, first + n - lo), check, True)
+
+    if not ahead:
+        for lo in starts:
+            yield lo, play(lo)
+        return
+    with contextlib.closing(one_ahead(play, starts)) as played:
+        yield from played
 
 
 KERNEL_NAMES = {"epic": "EPIC", "lgb": "La Grande Battles"}
@@ -97,47 +104,18 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     chunk by chunk and not kept, so that memory stays flat however many games are played.
     One-a-side formats have no commander rows (their commander metrics are all zero)."""
     check_run(games, seed, chunk)
-    key = seed_key(seed)
-    args = sim.kernel_args()
-    turns = sim.scenario.turns
-    totals = np.zeros((2, layout.N_METRICS), np.int64)
-    waits = np.zeros((4, layout.WAIT_BINS), np.int64)
-    g_turns = np.zeros((3, turns), np.int64)
-    cmet = np.zeros((2, 4, N_CM), np.int64)
-    tac_turns = np.zeros((2, turns), np.int64)
-    rows = []
-    crows = []
     multi = sim.scenario.format not in ONE_A_SIDE
-    moments = [np.zeros((2, len(per_game_columns())), np.int64) for _ in range(3)]
-    per_game = per_game or sink is not None
+    per_game = per_game and sink is None
+    sums = GameSums(rows=per_game, commander_rows=per_game and multi)
     t0 = time.perf_counter()
-
-    def play(first: int) -> ChunkOut:  # with the rows, for the moments (kept if asked)
-        return play_chunk(args, key, first, min(chunk, games - first), check, True)
-
     # the next chunk plays while this one is added up and its rows written (napsim.sim.ahead)
-    with contextlib.closing(one_ahead(play, range(0, games, chunk))) as played:
-        for first, out in played:
-            totals += out.totals
-            for acc, part in zip(moments, row_moments(out.rows), strict=True):
-                acc += part
-            waits += out.rack_wait
-            g_turns += out.guerrilla_turns
-            cmet += out.commander_totals
-            tac_turns += out.tactician_turns
-            if sink is not None:
-                sink(first, out)
-            elif per_game:
-                rows.append(out.rows)
-                if multi:
-                    crows.append(out.commander_rows)
-            if progress:
-                progress(min(first + chunk, games), games)
-    wall = time.perf_counter() - t0
-    per = np.concatenate(rows) if rows else None
-    cper = np.concatenate(crows) if crows else None
-    return SimResult(sim, games, seed, totals, per, waits, wall, g_turns, cmet, cper, tac_turns,
-                     *moments)
+    for first, out in play_chunks(sim.kernel_args(), seed_key(seed), 0, games, chunk, check, ahead=True):
+        sums.add_chunk(out)
+        if sink is not None:
+            sink(first, out)
+        if progress:
+            progress(min(first + chunk, games), games)
+    return SimResult(sim, seed, sums, time.perf_counter() - t0)
 
 
 def trace_game(args: tuple, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,6 +1,6 @@
 """Chunk files on disk: each records what it belongs to and a checksum of its arrays.
 
-A chunk file is an ``.npz`` archive of the chunk's arrays (`napsim.study.chunks.chunk_arrays`,
+A chunk file is an ``.npz`` archive of the chunk's arrays (`napsim.study.chunks.compute_chunk`,
 unchanged) whose zip archive comment holds its record, one JSON object:
 
     {"napsim_chunk": 1, "study": <identity hash>, "point": "p001", "chunk": 3, "first": 900,

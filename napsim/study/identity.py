@@ -14,7 +14,7 @@ from pathlib import Path
 
 from napsim.engine import layout
 from napsim.model.cards import load_deck
-from napsim.sim.summary import DERIVED
+from napsim.sim.metric_table import DERIVED
 from napsim.study.chunks import CHUNK_FORMAT
 
 # the source files (relative to the package) whose content decides what a chunk holds

@@ -12,7 +12,7 @@ import re
 
 from napsim.model.defaults import MAX_CHUNKS, MAX_GAMES
 from napsim.model.errors import NapsimInputError, excerpt
-from napsim.sim.summary import per_game_columns, summary_metric_names
+from napsim.sim.metric_table import metric_names, per_game_columns
 
 POINT_ID = re.compile(r"p[0-9]{3,}")  # point folder names: never a path
 _SCALAR = ("str", "int", "num", "bool")
@@ -115,7 +115,7 @@ def _engine_problem(meta: dict, spec: dict, points: list) -> str | None:
         return "not two sides"
     if meta["columns"] != per_game_columns():
         return "per-game columns of another napsim version"
-    metrics = summary_metric_names()
+    metrics = metric_names()
     if spec["main_metric"] not in metrics or any(m not in metrics for m in spec["metrics"]):
         return "unknown metric"
     if any(m not in meta["columns"] for m in spec["distribution"]):

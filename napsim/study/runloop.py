@@ -12,9 +12,10 @@ drowned in game-to-game noise.
 
 `target_error` stops a point at the first chunk boundary where the half-width of the main metric's
 95% interval (Wilson for a rate, normal for a mean) is below the target. The rule reads only the
-chunks in order, so a resumed run, a Dask run and the report (`napsim.study.storage.point_chunks`)
-all stop at the same n. With a target the runner is stopped at that boundary (chunks a cluster has
-in flight may land beyond it: they are stored and harmless).
+chunks in order, and the report walks them the same way (one `napsim.study.storage.ChunkWalk`),
+so a resumed run, a Dask run and the report all stop at the same n. With a target the runner is
+stopped at that boundary (chunks a cluster has in flight may land beyond it: they are stored and
+harmless).
 """
 
 from __future__ import annotations
@@ -29,13 +30,12 @@ from napsim.model.errors import NapsimInputError
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import compile_notice, kernel_for
 from napsim.study.backends import LocalRunner, engine_job, run_chunk, run_odds_point, threads_set
-from napsim.study.chunkfile import chunk_record, load_chunk, read_record
-from napsim.study.chunks import Acc, target_met
+from napsim.study.chunkfile import chunk_record, read_record
 from napsim.study.spec import Point, Study, load_study
 from napsim.study.storage import (
+    ChunkWalk,
     atomic_write_bytes,
     chunk_path,
-    chunk_ranges,
     clean_stale_temp,
     locked,
     point_dir,
@@ -136,46 +136,6 @@ def point_job(st: Study, meta: dict, p: Point) -> dict:
     return engine_job(f"{meta['identity_sha256']}/{p.id}", sc, dk, policies, st.seed, st.per_game)
 
 
-class _Walk:
-    """A point's chunks added up in order, from disk or as they arrive, up to the target error."""
-
-    def __init__(self, meta: dict, point_id: str, pdir: Path, stored: set[int], report,
-                 notice: NoticeFn):
-        self.meta, self.point_id, self.pdir, self.notice = meta, point_id, pdir, notice
-        self.ranges = chunk_ranges(meta)
-        self.stored = stored      # chunks on disk
-        self.report = report      # report(k, games) for a chunk counted
-        self.acc = Acc()
-        self.next = 0             # the position of the walk in self.ranges
-        self.met = False
-
-    def advance(self, k_new: int | None = None, ch_new: dict | None = None) -> bool:
-        """Add the chunks that are next in order (the one just played, `ch_new`, from memory; the
-        others from disk); True once the target error is met."""
-        while not self.met and self.next < len(self.ranges):
-            k, first, n = self.ranges[self.next]
-            if k == k_new:
-                ch = ch_new
-            elif k in self.stored:
-                path = chunk_path(self.pdir, k)
-                ch, problem = load_chunk(path, chunk_record(self.meta, self.point_id, k, first, n))
-                if ch is None:  # a damaged file: played again by the caller
-                    self.notice(damaged_line(path, problem or "gone"))
-                    self.stored.discard(k)
-                    return False
-            else:
-                return False
-            self.acc.add(ch)
-            self.next += 1
-            self.report(k, int(ch["n"]))
-            self.met = target_met(self.meta, self.point_id, self.acc)
-        return self.met
-
-    @property
-    def complete(self) -> bool:
-        return self.met or self.next == len(self.ranges)
-
-
 def damaged_line(path: Path, problem: str) -> str:
     return f"{path.parent.name}/{path.name}: {problem}: recomputing it"
 
@@ -198,8 +158,8 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
                      notice: NoticeFn) -> tuple[int, int]:
     """Play a point's missing chunks on `runner`, writing each chunk file (atomically) as its
     result arrives, and add the chunks up in order. Without a target error every missing chunk
-    up to the cap is played; with one, the runner is stopped at the chunk boundary where
-    `napsim.study.storage.point_chunks` stops. Returns (games, chunks) counted and the games
+    up to the cap is played; with one, the runner is stopped at the chunk boundary where the walk
+    (`napsim.study.storage.ChunkWalk`, the report's too) stops. Returns (games, chunks) counted and the games
     played now."""
     cap = meta["run"]["cap"]
     pdir = point_dir(out, p.id)
@@ -215,7 +175,11 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
                 progress(n, p.index, done[0])
 
     played = 0
-    walk = _Walk(meta, p.id, pdir, set(), report, notice)
+
+    def damaged(path: Path, problem: str) -> None:  # played again below
+        notice(damaged_line(path, problem))
+
+    walk = ChunkWalk(meta, p.id, out, on_chunk=lambda k, ch, _: report(k, int(ch["n"])), damaged=damaged)
     walk.stored = stored_chunks(meta, p.id, pdir, walk.ranges, notice)
     job = None
     while not walk.advance() and not walk.complete:
@@ -233,9 +197,10 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
                     break
         finally:
             stream.close()
-    if progress and walk.acc.games < cap:
-        progress(cap - walk.acc.games, p.index, walk.acc.games)  # stopped early: the rest is not needed
-    return walk.acc.games, walk.acc.chunks, min(played, walk.acc.games)
+    done_games = walk.sums.games
+    if progress and done_games < cap:
+        progress(cap - done_games, p.index, done_games)  # stopped early: the rest is not needed
+    return done_games, walk.sums.chunks, min(played, done_games)
 
 
 def _chunk_args(job: dict) -> Callable[[tuple], tuple]:

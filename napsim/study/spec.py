@@ -60,9 +60,9 @@ from napsim.model.scenarios import (
     resolve_scenario_path,
 )
 from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
+from napsim.sim.metric_table import metric_names, per_game_columns
 from napsim.sim.odds import check_question
 from napsim.sim.packing import Simulation
-from napsim.sim.summary import per_game_columns, summary_metric_names
 from napsim.study.identity import study_identity
 
 STUDY_KINDS = ("engine", "odds")
@@ -374,7 +374,7 @@ def _engine_fields(st: Study, head: dict, w: str) -> None:
                 _check_engine_path(st, f"{st.path}: [{table}]", q)
     st.per_game = get_bool(w, head, "per_game", False)
     st.deck_ensemble = get_int(w, head, "deck_ensemble", 1, MAX_DECK_ENSEMBLE, None)
-    valid = summary_metric_names()
+    valid = metric_names()
     st.main_metric = _metric_choice(w, head, "main_metric", valid, "effective_per_turn")
     st.main_side = head.get("main_side", st.side_keys[0] if st.side_keys else "A")
     if st.main_side not in st.side_keys:

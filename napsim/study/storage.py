@@ -28,9 +28,10 @@ from pathlib import Path
 
 from napsim.model.errors import NapsimInputError
 from napsim.model.version import __version__
-from napsim.sim.summary import per_game_columns
+from napsim.sim.metric_table import per_game_columns
+from napsim.sim.sums import GameSums
 from napsim.study.chunkfile import chunk_bytes, chunk_record, load_chunk
-from napsim.study.chunks import Acc, target_met
+from napsim.study.chunks import target_met
 from napsim.study.identity import sha
 from napsim.study.metafile import check_meta, meta_problem
 from napsim.study.spec import Study
@@ -89,30 +90,71 @@ def point_dir(out: Path, point_id: str) -> Path:
     return Path(out) / "points" / point_id
 
 
-def point_chunks(meta: dict, point_id: str, out: Path,
-                 on_chunk: Callable[[int, dict, Acc], None] | None = None) -> tuple[Acc, bool]:
-    """Walk a point's chunks on disk in order and stop at the first boundary where the target
-    error is met. Returns (sums, complete); complete is False when a chunk is missing first.
+class ChunkWalk:
+    """A point's chunks added up in order, up to the first boundary where the target error is met:
+    the one walk of the report (`point_chunks`) and of the run loop (`napsim.study.runloop`), so
+    both stop at the same chunk. Chunks come from disk, or from memory as they are played
+    (`advance(k, arrays)`); `stored`: the chunks known to be on disk (None: look for every one).
 
-    The report reads a run folder with it, and the run loop (`napsim.study.runloop`) walks the
-    chunks in the same order with the same rule, so both stop at the same chunk.
-    """
-    pdir = point_dir(out, point_id)
-    acc = Acc()
-    for k, first, n in chunk_ranges(meta):
-        path = chunk_path(pdir, k)
-        ch, problem = load_chunk(path, chunk_record(meta, point_id, k, first, n))
-        if problem:
-            raise NapsimInputError(str(path), None, f"damaged chunk: {problem}; `napsim run` on this "
-                                   "folder will recompute it")
-        if ch is None:
-            return acc, False
-        acc.add(ch)
-        if on_chunk:
-            on_chunk(k, ch, acc)
-        if target_met(meta, point_id, acc):
-            break
-    return acc, True
+    A chunk file that is damaged (or, when `stored` counted it, gone) goes to `damaged(path,
+    problem)`; by default that is an error naming the file."""
+
+    def __init__(self, meta: dict, point_id: str, out: Path, stored: set[int] | None = None,
+                 on_chunk: Callable[[int, dict, GameSums], None] | None = None,
+                 damaged: Callable[[Path, str], None] | None = None):
+        self.meta, self.point_id, self.pdir = meta, point_id, point_dir(out, point_id)
+        self.ranges = chunk_ranges(meta)
+        self.stored = stored
+        self.on_chunk = on_chunk  # on_chunk(k, arrays, sums) after each chunk added
+        self.damaged = damaged or _damaged_error
+        self.sums = GameSums()
+        self.next = 0  # the position of the walk in self.ranges
+        self.met = False
+
+    def advance(self, k_new: int | None = None, ch_new: dict | None = None) -> bool:
+        """Add the chunks that are next in order (`ch_new`, chunk `k_new`, from memory; the others
+        from disk) until one is missing; True once the target error is met."""
+        while not self.met and self.next < len(self.ranges):
+            k, first, n = self.ranges[self.next]
+            ch = ch_new if k == k_new else self._load(k, first, n)
+            if ch is None:
+                return False
+            self.sums.merge(GameSums.from_arrays(ch))
+            self.next += 1
+            if self.on_chunk:
+                self.on_chunk(k, ch, self.sums)
+            self.met = target_met(self.meta, self.point_id, self.sums)
+        return self.met
+
+    def _load(self, k: int, first: int, n: int) -> dict | None:
+        if self.stored is not None and k not in self.stored:
+            return None
+        path = chunk_path(self.pdir, k)
+        ch, problem = load_chunk(path, chunk_record(self.meta, self.point_id, k, first, n))
+        if ch is None and (problem or self.stored is not None):
+            self.damaged(path, problem or "gone")
+            if self.stored is not None:
+                self.stored.discard(k)
+        return ch
+
+    @property
+    def complete(self) -> bool:
+        """Every chunk up to the cap added, or the target met."""
+        return self.met or self.next == len(self.ranges)
+
+
+def _damaged_error(path: Path, problem: str) -> None:
+    raise NapsimInputError(str(path), None, f"damaged chunk: {problem}; `napsim run` on this "
+                           "folder will recompute it")
+
+
+def point_chunks(meta: dict, point_id: str, out: Path,
+                 on_chunk: Callable[[int, dict, GameSums], None] | None = None) -> tuple[GameSums, bool]:
+    """A point's chunks on disk added up in order (`ChunkWalk`): (sums, complete); complete is
+    False when a chunk is missing before the target error is met."""
+    walk = ChunkWalk(meta, point_id, out, on_chunk=on_chunk)
+    walk.advance()
+    return walk.sums, walk.complete
 
 
 OWN_ENTRIES = ("points", "study.json", "report.md", "report.html", "charts", "summary.csv",

@@ -3,8 +3,9 @@
 A `Variant` is a scenario with overrides, a deck and a policy pair. Overrides take the paths of a
 study's `[set]` table: scenario paths (``sides.S.guerrilla``, ``rules.initiative``), ``deck`` and
 ``policy.<side>`` / ``policy.<side>.<param>``. `PlayedGames` plays a variant's games [0, n) chunk
-by chunk and keeps the per-game rows, so that two variants with the same seed play the same games
-(common random numbers) and every difference between them is paired (`napsim.sim.paired`).
+by chunk (`napsim.sim.runner.play_chunks`) and keeps the per-game rows, so that two variants with
+the same seed play the same games (common random numbers) and every difference between them is
+paired (`napsim.sim.paired`).
 `compare_variants` plays A and B, optionally until the main metric's paired half-width is below
 a target, and returns one row per metric and side.
 """
@@ -25,9 +26,10 @@ from napsim.model.errors import NapsimInputError
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
 from napsim.sim import paired
+from napsim.sim.metric_table import metric_names
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
-from napsim.sim.runner import play_chunk
-from napsim.sim.summary import extend_rows
+from napsim.sim.runner import play_chunks
+from napsim.sim.sums import GameSums
 
 DEFAULT_METRICS = ("effective_per_turn", "nominal_per_turn")
 MULTI_METRICS = ("orders_per_turn", "initiative_share")   # 3-4 commanders a side: initiative rolls
@@ -96,7 +98,8 @@ def check_counts(games: int, chunk: int, target_error: float | None = None) -> N
 
 
 class PlayedGames:
-    """One variant's games [0, n) of a seed, with their per-game rows; `play_to` plays more.
+    """One variant's games [0, n) of a seed, added up with their per-game rows (`GameSums`);
+    `play_to` plays more, the same games whatever the steps.
 
     With `metrics`, only those metrics' per-game parts (x, t) are kept, not the rows: what a
     long search over many settings (`napsim balance --target-error`) can afford to hold."""
@@ -107,55 +110,29 @@ class PlayedGames:
         self.key = seed_key(seed)
         self.chunk = chunk
         self.args = sim.kernel_args()
-        self._rows: list[np.ndarray] = []
-        self._crows: list[np.ndarray] = []
-        self.metrics = tuple(metrics) if metrics is not None else None
-        self._parts: dict[str, list[np.ndarray]] = {m: [] for m in self.metrics or ()}
-        self._present: dict[str, bool] = dict.fromkeys(self.metrics or (), False)
-        self.games = 0
+        rows = metrics is None
+        self.sums = GameSums(rows=rows, commander_rows=rows, parts=metrics or ())
+
+    @property
+    def games(self) -> int:
+        return self.sums.games
 
     def play_to(self, games: int) -> None:
-        while self.games < games:
-            n = min(self.chunk, games - self.games)
-            out = play_chunk(self.args, self.key, self.games, n, False, True)
-            rows = extend_rows(out.rows)
-            if self.metrics is None:
-                self._rows.append(rows)
-                self._crows.append(out.commander_rows)
-            for m in self.metrics or ():
-                self._parts[m].append(np.stack(paired.metric_parts(m, rows, out.commander_rows)))
-                self._present[m] |= paired.commander_present(m, out.commander_rows)
-            self.games += n
-
-    @property
-    def rows(self) -> np.ndarray:
-        if len(self._rows) > 1:
-            self._rows = [np.concatenate(self._rows)]
-            self._crows = [np.concatenate(self._crows)]
-        return self._rows[0]
-
-    @property
-    def crows(self) -> np.ndarray:
-        _ = self.rows
-        return self._crows[0]
+        if games <= self.games:
+            return
+        for _, out in play_chunks(self.args, self.key, self.games, games - self.games, self.chunk):
+            self.sums.add_chunk(out)
 
     def estimates(self, metric: str) -> list[paired.Estimate | None]:
         """The metric's estimate per side (None where it counts nothing for that side)."""
-        if self.metrics is not None:
-            if len(self._parts[metric]) > 1:
-                self._parts[metric] = [np.concatenate(self._parts[metric], axis=1)]
-            x, t = self._parts[metric][0]
-            present = self._present[metric]
-        else:
-            x, t = paired.metric_parts(metric, self.rows, self.crows)
-            present = paired.commander_present(metric, self.crows)
+        x, t, present = self.sums.parts(metric)
         if not present:
             return [None, None]
         return [paired.estimate(x[:, s], t[:, s]) for s in range(2)]
 
 
 def check_metrics(metrics: Sequence[str]) -> list[str]:
-    known = paired.metric_names()
+    known = metric_names()
     for m in metrics:
         if m not in known:
             raise NapsimInputError("--metric", "metric", f"unknown metric '{m}'", ", ".join(known))

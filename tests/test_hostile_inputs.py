@@ -120,27 +120,14 @@ def _sweep(cases, examples: int) -> None:
     check()
 
 
-SWEEP = quick_and_full(EXAMPLES, FULL_EXAMPLES)
+GENERATED = {"deck files": deck_cases, "scenario files": scenario_cases, "study files": study_cases,
+             "command lines": cli_cases}
 
 
-@pytest.mark.parametrize("examples", SWEEP)
-def test_generated_deck_files_refused(examples):
-    _sweep(deck_cases(), examples)
-
-
-@pytest.mark.parametrize("examples", SWEEP)
-def test_generated_scenario_files_refused(examples):
-    _sweep(scenario_cases(), examples)
-
-
-@pytest.mark.parametrize("examples", SWEEP)
-def test_generated_study_files_refused(examples):
-    _sweep(study_cases(), examples)
-
-
-@pytest.mark.parametrize("examples", SWEEP)
-def test_generated_command_lines_refused(examples):
-    _sweep(cli_cases(), examples)
+@pytest.mark.parametrize("examples", quick_and_full(EXAMPLES, FULL_EXAMPLES))
+@pytest.mark.parametrize("kind", list(GENERATED))
+def test_generated_inputs_refused(kind, examples):
+    _sweep(GENERATED[kind](), examples)
 
 
 _RUNS = {"odds": '[study]\nname = "o"\nkind = "odds"\ngames = 10\n[sweep]\nhand = [5, 6]\n'

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from support.cli import run_napsim
+from support.cli import napsim_main, run_napsim
 
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import SCENARIO_DIR, builtin_scenarios, load_scenario
@@ -40,15 +40,15 @@ def _edited(tmp_path: Path, old: str, new: str) -> Path:
     ('format = "epic1"', 'format = "epic9"', "format"),
     ("guerrilla = 3", "guerrilla = -2", "guerrilla"),
 ])
-def test_bad_scenario_values_name_file_and_field(tmp_path, old, new, field):
+def test_bad_scenario_values_name_file_and_field(tmp_path, old, new, field, monkeypatch):
     p = _edited(tmp_path, old, new)
     with pytest.raises(NapsimInputError) as e:
         load_scenario(p)
     assert str(p) in str(e.value) and field in str(e.value)
-    r = run_napsim("trace", "--scenario", str(p), "--game", "0")
-    assert r.returncode == 2
-    assert r.stderr.count("\n") == 1 and r.stderr.startswith("napsim: error:")
-    assert "Traceback" not in r.stderr
+    code, _, err = napsim_main(monkeypatch, "trace", "--scenario", str(p), "--game", "0")
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("napsim: error:")
+    assert "Traceback" not in err and str(p) in err and field in err
 
 
 def test_guerrilla_counters_need_spanish_units(tmp_path):

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import numba
+import pytest
 
 import napsim.sim.odds  # noqa: F401 - imports the odds kernels
 import napsim.sim.packing  # noqa: F401 - imports the pair tables
@@ -77,6 +78,7 @@ def _run(pkg: Path, cache: Path, stamp: bool) -> str:
     return out.stdout.strip()
 
 
+@pytest.mark.slow  # four fresh interpreters that compile
 def test_a_change_in_an_inlined_helper_recompiles_a_stamped_kernel(tmp_path):
     pkg = tmp_path / "src"
     (pkg / "toy").mkdir(parents=True)

@@ -217,6 +217,7 @@ def test_report_output_is_deterministic(run_dir, tmp_path):
         assert (dest / rel).read_bytes() == (run_dir / rel).read_bytes(), rel
 
 
+@pytest.mark.slow  # a pool of worker processes
 def test_charts_drawn_by_worker_processes_are_the_ones_drawn_here(run_dir):
     inp = frames.chart_inputs(frames.load(run_dir))
     here = charts.all_charts(inp, workers=1)

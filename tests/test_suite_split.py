@@ -8,11 +8,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import sys
 from pathlib import Path
 
 import click
 import pytest
+from support.rulesdoc import load_rules_doc
 
 from napsim.cli import cli
 from napsim.model import rulebook
@@ -63,16 +63,8 @@ def default_tests() -> dict[str, str]:
     return _default_tests()
 
 
-def _rules_doc():
-    spec = importlib.util.spec_from_file_location("rules_doc", ROOT / "tools" / "rules_doc.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("rules_doc", mod)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_every_rule_id_is_cited_by_a_test_of_the_default_run(default_tests):
-    tests = _rules_doc().scan_tests(ROOT).tests_by_rule(rulebook.rule_ids())
+    tests = load_rules_doc().scan_tests(ROOT).tests_by_rule(rulebook.rule_ids())
     missing = {rid: t for rid, t in tests.items() if t and not set(t) & set(default_tests)}
     assert not missing, f"rules whose every test is marked slow: {missing}"
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-import numba
-import pytest
+# before numba is imported: at least two numba threads, so that the thread-count checks
+# (tests/support/threads.py) run on a one-core machine too; more cores keep numba's default (the
+# cores this process may run on)
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+os.environ.setdefault("NUMBA_NUM_THREADS", str(max(2, _CORES)))
 
-from napsim.model.cards import DECK_DIR
+import numba  # noqa: E402
+import pytest  # noqa: E402
+
+from napsim.model.cards import DECK_DIR  # noqa: E402
 
 
 @pytest.fixture

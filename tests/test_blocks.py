@@ -8,6 +8,7 @@ import threading
 
 import numba
 import pytest
+from support.threads import thread_counts
 
 from napsim.engine.blocks import MAX_BLOCKS, block_count, run_blocks
 
@@ -30,7 +31,8 @@ def test_block_count_is_fixed_by_the_chunk_alone(n):
 @pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("nb", [1, 2, 3, 64])
 def test_every_block_is_played_once(nb, n_threads, restore_threads):
-    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+    assert n_threads in thread_counts()
+    numba.set_num_threads(n_threads)
     kernel, runs, names = _recorder()
     run_blocks(kernel, nb, ("x",))
     played = sorted(b for lo, hi, total, tag in runs for b in range(lo, hi))
@@ -42,7 +44,7 @@ def test_every_block_is_played_once(nb, n_threads, restore_threads):
 
 
 def test_a_kernel_error_reaches_the_caller(restore_threads):
-    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(thread_counts()[-1])
 
     def kernel(b_lo, b_hi, nb):
         if b_lo > 0 or numba.get_num_threads() == 1:

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from support.cli import napsim_main, run_napsim
 
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import SCENARIO_DIR, builtin_scenarios, load_scenario
-
-
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "napsim", *args], capture_output=True, text=True,
-                          cwd=cwd)
 
 
 def test_shipped_scenarios_load_and_say_which_numbers_are_examples():  # rule S1
@@ -46,15 +40,15 @@ def _edited(tmp_path: Path, old: str, new: str) -> Path:
     ('format = "epic1"', 'format = "epic9"', "format"),
     ("guerrilla = 3", "guerrilla = -2", "guerrilla"),
 ])
-def test_bad_scenario_values_name_file_and_field(tmp_path, old, new, field):
+def test_bad_scenario_values_name_file_and_field(tmp_path, old, new, field, monkeypatch):
     p = _edited(tmp_path, old, new)
     with pytest.raises(NapsimInputError) as e:
         load_scenario(p)
     assert str(p) in str(e.value) and field in str(e.value)
-    r = run_cli("trace", "--scenario", str(p), "--game", "0")
-    assert r.returncode == 2
-    assert r.stderr.count("\n") == 1 and r.stderr.startswith("napsim: error:")
-    assert "Traceback" not in r.stderr
+    code, _, err = napsim_main(monkeypatch, "trace", "--scenario", str(p), "--game", "0")
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("napsim: error:")
+    assert "Traceback" not in err and str(p) in err and field in err
 
 
 def test_guerrilla_counters_need_spanish_units(tmp_path):
@@ -67,7 +61,7 @@ def test_simulate_writes_parquet_summary_manifest_and_refuses_to_overwrite(tmp_p
     out = tmp_path / "run"
     args = ["simulate", "--scenario", "symmetric", "--games", "600", "--seed", "5",
             "--policy", "greedy,random", "--out", str(out)]
-    r = run_cli(*args)
+    r = run_napsim(*args)
     assert r.returncode == 0, r.stderr
     games = pd.read_parquet(out / "games.parquet")
     assert len(games) == 2 * 600 and set(games["side"]) == {"Blue", "Red"}
@@ -79,10 +73,10 @@ def test_simulate_writes_parquet_summary_manifest_and_refuses_to_overwrite(tmp_p
     man = json.loads((out / "manifest.json").read_text())
     assert man["seed"] == 5 and man["games"] == 600 and len(man["deck_sha256"]) == 64
     assert man["policies"] == ["greedy", "random"]
-    again = run_cli(*args)
+    again = run_napsim(*args)
     assert again.returncode == 2 and "--force" in again.stderr
     assert pd.read_parquet(out / "games.parquet").equals(games)
-    forced = run_cli(*args, "--force")
+    forced = run_napsim(*args, "--force")
     assert forced.returncode == 0
     assert pd.read_parquet(out / "games.parquet").equals(games)  # same seed, same bits
 
@@ -96,10 +90,10 @@ def test_trace_replays_the_same_game_as_the_run(tmp_path):
     met, events = sim.trace(9, 23)
     assert (met == res.per_game[23]).all()
     assert events[0, 0] in (layout.EV_TURN, layout.EV_TACTICIAN)
-    text = run_cli("trace", "--scenario", "tamames", "--seed", "9", "--game", "23").stdout
+    text = run_napsim("trace", "--scenario", "tamames", "--seed", "9", "--game", "23").stdout
     assert "turn 1.1  French to play" in text
     assert text.count("\nturn ") == 2 * sim.scenario.turns
-    assert text == run_cli("trace", "--scenario", "tamames", "--seed", "9", "--game", "23").stdout
+    assert text == run_napsim("trace", "--scenario", "tamames", "--seed", "9", "--game", "23").stdout
 
 
 def test_epic_guerrilla_rule_needs_an_epic_format():  # rule G4

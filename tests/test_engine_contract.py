@@ -1,11 +1,11 @@
-"""Contract of the EPIC / standard game kernels (issue 3, item 6).
-
-At least 10,000 games of random legal play on every shipped scenario and on every format (the
-standard game, EPIC with 1-4 players a side; La Grande Battles has its own contract in
-tests/test_lgb.py), with the kernel's own recount of every card after every turn (check=True);
-the rack cycle, turn counts and Tactician counts per game, per commander where the format has
-several; identical results for any chunk size and thread count; and the first turn's E4 frequency
-against napsim.sim.exact.
+"""The kernels' contract over every format (issue 3, item 6; DESIGN.md, Tests), one test
+parametrised as pgx does: the standard game, EPIC with 1, 2, 3 and 4 players a side and La Grande
+Battles, on every shipped scenario, 2,000 games (10,000 under -m slow) of random legal play (and
+greedy play on three of them) with the kernel's own recount of every card after every turn
+(check=True): cards conserved across draw pile, discards, hands, rack and Square Track; the rack
+cycle; hand sizes and turn counts; no negative counter; Tactician cards per game and per commander
+where the format has several. Then identical results for any chunk size and thread count, and the
+first turn's E4 frequency against napsim.sim.exact.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import numba
 import numpy as np
 import pytest
 from support.decks import write_deck
+from support.sizes import quick_and_full
+from support.threads import thread_counts
 from support.tracetools import M
 
 from napsim.engine import layout
@@ -25,14 +27,16 @@ from napsim.sim.packing import FORMAT_PLAYERS, Simulation, commander_config
 
 GAMES = 10_000
 RANDOM = (("random", {}), ("random", {}))
+GREEDY = (("greedy", {}), ("random", {}))
 
 
-# the random-play contract below: every shipped EPIC scenario, the standard game, and the
-# formats study's armies in every EPIC format ("scenario:format" overrides its format)
+# every shipped scenario, the standard game, and the formats study's armies in every EPIC format
+# ("scenario:format" overrides its format), under random play; three of them under greedy play too
 CONTRACT = ["symmetric", "tamames", "talavera-epic", "standard", "epic2-talavera", "epic3-tamames",
             "epic4-symmetric", "formats-armies", "formats-armies:epic2", "formats-armies:epic3",
-            "formats-armies:epic4"]
-LGB_CONTRACT = ["lgb-symmetric"]  # tests/test_lgb.py::test_contract
+            "formats-armies:epic4", "lgb-symmetric"]
+CASES = [(n, "random") for n in CONTRACT] + [(n, "greedy") for n in ("tamames", "talavera-epic",
+                                                                      "lgb-symmetric")]
 
 
 def _scenario(name: str):
@@ -61,24 +65,24 @@ def test_every_shipped_scenario_is_covered():
     shipped = ["epic2-talavera", "epic3-tamames", "epic4-symmetric", "formats-armies",
                "lgb-symmetric", "symmetric", "talavera-epic", "tamames"]
     assert builtin_scenarios() == shipped
-    covered = {n.partition(":")[0] for n in CONTRACT if n != "standard"} | set(LGB_CONTRACT)
+    covered = {n.partition(":")[0] for n in CONTRACT if n != "standard"}
     assert covered == set(shipped)
-    formats = {_scenario(n)[0].format for n in CONTRACT} | {load_scenario(n).format
-                                                            for n in LGB_CONTRACT}
+    formats = {_scenario(n)[0].format for n, _ in CASES}
     assert formats == set(FORMAT_PLAYERS) == {"standard", "epic1", "epic2", "epic3", "epic4",
                                               "lgb"}
 
 
-@pytest.mark.parametrize("name", CONTRACT)
-def test_random_play_contract(name):
+@pytest.mark.parametrize("games", quick_and_full(2000, GAMES))
+@pytest.mark.parametrize("name, policy", CASES, ids=[f"{n}-{p}" for n, p in CASES])
+def test_random_play_contract(name, policy, games):
     # rule D6, rule D7, rule E2, rule E9.6, rule E10, rule E11, rule E12, rule M4, rule M6.3,
-    # rule M8.2: invariants over many games of random legal play
+    # rule M8.2, rule L1, rule L2, rule L9, rule D4: invariants over many games of legal play
     sc, deck = _scenario(name)
-    sim = Simulation.build(sc, RANDOM, deck=deck)
+    sim = Simulation.build(sc, RANDOM if policy == "random" else GREEDY, deck=deck)
     assert sim.deck.name == deck
-    res = sim.run(GAMES, seed=31, check=True, per_game=True)
+    res = sim.run(games, seed=31, check=True, per_game=True)
     rows = res.per_game  # [game, side, metric]
-    assert rows.shape == (GAMES, 2, layout.N_METRICS)
+    assert rows.shape == (games, 2, layout.N_METRICS)
     assert (rows >= 0).all()  # every count, Tactician counts included, is never negative
     # every card in exactly one place after every turn; hand + squares = starting hand
     assert rows[:, :, M["invariant_violations"]].sum() == 0
@@ -104,7 +108,10 @@ def test_random_play_contract(name):
         assert (rows[ok][:, :, M["refills"]].sum(axis=1) == (2 * sc.turns) // 3).all()
     # Tactician cards: start + drawn - played = held at the end, and never below zero
     tac0 = np.array([s.tactician for s in sc.sides])
-    if FORMAT_PLAYERS[sc.format] >= 2:
+    if sc.format == "lgb":
+        tac0 = np.array([sum(s.corps_tactician) for s in sc.sides])
+        _lgb_commander_contract(sc, rows, res.commander_rows)
+    elif FORMAT_PLAYERS[sc.format] >= 2:
         tac0 = commander_config(sc)[1].sum(axis=1)  # M6.3 / M8.2: one more for each holder
         _commander_contract(sc, rows, res.commander_rows)
     if res.sim.deck.tactician_deck == 0:  # rule D4: no Tactician deck, none dealt or drawn
@@ -169,26 +176,24 @@ def _commander_contract(sc, rows: np.ndarray, crows: np.ndarray):
         assert (crows[:, :, 0, layout.CM_KEEP] + crows[:, :, 0, layout.CM_GIVE_BOTH] <= turns).all()
 
 
-def test_greedy_play_keeps_the_invariants():
-    for name in ("tamames", "talavera-epic"):
-        sc, deck = _scenario(name)
-        sim = Simulation.build(sc, (("greedy", {}), ("random", {})), deck=deck)
-        res = sim.run(2000, seed=32, check=True)
-        assert res.metric("invariant_violations").tolist() == [0, 0]
-        assert res.metric("turns").tolist() == [2000 * sc.turns] * 2
-
-
-@pytest.fixture
-def restore_threads():
-    before = numba.get_num_threads()
-    yield
-    numba.set_num_threads(before)
+def _lgb_commander_contract(sc, rows: np.ndarray, crows: np.ndarray):
+    """La Grande Battles: every Corps commander plays every turn; his Tactician cards are dealt +
+    drawn - played; his effective orders are those of his two sections."""
+    assert crows.shape == (rows.shape[0], 2, 4, layout.N_CM) and (crows >= 0).all()
+    assert (crows[:, :, 1:, layout.CM_TURNS] == sc.turns).all()
+    tac0 = np.array([s.corps_tactician for s in sc.sides])[None]
+    held = crows[:, :, 1:, layout.CM_TAC_HELD_END]
+    assert (held == tac0 + crows[:, :, 1:, layout.CM_TAC_DRAWN]
+            - crows[:, :, 1:, layout.CM_TAC_PLAYED]).all()
+    assert (held.sum(axis=(1, 2)) <= layout.TACTICIAN_DECK).all()
+    assert (crows[:, :, 1:, layout.CM_EFF] == crows[:, :, 1:, layout.CM_EFF_A]
+            + crows[:, :, 1:, layout.CM_EFF_A + 1]).all()
 
 
 def test_same_totals_for_any_chunk_size_and_thread_count(restore_threads):
     sim = Simulation.build("tamames", (("greedy", {}), ("random", {})))
     results = {}
-    threads = [t for t in (1, 2) if t <= numba.config.NUMBA_NUM_THREADS]
+    threads = thread_counts()
     for t in threads:
         numba.set_num_threads(t)
         for chunk in (1000, 3333, GAMES):
@@ -207,7 +212,7 @@ def test_epic3_same_results_for_any_chunk_size_and_thread_count(restore_threads)
     # rule D6 (determinism) for the commander layer: epic3-tamames, greedy against random, with
     # Guerrilla counters by section commander, initiative rolls and Tactician cards per commander
     sim = Simulation.build("epic3-tamames", (("greedy", {}), ("random", {})))
-    threads = [t for t in (1, 2) if t <= numba.config.NUMBA_NUM_THREADS]
+    threads = thread_counts()
     out = {}
     for t in threads:
         numba.set_num_threads(t)
@@ -236,11 +241,10 @@ def test_epic2_turns_ended_by_the_guerrillas_are_counted():
     assert (res.commander_rows[:, :, :2, layout.CM_TURNS] == sc.turns).all()
 
 
-@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread here")
 def test_one_and_two_threads_identical(restore_threads):
     sim = Simulation.build("talavera-epic", RANDOM)
     out = []
-    for t in (1, 2):
+    for t in thread_counts():
         numba.set_num_threads(t)
         out.append(sim.run(GAMES, seed=35, check=True))
     assert np.array_equal(out[0].totals, out[1].totals)

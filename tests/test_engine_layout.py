@@ -141,8 +141,9 @@ def _jitted_callees(fn, seen: dict) -> dict:
 
 
 def test_helpers_python_runs_keep_an_entry_point():
-    """The reference engines run eval_pair and eval_corps_card as Python functions, which call the
-    pair-table helpers from Python; so do the tests that deal through _draw_card. A helper compiled
+    """The rule tests (tests/support/enginerules.py) run eval_pair and the La Grande Battles
+    reference engine eval_corps_card as Python functions, which call the pair-table helpers from
+    Python; so do the tests that deal through _draw_card. A helper compiled
     without numba's CPython wrapper (napsim.engine.jit.inlined) would crash the interpreter there,
     not raise: each must be jit.inlined_py or a plain cached kernel."""
     from napsim.engine import jit

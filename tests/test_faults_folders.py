@@ -54,6 +54,7 @@ def full_disk_after(monkeypatch, kept: int = 10) -> None:
     monkeypatch.setattr(pd.DataFrame, "to_csv", to_csv)
 
 
+@pytest.mark.slow  # two racing subprocesses; the next test makes the race certain in this process
 def test_two_simulate_runs_into_one_folder_exactly_one_wins(tmp_path):
     out = tmp_path / "race"
     procs = [subprocess.Popen([sys.executable, "-m", "napsim", "simulate", *GAMES, "--seed", str(seed),

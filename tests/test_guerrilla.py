@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.cli import run_napsim
+from support.cli import napsim_main, run_napsim
 from support.tomlwrite import dump_toml
 from support.tracetools import CODE, PLY, SIDE, A, B, C, D, E, F, G, H, M, by_ply, one, rows_of  # noqa: F401
 
@@ -578,20 +578,22 @@ BAD = {
 
 
 @pytest.mark.parametrize("case", list(BAD))
-def test_g_bad_scenarios_give_one_line_errors(tmp_path, case):
+def test_g_bad_scenarios_give_one_line_errors(tmp_path, case, monkeypatch):
     # rules S1, G1-G6: bad guerrilla input is refused with one line naming file and field, exit 2
+    # (the console entry point in this process; tests/support/cli.py)
     changes, message = BAD[case]
     path = write_scenario(tmp_path / f"{case}.toml", changes)
-    r = run_napsim("trace", "--scenario", path, "--game", "0")
-    assert r.returncode == 2, r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("napsim: error: "), r.stderr
+    code, out, err = napsim_main(monkeypatch, "trace", "--scenario", path, "--game", "0")
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("napsim: error: "), err
     assert path in lines[0] and message in lines[0], lines[0]
-    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert "Traceback" not in err and out == ""
 
 
 def test_p4_p5_bad_policy_modes_give_one_line_errors():
-    # rules P4, P5: unknown modes are refused, naming the modes
+    # rules P4, P5: unknown modes are refused, naming the modes (the real command line, in a fresh
+    # interpreter)
     r = run_napsim("trace", "--scenario", "tamames", "--game", "0",
                    "--policy", "greedy,greedy:g_spend_mode=sometimes")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1

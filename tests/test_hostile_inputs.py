@@ -1,7 +1,8 @@
 """Hostile inputs (issue 16): every bad input gets one `napsim: error:` line and exit code 2, no
 traceback, and nothing written. A fixed catalogue of named cases, then generated broken deck CSVs,
-scenario TOMLs, study TOMLs and command lines (`support.hostile_gen`; NAPSIM_HOSTILE=full runs 1,000
-of each). The command line runs in-process, so a case costs milliseconds."""
+scenario TOMLs, study TOMLs and command lines (`support.hostile_gen`: 100 of each in the default
+run, 1,000 of each in the sweeps marked slow). The command line runs in-process, so a case costs
+milliseconds."""
 
 from __future__ import annotations
 
@@ -13,7 +14,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from support.hostile import CATALOGUE, GMT90, folder_unchanged, run_cli
-from support.hostile_gen import EXAMPLES, broken_meta, cli_cases, deck_cases, scenario_cases, study_cases
+from support.hostile_gen import (
+    EXAMPLES,
+    FULL_EXAMPLES,
+    broken_meta,
+    cli_cases,
+    deck_cases,
+    scenario_cases,
+    study_cases,
+)
+from support.sizes import quick_and_full
 
 from napsim.model.cards import load_deck
 from napsim.model.errors import EXCERPT
@@ -100,28 +110,24 @@ def _check(case):
         assert_clean(run_cli(argv, work), argv, f"{case.kind}: {case.what}")
 
 
-@HOSTILE
-@given(deck_cases())
-def test_generated_deck_files_refused(case):
-    _check(case)
+def _sweep(cases, examples: int) -> None:
+    """`examples` generated cases, each refused cleanly."""
+    @settings(HOSTILE, max_examples=examples)
+    @given(cases)
+    def check(case):
+        _check(case)
+
+    check()
 
 
-@HOSTILE
-@given(scenario_cases())
-def test_generated_scenario_files_refused(case):
-    _check(case)
+GENERATED = {"deck files": deck_cases, "scenario files": scenario_cases, "study files": study_cases,
+             "command lines": cli_cases}
 
 
-@HOSTILE
-@given(study_cases())
-def test_generated_study_files_refused(case):
-    _check(case)
-
-
-@HOSTILE
-@given(cli_cases())
-def test_generated_command_lines_refused(case):
-    _check(case)
+@pytest.mark.parametrize("examples", quick_and_full(EXAMPLES, FULL_EXAMPLES))
+@pytest.mark.parametrize("kind", list(GENERATED))
+def test_generated_inputs_refused(kind, examples):
+    _sweep(GENERATED[kind](), examples)
 
 
 _RUNS = {"odds": '[study]\nname = "o"\nkind = "odds"\ngames = 10\n[sweep]\nhand = [5, 6]\n'
@@ -143,11 +149,12 @@ def run_folders(tmp_path_factory):
     return out
 
 
+@pytest.mark.parametrize("examples", quick_and_full(max(EXAMPLES // 4, 10), FULL_EXAMPLES // 4))
 @pytest.mark.parametrize("kind", list(_RUNS))
-def test_generated_study_json_never_crashes_report(kind, run_folders):
+def test_generated_study_json_never_crashes_report(kind, examples, run_folders):
     meta = json.loads((run_folders[kind] / "study.json").read_text())
 
-    @settings(HOSTILE, max_examples=max(EXAMPLES // 4, 10))
+    @settings(HOSTILE, max_examples=examples)
     @given(broken_meta(meta))
     def check(case):
         data, how = case

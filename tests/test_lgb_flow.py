@@ -1,5 +1,6 @@
 """La Grande Battles L6-L9 and G4-G6: initiative, stars, squares, the end of the turn and the
-Guerrilla counters on traced games of lgb-symmetric variants; the contract run and section views.
+Guerrilla counters on traced games of lgb-symmetric variants; determinism and section views (the
+contract run is tests/test_engine_contract.py's, over every format).
 Per-commander metrics are [side, commander 0 CIC / 1-3 Corps left, centre, right, CM slot]."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from support.lgbtools import (
     sim_for,
     traced,
 )
+from support.threads import thread_counts
 from support.tomlwrite import dump_toml
 from support.tracetools import (
     CODE,
@@ -461,52 +463,22 @@ def test_guerrilla_validation_errors():
 
 
 # ---------------------------------------------------------------------------------------------
-# contract
+# determinism (the contract over every format is tests/test_engine_contract.py)
 
 GAMES = 10_000
 
 
-@pytest.mark.parametrize("pol", [GREEDY, RANDOM])
-def test_contract(pol):
-    # rule D6, rule D7, rule L1, rule L2, rule L9, rule E10, rule D4: 10,000 games with the
-    # kernel's recount of every card after every turn
-    sim = sim_for(None, pol)
-    res = sim.run(GAMES, seed=101, check=True, per_game=True)
-    rows, crows = res.per_game, res.commander_rows
-    assert (rows >= 0).all() and (crows >= 0).all()
-    assert (rows[:, :, M["invariant_violations"]] == 0).all()
-    assert (rows[:, :, M["turns"]] == 30).all() and (crows[:, :, :, layout.CM_TURNS][:, :, 1:] == 30).all()
-    picks = rows[:, :, M["pick_from_0"]:M["pick_from_5"] + 1]
-    assert (picks[:, :, 3:] == 10).all() and (picks[:, :, :3] == 0).all()
-    hand = rows[:, :, M["hand_section"]:M["hand_other"] + 1].sum(axis=2)
-    assert (hand == 30).all()
-    # Tactician cards per Corps commander: dealt + drawn - played = held at the end
-    tac0 = np.array([s.corps_tactician for s in sim.scenario.sides])
-    held = crows[:, :, 1:, layout.CM_TAC_HELD_END]
-    assert (held == tac0 + crows[:, :, 1:, layout.CM_TAC_DRAWN] - crows[:, :, 1:, layout.CM_TAC_PLAYED]).all()
-    assert (held.sum(axis=(1, 2)) <= layout.TACTICIAN_DECK).all()
-    nom = rows[:, :, M["nominal_L"]:M["nominal_R"] + 1].sum(axis=2)
-    eff = rows[:, :, M["effective_L"]:M["effective_R"] + 1].sum(axis=2)
-    assert (eff <= nom).all() and (rows[:, :, M["wasted"]] == nom - eff).all()
-    assert (crows[:, :, 1:, layout.CM_EFF] == crows[:, :, 1:, layout.CM_EFF_A]
-            + crows[:, :, 1:, layout.CM_EFF_A + 1]).all()
-
-
-def test_same_results_for_any_chunk_size_and_thread_count():
+def test_same_results_for_any_chunk_size_and_thread_count(restore_threads):
     # rule D6 (determinism): a game is a pure function of (seed, game index); lgb-symmetric with
     # the guerrilla variant, greedy against random, so every random stream of the kernel is used
     sim = sim_for(GUERRILLA, GREEDY, RANDOM)
-    threads = [t for t in (1, 2) if t <= numba.config.NUMBA_NUM_THREADS]
+    threads = thread_counts()
     out = {}
-    before = numba.get_num_threads()
-    try:
-        for t in threads:
-            numba.set_num_threads(t)
-            for chunk in (1000, GAMES):
-                if t == 1 or chunk == GAMES:
-                    out[t, chunk] = sim.run(GAMES, seed=102, chunk=chunk, per_game=True, check=True)
-    finally:
-        numba.set_num_threads(before)
+    for t in threads:
+        numba.set_num_threads(t)
+        for chunk in (1000, GAMES):
+            if t == 1 or chunk == GAMES:
+                out[t, chunk] = sim.run(GAMES, seed=102, chunk=chunk, per_game=True, check=True)
     ref = out[threads[-1], GAMES]
     assert len(out) == 1 + len(threads)
     for key, r in out.items():

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.sizes import quick_and_full
 
 from napsim.engine.layout import METRIC_NAMES
 from napsim.model.scenarios import load_scenario
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reference.engine import play_games  # noqa: E402
 
 KERNEL_GAMES = 4000
-REF_GAMES = 500
+REF_GAMES = 500  # reference games a test plays: 60 in the default run, 500 under -m slow (ref_games)
 Z = 4.0
 
 METRICS = (
@@ -57,6 +58,13 @@ METRICS = (
     "g_denied_effective_in_french_R",
     "g_acquired", "g_held_end", "g_pool_end",
 )
+
+@pytest.fixture(autouse=True, params=quick_and_full(60, REF_GAMES))
+def ref_games(request, monkeypatch) -> int:
+    """Every test here runs at two sizes: 60 reference games (the default run) and 500 (slow)."""
+    monkeypatch.setitem(globals(), "REF_GAMES", request.param)
+    return request.param
+
 
 POLICIES = {"greedy": (("greedy", {}), ("greedy", {})), "random": (("random", {}), ("random", {}))}
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.sizes import quick_and_full
 
 from napsim.engine.layout import CM_NAMES, METRIC_NAMES, N_CM, N_METRICS
 from napsim.model.scenarios import load_scenario
@@ -27,9 +28,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reference.lgb import play_games_lgb  # noqa: E402
 
 KERNEL_GAMES = 4000
-REF_GAMES = 1000
+REF_GAMES = 1000  # reference games a test plays: 60 in the default run, 1000 under -m slow (ref_games)
 Z = 4.0
 SEED = 2024
+
+
+@pytest.fixture(autouse=True, params=quick_and_full(60, REF_GAMES))
+def ref_games(request, monkeypatch) -> int:
+    """Every test here runs at two sizes: 60 reference games (the default run) and 1000 (slow)."""
+    monkeypatch.setitem(globals(), "REF_GAMES", request.param)
+    return request.param
+
 
 METRICS = (
     "effective_L", "effective_C", "effective_R",      # rules L3, L4, L5, E6, S2
@@ -83,7 +92,8 @@ def _spanish_french(extra: dict | None = None) -> dict:
     return o
 
 
-def _compare(sim: Simulation, seed: int = SEED, ref_games: int = REF_GAMES) -> list[str]:
+def _compare(sim: Simulation, seed: int = SEED, ref_games: int | None = None) -> list[str]:
+    ref_games = ref_games or REF_GAMES
     k = sim.run(KERNEL_GAMES, seed, per_game=True)
     r_rows, r_crows = play_games_lgb(sim, ref_games, seed=seed, per_game=True)
     assert r_rows.shape == (ref_games, 2, N_METRICS) and r_crows.shape == (ref_games, 2, 4, N_CM)

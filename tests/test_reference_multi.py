@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.sizes import quick_and_full
 
 from napsim.engine.layout import CM_NAMES, METRIC_NAMES, N_CM, N_METRICS
 from napsim.model.scenarios import load_scenario
@@ -28,9 +29,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reference.engine import play_games, play_games_multi  # noqa: E402
 
 KERNEL_GAMES = 4000
-REF_GAMES = 800
+REF_GAMES = 800  # reference games a test plays: 60 in the default run, 800 under -m slow (ref_games)
 Z = 4.0
 SEED = 4242
+
+@pytest.fixture(autouse=True, params=quick_and_full(60, REF_GAMES))
+def ref_games(request, monkeypatch) -> int:
+    """Every test here runs at two sizes: 60 reference games (the default run) and 800 (slow)."""
+    monkeypatch.setitem(globals(), "REF_GAMES", request.param)
+    return request.param
+
 
 # every side metric: rules S2, E2-E11 (orders, picks, refills, stars, Scout, Elan, E4, squares),
 # D4 / D6 (Tactician deck, reshuffles), P7, and G1-G7 (zero on a side without the guerrilla rule)
@@ -72,7 +80,8 @@ def _labels() -> list[str]:
             + [f"{n}[side {s}, commander {c}]" for n in CM_ORDER for s in range(2) for c in range(4)])
 
 
-def _compare(sim: Simulation, seed: int = SEED, ref_games: int = REF_GAMES) -> list[str]:
+def _compare(sim: Simulation, seed: int = SEED, ref_games: int | None = None) -> list[str]:
+    ref_games = ref_games or REF_GAMES
     k = sim.run(KERNEL_GAMES, seed, per_game=True)
     r_rows, r_crows = play_games_multi(sim, ref_games, seed=seed, per_game=True)
     assert r_rows.shape == (ref_games, 2, N_METRICS) and r_crows.shape == (ref_games, 2, 4, N_CM)

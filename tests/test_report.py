@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from support.cli import run_napsim
 
 import napsim
 from napsim.model.errors import NapsimInputError
@@ -161,6 +161,7 @@ def _probe(page: Path, tmp_path: Path) -> dict:
     return result
 
 
+@pytest.mark.slow  # the browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
 def test_html_report_renders_in_headless_chromium(run_dir, tmp_path):
     page = run_dir / "report.html"
@@ -176,6 +177,7 @@ def test_html_report_renders_in_headless_chromium(run_dir, tmp_path):
     assert not _console_lines(r.stderr), _console_lines(r.stderr)
 
 
+@pytest.mark.slow  # the browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
 def test_every_chart_loads_and_the_page_has_no_errors(run_dir, tmp_path):
     res = _probe(run_dir / "report.html", tmp_path)
@@ -189,6 +191,7 @@ def test_every_chart_loads_and_the_page_has_no_errors(run_dir, tmp_path):
     assert len(res["links"]) >= 3 and all(x["found"] for x in res["links"]), res["links"]
 
 
+@pytest.mark.slow  # the browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
 def test_the_probe_sees_a_broken_chart(run_dir, tmp_path):
     # the check above can fail: a report with one corrupted chart is caught
@@ -231,6 +234,7 @@ def test_no_chart_repeats_the_main_chart(run_dir):
     assert any(t.startswith(describe("wasted").title) for t in titles), titles
 
 
+@pytest.mark.slow  # a pool of worker processes
 def test_charts_drawn_by_worker_processes_are_the_ones_drawn_here(run_dir):
     inp = frames.chart_inputs(frames.load(run_dir))
     here = charts.all_charts(inp, workers=1)
@@ -260,8 +264,7 @@ def test_partial_run_reports_what_is_on_disk(run_dir, tmp_path):
     shutil.copytree(run_dir, part)
     last = sorted((part / "points" / "p001").glob("chunk-*.npz"))[-1]
     last.unlink()
-    r = subprocess.run([sys.executable, "-m", "napsim", "report", str(part), "--no-charts"],
-                       capture_output=True, text=True)
+    r = run_napsim("report", str(part), "--no-charts")
     assert r.returncode == 0, r.stderr
     assert "1 point(s) not finished" in r.stderr
     assert "incomplete run: points p001" in (part / "report.md").read_text()
@@ -298,21 +301,18 @@ def test_run_study_api_and_regen(tmp_path, monkeypatch):
     res = napsim.run_study(studies / "tiny.toml")  # default out: out/<name>, resumable
     assert res.out == Path("out/tiny") and (tmp_path / "out/tiny/study.json").is_file()
     assert res.summary()["games"].max() == 400
-    r = subprocess.run([sys.executable, "-m", "napsim", "regen", "--work", "out/regen"], capture_output=True,
-                       text=True, cwd=tmp_path)
+    r = run_napsim("regen", "--work", "out/regen", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     dest = tmp_path / "results" / "tiny"
     assert (dest / "report.html").is_file() and (dest / "charts" / "main.png").is_file()
     assert not (dest / "points").exists(), "results/ holds summaries and charts, never chunks"
     assert (dest / "summary.csv").is_file() and not (dest / "distribution.csv").exists()
     before = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}
-    r = subprocess.run([sys.executable, "-m", "napsim.regen", "tiny", "--work", "out/regen"],
-                       capture_output=True, text=True, cwd=tmp_path)
+    r = run_napsim("tiny", "--work", "out/regen", cwd=tmp_path, module="napsim.regen")
     assert r.returncode == 0, r.stderr
     after = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}
     assert after == before, "regenerating an unchanged study must not change its results"
-    r = subprocess.run([sys.executable, "-m", "napsim", "regen", "nope"], capture_output=True, text=True,
-                       cwd=tmp_path)
+    r = run_napsim("regen", "nope", cwd=tmp_path)
     assert r.returncode == 2 and "no study named 'nope'" in r.stderr
 
 
@@ -338,8 +338,7 @@ label = "orders law"
     path = tmp_path / "o.toml"
     path.write_text(body)
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "napsim", "run", str(path), "--out", str(out)],
-                       capture_output=True, text=True)
+    r = run_napsim("run", str(path), "--out", str(out))
     assert r.returncode == 0, r.stderr
     md = (out / "report.md").read_text()
     assert "## Exact answers" in md and "## Simulation against exact" in md

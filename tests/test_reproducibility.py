@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from support.cli import run_napsim
+from support.threads import thread_counts
 
 from napsim import NapsimInputError, load_deck
 from napsim.cli import cli
@@ -64,17 +65,13 @@ def _cases():
 CASES = _cases()
 
 
-def _thread_counts():
-    return [t for t in (1, 2) if t <= numba.config.NUMBA_NUM_THREADS]
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_same_bits_any_chunk_and_thread_count(case, restore_threads):
     kernel, args = CASES[case]
-    numba.set_num_threads(_thread_counts()[-1])
+    numba.set_num_threads(thread_counts()[-1])
     ref = odds.run_chunks(kernel, args, GAMES, seed=99)
     assert ref.sum() == GAMES
-    for threads in _thread_counts():
+    for threads in thread_counts():
         numba.set_num_threads(threads)
         for chunk in CHUNKS:
             h = odds.run_chunks(kernel, args, GAMES, seed=99, chunk=chunk)
@@ -82,12 +79,11 @@ def test_same_bits_any_chunk_and_thread_count(case, restore_threads):
             assert np.array_equal(h, ref), (threads, chunk)
 
 
-@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread here")
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_one_and_two_threads_large_run(case, restore_threads):
     kernel, args = CASES[case]
     hists = []
-    for threads in (1, 2):
+    for threads in thread_counts():
         numba.set_num_threads(threads)
         hists.append(odds.run_chunks(kernel, args, 200_003, seed=7, chunk=65_536))
     assert np.array_equal(hists[0], hists[1])
@@ -119,7 +115,7 @@ def test_seed_changes_results(case):
 def test_odds_frames_identical_across_chunks(restore_threads):
     deck = load_deck("gmt90")
     frames = []
-    for threads in _thread_counts():
+    for threads in thread_counts():
         numba.set_num_threads(threads)
         for chunk in (1, 13, 50_000):
             frames.append(odds.deck_report(deck, 6, 1001, seed=4, chunk=chunk))
@@ -164,7 +160,7 @@ def test_disable_jit_gives_the_same_bytes(command):
 
 
 def test_thread_count_and_chunk_on_the_command_line(restore_threads):
-    numba.set_num_threads(_thread_counts()[-1])
+    numba.set_num_threads(thread_counts()[-1])
     many = _in_process(*REPORT[:3], "60000", "--format", "csv")
     one = run_napsim(*REPORT[:3], "60000", "--format", "csv", "--chunk", "7001",
                      env={"NUMBA_NUM_THREADS": "1"})

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.rulesdoc import load_rules_doc
 
 from napsim.cli import cli, main
 from napsim.model import rulebook
@@ -25,12 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PENDING: set[str] = set()
 
 
-def _rules_doc():
-    spec = importlib.util.spec_from_file_location("rules_doc", ROOT / "tools" / "rules_doc.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("rules_doc", mod)
-    spec.loader.exec_module(mod)
-    return mod
+_rules_doc = load_rules_doc
 
 
 @pytest.fixture(scope="module")

@@ -117,14 +117,18 @@ def test_e3_engine_never_places_two_cards_in_one_section():
     for policy in ("random", "greedy"):
         sim = Simulation.build("symmetric", pols(policy))
         ct = sim.cards
+        both_placed = 0  # turns whose two cards each went into a section: the ones E3 constrains
         for _, ev in traces(sim, 21, 20):
             turns = rows_of(ev, layout.EV_TURN)
             for turn, ch in zip(turns, rows_of(ev, layout.EV_CHOICE), strict=True):
                 sa = placed_section(ct, ch[E], ch[C])
                 sb = placed_section(ct, ch[F], ch[D])
-                if sa >= 0 and sa == sb:
-                    assert turn[C] == 1  # only in the E4 situation
-                    assert ct.kind[ch[E]] == ct.kind[ch[F]] == KIND_SECTION
+                if sa < 0 or sb < 0:
+                    continue
+                both_placed += 1
+                # one section for both only in the E4 situation, and then two section cards
+                assert sa != sb or (turn[C] == 1 and ct.kind[ch[E]] == ct.kind[ch[F]] == KIND_SECTION)
+        assert both_placed >= 500, policy  # of 1,200 turns (about 870 today)
 
 
 def test_e4_same_section_pairs_flagged(gmt):

@@ -2,7 +2,8 @@
 
 The same seed gives the same chunk arrays and the same summary CSV bytes for 1 or 2 threads, any
 chunk size, and chunks played in this process or by Dask workers (docs/architecture.md). The Dask tests
-start one LocalCluster of 2 single-threaded worker processes for the module.
+(marked slow: `pytest -m slow` runs them) start one LocalCluster of 2 single-threaded worker
+processes for the module.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import numba
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from support.cli import run_napsim
+from support.cli import napsim_main, run_napsim
+from support.threads import thread_counts
 
 from napsim.cli import cli
 from napsim.model.errors import NapsimInputError
@@ -90,17 +92,6 @@ def summary_bytes(out: Path) -> bytes:
     return (out / "summary.csv").read_bytes()
 
 
-def thread_counts() -> list[int]:
-    return [t for t in (1, 2) if t <= numba.config.NUMBA_NUM_THREADS]
-
-
-@pytest.fixture
-def restore_threads():
-    before = numba.get_num_threads()
-    yield
-    numba.set_num_threads(before)
-
-
 # ---------------------------------------------------------------------------------------------
 # --threads
 
@@ -142,7 +133,7 @@ def test_chunk_played_in_parts_equals_one_kernel_call(tmp_path, monkeypatch):
 def test_simulate_and_odds_threads_give_the_same_bytes(tmp_path, restore_threads):
     runner = CliRunner()
     summaries = []
-    for t, chunk in zip(thread_counts() * 2, (700, 3000, 1001, 64), strict=False):
+    for t, chunk in zip(list(thread_counts()) * 2, (700, 3000, 1001, 64), strict=False):
         out = tmp_path / f"sim{t}-{chunk}"
         r = runner.invoke(cli, ["simulate", "--scenario", "symmetric", "--set", "scenario.turns=4",
                                 "--games", "3000", "--chunk", str(chunk), "--threads", str(t),
@@ -164,14 +155,14 @@ def test_simulate_and_odds_threads_give_the_same_bytes(tmp_path, restore_threads
     ("simulate", "--scenario", "symmetric", "--games", "10", "--out", "{out}"),
     ("run", str(Path(__file__).resolve().parents[1] / "studies" / "courier_rack.toml"), "--out", "{out}"),
 ], ids=["odds", "simulate", "run"])
-def test_bad_thread_count_is_one_line(tmp_path, command):
+def test_bad_thread_count_is_one_line(tmp_path, command, monkeypatch, restore_threads):
     command = [c.format(out=tmp_path / "out") for c in command]
     too_many = numba.config.NUMBA_NUM_THREADS + 1
     for bad in ("0", str(too_many)):
-        r = run_napsim(*command, "--threads", bad, timeout=120)
-        assert r.returncode == 2, r.stderr
-        assert r.stderr.startswith("napsim: error: --threads") and r.stderr.count("\n") == 1, r.stderr
-        assert f"1..{numba.config.NUMBA_NUM_THREADS}" in r.stderr
+        code, _, err = napsim_main(monkeypatch, *command, "--threads", bad)
+        assert code == 2, err
+        assert err.startswith("napsim: error: --threads") and err.count("\n") == 1, err
+        assert f"1..{numba.config.NUMBA_NUM_THREADS}" in err
     assert not (tmp_path / "out").exists()
 
 
@@ -227,8 +218,7 @@ def test_local_stream_plays_the_next_chunk_while_the_last_is_written():
     writing a chunk overlaps playing the next), never two ahead; every item plays with the
     caller's numba thread count, and the results come in order, each once. The first item plays
     on the caller's thread: a first run compiles the kernel there (much slower on a worker)."""
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("needs 2 numba threads")
+    thread_counts()  # two numba threads, or a loud failure
     out, log = _stream_log(2, [1, 2, 3, 4], hold=10.0)
     assert out == [(1, 1), (2, 4), (3, 9), (4, 16)]
     assert log == [("start", 1, 2, "caller"), ("start", 2, 2, "worker"), ("handed", 1),
@@ -239,10 +229,10 @@ def test_local_stream_plays_the_next_chunk_while_the_last_is_written():
 def test_local_stream_stops_and_plays_serially_when_asked():
     """Closing the stream starts nothing more (the item already started is dropped); with one
     thread (--threads 1) every item plays only when the caller asks for it."""
-    if numba.config.NUMBA_NUM_THREADS >= 2:
-        out, log = _stream_log(2, [1, 2, 3, 4, 5], stop_after=2)
-        assert out == [(1, 1), (2, 4)]
-        assert [e[1] for e in log if e[0] == "start"] == [1, 2, 3]
+    thread_counts()  # two numba threads, or a loud failure
+    out, log = _stream_log(2, [1, 2, 3, 4, 5], stop_after=2)
+    assert out == [(1, 1), (2, 4)]
+    assert [e[1] for e in log if e[0] == "start"] == [1, 2, 3]
     out, log = _stream_log(1, [1, 2, 3])
     assert out == [(1, 1), (2, 4), (3, 9)]
     assert log == [("start", 1, 1, "caller"), ("handed", 1), ("start", 2, 1, "caller"), ("handed", 2),
@@ -262,6 +252,7 @@ def dask_cluster():
     runner.close()
 
 
+@pytest.mark.slow  # Dask
 def test_dask_local_cluster_equals_the_local_run(tmp_path, dask_cluster):
     path = write(tmp_path, games=2000, chunk=250, per_game=True)
     local, remote = tmp_path / "local", tmp_path / "dask"
@@ -282,6 +273,7 @@ def test_dask_local_cluster_equals_the_local_run(tmp_path, dask_cluster):
     assert before == {f: f.stat().st_mtime_ns for f in remote.glob("points/*/chunk-*.npz")}
 
 
+@pytest.mark.slow  # Dask
 def test_dask_target_error_stops_where_the_local_run_stops(tmp_path, dask_cluster):
     path = write(tmp_path, chunk=200, size="target_error = 0.05\nmax_games = 20000")
     local, remote = tmp_path / "local", tmp_path / "dask"
@@ -292,6 +284,7 @@ def test_dask_target_error_stops_where_the_local_run_stops(tmp_path, dask_cluste
     assert summary_bytes(remote) == summary_bytes(local)
 
 
+@pytest.mark.slow  # Dask
 def test_dask_odds_study_equals_the_local_run(tmp_path, dask_cluster):
     path = tmp_path / "odds.toml"
     path.write_text(ODDS)
@@ -305,6 +298,7 @@ def test_dask_odds_study_equals_the_local_run(tmp_path, dask_cluster):
         assert (local / f).read_bytes() == (remote / f).read_bytes()
 
 
+@pytest.mark.slow  # Dask
 def test_worker_killed_mid_run_loses_no_chunk(tmp_path, dask_cluster):
     """SIGKILL a worker that is playing chunks once the first chunk is in: the scheduler (or the
     runner's resubmission) plays its chunks again elsewhere, and every chunk and summary number
@@ -335,6 +329,7 @@ def test_worker_killed_mid_run_loses_no_chunk(tmp_path, dask_cluster):
     client.wait_for_workers(2, timeout=60)  # the nanny restarts the worker for the next tests
 
 
+@pytest.mark.slow  # Dask
 def test_run_command_with_scheduler_address(tmp_path, dask_cluster):
     """`napsim run --scheduler tcp://HOST:PORT` from another process, on the running cluster."""
     path = write(tmp_path, games=600, chunk=200, turns=3)
@@ -346,12 +341,14 @@ def test_run_command_with_scheduler_address(tmp_path, dask_cluster):
     assert_same_chunks(tmp_path / "local", tmp_path / "out")
 
 
+@pytest.mark.slow  # Dask
 def test_unreachable_scheduler_is_one_line():
     pytest.importorskip("distributed")
     with pytest.raises(NapsimInputError, match="cannot reach tcp://127.0.0.1:9"):
         backends.DaskRunner(scheduler="tcp://127.0.0.1:9", timeout=2)
 
 
+@pytest.mark.slow  # Dask
 def test_run_command_with_dask_local(tmp_path):
     pytest.importorskip("distributed")
     path = write(tmp_path, games=600, chunk=200, turns=3)

@@ -21,6 +21,7 @@ from napsim.study import runloop, storage
 from napsim.study.spec import load_study
 from tests.support.chunks import assert_same_chunks, chunk_files
 from tests.support.chunks import chunk_arrays as load_arrays
+from tests.support.cli import run_napsim
 
 SMALL = """
 [study]
@@ -47,16 +48,12 @@ def write_study(tmp_path: Path, name: str = "small", games: int = 1200, chunk: i
     return p
 
 
-def napsim_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "napsim", *args], capture_output=True, text=True,
-                          timeout=timeout)
-
-
 
 # ---------------------------------------------------------------------------------------------
 # resume
 
 
+@pytest.mark.slow  # kill and resume in subprocesses
 def test_resume_after_kill_gives_identical_results(tmp_path):
     """Kill `napsim run` (SIGKILL) once chunks are on disk, rerun the same command: the chunks and
     the summary CSV equal those of an uninterrupted run, byte for byte (no game lost or doubled)."""
@@ -80,7 +77,7 @@ def test_resume_after_kill_gives_identical_results(tmp_path):
     on_disk = len(chunk_files(killed))
     assert 3 <= on_disk < total_chunks, "the kill must land in the middle of the run"
 
-    r = napsim_cli("run", str(path), "--out", str(killed), "--no-report")
+    r = run_napsim("run", str(path), "--out", str(killed), "--no-report")
     assert r.returncode == 0, r.stderr
     assert len(chunk_files(killed)) == total_chunks
     assert not list(killed.rglob("*.tmp")), "temporary files must not survive a resumed run"
@@ -118,11 +115,11 @@ def test_changed_study_refuses_old_chunks_unless_forced(tmp_path):
     out = tmp_path / "out"
     runloop.execute(path, out)
     path.write_text(path.read_text().replace("seed = 7", "seed = 8"))
-    r = napsim_cli("run", str(path), "--out", str(out), "--no-report")
+    r = run_napsim("run", str(path), "--out", str(out), "--no-report")
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("napsim: error:")
     assert "different study" in r.stderr and "seed" in r.stderr and "--force" in r.stderr
-    r = napsim_cli("run", str(path), "--out", str(out), "--no-report", "--force")
+    r = run_napsim("run", str(path), "--out", str(out), "--no-report", "--force")
     assert r.returncode == 0, r.stderr
     clean = tmp_path / "clean"
     runloop.execute(path, clean)
@@ -226,7 +223,7 @@ def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path):
     assert gs[0] < expected < gs[-1]
 
     out = tmp_path / "target"
-    r = napsim_cli("run", str(path), "--out", str(out), "--target-error", repr(target), "--no-report")
+    r = run_napsim("run", str(path), "--out", str(out), "--target-error", repr(target), "--no-report")
     assert r.returncode == 0, r.stderr
     meta = storage.read_meta(out)
     assert meta["status"]["p000"]["games"] == expected
@@ -299,15 +296,15 @@ def test_bad_study_files_give_one_line_errors(tmp_path, capsys, monkeypatch, cas
 
 def test_bad_study_from_the_real_command_line(tmp_path):
     path = write_study(tmp_path, sweep='"scenario.turnz" = [5]')
-    r = napsim_cli("run", str(path), "--out", str(tmp_path / "out"))
+    r = run_napsim("run", str(path), "--out", str(tmp_path / "out"))
     assert r.returncode == 2
     assert r.stderr.startswith("napsim: error:") and r.stderr.count("\n") == 1
     assert "scenario.turnz" in r.stderr and "scenario.<format|deck|turns|first" in r.stderr
-    r = napsim_cli("run", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "out"))
+    r = run_napsim("run", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "out"))
     assert r.returncode == 2 and "study file not found" in r.stderr
-    r = napsim_cli("report", str(tmp_path / "nothing-here"))
+    r = run_napsim("report", str(tmp_path / "nothing-here"))
     assert r.returncode == 2 and "not a napsim run folder" in r.stderr
-    r = napsim_cli("run", str(path), "--out", str(tmp_path / "o2"), "--target-error", "2")
+    r = run_napsim("run", str(path), "--out", str(tmp_path / "o2"), "--target-error", "2")
     assert r.returncode == 2
 
 
@@ -372,10 +369,10 @@ def test_a_resumed_run_says_what_it_played_now(tmp_path):
     # issue 17: a resume reports the games it took from earlier chunks, not a rate it never had
     path = write_study(tmp_path, games=600, chunk=300)
     out = tmp_path / "out"
-    first = napsim_cli("run", str(path), "--out", str(out), "--no-report")
+    first = run_napsim("run", str(path), "--out", str(out), "--no-report")
     assert first.returncode == 0, first.stderr
     assert "600 games in" in first.stdout
-    again = napsim_cli("run", str(path), "--out", str(out), "--no-report")
+    again = run_napsim("run", str(path), "--out", str(out), "--no-report")
     assert again.returncode == 0, again.stderr
     assert "600 games: 600 from earlier chunks, 0 played now" in again.stdout
 

@@ -3,8 +3,9 @@
 EPIC one a side (format 'epic1'), the standard one-card game, and EPIC with 2, 3 and 4 players a
 side (formats 'epic2'-'epic4', docs/rules.md, M: E's card flow plus the commander layer below). It reads
 the scenario, the policy vectors and the card table of a `Simulation`, but never its precomputed
-pair tables: every greedy score is computed here from `napsim.sim.tables.eval_pair` (the order
-arithmetic of one pair of cards and placements). Randomness comes from Python's
+pair tables: every greedy score is computed here from `tests/reference/orders.py` (the order
+arithmetic of one pair of cards and placements, written from the rules apart from the kernel's
+`napsim.sim.tables.eval_pair`). Randomness comes from Python's
 `random.Random(seed)`, so results agree with the kernel only statistically. Card locations are
 plain Python lists.
 
@@ -71,9 +72,10 @@ import numpy as np
 
 from napsim.engine.layout import CM_NAMES, METRIC_NAMES, N_CM, N_METRICS, RACK
 from napsim.model.policies import PARAMS
-from napsim.sim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, eval_pair, units_array
+from napsim.sim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, units_array
 
-_eval_pair = getattr(eval_pair, "py_func", eval_pair)
+from .orders import pair_orders
+
 M = {name: i for i, name in enumerate(METRIC_NAMES)}
 CM = {name: i for i, name in enumerate(CM_NAMES)}
 PLAYERS = {"epic2": 2, "epic3": 3, "epic4": 4}  # players a side; every other format plays one
@@ -188,14 +190,9 @@ class _Game:
 
     def _eval(self, s: int, c: int, ta: int, tb: int, p: int):
         """Rules S2, E5, E6, E7: (nominal, effective, remaining) per section."""
-        cd = self.cards
-        nom = np.zeros(3, np.int64)
-        eff = np.zeros(3, np.int64)
-        rem = np.zeros(3, np.int64)
-        _eval_pair(ta, p // 3, tb, p % 3, c, self.units[s], cd.kind, cd.sec, cd.orders,
-                   cd.eq_cmd, cd.cap, cd.filt, cd.take_command, cd.fallback, self.standard,
-                   nom, eff, rem)
-        return tuple(int(x) for x in nom), tuple(int(x) for x in eff), tuple(int(x) for x in rem)
+        nom, eff, rem = pair_orders(self.cards, self.units[s], [(ta, p // 3), (tb, p % 3)], c,
+                                    self.standard)
+        return tuple(nom), tuple(eff), tuple(rem)
 
     def kept(self, s: int, ta: int, tb: int, p: int) -> tuple[int, int]:
         """Rule M6.1, cic_keeps = one: the cards as they give orders (a card placed in the CIC's

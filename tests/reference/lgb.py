@@ -52,14 +52,14 @@ import numpy as np
 
 from napsim.engine.layout import CM_NAMES, MAX_HAND, METRIC_NAMES, N_CM, N_METRICS, RACK
 from napsim.model.policies import PARAMS
-from napsim.sim.tables import KIND_MULTI, KIND_SECTION, _eligible
+from napsim.sim.tables import KIND_MULTI, KIND_SECTION
 from napsim.sim.tables_lgb import eval_corps_card, units6_array
 
 from .engine import _Game as _EpicGame
 from .engine import deal_guerrilla, facing
+from .orders import eligible
 
 _eval_corps_card = getattr(eval_corps_card, "py_func", eval_corps_card)
-_eligible_py = getattr(_eligible, "py_func", _eligible)
 M = {name: i for i, name in enumerate(METRIC_NAMES)}
 CM = {name: i for i, name in enumerate(CM_NAMES)}
 KIND_SLOT = ("section", "multi", "tactic", "other")
@@ -573,7 +573,7 @@ class _LgbGame:
                 for r, _, q in cards:
                     if r != void and src == SRC_CIC and cd.take_command[r] == 1:
                         n1, a1, b1 = self.orders(s, w, src, cw, r, q)
-                        near = sum(_eligible_py(self.units[s], cd.filt[r], x)
+                        near = sum(eligible(self.units[s], cd.filt[r], x)
                                    for x in (2 * w - 1, 2 * w + 2) if 0 <= x < 6)
                         reach[w] += max(0, min(n1 - a1 - b1, near))
                 cmet[s, w + 1, CM["card_nominal"]] += nom

@@ -6,20 +6,23 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 
 from napsim.cli import main
 
 
-def run_napsim(*args: str, env: dict[str, str] | None = None, timeout: float = 300
-               ) -> subprocess.CompletedProcess:
-    """`python -m napsim ARGS` in a fresh interpreter (the real console entry point)."""
+def run_napsim(*args: str, env: dict[str, str] | None = None, timeout: float = 600,
+               cwd: Path | None = None, module: str = "napsim") -> subprocess.CompletedProcess:
+    """`python -m napsim ARGS` (or another `module`) in a fresh interpreter, the real console entry
+    point, its output captured as text; `env` is added to this process's environment (whose
+    NUMBA_CACHE_DIR the child shares, so it compiles no kernel this process has cached)."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "napsim", *args], capture_output=True, text=True, env=full_env,
-        timeout=timeout,
+        [sys.executable, "-m", module, *args], capture_output=True, text=True, env=full_env,
+        timeout=timeout, cwd=cwd,
     )
 
 

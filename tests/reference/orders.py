@@ -1,0 +1,115 @@
+"""The order arithmetic of one EPIC turn, written from the rules (RULES.md S2, E3, E5, E6, E7; the
+deck file's cap, unit_filter, fallback and take_command columns; docs/rules.md's fixed readings)
+without reading napsim.sim.tables, so that an error in the kernel's pair tables cannot hide in the
+reference engines too. Slow and plain: counts per section in Python lists.
+
+A section's units are [infantry, cavalry, artillery, leaders]. The readings used:
+- a section card orders its number (or, equal to command, the hand size) of any units in its
+  section; a multi-section card its fixed numbers in each section (E5: orders add up);
+- a tactic card placed in a section orders up to its cap of the unit types it names there; with
+  none of those types and the fallback mark it orders one unit of any type (S2). Leadership
+  ("every leader and its unit") orders each leader and one unit with him;
+- a section never has more effective orders than units (S2); the player gives the typed orders
+  the units that fit them, so the section's effective orders are min(units, any-type orders +
+  typed orders that found a unit);
+- Take Command (and in the standard game, where a tactic card is not placed, every tactic card)
+  is played after the other card: it orders units still unordered (E7: a unit takes one order),
+  in its own section first, then the sections it reaches from left to right (E7 fixed reading);
+  it reaches the sections next to its own, and in the standard game a tactic card without Take
+  Command reaches every section.
+"""
+
+from __future__ import annotations
+
+from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE
+from napsim.sim.tables import (
+    FILT_ANY,
+    FILT_ART,
+    FILT_CAV,
+    FILT_INF,
+    FILT_INF_ART,
+    FILT_LEADER,
+    KIND_MULTI,
+    KIND_PLACED,
+    KIND_SECTION,
+)
+
+INF, CAV, ART, LEADERS = range(4)
+TYPES = {FILT_INF: (INF,), FILT_CAV: (CAV,), FILT_ART: (ART,), FILT_INF_ART: (INF, ART),
+         FILT_ANY: (INF, CAV, ART, LEADERS)}
+
+
+def eligible(units, filt: int, x: int) -> int:
+    """Units of section x (units[type][section]) that a tactic card with unit filter `filt` may
+    order; Leadership: every leader and one unit with him."""
+    if filt == FILT_LEADER:
+        leaders = int(units[LEADERS][x])
+        others = int(units[INF][x] + units[CAV][x] + units[ART][x])
+        return leaders + min(leaders, others)
+    return sum(int(units[k][x]) for k in TYPES[filt])
+
+
+def tactic_orders(cap: int, command: int, found: int) -> int:
+    """Nominal orders of a tactic card: its number, the hand size ('cmd'), every unit it may order
+    ('all', `found` of them) or none ('-')."""
+    if cap == CAP_CMD:
+        return command
+    if cap == CAP_ALL:
+        return found
+    if cap == CAP_NONE:
+        return 0
+    return cap
+
+
+def pair_orders(cards, units, played: list[tuple[int, int]], command: int, standard: bool
+                ) -> tuple[list[int], list[int], list[int]]:
+    """(nominal, effective, unordered units) per section L, C, R when the cards `played` = [(card,
+    placement section), ...] give their orders together; `cards` is a napsim CardTable (columns
+    only), `units` [type][section], `command` the hand size at the start of the turn (E6)."""
+    total = [sum(int(units[k][x]) for k in range(4)) for x in range(3)]
+    nominal = [0, 0, 0]
+    any_type = [0, 0, 0]   # orders any unit may take: section and multi-section cards
+    typed = [0, 0, 0]      # orders of a tactic card placed in the section that found a unit
+    reaching = []          # Take Command, and every tactic card of the standard game: played last
+    for t, p in played:
+        kind = cards.kind[t]
+        if kind == KIND_SECTION:
+            x = int(cards.sec[t])
+            n = command if cards.eq_cmd[t] == 1 else int(cards.orders[t, x])
+            nominal[x] += n
+            any_type[x] += n
+        elif kind == KIND_MULTI:
+            for x in range(3):
+                nominal[x] += int(cards.orders[t, x])
+                any_type[x] += int(cards.orders[t, x])
+        elif kind == KIND_PLACED:
+            if cards.take_command[t] == 1 or standard:
+                reaching.append((t, p))
+                continue
+            found = eligible(units, cards.filt[t], p)
+            n = tactic_orders(int(cards.cap[t]), command, found)
+            nominal[p] += n
+            if found == 0 and cards.fallback[t] == 1 and n > 0:
+                typed[p] += 1  # S2: one unit of the player's choice
+            else:
+                typed[p] += min(n, found)
+    effective = [min(total[x], any_type[x] + typed[x]) for x in range(3)]
+    unordered = [total[x] - effective[x] for x in range(3)]
+    for t, p in reaching:
+        if standard and cards.take_command[t] == 0:
+            reach = [0, 1, 2]
+        else:
+            reach = [x for x in range(3) if abs(x - p) <= 1]
+        found = {x: eligible(units, cards.filt[t], x) for x in reach}
+        n = tactic_orders(int(cards.cap[t]), command, sum(found.values()))
+        nominal[p] += n
+        fallback = sum(found.values()) == 0
+        if fallback:
+            n = 1 if cards.fallback[t] == 1 and n > 0 else 0
+        for x in [p] + [x for x in reach if x != p]:
+            free = unordered[x] if fallback else min(unordered[x], found[x])
+            took = min(n, free)
+            effective[x] += took
+            unordered[x] -= took
+            n -= took
+    return nominal, effective, unordered

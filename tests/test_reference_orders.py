@@ -1,0 +1,63 @@
+"""The reference engines' own order arithmetic (tests/reference/orders.py, written from the rules)
+against the kernel's pair tables (napsim.sim.tables.pair_tables): every pair of card types of the
+shipped decks, every legal placement and every command size give the same nominal, effective and
+unordered units per section, on armies chosen to reach every branch (empty sections, missing
+unit types, leaders only)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reference.orders import eligible, pair_orders
+
+from napsim.model.cards import load_deck
+from napsim.model.policies import PARAMS
+from napsim.sim.tables import FILT_LEADER, UNIT_FILTERS, _eligible, card_table, pair_tables
+
+CMAX = 7
+# [type][section]: infantry, cavalry, artillery, leaders in L, C, R
+ARMIES = {
+    "line": [[4, 6, 4], [2, 1, 2], [1, 2, 1], [1, 1, 1]],
+    "thin": [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]],
+    "leaders only right": [[2, 3, 0], [0, 0, 0], [0, 0, 0], [0, 1, 2]],
+    "empty centre": [[5, 0, 2], [0, 0, 3], [2, 0, 0], [1, 0, 0]],
+}
+
+
+def _tables(deck: str, army: list, standard: bool):
+    cards = card_table(load_deck(deck))
+    units = np.array([army, army], np.int64)
+    policies = np.zeros((2, len(PARAMS)))
+    return cards, units[0], pair_tables(cards, units, CMAX, policies, standard)
+
+
+@pytest.mark.parametrize("army", sorted(ARMIES))
+@pytest.mark.parametrize("deck, standard", [("gmt90", False), ("ccn70", True), ("cca60", False)])
+def test_reference_orders_equal_the_pair_tables(deck, standard, army):
+    # rule S2, rule E5, rule E6, rule E7: two independent versions of the same arithmetic
+    cards, units, t = _tables(deck, ARMIES[army], standard)
+    n = len(cards.names)
+    checked = 0
+    for a in range(n):
+        for b in range(n):
+            for i in range(t.n_place[0, a, b]):
+                p = int(t.place_list[0, a, b, i])
+                for c in range(CMAX + 1):
+                    got = pair_orders(cards, units, [(a, p // 3), (b, p % 3)], c, standard)
+                    want = (t.nominal[0, c, a, b, p].tolist(), t.eff[0, c, a, b, p].tolist(),
+                            t.rem[0, c, a, b, p].tolist())
+                    assert got == want, (cards.names[a], cards.names[b], p, c)
+                    checked += 1
+    assert checked > 5000
+
+
+def test_reference_eligible_units_equal_the_kernels():
+    # rule S2: the units a tactic card may order, per unit filter (Leadership: leader + his unit)
+    rng = np.random.default_rng(5)
+    py_eligible = _eligible.py_func
+    for _ in range(200):
+        units = rng.integers(0, 4, size=(4, 6))
+        for filt in range(len(UNIT_FILTERS)):
+            for x in range(6):
+                assert eligible(units, filt, x) == py_eligible(units, filt, x), (units, filt, x)
+    assert eligible(np.array([[1], [0], [0], [3]]), FILT_LEADER, 0) == 4  # 3 leaders, 1 unit

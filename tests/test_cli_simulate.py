@@ -57,7 +57,7 @@ def test_guerrilla_counters_need_spanish_units(tmp_path):
         load_scenario(p)
 
 
-def test_simulate_writes_parquet_summary_manifest_and_refuses_to_overwrite(tmp_path):
+def test_simulate_writes_parquet_summary_manifest_and_refuses_to_overwrite(tmp_path, monkeypatch):
     out = tmp_path / "run"
     args = ["simulate", "--scenario", "symmetric", "--games", "600", "--seed", "5",
             "--policy", "greedy,random", "--out", str(out)]
@@ -73,15 +73,16 @@ def test_simulate_writes_parquet_summary_manifest_and_refuses_to_overwrite(tmp_p
     man = json.loads((out / "manifest.json").read_text())
     assert man["seed"] == 5 and man["games"] == 600 and len(man["deck_sha256"]) == 64
     assert man["policies"] == ["greedy", "random"]
-    again = run_napsim(*args)
-    assert again.returncode == 2 and "--force" in again.stderr
+    # again in this process (the console entry point; the first run was a fresh interpreter's)
+    code, _, err = napsim_main(monkeypatch, *args)
+    assert code == 2 and "--force" in err
     assert pd.read_parquet(out / "games.parquet").equals(games)
-    forced = run_napsim(*args, "--force")
-    assert forced.returncode == 0
+    code, _, err = napsim_main(monkeypatch, *args, "--force")
+    assert code == 0, err
     assert pd.read_parquet(out / "games.parquet").equals(games)  # same seed, same bits
 
 
-def test_trace_replays_the_same_game_as_the_run(tmp_path):
+def test_trace_replays_the_same_game_as_the_run(tmp_path, monkeypatch):
     from napsim.engine import layout
     from napsim.sim.packing import Simulation
 
@@ -93,7 +94,9 @@ def test_trace_replays_the_same_game_as_the_run(tmp_path):
     text = run_napsim("trace", "--scenario", "tamames", "--seed", "9", "--game", "23").stdout
     assert "turn 1.1  French to play" in text
     assert text.count("\nturn ") == 2 * sim.scenario.turns
-    assert text == run_napsim("trace", "--scenario", "tamames", "--seed", "9", "--game", "23").stdout
+    # the same text from this process as from a fresh interpreter
+    here = napsim_main(monkeypatch, "trace", "--scenario", "tamames", "--seed", "9", "--game", "23")
+    assert here == (0, text, "")
 
 
 def test_epic_guerrilla_rule_needs_an_epic_format():  # rule G4

@@ -190,16 +190,17 @@ def _lgb_commander_contract(sc, rows: np.ndarray, crows: np.ndarray):
             + crows[:, :, 1:, layout.CM_EFF_A + 1]).all()
 
 
-def test_same_totals_for_any_chunk_size_and_thread_count(restore_threads):
+@pytest.mark.parametrize("games", quick_and_full(4000, GAMES))
+def test_same_totals_for_any_chunk_size_and_thread_count(restore_threads, games):
     sim = Simulation.build("tamames", (("greedy", {}), ("random", {})))
     results = {}
     threads = thread_counts()
     for t in threads:
         numba.set_num_threads(t)
-        for chunk in (1000, 3333, GAMES):
-            results[t, chunk] = sim.run(GAMES, seed=33, chunk=chunk, per_game=True, check=True)
-    ref = results[threads[0], GAMES]
-    assert ref.metric("turns").tolist() == [GAMES * 30] * 2
+        for chunk in (1000, 3333, games):
+            results[t, chunk] = sim.run(games, seed=33, chunk=chunk, per_game=True, check=True)
+    ref = results[threads[0], games]
+    assert ref.metric("turns").tolist() == [games * 30] * 2
     for key, r in results.items():
         assert np.array_equal(r.totals, ref.totals), key
         assert np.array_equal(r.per_game, ref.per_game), key
@@ -208,7 +209,8 @@ def test_same_totals_for_any_chunk_size_and_thread_count(restore_threads):
     assert not np.array_equal(other.totals, sim.run(2000, seed=33).totals)
 
 
-def test_epic3_same_results_for_any_chunk_size_and_thread_count(restore_threads):
+@pytest.mark.parametrize("games", quick_and_full(4000, GAMES))
+def test_epic3_same_results_for_any_chunk_size_and_thread_count(restore_threads, games):
     # rule D6 (determinism) for the commander layer: epic3-tamames, greedy against random, with
     # Guerrilla counters by section commander, initiative rolls and Tactician cards per commander
     sim = Simulation.build("epic3-tamames", (("greedy", {}), ("random", {})))
@@ -216,10 +218,10 @@ def test_epic3_same_results_for_any_chunk_size_and_thread_count(restore_threads)
     out = {}
     for t in threads:
         numba.set_num_threads(t)
-        for chunk in (1000, 3333, GAMES):
-            if t == threads[0] or chunk == GAMES:
-                out[t, chunk] = sim.run(GAMES, seed=37, chunk=chunk, per_game=True, check=True)
-    ref = out[threads[-1], GAMES]
+        for chunk in (1000, 3333, games):
+            if t == threads[0] or chunk == games:
+                out[t, chunk] = sim.run(games, seed=37, chunk=chunk, per_game=True, check=True)
+    ref = out[threads[-1], games]
     assert len(out) == 2 + len(threads)
     assert ref.metric("invariant_violations").tolist() == [0, 0]
     assert ref.commanders[:, :3, layout.CM_INIT].min() > 0 and ref.metric("g_spent")[1] > 0

@@ -24,6 +24,7 @@ from support.lgbtools import (
     sim_for,
     traced,
 )
+from support.sizes import quick_and_full
 from support.threads import thread_counts
 from support.tomlwrite import dump_toml
 from support.tracetools import (
@@ -468,7 +469,8 @@ def test_guerrilla_validation_errors():
 GAMES = 10_000
 
 
-def test_same_results_for_any_chunk_size_and_thread_count(restore_threads):
+@pytest.mark.parametrize("games", quick_and_full(3000, GAMES))
+def test_same_results_for_any_chunk_size_and_thread_count(restore_threads, games):
     # rule D6 (determinism): a game is a pure function of (seed, game index); lgb-symmetric with
     # the guerrilla variant, greedy against random, so every random stream of the kernel is used
     sim = sim_for(GUERRILLA, GREEDY, RANDOM)
@@ -476,10 +478,10 @@ def test_same_results_for_any_chunk_size_and_thread_count(restore_threads):
     out = {}
     for t in threads:
         numba.set_num_threads(t)
-        for chunk in (1000, GAMES):
-            if t == 1 or chunk == GAMES:
-                out[t, chunk] = sim.run(GAMES, seed=102, chunk=chunk, per_game=True, check=True)
-    ref = out[threads[-1], GAMES]
+        for chunk in (1000, games):
+            if t == 1 or chunk == games:
+                out[t, chunk] = sim.run(games, seed=102, chunk=chunk, per_game=True, check=True)
+    ref = out[threads[-1], games]
     assert len(out) == 1 + len(threads)
     for key, r in out.items():
         for name in ("totals", "per_game", "commanders", "commander_rows", "rack_wait",

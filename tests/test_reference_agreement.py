@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reference.engine import play_games  # noqa: E402
 
 KERNEL_GAMES = 4000
-REF_GAMES = 500  # reference games a test plays: 60 in the default run, 500 under -m slow (ref_games)
+REF_GAMES = 500  # reference games a test plays: 40 in the default run, 500 under -m slow (ref_games)
 Z = 4.0
 
 METRICS = (
@@ -59,9 +59,9 @@ METRICS = (
     "g_acquired", "g_held_end", "g_pool_end",
 )
 
-@pytest.fixture(autouse=True, params=quick_and_full(60, REF_GAMES))
+@pytest.fixture(autouse=True, params=quick_and_full(40, REF_GAMES))
 def ref_games(request, monkeypatch) -> int:
-    """Every test here runs at two sizes: 60 reference games (the default run) and 500 (slow)."""
+    """Every test here runs at two sizes: 40 reference games (the default run) and 500 (slow)."""
     monkeypatch.setitem(globals(), "REF_GAMES", request.param)
     return request.param
 

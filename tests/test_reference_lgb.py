@@ -28,14 +28,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reference.lgb import play_games_lgb  # noqa: E402
 
 KERNEL_GAMES = 4000
-REF_GAMES = 1000  # reference games a test plays: 60 in the default run, 1000 under -m slow (ref_games)
+REF_GAMES = 1000  # reference games a test plays: 40 in the default run, 1000 under -m slow (ref_games)
 Z = 4.0
 SEED = 2024
 
 
-@pytest.fixture(autouse=True, params=quick_and_full(60, REF_GAMES))
+@pytest.fixture(autouse=True, params=quick_and_full(40, REF_GAMES))
 def ref_games(request, monkeypatch) -> int:
-    """Every test here runs at two sizes: 60 reference games (the default run) and 1000 (slow)."""
+    """Every test here runs at two sizes: 40 reference games (the default run) and 1000 (slow)."""
     monkeypatch.setitem(globals(), "REF_GAMES", request.param)
     return request.param
 

@@ -29,13 +29,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reference.engine import play_games, play_games_multi  # noqa: E402
 
 KERNEL_GAMES = 4000
-REF_GAMES = 800  # reference games a test plays: 60 in the default run, 800 under -m slow (ref_games)
+REF_GAMES = 800  # reference games a test plays: 40 in the default run, 800 under -m slow (ref_games)
 Z = 4.0
 SEED = 4242
 
-@pytest.fixture(autouse=True, params=quick_and_full(60, REF_GAMES))
+@pytest.fixture(autouse=True, params=quick_and_full(40, REF_GAMES))
 def ref_games(request, monkeypatch) -> int:
-    """Every test here runs at two sizes: 60 reference games (the default run) and 800 (slow)."""
+    """Every test here runs at two sizes: 40 reference games (the default run) and 800 (slow)."""
     monkeypatch.setitem(globals(), "REF_GAMES", request.param)
     return request.param
 

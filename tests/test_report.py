@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
-from support.cli import run_napsim
+from support.cli import napsim_main, run_napsim
 
 import napsim
 from napsim.model.errors import NapsimInputError
@@ -259,14 +259,14 @@ def test_a_failing_chart_worker_leaves_the_charts_to_this_process():
         chartkit.render_all(lambda k: (_ for _ in ()).throw(RuntimeError("here too")), ["a", "b"], workers=2)
 
 
-def test_partial_run_reports_what_is_on_disk(run_dir, tmp_path):
+def test_partial_run_reports_what_is_on_disk(run_dir, tmp_path, monkeypatch):
     part = tmp_path / "part"
     shutil.copytree(run_dir, part)
     last = sorted((part / "points" / "p001").glob("chunk-*.npz"))[-1]
     last.unlink()
-    r = run_napsim("report", str(part), "--no-charts")
-    assert r.returncode == 0, r.stderr
-    assert "1 point(s) not finished" in r.stderr
+    code, _, err = napsim_main(monkeypatch, "report", str(part), "--no-charts")
+    assert code == 0, err
+    assert "1 point(s) not finished" in err
     assert "incomplete run: points p001" in (part / "report.md").read_text()
     pts = pd.read_csv(part / "points.csv")
     assert list(pts["games"]) == [1000, 750] and list(pts["complete"]) == [True, False]
@@ -301,22 +301,23 @@ def test_run_study_api_and_regen(tmp_path, monkeypatch):
     res = napsim.run_study(studies / "tiny.toml")  # default out: out/<name>, resumable
     assert res.out == Path("out/tiny") and (tmp_path / "out/tiny/study.json").is_file()
     assert res.summary()["games"].max() == 400
-    r = run_napsim("regen", "--work", "out/regen", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    code, _, err = napsim_main(monkeypatch, "regen", "--work", "out/regen")  # in tmp_path
+    assert code == 0, err
     dest = tmp_path / "results" / "tiny"
     assert (dest / "report.html").is_file() and (dest / "charts" / "main.png").is_file()
     assert not (dest / "points").exists(), "results/ holds summaries and charts, never chunks"
     assert (dest / "summary.csv").is_file() and not (dest / "distribution.csv").exists()
     before = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}
+    # again from the napsim.regen entry point, in a fresh interpreter
     r = run_napsim("tiny", "--work", "out/regen", cwd=tmp_path, module="napsim.regen")
     assert r.returncode == 0, r.stderr
     after = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}
     assert after == before, "regenerating an unchanged study must not change its results"
-    r = run_napsim("regen", "nope", cwd=tmp_path)
-    assert r.returncode == 2 and "no study named 'nope'" in r.stderr
+    code, _, err = napsim_main(monkeypatch, "regen", "nope")  # in this process, in tmp_path
+    assert code == 2 and "no study named 'nope'" in err
 
 
-def test_odds_report(tmp_path):
+def test_odds_report(tmp_path, monkeypatch):
     body = """
 [study]
 name = "oddsrep"
@@ -338,8 +339,8 @@ label = "orders law"
     path = tmp_path / "o.toml"
     path.write_text(body)
     out = tmp_path / "out"
-    r = run_napsim("run", str(path), "--out", str(out))
-    assert r.returncode == 0, r.stderr
+    code, _, err = napsim_main(monkeypatch, "run", str(path), "--out", str(out))
+    assert code == 0, err
     md = (out / "report.md").read_text()
     assert "## Exact answers" in md and "## Simulation against exact" in md
     assert "(charts/odds.svg)" in md and (out / "charts" / "odds.svg").is_file()

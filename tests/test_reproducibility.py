@@ -149,8 +149,11 @@ def _in_process(*args: str) -> str:
     return result.stdout
 
 
-@pytest.mark.parametrize("command", [REPORT, MULLIGAN, ORDERS], ids=["report", "mulligan",
-                                                                     "orders"])
+@pytest.mark.parametrize("command", [
+    pytest.param(REPORT, id="report"),
+    pytest.param(MULLIGAN, id="mulligan", marks=pytest.mark.slow),  # a fresh interpreter each,
+    pytest.param(ORDERS, id="orders", marks=pytest.mark.slow),      # kernels in plain Python
+])
 def test_disable_jit_gives_the_same_bytes(command):
     jit = _in_process(*command)
     nojit = run_napsim(*command, env={"NUMBA_DISABLE_JIT": "1"})

@@ -20,6 +20,7 @@ from support.enginerules import (
     units,
     write_scenario,
 )
+from support.sizes import quick_and_full
 from support.tracetools import (
     CODE,
     SIDE,
@@ -273,13 +274,14 @@ def _deal_orders(run_key, games, n, first, merge_at):
     return out
 
 
+@pytest.mark.parametrize("games", quick_and_full(30_000, 120_000))
 @pytest.mark.parametrize("merge_at", [0, 2])
-def test_d6_e9_4_lazy_draws_deal_every_order_equally_often(merge_at):
+def test_d6_e9_4_lazy_draws_deal_every_order_equally_often(merge_at, games):
     # rule D6, rule E9.4: the kernel keeps its draw pile unordered and takes a uniformly random
     # card at each draw. Dealt in full, a 5-card pile must come out in each of its 5! = 120 orders
     # with probability 1/120; after an Elan (merge_at=2: cards 0-2 in the pile, 3-4 discarded,
     # merged after two draws) the last three cards are a uniform order of the three left.
-    games, n = 120_000, 5
+    n = 5
     first = n if merge_at == 0 else 3
     orders = _deal_orders(seed_key(23), games, n, first, merge_at)
     assert (np.sort(orders, axis=1) == np.arange(n)).all()  # each card dealt exactly once

@@ -21,7 +21,7 @@ from napsim.study import runloop, storage
 from napsim.study.spec import load_study
 from tests.support.chunks import assert_same_chunks, chunk_files
 from tests.support.chunks import chunk_arrays as load_arrays
-from tests.support.cli import run_napsim
+from tests.support.cli import napsim_main, run_napsim
 
 SMALL = """
 [study]
@@ -110,17 +110,17 @@ def test_rerun_skips_chunks_on_disk_and_more_games_extend_the_run(tmp_path):
     assert_same_chunks(out, clean)
 
 
-def test_changed_study_refuses_old_chunks_unless_forced(tmp_path):
+def test_changed_study_refuses_old_chunks_unless_forced(tmp_path, monkeypatch):
     path = write_study(tmp_path)
     out = tmp_path / "out"
     runloop.execute(path, out)
     path.write_text(path.read_text().replace("seed = 7", "seed = 8"))
-    r = run_napsim("run", str(path), "--out", str(out), "--no-report")
-    assert r.returncode == 2
-    assert r.stderr.count("\n") == 1 and r.stderr.startswith("napsim: error:")
-    assert "different study" in r.stderr and "seed" in r.stderr and "--force" in r.stderr
-    r = run_napsim("run", str(path), "--out", str(out), "--no-report", "--force")
-    assert r.returncode == 0, r.stderr
+    code, _, err = napsim_main(monkeypatch, "run", str(path), "--out", str(out), "--no-report")
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("napsim: error:")
+    assert "different study" in err and "seed" in err and "--force" in err
+    code, _, err = napsim_main(monkeypatch, "run", str(path), "--out", str(out), "--no-report", "--force")
+    assert code == 0, err
     clean = tmp_path / "clean"
     runloop.execute(path, clean)
     assert_same_chunks(out, clean)
@@ -213,7 +213,7 @@ def _half_widths(out: Path, point: str, side: int = 0) -> tuple[list[int], list[
     return gs, hws
 
 
-def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path):
+def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path, monkeypatch):
     path = write_study(tmp_path, games=6000, chunk=500)
     full = tmp_path / "full"
     runloop.execute(path, full)
@@ -223,8 +223,9 @@ def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path):
     assert gs[0] < expected < gs[-1]
 
     out = tmp_path / "target"
-    r = run_napsim("run", str(path), "--out", str(out), "--target-error", repr(target), "--no-report")
-    assert r.returncode == 0, r.stderr
+    code, _, err = napsim_main(monkeypatch, "run", str(path), "--out", str(out), "--target-error",
+                               repr(target), "--no-report")
+    assert code == 0, err
     meta = storage.read_meta(out)
     assert meta["status"]["p000"]["games"] == expected
     assert len(chunk_files(out)) == expected // 500
@@ -294,18 +295,21 @@ def test_bad_study_files_give_one_line_errors(tmp_path, capsys, monkeypatch, cas
     assert not (tmp_path / "out" / "points").exists(), "nothing may run before the study is valid"
 
 
-def test_bad_study_from_the_real_command_line(tmp_path):
+def test_bad_study_from_the_real_command_line(tmp_path, monkeypatch):
+    # the first in a fresh interpreter (the real console entry point), the others in this process
     path = write_study(tmp_path, sweep='"scenario.turnz" = [5]')
     r = run_napsim("run", str(path), "--out", str(tmp_path / "out"))
     assert r.returncode == 2
     assert r.stderr.startswith("napsim: error:") and r.stderr.count("\n") == 1
     assert "scenario.turnz" in r.stderr and "scenario.<format|deck|turns|first" in r.stderr
-    r = run_napsim("run", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "out"))
-    assert r.returncode == 2 and "study file not found" in r.stderr
-    r = run_napsim("report", str(tmp_path / "nothing-here"))
-    assert r.returncode == 2 and "not a napsim run folder" in r.stderr
-    r = run_napsim("run", str(path), "--out", str(tmp_path / "o2"), "--target-error", "2")
-    assert r.returncode == 2
+    code, _, err = napsim_main(monkeypatch, "run", str(tmp_path / "missing.toml"), "--out",
+                               str(tmp_path / "out"))
+    assert code == 2 and "study file not found" in err
+    code, _, err = napsim_main(monkeypatch, "report", str(tmp_path / "nothing-here"))
+    assert code == 2 and "not a napsim run folder" in err
+    code, _, err = napsim_main(monkeypatch, "run", str(path), "--out", str(tmp_path / "o2"),
+                               "--target-error", "2")
+    assert code == 2 and err.count("\n") == 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,14 +369,14 @@ def test_symmetric_sweep_paths_and_relative_files(tmp_path):
     assert sc.path == scen
 
 
-def test_a_resumed_run_says_what_it_played_now(tmp_path):
+def test_a_resumed_run_says_what_it_played_now(tmp_path, monkeypatch):
     # issue 17: a resume reports the games it took from earlier chunks, not a rate it never had
     path = write_study(tmp_path, games=600, chunk=300)
     out = tmp_path / "out"
-    first = run_napsim("run", str(path), "--out", str(out), "--no-report")
-    assert first.returncode == 0, first.stderr
-    assert "600 games in" in first.stdout
-    again = run_napsim("run", str(path), "--out", str(out), "--no-report")
-    assert again.returncode == 0, again.stderr
-    assert "600 games: 600 from earlier chunks, 0 played now" in again.stdout
+    code, stdout, err = napsim_main(monkeypatch, "run", str(path), "--out", str(out), "--no-report")
+    assert code == 0, err
+    assert "600 games in" in stdout
+    code, stdout, err = napsim_main(monkeypatch, "run", str(path), "--out", str(out), "--no-report")
+    assert code == 0, err
+    assert "600 games: 600 from earlier chunks, 0 played now" in stdout
 

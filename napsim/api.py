@@ -36,7 +36,7 @@ from napsim.output.ensemble_text import balance_ensemble_sentence, ensemble_fram
 from napsim.output.findings import deck_note
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
-from napsim.output.results import check_results_dest, simulate_into_folder
+from napsim.output.results import check_results_dest, result_folder
 from napsim.output.simconsole import simulate_lines
 from napsim.output.study_findings import engine_findings
 from napsim.output.tracefmt import format_trace
@@ -47,8 +47,9 @@ from napsim.study import ensemble
 from napsim.study.balance import Balance, find_balance
 from napsim.study.design import DesignSpec, is_design_file, load_design_spec
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
-from napsim.study.runloop import ProgressFn, execute
-from napsim.study.spec import load_study
+from napsim.study.runloop import NoticeFn, ProgressFn, execute
+from napsim.study.spec import Study, load_study
+from napsim.study.storage import check_out, read_meta
 from napsim.study.study_ensemble import check_study_ensemble, run_study_ensemble
 from napsim.study.variants import Comparison, Variant, compare_variants, variants
 
@@ -234,11 +235,12 @@ class StudyResult:
 
     def __init__(self, out: str | Path):
         self.out = Path(out)
-        self.data = frames.load(self.out)
+        self.meta = read_meta(self.out)  # study.json; the chunks are read when first asked for
 
-    @property
-    def meta(self) -> dict:
-        return self.data.meta
+    @functools.cached_property
+    def data(self) -> frames.StudyData:
+        """The run folder read back (`napsim.output.frames.load`)."""
+        return frames.load(self.out)
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -271,29 +273,59 @@ class StudyResult:
         return f"StudyResult({self.meta['spec']['name']!r}, {len(self.meta['points'])} points, {self.out})"
 
 
-def run_study(path: str | Path, out: str | Path | None = None, force: bool = False,
-              target_error: float | None = None, progress: ProgressFn | None = None,
-              report: bool = False, threads: int | None = None, runner=None,
-              deck_ensemble: int | None = None, png: bool = False) -> StudyResult:
-    """Run (or resume) a study and return its `StudyResult`. Without `out` the results go to
-    ``out/<study name>`` under the current folder, so a second call resumes instead of rerunning.
-    `threads` and `runner` as in `napsim.study.runloop.execute` (e.g.
-    ``runner=napsim.study.backends.DaskRunner(...)``). `deck_ensemble` (N; default: the study's
-    `deck_ensemble`): then each point's games on N plausible decks, for the main metric's spread
-    across decks (`napsim.study.study_ensemble`; the report gains its table). `report` writes the
-    report at the end, its charts as SVG, and as PNG too with `png`."""
-    st = load_study(path)
+def check_study_run(st: Study, out: str | Path, force: bool = False, target_error: float | None = None,
+                    deck_ensemble: int | None = None) -> int | None:
+    """Refuse, before anything is played, a run `run_study` would refuse on the way: a bad target
+    error, deck ensemble or output folder. Returns the plausible decks to play (None: none)."""
+    st.check_target_error(target_error)
     n_decks = deck_ensemble if deck_ensemble is not None else st.deck_ensemble
     check_study_ensemble(st, n_decks)
+    check_out(st, out, force)
+    return n_decks
+
+
+def run_study(path: str | Path | Study, out: str | Path | None = None, force: bool = False,
+              target_error: float | None = None, progress: ProgressFn | None = None,
+              report: bool = False, threads: int | None = None, runner=None,
+              deck_ensemble: int | None = None, notice: NoticeFn | None = None,
+              png: bool = False) -> StudyResult:
+    """Run (or resume) a study and return its `StudyResult`. Without `out` the results go to
+    ``out/<study name>`` under the current folder, so a second call resumes instead of rerunning.
+    `threads`, `runner` and `notice` as in `napsim.study.runloop.execute` (e.g.
+    ``runner=napsim.study.backends.DaskRunner(...)``). `deck_ensemble` (N; default: the study's
+    `deck_ensemble`): then each point's games on N plausible decks, for the main metric's spread
+    across decks (`napsim.study.study_ensemble`; the report gains its table). `report`: write
+    report.md and report.html into the run folder (`StudyResult.report`), its charts as SVG, and
+    as PNG too with `png`."""
+    st = path if isinstance(path, Study) else load_study(path)
     out = Path(out) if out is not None else Path("out") / st.name
-    execute(st, out, force=force, target_error=target_error, progress=progress, threads=threads,
-            runner=runner)
+    n_decks = check_study_run(st, out, force, target_error, deck_ensemble)
+    try:
+        execute(st, out, force=force, target_error=target_error, progress=progress, threads=threads,
+                runner=runner, notice=notice)
+    except OSError as e:  # disk full...: every chunk file on disk is complete
+        raise NapsimInputError(e.filename or str(out), None, f"cannot write: {e.strerror or e}; the "
+                               "chunks written so far are kept: rerun `napsim run` to resume") from None
     if n_decks is not None:
-        run_study_ensemble(st, out, n_decks)
+        run_study_ensemble(st, out, n_decks, notice)
     res = StudyResult(out)
     if report:
         res.report(png=png)
     return res
+
+
+# --------------------------------------------------------------------------------------------
+# a run of `napsim simulate` into a result folder
+
+
+def simulate_into_folder(sim, out_dir: str | Path, force: bool, games: int, seed: int, chunk: int,
+                         per_game: bool, progress=None, notice: Callable[[str], None] | None = None):
+    """Play the games of a `Simulation` and write its result folder whole or not at all
+    (`napsim.output.results.result_folder`), the per-game rows streamed to Parquet chunk by chunk
+    as they are played (memory stays flat). Returns (result, folder)."""
+    with result_folder(sim, out_dir, force, per_game, notice) as folder:
+        folder.write(sim.run(games, seed, chunk, progress=progress, sink=folder.sink))
+    return folder.result, folder.out
 
 
 # --------------------------------------------------------------------------------------------

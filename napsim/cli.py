@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-import textwrap
 from pathlib import Path
 
 import click
@@ -13,17 +13,16 @@ from click.exceptions import NoArgsIsHelpError
 from napsim import api
 from napsim.app.launch import app_cmd
 from napsim.cli_compare import balance_cmd, compare_cmd
-from napsim.model import rulebook
-from napsim.model.cards import SECTIONS, builtin_decks, load_deck
+from napsim.model.cards import SECTIONS, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
 from napsim.model.scenarios import load_scenario
+from napsim.output import deckview, ruleview, scenarioview
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
-from napsim.output import scenarioview
 from napsim.output.ensemble_text import simulate_ensemble_text
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
@@ -32,7 +31,6 @@ from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
 from napsim.study import backends, ensemble, study_ensemble
 from napsim.study import runloop as runloop_mod
-from napsim.study import storage as storage_mod
 from napsim.study.readings import load_readings_spec
 from napsim.study.spec import load_study
 
@@ -59,90 +57,14 @@ def cli() -> None:
 def decks(ctx: click.Context) -> None:
     """List the built-in Command decks (or `show` one)."""
     if ctx.invoked_subcommand is None:
-        rows = []
-        for name in builtin_decks():
-            d = load_deck(name)
-            kinds = d.cards.groupby("kind")["count"].sum().to_dict()
-            mix = ", ".join(f"{k} {v}" for k, v in kinds.items())
-            flag = "  (some counts estimated)" if d.estimated_rows else ""
-            rows.append(f"{name:<20} {d.n_cards:>3} cards  {mix}{flag}\n"
-                        f"{'':<20} {d.title}; {_tactician_text(d)}")
-        click.echo("\n".join(rows))
+        click.echo(deckview.list_text())
 
 
 @decks.command("show")
 @click.argument("deck")
 def decks_show(deck: str) -> None:
     """Print a deck's composition grouped by kind and section."""
-    d = load_deck(deck)
-    click.echo(f"{d.title}  [{d.path}]")
-    for line in filter(None, d.note.splitlines()):
-        click.echo(f"note: {line}")
-    default = "" if d.tactician_deck_declared else " (default: the file has no '# tactician_deck:' line)"
-    click.echo(_tactician_text(d) + default)
-    c = d.cards
-    for kind, group in c.groupby("kind", sort=False):
-        click.echo(f"\n{kind} cards: {int(group['count'].sum())}")
-        for section, sub in group.groupby("section", sort=False):
-            label = f"section {section}" if section != "-" else "no section"
-            click.echo(f"  {label}: {int(sub['count'].sum())}")
-            for _, r in sub.iterrows():
-                click.echo(f"    {r['count']:>3}  {r['name']:<28} {_describe(r)}  [{r['confidence']}]"
-                           + _range_text(r))
-    click.echo(f"\ntotal: {d.n_cards} cards in {d.n_types} types")
-    if d.has_ranges:
-        kept = "".join(f", {k} {n}" for k, n in d.kind_totals)
-        click.echo(f"plausible ranges: {int(d.cards['count_min'].sum())}-{int(d.cards['count_max'].sum())} "
-                   f"cards summed over the rows; every plausible deck keeps the total {d.n_cards}{kept} "
-                   "(--deck-ensemble draws such decks)")
-    else:
-        click.echo("plausible ranges: none, every count is fixed (a deck ensemble has zero spread)")
-    outside = d.unit_classes_outside_model()
-    if outside:  # the engine orders these cards' units by unit_filter alone
-        treated: dict[str, list[str]] = {}
-        for uc, filters in outside.items():
-            treated.setdefault(" or ".join(_FILTER_WORDS.get(f, f) for f in filters), []).append(uc)
-        click.echo(f"unit classes not in napsim's model: {', '.join(outside)} (treated as: "
-                   + "; ".join(f"{', '.join(ucs)} = {t}" for t, ucs in treated.items()) + ")")
-    warning = d.estimated_warning()
-    if warning:
-        click.echo(warning)
-
-
-_FILTER_WORDS = {"any": "any unit", "inf": "infantry", "cav": "cavalry", "art": "artillery",
-                 "inf_art": "infantry or artillery", "leader": "leaders and their units"}
-
-
-def _tactician_text(d) -> str:
-    return f"Tactician deck: {d.tactician_deck} cards" if d.tactician_deck else "no Tactician deck"
-
-
-def _range_text(r) -> str:
-    if r["count_min"] == r["count_max"]:
-        return ""
-    tie = f", equal to the other '{r['count_tie']}' rows" if r["count_tie"] else ""
-    return f"  range {r['count_min']}-{r['count_max']}{tie}"
-
-
-def _describe(r) -> str:
-    parts = []
-    if r["kind"] in ("section", "multi"):
-        if r["equal_to_command"]:
-            parts.append("orders = command")
-        else:
-            parts.append(f"orders L/C/R {r['orders_l']}/{r['orders_c']}/{r['orders_r']}")
-    elif r["cap"] != -1:
-        cap = {-2: "= command", -3: "all"}.get(r["cap"], str(r["cap"]))
-        parts.append(f"up to {cap} {r['unit_filter']}")
-    marks = [m for m in ("tactician_draw", "scout", "elan", "first_strike", "counter_attack",
-                         "force_march", "take_command") if r[m]]
-    if r["stars"]:
-        marks.insert(0, f"stars {r['stars']}")
-    if marks:
-        parts.append("marks: " + ", ".join(marks))
-    if r["unit_class"]:
-        parts.append(f"unit class: {r['unit_class']}")
-    return "; ".join(parts)
+    click.echo(deckview.show_text(deck))
 
 
 def _threads_option(f):
@@ -371,16 +293,16 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, png, threads, s
     backends.check_options(threads, scheduler, dask_local)
     backends.use_threads(threads)
     st = load_study(study_file)
-    st.check_target_error(target_error)
-    n_decks = deck_ensemble if deck_ensemble is not None else st.deck_ensemble
-    study_ensemble.check_study_ensemble(st, n_decks)
-    storage_mod.check_out(st, out_dir, force)  # refuse before the progress bar starts
+    n_decks = api.check_study_run(st, out_dir, force, target_error, deck_ensemble)  # before the bar
     with backends.make_runner(threads, scheduler, dask_local) as runner:
         if runner.parallel:
             click.echo(f"running on {runner.describe()}", err=True)
-        if not runner.parallel:  # a cluster's workers compile their own kernels
+        else:  # a cluster's workers compile their own kernels
             runloop_mod.warm_up(st, _notice)
-        meta = _run_study(st, out_dir, force, target_error, runner)
+        with _study_bar(st, target_error) as progress:
+            res = api.run_study(st, out_dir, force, target_error, progress, runner=runner,
+                                deck_ensemble=deck_ensemble, notice=_notice)
+    meta = res.meta
     games, played = runloop_mod.games_played_now(meta)
     if played == games:
         done = f"{games:,} games in {meta['wall_seconds']:.1f} s"
@@ -389,11 +311,10 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, png, threads, s
                 f"in {meta['wall_seconds']:.1f} s")
     click.echo(f"ran {len(st.points)} point(s), {done} -> {out_dir}")
     if n_decks is not None:
-        study_ensemble.run_study_ensemble(st, out_dir, n_decks, _notice)
         click.echo(f"deck ensemble: {len(st.points)} point(s) on {n_decks} plausible decks -> "
                    f"{Path(out_dir) / study_ensemble.ENSEMBLE_CSV}")
     if not no_report:
-        path = report_mod.write_report(out_dir, png=png)
+        path = res.report(png=png)
         click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")
 
 
@@ -407,8 +328,10 @@ def _study_side_names(st) -> dict[str, str]:
         return {}
 
 
-def _run_study(st, out_dir, force, target_error, runner) -> dict:
-    """`napsim.study.runloop.execute` under a progress bar with an ETA (chunk granularity)."""
+@contextlib.contextmanager
+def _study_bar(st, target_error):
+    """A progress bar with an ETA (chunk granularity) over a study's games: yields the progress
+    function of `napsim.study.runloop.execute`."""
     cap = st.cap_for(target_error)
     n_points = len(st.points)
     names = _study_side_names(st)
@@ -424,16 +347,7 @@ def _run_study(st, out_dir, force, target_error, runner) -> dict:
 
     with click.progressbar(length=n_points * cap, label=f"{st.name}: games", file=sys.stderr,
                            show_eta=True, show_percent=True, item_show_func=show) as bar:
-        def progress(advance, point_index, games_in_point):
-            bar.update(advance, (point_index, games_in_point))
-
-        try:
-            return runloop_mod.execute(st, out_dir, force=force, target_error=target_error,
-                                       progress=progress, runner=runner, notice=_notice)
-        except OSError as e:  # disk full...: every chunk file on disk is complete
-            raise NapsimInputError(e.filename or str(out_dir), None, f"cannot write: {e.strerror or e}; "
-                                   "the chunks written so far are kept: rerun `napsim run` to "
-                                   "resume") from None
+        yield lambda advance, point_index, games_in_point: bar.update(advance, (point_index, games_in_point))
 
 
 @cli.command("report")
@@ -487,62 +401,7 @@ def regen_cmd(names, studies_dir, results_dir, work_dir, force):
 @click.argument("rule_id", metavar="[ID]", required=False)
 def rules_cmd(rule_id):
     """The rule catalogue (docs/rules.md): every rule, or one rule in full (G5; a group: E9, M6)."""
-    if rule_id is None:
-        click.echo(_rules_table(rulebook.load_rules(), rulebook.load_options()))
-        return
-    for i, r in enumerate(rulebook.rules_matching(rule_id)):
-        if i:
-            click.echo("")
-        click.echo(_rule_full(r))
-
-
-def _rules_table(rules, options) -> str:
-    def short(names, width):
-        if not names:
-            return "-"
-        first = names[0].removeprefix("napsim.")
-        more = f" (+{len(names) - 1})" if len(names) > 1 else ""
-        return first[: width - len(more)] + more
-
-    lines = [f"{'ID':<5} {'title':<44} {'tests':>5}  {'implemented in':<44} options"]
-    for r in rules:
-        title = r.title if len(r.title) <= 44 else r.title[:43] + "~"
-        impl = short(r.implemented_in, 44 - 9 * (r.status == "partial"))
-        if r.status != "implemented":
-            impl = f"({r.status})" if not r.implemented_in else f"partial: {impl}"
-        lines.append(f"{r.id:<5} {title:<44} {len(r.tests):>5}  {impl:<44} "
-                     f"{', '.join(r.options) or '-'}")
-    missing = [r.id for r in rules if r.status != "implemented"]
-    lines.append("")
-    partly = f" (not fully implemented: {', '.join(missing)})" if missing else ""
-    lines.append(f"{len(rules)} rules{partly}; `napsim rules ID` prints one in full; "
-                 "reference: docs/rules.md")
-    lines.append("scenario [rules] options (--set rules.NAME=VALUE): "
-                 + ", ".join(f"{o.name}={o.default}" for o in options))
-    return "\n".join(lines)
-
-
-def _rule_full(r) -> str:
-    def wrap(text, indent=""):
-        return textwrap.fill(text, 100, initial_indent=indent, subsequent_indent=indent)
-
-    out = [f"{r.id}  {r.title}  [{r.status}]", "", wrap(r.text)]
-    if r.note:
-        out += ["", wrap(("status: " if r.status != "implemented" else "note: ") + r.note)]
-    for name in r.options:
-        o = rulebook.get_option(name)
-        out += ["", f"option {o.name} (rules {', '.join(o.rules)}; formats {', '.join(o.formats) or 'all'}; "
-                f"--set rules.{o.name}=VALUE):"]
-        out.append(wrap(o.text, "  "))
-        for v in o.values:
-            mark = " (default)" if v.name == o.default else ""
-            out.append(f"  {v.name}{mark}")
-            out.append(wrap(v.text, "      "))
-    for x in rulebook.readings_for(r.id):
-        out += ["", wrap(f"fixed reading ({', '.join(x.rules)}): {x.text}")]
-    out += ["", "implemented in:"] + [f"  {n}" for n in r.implemented_in or ["(nothing)"]]
-    out += ["", f"tests ({len(r.tests)}):"] + [f"  {t}" for t in r.tests or ["(none)"]]
-    return "\n".join(out)
+    click.echo(ruleview.catalogue_text() if rule_id is None else ruleview.rules_text(rule_id))
 
 
 cli.add_command(compare_cmd)

@@ -1,11 +1,14 @@
 """Write a run's results atomically: games.parquet, summary.csv, rack_wait.csv, manifest.json,
-and for the multi-player formats commanders.csv and commander_games.parquet."""
+and for the multi-player formats commanders.csv and commander_games.parquet. The games are played
+above this layer (`napsim.api.simulate_into_folder`), into the folder `result_folder` stages."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numba
@@ -44,20 +47,42 @@ def check_results_dest(out_dir: str | Path, force: bool) -> Path:
     return check_result_dest(out_dir, force, SIMULATE_FILES)
 
 
-def simulate_into_folder(sim, out_dir: str | Path, force: bool, games: int, seed: int, chunk: int,
-                         per_game: bool, progress=None, notice: Callable[[str], None] | None = None):
-    """Play the games and write the result folder whole or not at all, the per-game rows streamed
-    to Parquet chunk by chunk as they are played (memory stays flat). Returns (result, folder)."""
+@contextlib.contextmanager
+def result_folder(sim, out_dir: str | Path, force: bool, per_game: bool,
+                  notice: Callable[[str], None] | None = None) -> Iterator[ResultFolder]:
+    """A result folder written whole or not at all (`napsim.output.folders`): the caller plays the
+    games into `folder.sink` (per-game rows streamed to Parquet chunk by chunk as they are played,
+    so memory stays flat; None without `per_game`), then hands the result to `folder.write`."""
     with staged_result_folder(out_dir, force, SIMULATE_FILES, notice) as stage:
         sink = GameRowsWriter(stage.tmp, sim) if per_game else None
+        folder = ResultFolder(stage, sink)
         with stage.writing(GAMES_FILE):
             try:
-                res = sim.run(games, seed, chunk, progress=progress, sink=sink)
+                yield folder
             finally:
                 if sink is not None:
                     sink.close()
-        stage.write(result_files(res))
-    return res, stage.out
+        if folder.result is None:
+            raise RuntimeError("result_folder: no result written")
+        stage.write(result_files(folder.result))
+
+
+@dataclass
+class ResultFolder:
+    """Where a run writes its results: the per-game row sink, then the result (`result_folder`)."""
+
+    stage: object
+    sink: GameRowsWriter | None
+    result: object = None
+
+    @property
+    def out(self) -> Path:
+        """The result folder, once it is in place."""
+        return self.stage.out
+
+    def write(self, res) -> None:
+        """The finished result: its files are written when the block ends."""
+        self.result = res
 
 
 def result_files(res) -> dict[str, Callable[[Path], None]]:

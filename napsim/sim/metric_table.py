@@ -157,6 +157,22 @@ COMMANDER_MEANS = ("cards_received", "own_cards_played", "cic_cards_rejected", "
                    "scout_gifts", "hand_end", "cards_passed", "g_spent", "g_nullified", "g_acquired")
 
 
+def _guerrilla_metrics() -> list[Metric]:
+    """Spanish Guerrilla Action (rule G7): rates per French turn, per counter spent and per chance
+    to spend, and cards nullified and effective orders denied per turn; listed where a side plays
+    the rule."""
+    g = dict(group="guerrilla")
+    stopped = _x("g_spent", "-g_stopped_by_sabre")  # counters spent that nullified
+    return [Metric("g_nullification_rate", RATE, stopped, _c("g_french_turns"), **g),
+            Metric("g_attempt_success_rate", RATE, stopped, _c("g_spent"), **g),
+            Metric("g_offered_not_spent_rate", RATE, _x("g_available_not_spent"), _c("g_offered"), **g),
+            Metric("g_offered_rate", RATE, _x("g_offered"), _c("g_french_turns"), **g),
+            Metric("g_cards_nullified_per_turn", MEAN_PER_TURN, _x("g_cards_nullified"), (TURNS,),
+                   empty=0.0, **g),
+            Metric("g_denied_effective_per_turn", MEAN_PER_TURN, _x("g_denied_effective"), (TURNS,),
+                   empty=0.0, **g)]
+
+
 def _table() -> list[Metric]:
     """Every summary metric, in the order a summary lists them."""
     out = [Metric(m, MEAN_PER_GAME, _x(m)) for m in layout.METRIC_NAMES]
@@ -168,17 +184,7 @@ def _table() -> list[Metric]:
                    empty=0.0)]
     out += [Metric(f"effective_per_turn_{s}", MEAN_PER_TURN, _x(f"effective_{s}"), (TURNS,), empty=0.0)
             for s in SECTIONS]
-    # Spanish Guerrilla Action (G7): per French turn, per counter spent, per chance to spend
-    g = dict(group="guerrilla")
-    stopped = _x("g_spent", "-g_stopped_by_sabre")  # counters spent that nullified
-    out += [Metric("g_nullification_rate", RATE, stopped, _c("g_french_turns"), **g),
-            Metric("g_attempt_success_rate", RATE, stopped, _c("g_spent"), **g),
-            Metric("g_offered_not_spent_rate", RATE, _x("g_available_not_spent"), _c("g_offered"), **g),
-            Metric("g_offered_rate", RATE, _x("g_offered"), _c("g_french_turns"), **g),
-            Metric("g_cards_nullified_per_turn", MEAN_PER_TURN, _x("g_cards_nullified"), (TURNS,),
-                   empty=0.0, **g),
-            Metric("g_denied_effective_per_turn", MEAN_PER_TURN, _x("g_denied_effective"), (TURNS,),
-                   empty=0.0, **g)]
+    out += _guerrilla_metrics()
     for c, key in enumerate(COMMANDER_KEYS):
         cm = dict(commander=c, group="commander")
         out += [Metric(f"{key}.{name}", RATE, ((CM_NAMES.index(num), 1),), _cm(den), **cm)

@@ -1,6 +1,6 @@
 """Hostile inputs (issue 16): every bad input gets one `napsim: error:` line and exit code 2, no
 traceback, and nothing written. A fixed catalogue of named cases, then generated broken deck CSVs,
-scenario TOMLs, study TOMLs and command lines (`support.hostile_gen`: 100 of each in the default
+scenario TOMLs, study TOMLs and command lines (`support.hostile_gen`: 50 of each in the default
 run, 1,000 of each in the sweeps marked slow). The command line runs in-process, so a case costs
 milliseconds."""
 

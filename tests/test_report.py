@@ -263,6 +263,7 @@ def test_python_api(run_dir):
         frames.per_game_frame(res.data)
 
 
+@pytest.mark.slow  # a study, then regen twice (once in a fresh interpreter)
 def test_run_study_api_and_regen(tmp_path, monkeypatch):
     studies = tmp_path / "studies"
     studies.mkdir()

@@ -13,6 +13,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", str(max(2, _CORES)))
 
 import numba  # noqa: E402
 import pytest  # noqa: E402
+from support.studies import write_study  # noqa: E402
 
 from napsim.model.cards import DECK_DIR  # noqa: E402
 
@@ -31,3 +32,13 @@ def restore_threads():
     before = numba.get_num_threads()
     yield
     numba.set_num_threads(before)
+
+
+@pytest.fixture
+def study_toml(tmp_path):
+    """Writer of a small study file in tmp_path: study_toml(games=600, sweep={...}) -> its path
+    (tests/support/studies.py)."""
+    def write(**kw) -> Path:
+        return write_study(tmp_path, **kw)
+
+    return write

@@ -150,6 +150,7 @@ def _chunk_bytes(out) -> dict:
             for p in sorted((out / "points").rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # two study runs with reports and charts
 def test_run_deck_ensemble_leaves_chunks_and_identity_alone(tmp_path):
     study = tmp_path / "s.toml"
     study.write_text(STUDY.format(extra=""))

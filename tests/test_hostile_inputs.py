@@ -1,6 +1,6 @@
 """Hostile inputs (issue 16): every bad input gets one `napsim: error:` line and exit code 2, no
 traceback, and nothing written. A fixed catalogue of named cases, then generated broken deck CSVs,
-scenario TOMLs, study TOMLs and command lines (`support.hostile_gen`: 100 of each in the default
+scenario TOMLs, study TOMLs and command lines (`support.hostile_gen`: 50 of each in the default
 run, 1,000 of each in the sweeps marked slow). The command line runs in-process, so a case costs
 milliseconds."""
 
@@ -206,6 +206,20 @@ def test_point_with_a_value_not_swept_is_refused(kind, value, run_folders, tmp_p
     else:  # not a scalar at all: the record's type check says so first
         assert "unreadable study.json ('points[1].params" in said
 
+
+
+@pytest.mark.xfail(strict=True, reason="napsim bug found by the full sweep (-m slow): `napsim report` "
+                   "on an odds run whose study.json has run.target_error set ends in a TypeError "
+                   "(output/report.py _setup_rows calls describe(main_metric=None)); drop this mark "
+                   "once it says one clean line or reports the run")
+def test_odds_run_with_a_target_error_in_its_study_json(run_folders, tmp_path):
+    meta = json.loads((run_folders["odds"] / "study.json").read_text())
+    meta["run"]["target_error"] = 0
+    run = tmp_path / "run"
+    shutil.copytree(run_folders["odds"], run)
+    (run / "study.json").write_text(json.dumps(meta))
+    outcome = run_cli(["report", str(run), "--dest", str(tmp_path / "out"), "--no-charts"], tmp_path)
+    assert outcome.verdict == "accepted" or outcome.clean, outcome.describe()
 
 def test_expected_lines_name_catalogue_cases():
     assert set(SAYS) <= {c[1] for c in CATALOGUE}

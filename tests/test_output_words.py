@@ -18,6 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import Collection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+from support.studies import write_study
 
 import napsim
 from napsim.cli import cli
@@ -78,30 +79,17 @@ def test_simulate_console_and_summary_speak_words(tmp_path, scenario):
 # --------------------------------------------------------------------------------------------
 # a small study: report.md, report.html, summary.csv and every chart
 
-STUDY = """
-[study]
-name = "words"
-scenario = "symmetric"
-games = 500
-chunk = 250
-seed = 5
-main_metric = "effective_per_turn"
-metrics = ["effective_per_turn", "same_section_turn_rate", "wasted", "g_denied_effective"]
-distribution = ["effective_total"]
-[set]
-"scenario.turns" = 6
-[sweep]
-"sides.*.hand" = [5, 7]
-"policy.B" = ["greedy", "random"]
-"""
+WORDS = dict(name="words", policies=None, games=500, chunk=250, seed=5, main_metric="effective_per_turn",
+             metrics=["effective_per_turn", "same_section_turn_rate", "wasted", "g_denied_effective"],
+             distribution=["effective_total"], set={"scenario.turns": 6},
+             sweep={"sides.*.hand": [5, 7], "policy.B": ["greedy", "random"]})
 
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     base = tmp_path_factory.mktemp("words")
-    (base / "words.toml").write_text(STUDY)
     out = base / "out"
-    runloop.execute(base / "words.toml", out)
+    runloop.execute(write_study(base, **WORDS), out)
     report.write_report(out, with_charts=False)
     return out
 

@@ -14,7 +14,7 @@ from napsim.model.cards import load_deck
 from napsim.model.policies import PARAMS
 from napsim.sim.tables import FILT_LEADER, UNIT_FILTERS, _eligible, card_table, pair_tables
 
-CMAX = 7
+CMAX = 5  # hand sizes 0-5: every way a command number enters (cmd, all, fixed caps)
 # [type][section]: infantry, cavalry, artillery, leaders in L, C, R
 ARMIES = {
     "line": [[4, 6, 4], [2, 1, 2], [1, 2, 1], [1, 1, 1]],
@@ -48,7 +48,7 @@ def test_reference_orders_equal_the_pair_tables(deck, standard, army):
                             t.rem[0, c, a, b, p].tolist())
                     assert got == want, (cards.names[a], cards.names[b], p, c)
                     checked += 1
-    assert checked > 5000
+    assert checked > 3000
 
 
 def test_reference_eligible_units_equal_the_kernels():

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 from support.cli import napsim_main, run_napsim
+from support.studies import write_study
 
 import napsim
 from napsim.model.errors import NapsimInputError
@@ -27,29 +28,16 @@ from napsim.study import runloop
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHARTS = ("main", "sweep", "convergence", "distribution", "rack_wait", "heatmap")
-STUDY = """
-[study]
-name = "rep"
-description = "A small study for the report tests."
-scenario = "symmetric"
-games = 1000
-chunk = 250
-seed = 11
-main_metric = "effective_per_turn"
-metrics = ["effective_per_turn", "share_picks_from_5", "scout_turn_rate", "wasted"]
-distribution = ["effective_total", "wasted"]
-[set]
-"scenario.turns" = 5
-[sweep]
-"sides.*.hand" = [5, 7]
-"""
+REP = dict(name="rep", description="A small study for the report tests.", policies=None, games=1000,
+           chunk=250, seed=11, main_metric="effective_per_turn",
+           metrics=["effective_per_turn", "share_picks_from_5", "scout_turn_rate", "wasted"],
+           distribution=["effective_total", "wasted"], sweep={"sides.*.hand": [5, 7]})
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("report")
-    path = base / "rep.toml"
-    path.write_text(STUDY)
+    path = write_study(base, **REP)
     out = base / "out"
     runloop.execute(path, out)
     report.write_report(out)
@@ -292,11 +280,11 @@ def test_python_api(run_dir):
         frames.per_game_frame(res.data)
 
 
+@pytest.mark.slow  # a study, then regen twice (once in a fresh interpreter)
 def test_run_study_api_and_regen(tmp_path, monkeypatch):
     studies = tmp_path / "studies"
     studies.mkdir()
-    tiny = STUDY.replace('name = "rep"', 'name = "tiny"').replace("games = 1000", "games = 400")
-    (studies / "tiny.toml").write_text(tiny.replace("chunk = 250", "chunk = 200"))
+    write_study(studies, **{**REP, "name": "tiny", "games": 400, "chunk": 200})
     monkeypatch.chdir(tmp_path)
     res = napsim.run_study(studies / "tiny.toml")  # default out: out/<name>, resumable
     assert res.out == Path("out/tiny") and (tmp_path / "out/tiny/study.json").is_file()

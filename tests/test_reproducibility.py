@@ -150,9 +150,9 @@ def _in_process(*args: str) -> str:
 
 
 @pytest.mark.parametrize("command", [
-    pytest.param(REPORT, id="report"),
-    pytest.param(MULLIGAN, id="mulligan", marks=pytest.mark.slow),  # a fresh interpreter each,
-    pytest.param(ORDERS, id="orders", marks=pytest.mark.slow),      # kernels in plain Python
+    pytest.param(REPORT, id="report", marks=pytest.mark.slow),  # a fresh interpreter each,
+    pytest.param(MULLIGAN, id="mulligan", marks=pytest.mark.slow),  # kernels in plain Python
+    pytest.param(ORDERS, id="orders", marks=pytest.mark.slow),
 ])
 def test_disable_jit_gives_the_same_bytes(command):
     jit = _in_process(*command)
@@ -171,6 +171,7 @@ def test_thread_count_and_chunk_on_the_command_line(restore_threads):
     assert one.stdout == many
 
 
+@pytest.mark.slow  # a fresh interpreter, kernels in plain Python
 def test_kernels_are_plain_python_without_jit():
     """The equality above means something only if NUMBA_DISABLE_JIT=1 really runs Python code."""
     code = ("import napsim.engine.odds as k, numba.core.registry as r; "

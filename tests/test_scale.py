@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from support.cli import napsim_main, run_napsim
+from support.studies import write_study
 from support.threads import thread_counts
 
 from napsim.cli import cli
@@ -25,22 +26,6 @@ from napsim.model.errors import NapsimInputError
 from napsim.output import report
 from napsim.study import backends, chunks, runloop
 from napsim.study.spec import load_study
-
-STUDY = """
-[study]
-name = "{name}"
-scenario = "symmetric"
-policies = ["greedy", "random"]
-{size}
-seed = 11
-chunk = {chunk}
-main_metric = "effective_per_turn"
-per_game = {per_game}
-[set]
-"scenario.turns" = {turns}
-[sweep]
-"sides.*.hand" = [5, 8]
-"""
 
 ODDS = """
 [study]
@@ -61,12 +46,12 @@ ask = "orders"
 """
 
 
-def write(tmp_path: Path, name: str = "scale", games: int = 2000, chunk: int = 250, turns: int = 5,
-          per_game: bool = False, size: str | None = None) -> Path:
-    p = tmp_path / f"{name}.toml"
-    p.write_text(STUDY.format(name=name, size=size or f"games = {games}", chunk=chunk, turns=turns,
-                              per_game=str(per_game).lower()))
-    return p
+def write(tmp_path: Path, name: str = "scale", games: int | None = 2000, chunk: int = 250,
+          turns: int = 5, per_game: bool = False, **fields) -> Path:
+    """The study of these tests (support/studies.py): hand 5 against 8, seed 11."""
+    return write_study(tmp_path, name=name, games=games, chunk=chunk, seed=11,
+                       main_metric="effective_per_turn", per_game=per_game,
+                       set={"scenario.turns": turns}, sweep={"sides.*.hand": [5, 8]}, **fields)
 
 
 def chunk_arrays(out: Path) -> dict:
@@ -275,7 +260,7 @@ def test_dask_local_cluster_equals_the_local_run(tmp_path, dask_cluster):
 
 @pytest.mark.slow  # Dask
 def test_dask_target_error_stops_where_the_local_run_stops(tmp_path, dask_cluster):
-    path = write(tmp_path, chunk=200, size="target_error = 0.05\nmax_games = 20000")
+    path = write(tmp_path, chunk=200, games=None, target_error=0.05, max_games=20000)
     local, remote = tmp_path / "local", tmp_path / "dask"
     a = runloop.execute(path, local, threads=1)
     b = runloop.execute(path, remote, runner=dask_cluster)

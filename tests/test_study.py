@@ -23,6 +23,7 @@ from tests.support.chunks import assert_same_chunks, chunk_files
 from tests.support.chunks import chunk_arrays as load_arrays
 from tests.support.cli import napsim_main, run_napsim
 
+# the text of conftest's study_toml() that the bad-file cases below edit
 SMALL = """
 [study]
 name = "{name}"
@@ -38,13 +39,11 @@ main_metric = "scout_turn_rate"
 """
 
 
-def write_study(tmp_path: Path, name: str = "small", games: int = 1200, chunk: int = 300,
-                extra: str = "", sweep: str = "", body: str | None = None) -> Path:
+def write_study(tmp_path: Path, name: str, body: str, sweep: str = "") -> Path:
+    """A study file of the text `body` (and a [sweep] of the text `sweep`): the bad files and the
+    odds study; every other study here is conftest's `study_toml`."""
     p = tmp_path / f"{name}.toml"
-    text = body if body is not None else SMALL.format(name=name, games=games, chunk=chunk, extra=extra)
-    if sweep:
-        text += f"\n[sweep]\n{sweep}\n"
-    p.write_text(text)
+    p.write_text(body + (f"\n[sweep]\n{sweep}\n" if sweep else ""))
     return p
 
 
@@ -54,10 +53,10 @@ def write_study(tmp_path: Path, name: str = "small", games: int = 1200, chunk: i
 
 
 @pytest.mark.slow  # kill and resume in subprocesses
-def test_resume_after_kill_gives_identical_results(tmp_path):
+def test_resume_after_kill_gives_identical_results(tmp_path, study_toml):
     """Kill `napsim run` (SIGKILL) once chunks are on disk, rerun the same command: the chunks and
     the summary CSV equal those of an uninterrupted run, byte for byte (no game lost or doubled)."""
-    path = write_study(tmp_path, games=6000, chunk=150, sweep='"sides.*.hand" = [5, 8]')
+    path = study_toml(games=6000, chunk=150, sweep={"sides.*.hand": [5, 8]})
     st = load_study(path)
     total_chunks = len(st.points) * len(st.chunk_ranges())
     killed = tmp_path / "killed"
@@ -91,8 +90,8 @@ def test_resume_after_kill_gives_identical_results(tmp_path):
         assert (killed / name).read_bytes() == (clean / name).read_bytes(), name
 
 
-def test_rerun_skips_chunks_on_disk_and_more_games_extend_the_run(tmp_path):
-    path = write_study(tmp_path, games=900, chunk=300)
+def test_rerun_skips_chunks_on_disk_and_more_games_extend_the_run(tmp_path, study_toml):
+    path = study_toml(games=900, chunk=300)
     out = tmp_path / "out"
     runloop.execute(path, out)
     first = {f: f.stat().st_mtime_ns for f in chunk_files(out)}
@@ -101,7 +100,7 @@ def test_rerun_skips_chunks_on_disk_and_more_games_extend_the_run(tmp_path):
     assert {f: f.stat().st_mtime_ns for f in chunk_files(out)} == first, "chunks were replayed"
     assert runloop.games_played_now(meta) == (900, 0)  # all from earlier chunks, none played now
     # raising `games` keeps the chunks (they cannot change) and plays only the new ones
-    write_study(tmp_path, games=1500, chunk=300)
+    study_toml(games=1500, chunk=300)
     assert runloop.games_played_now(runloop.execute(path, out)) == (1500, 600)
     assert len(chunk_files(out)) == 5
     assert all(f.stat().st_mtime_ns == t for f, t in first.items())
@@ -110,8 +109,8 @@ def test_rerun_skips_chunks_on_disk_and_more_games_extend_the_run(tmp_path):
     assert_same_chunks(out, clean)
 
 
-def test_changed_study_refuses_old_chunks_unless_forced(tmp_path, monkeypatch):
-    path = write_study(tmp_path)
+def test_changed_study_refuses_old_chunks_unless_forced(tmp_path, monkeypatch, study_toml):
+    path = study_toml()
     out = tmp_path / "out"
     runloop.execute(path, out)
     path.write_text(path.read_text().replace("seed = 7", "seed = 8"))
@@ -138,12 +137,11 @@ def test_changed_study_refuses_old_chunks_unless_forced(tmp_path, monkeypatch):
 # common random numbers and agreement with `napsim simulate`
 
 
-def test_noop_sweep_gives_identical_points_and_matches_simulate(tmp_path):
+def test_noop_sweep_gives_identical_points_and_matches_simulate(tmp_path, study_toml):
     """Two identical sweep points play the same games: identical chunks and summaries. Each equals
     `Simulation.run` for the same seed (the study adds nothing to, and loses nothing from, the
     engine's totals)."""
-    path = write_study(tmp_path, games=1000, chunk=400, sweep='"sides.A.hand" = [6, 6]',
-                       extra="per_game = true")
+    path = study_toml(games=1000, chunk=400, sweep={"sides.A.hand": [6, 6]}, per_game=True)
     res = napsim.run_study(path, out=tmp_path / "out")
     pdirs = sorted((tmp_path / "out" / "points").iterdir())
     assert [p.name for p in pdirs] == ["p000", "p001"]
@@ -182,11 +180,10 @@ def test_noop_sweep_gives_identical_points_and_matches_simulate(tmp_path):
     assert row["ci_high"] - row["value"] == pytest.approx(half, rel=1e-9)
 
 
-def test_common_random_numbers_share_game_seeds(tmp_path):
+def test_common_random_numbers_share_game_seeds(tmp_path, study_toml):
     """Different settings, same games: the per-game draws are positively correlated across points,
     so the difference between points is much tighter than independent runs would give."""
-    path = write_study(tmp_path, games=1500, chunk=1500, extra="per_game = true",
-                       sweep='"policy.A.march_prob" = [1.0, 0.9]')
+    path = study_toml(games=1500, chunk=1500, per_game=True, sweep={"policy.A.march_prob": [1.0, 0.9]})
     res = napsim.run_study(path, out=tmp_path / "out")
     f = res.frame
     a = f[(f["point"] == "p000") & (f["side_key"] == "B")]["effective_total"].to_numpy()
@@ -213,8 +210,8 @@ def _half_widths(out: Path, point: str, side: int = 0) -> tuple[list[int], list[
     return gs, hws
 
 
-def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path, monkeypatch):
-    path = write_study(tmp_path, games=6000, chunk=500)
+def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path, monkeypatch, study_toml):
+    path = study_toml(games=6000, chunk=500)
     full = tmp_path / "full"
     runloop.execute(path, full)
     gs, hws = _half_widths(full, "p000")
@@ -230,8 +227,7 @@ def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path, monke
     assert meta["status"]["p000"]["games"] == expected
     assert len(chunk_files(out)) == expected // 500
     # the same target in the study file (target_error + max_games) stops at the same n
-    body = path.read_text().replace("games = 6000", f"target_error = {target!r}\nmax_games = 6000")
-    p2 = write_study(tmp_path, name="t2", body=body.replace('name = "small"', 'name = "t2"'))
+    p2 = study_toml(name="t2", games=None, chunk=500, target_error=target, max_games=6000)
     res = napsim.run_study(p2, out=tmp_path / "target2")
     assert res.data.accs["p000"].games == expected
     # the report agrees, and the half-width it shows is below the target
@@ -295,9 +291,9 @@ def test_bad_study_files_give_one_line_errors(tmp_path, capsys, monkeypatch, cas
     assert not (tmp_path / "out" / "points").exists(), "nothing may run before the study is valid"
 
 
-def test_bad_study_from_the_real_command_line(tmp_path, monkeypatch):
+def test_bad_study_from_the_real_command_line(tmp_path, monkeypatch, study_toml):
     # the first in a fresh interpreter (the real console entry point), the others in this process
-    path = write_study(tmp_path, sweep='"scenario.turnz" = [5]')
+    path = study_toml(sweep={"scenario.turnz": [5]})
     r = run_napsim("run", str(path), "--out", str(tmp_path / "out"))
     assert r.returncode == 2
     assert r.stderr.startswith("napsim: error:") and r.stderr.count("\n") == 1
@@ -369,9 +365,9 @@ def test_symmetric_sweep_paths_and_relative_files(tmp_path):
     assert sc.path == scen
 
 
-def test_a_resumed_run_says_what_it_played_now(tmp_path, monkeypatch):
+def test_a_resumed_run_says_what_it_played_now(tmp_path, monkeypatch, study_toml):
     # issue 17: a resume reports the games it took from earlier chunks, not a rate it never had
-    path = write_study(tmp_path, games=600, chunk=300)
+    path = study_toml(games=600, chunk=300)
     out = tmp_path / "out"
     code, stdout, err = napsim_main(monkeypatch, "run", str(path), "--out", str(out), "--no-report")
     assert code == 0, err

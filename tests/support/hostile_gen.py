@@ -27,9 +27,9 @@ from support.hostile import GMT90, OUT, SYMMETRIC
 from support.tomlwrite import dump_toml
 
 WORK = "{work}"
-# generated cases per file kind: 100 in the default run (NAPSIM_HOSTILE_EXAMPLES=N for another
+# generated cases per file kind: 50 in the default run (NAPSIM_HOSTILE_EXAMPLES=N for another
 # number), 1,000 each in the full sweeps that `pytest -m slow` runs
-EXAMPLES = int(os.environ.get("NAPSIM_HOSTILE_EXAMPLES") or 100)
+EXAMPLES = int(os.environ.get("NAPSIM_HOSTILE_EXAMPLES") or 50)
 FULL_EXAMPLES = 1000
 
 

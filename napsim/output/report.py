@@ -238,10 +238,13 @@ def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
                                         for k, v in spec["sweep"].items())
                      + f" ({len(meta['points'])} points)"))
     run = meta["run"]
-    if run.get("target_error") is not None:
+    if run.get("target_error") is not None and spec.get("main_metric"):
         who = side_names(data).get(spec["main_side"], spec["main_side"])
         rows.append(("games per point", f"until the 95% half-width of {describe(spec['main_metric']).phrase} "
                      f"({who}) is below {run['target_error']}, at most {run['cap']:,}"))
+    elif run.get("target_error") is not None:  # no main metric (an odds study): every answer's
+        rows.append(("games per point", f"until the 95% half-width of every answer is below "
+                     f"{run['target_error']}, at most {run['cap']:,}"))
     else:
         rows.append(("games per point", f"{run['cap']:,}"))
     crn = "every point plays the same games" if data.kind == "engine" else "every point deals the same hands"

@@ -189,11 +189,16 @@ def _flags(flag: str, sets: Sets) -> list[str]:
     return [x for k, v in overrides_of(sets).items() for x in (flag, f"{k}={override_text(v)}")]
 
 
+def _deck_policy_flags(deck: str | None, policy: str) -> list[str]:
+    """--deck and --policy where they differ from the defaults."""
+    return (["--deck", deck] if deck else []) + (["--policy", policy] if policy != "greedy,greedy" else [])
+
+
 def simulate_command(scenario: str | Path, sets: Sets = (), deck: str | None = None,
                      policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
                      out: str = "out/simulate") -> str:
     """The `napsim simulate` command line that plays these settings (the same numbers, bit for bit)."""
-    extra = (["--deck", deck] if deck else []) + (["--policy", policy] if policy != "greedy,greedy" else [])
+    extra = _deck_policy_flags(deck, policy)
     return _cli("napsim", "simulate", "--scenario", scenario, *_flags("--set", sets), *extra,
                 "--games", games, "--seed", seed, "--out", out)
 
@@ -215,7 +220,7 @@ def balance_command(scenario: str | Path, vary: str, equalize: str, sets: Sets =
                     policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
                     deck_ensemble: int | None = None) -> str:
     """The `napsim balance` command line of this search (the numbers of `balance`)."""
-    extra = (["--deck", deck] if deck else []) + (["--policy", policy] if policy != "greedy,greedy" else [])
+    extra = _deck_policy_flags(deck, policy)
     extra += ["--deck-ensemble", deck_ensemble] if deck_ensemble else []
     return _cli("napsim", "balance", "--scenario", scenario, "--vary", vary, "--equalize", equalize,
                 *_flags("--set", sets), *extra, "--games", games, "--seed", seed)

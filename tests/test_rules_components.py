@@ -411,6 +411,20 @@ def test_s2_no_fallback_without_the_mark(tmp_path):
     assert orders(ct, "Stubborn Charge", None, u, pa=1)[1] == [0, 0, 0]
 
 
+
+def test_s2_no_fallback_without_the_mark_in_the_standard_game(tmp_path):
+    # rule S2, standard game: an unplaced tactic card reaches every section, and with none of its
+    # unit types anywhere it orders nothing unless its card carries the fallback mark
+    path = write_deck(tmp_path / "nofb.csv", {"Bayonet Charge": 2, "Stubborn Charge": 2},
+                      {"Stubborn Charge": ("Bayonet Charge", {"fallback": "0"})})
+    ct = card_table(load_deck(path))
+    u = units(left=(0, 2, 0, 0), centre=(0, 3, 1, 0), right=(0, 1, 0, 0))  # no infantry at all
+    with_mark = orders(ct, "Bayonet Charge", None, u, pa=1, standard=True)
+    without = orders(ct, "Stubborn Charge", None, u, pa=1, standard=True)
+    assert sum(with_mark[1]) == 1 and with_mark[1][1] == 1  # one unit, its own section first
+    assert without[1] == [0, 0, 0]
+    assert without[2] == [2, 4, 1]  # every unit left unordered
+
 def test_s2_wasted_orders_metric():
     # rule S2
     sc = load_scenario("symmetric", overrides={"sides.A.sections.L.infantry": 0,

@@ -197,8 +197,8 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
         n = cmd if c == CAP_CMD else (elig_all if c == CAP_ALL else (0 if c == CAP_NONE else c))
         nominal[p] += n
         left = n
-        if elig_all == 0 and fallback[t] == 1 and n > 0:
-            left = 1
+        if elig_all == 0:  # S2: none of its types in reach: one unit only with the fallback mark
+            left = 1 if fallback[t] == 1 and n > 0 else 0
         # take units from the placement section first, then its neighbours left to right
         for step in range(4):
             if step == 0:

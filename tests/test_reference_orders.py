@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference.orders import eligible, pair_orders
+from reference.orders import corps_card_orders, eligible, pair_orders
 
 from napsim.model.cards import load_deck
 from napsim.model.policies import PARAMS
 from napsim.sim.tables import FILT_LEADER, UNIT_FILTERS, _eligible, card_table, pair_tables
+from napsim.sim.tables_lgb import SRC_CIC, SRC_OWN, eval_corps_card
 
 CMAX = 5  # hand sizes 0-5: every way a command number enters (cmd, all, fixed caps)
 # [type][section]: infantry, cavalry, artillery, leaders in L, C, R
@@ -67,3 +68,38 @@ def test_reference_eligible_units_equal_the_kernels():
             for x in range(6):
                 assert eligible(units, filt, x) == py_eligible(units, filt, x), (units, filt, x)
     assert eligible(np.array([[1], [0], [0], [3]]), FILT_LEADER, 0) == 4  # 3 leaders, 1 unit
+
+
+# [type][section of six L1 L2 C1 C2 R1 R2]: full wings, a wing without infantry, empty sections
+ARMIES6 = {
+    "full": [[3, 2, 4, 4, 2, 3], [1, 1, 1, 0, 1, 1], [1, 0, 1, 1, 0, 1], [1, 0, 1, 0, 0, 1]],
+    "gaps": [[0, 0, 2, 0, 1, 0], [2, 0, 0, 0, 0, 1], [0, 1, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0]],
+    "one wing empty": [[0, 0, 3, 1, 2, 2], [0, 0, 1, 1, 0, 0], [0, 0, 0, 1, 1, 0], [0, 0, 0, 0, 1, 1]],
+}
+
+
+@pytest.mark.parametrize("army", sorted(ARMIES6))
+@pytest.mark.parametrize("deck", ["gmt90", "gmt90:no-fallback"])
+def test_reference_corps_card_orders_equal_the_lgb_tables(deck, army):
+    # rule L3, rule L4, rule L5, rule S2: two independent versions of one Corps commander's orders
+    cards, _, _ = _tables(deck, ARMIES["line"], False)
+    units6 = np.array(ARMIES6[army], np.int64)
+    force_march = np.zeros(len(cards.names), np.int64)  # the last slot: no card
+    force_march[:-1] = load_deck(deck.partition(":")[0]).cards["force_march"].to_numpy()
+    kernel = getattr(eval_corps_card, "py_func", eval_corps_card)
+    out = np.zeros(3, np.int64)
+    checked = 0
+    for t in range(len(cards.names)):  # the last index is the empty slot (no card)
+        for k in range(3):
+            for src in (SRC_CIC, SRC_OWN):
+                for opt in range(2):
+                    for c in range(CMAX + 1):
+                        ok = kernel(t, src, opt, c, units6, k, cards.kind, cards.sec, cards.orders,
+                                    cards.eq_cmd, cards.cap, cards.filt, cards.fallback,
+                                    force_march, out)
+                        want = tuple(int(v) for v in out) if ok else None
+                        got = corps_card_orders(cards, units6, t, src == SRC_CIC, opt, c, k,
+                                                force_march)
+                        assert got == want, (cards.names[t], k, src, opt, c)
+                        checked += want is not None
+    assert checked > 1000

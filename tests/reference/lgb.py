@@ -2,10 +2,11 @@
 
 La Grande Battles (docs/rules.md L1-L9, with D, E and the LGB Guerrilla rules G4-G6, policies P1-P7).
 It reads the scenario, the policy vectors and the card table of a `Simulation`, but never its
-precomputed `Simulation.lgb` tables: what one card does for one Corps commander comes from
-`napsim.sim.tables_lgb.eval_corps_card` (the order arithmetic), and every greedy score, gain and
-choice is computed here. Randomness comes from Python's `random.Random(seed)`, so results agree
-with the kernel only statistically. Piles, hands, Corps hands, rack and Square Track are lists.
+precomputed `Simulation.lgb` tables: what one card does for one Corps commander comes from the
+reference's own order arithmetic (`reference.orders.corps_card_orders`, written without reading
+napsim.sim.tables_lgb), and every greedy score, gain and choice is computed here. Randomness
+comes from Python's `random.Random(seed)`, so results agree with the kernel only statistically.
+Piles, hands, Corps hands, rack and Square Track are lists.
 
 The kernel's readings of open rule points (its module docstring) are followed:
 - the CIC scores a gift as what the receiver gains over his own alternative (his best own card
@@ -53,13 +54,12 @@ import numpy as np
 from napsim.engine.layout import CM_NAMES, MAX_HAND, METRIC_NAMES, N_CM, N_METRICS, RACK
 from napsim.model.policies import PARAMS
 from napsim.sim.tables import KIND_MULTI, KIND_SECTION
-from napsim.sim.tables_lgb import eval_corps_card, units6_array
+from napsim.sim.tables_lgb import units6_array
 
 from .engine import _Game as _EpicGame
 from .engine import deal_guerrilla, facing
-from .orders import eligible
+from .orders import corps_card_orders, eligible
 
-_eval_corps_card = getattr(eval_corps_card, "py_func", eval_corps_card)
 M = {name: i for i, name in enumerate(METRIC_NAMES)}
 CM = {name: i for i, name in enumerate(CM_NAMES)}
 KIND_SLOT = ("section", "multi", "tactic", "other")
@@ -117,14 +117,13 @@ class _LgbGame:
         tac_bonus = pv[PARAMS["tactician_bonus"]]
         march_bonus = pv[PARAMS["march_bonus"]]
         march_prob = pv[PARAMS["march_prob"]]
-        out = np.zeros(3, np.int64)
         res = []
         for opt in range(2):
-            ok = _eval_corps_card(t, src, opt, c, self.units[s], k, cd.kind, cd.sec, cd.orders,
-                                  cd.eq_cmd, cd.cap, cd.filt, cd.fallback, self.force_march, out)
-            if not ok:
+            got = corps_card_orders(cd, self.units[s], t, src == SRC_CIC, opt, c, k,
+                                    self.force_march)
+            if got is None:
                 continue
-            nom, ea, eb = int(out[0]), int(out[1]), int(out[2])
+            nom, ea, eb = got
             v = w * (ea + eb) + tac_bonus * cd.tdraw[t] + pv[PARAMS["scout_bonus"]] * cd.scout[t]
             if cd.stars[t] > 0:  # rule L7: March Move 3 free units, or a Command + Tactician card
                 avail = min(3, self.wing_units[s][k] - ea - eb)

@@ -113,3 +113,72 @@ def pair_orders(cards, units, played: list[tuple[int, int]], command: int, stand
             unordered[x] -= took
             n -= took
     return nominal, effective, unordered
+
+
+def _share(n: int, room_a: int, room_b: int) -> tuple[int, int]:
+    """n orders over a Corps commander's two sections one at a time, his left first and then
+    turn about, each to a section with a unit still free (L3: as evenly as the units allow)."""
+    a = b = 0
+    turn = 0
+    while n > 0 and (a < room_a or b < room_b):
+        if (turn == 0 and a < room_a) or b >= room_b:
+            a += 1
+        else:
+            b += 1
+        n -= 1
+        turn = 1 - turn
+    return a, b
+
+
+def corps_card_orders(cards, units6, t: int, from_cic: bool, option: int, command: int,
+                      corps: int, force_march) -> tuple[int, int, int] | None:
+    """La Grande Battles: (nominal, effective in his left section, effective in his right) when
+    Corps commander `corps` (0 left wing, 1 centre, 2 right) plays card type t given by the CIC
+    (`from_cic`) or from his own hand, with `option` (L4: where a multi-section card's centre
+    orders go, which of his sections an own Center card or a Force March orders: 0 left, 1 right);
+    None when that is not a legal way to play it. `units6` is [type][section of six]. Written from
+    docs/rules.md L3-L5 without reading napsim.sim.tables_lgb."""
+    left, right = 2 * corps, 2 * corps + 1
+    units_l = sum(int(units6[k][left]) for k in range(4))
+    units_r = sum(int(units6[k][right]) for k in range(4))
+    kind = cards.kind[t]
+    if kind == KIND_SECTION:
+        wing = int(cards.sec[t])  # 0 Left, 1 Center, 2 Right card
+        n = command if cards.eq_cmd[t] == 1 else int(cards.orders[t, wing])
+        if from_cic:  # L3: the CIC gives a section card to that wing's commander; it orders both
+            if wing != corps or option != 0:
+                return None
+            a, b = _share(n, units_l, units_r)
+            return n, a, b
+        if wing != 1 and option != 0:  # from his own hand: Left and Right cards have one place
+            return None
+        to_right = wing == 2 or (wing == 1 and option == 1)
+        return (n, 0, min(n, units_r)) if to_right else (n, min(n, units_l), 0)
+    if kind == KIND_MULTI:
+        centre = int(cards.orders[t, 1])
+        if option == 1 and centre == 0:
+            return None
+        n_l = int(cards.orders[t, 0]) + (centre if option == 0 else 0)
+        n_r = int(cards.orders[t, 2]) + (centre if option == 1 else 0)
+        return n_l + n_r, min(n_l, units_l), min(n_r, units_r)
+    if kind == KIND_PLACED:
+        cap = int(cards.cap[t])
+        mark = cards.fallback[t] == 1
+        if force_march[t] == 1:  # one of his two sections, chosen by the option
+            x, units_x = (left, units_l) if option == 0 else (right, units_r)
+            found = eligible(units6, int(cards.filt[t]), x)
+            n = tactic_orders(cap, command, found)
+            eff = 1 if found == 0 and mark and n > 0 and units_x > 0 else min(n, found)
+            return (n, eff, 0) if option == 0 else (n, 0, eff)
+        if option != 0:
+            return None
+        found_l = eligible(units6, int(cards.filt[t]), left)
+        found_r = eligible(units6, int(cards.filt[t]), right)
+        n = tactic_orders(cap, command, found_l + found_r)
+        if found_l + found_r == 0:  # S2: one unit of his choice only with the fallback mark
+            if not (mark and n > 0 and units_l + units_r > 0):
+                return n, 0, 0
+            return (n, 1, 0) if units_l > 0 else (n, 0, 1)
+        a, b = _share(min(n, found_l + found_r), found_l, found_r)
+        return n, a, b
+    return (0, 0, 0) if option == 0 else None  # no card, or a card with no orders of its own

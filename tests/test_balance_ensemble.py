@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from support.cli import napsim_main
 from support.decks import read_deck_csv, write_deck_csv
+from support.studies import study_text
 
 import napsim
 from napsim.api import regenerate
@@ -133,16 +134,11 @@ def test_target_error_says_when_the_cap_stopped_it():
 # --------------------------------------------------------------------------------------------
 # run --deck-ensemble
 
-STUDY = """[study]
-name = "ens"
-scenario = "tamames"
-games = 400
-chunk = 200
-main_side = "F"
-{extra}
-[sweep]
-"sides.S.guerrilla" = [0, 3]
-"""
+def _study(**extra) -> str:
+    """The tamames study these tests run (support/studies.py), with extra [study] fields."""
+    return study_text(name="ens", scenario="tamames", games=400, chunk=200, main_side="F",
+                      policies=None, seed=None, main_metric=None, set=None,
+                      sweep={"sides.S.guerrilla": [0, 3]}, **extra)
 
 
 def _chunk_bytes(out) -> dict:
@@ -153,7 +149,7 @@ def _chunk_bytes(out) -> dict:
 @pytest.mark.slow  # two study runs with reports and charts
 def test_run_deck_ensemble_leaves_chunks_and_identity_alone(tmp_path):
     study = tmp_path / "s.toml"
-    study.write_text(STUDY.format(extra=""))
+    study.write_text(_study())
     plain, ens = tmp_path / "plain", tmp_path / "ens"
     for out, extra in ((plain, []), (ens, ["--deck-ensemble", "3"])):
         r = CliRunner().invoke(cli, ["run", str(study), "--out", str(out), *extra], catch_exceptions=False)
@@ -177,7 +173,7 @@ def test_run_deck_ensemble_leaves_chunks_and_identity_alone(tmp_path):
 
 def test_study_key_deck_ensemble_is_the_flag(tmp_path):
     study = tmp_path / "s.toml"
-    study.write_text(STUDY.format(extra="deck_ensemble = 2"))
+    study.write_text(_study(deck_ensemble=2))
     r = CliRunner().invoke(cli, ["run", str(study), "--out", str(tmp_path / "o"), "--no-report"],
                            catch_exceptions=False)
     assert r.exit_code == 0, r.output
@@ -269,8 +265,8 @@ BAD = [
 def test_bad_new_flags_are_one_line_exit_2_nothing_written(args, needle, tmp_path, monkeypatch):
     files = tmp_path / "in"
     files.mkdir()
-    (files / "s.toml").write_text(STUDY.format(extra=""))
-    (files / "bad.toml").write_text(STUDY.format(extra="deck_ensemble = 0"))
+    (files / "s.toml").write_text(_study())
+    (files / "bad.toml").write_text(_study(deck_ensemble=0))
     (files / "odds.toml").write_text('[study]\nname = "o"\nkind = "odds"\ngames = 10\n[[questions]]\n'
                                      'ask = "at_least"\nfilter = "kind=multi"\nk = 1\n')
     paths = {"STUDY": str(files / "s.toml"), "ODDS": str(files / "odds.toml"),

@@ -628,7 +628,7 @@ def test_g7_summary_rates_with_wilson_intervals():
     assert not plain["metric"].isin([m for m, d in METRICS.items() if d.group == "guerrilla"]).any()
 
 
-def test_g7_guerrilla_study_summary_and_chart(tmp_path):
+def test_g7_guerrilla_study_summary_and_chart(tmp_path, study_toml):
     # rule G7 and P4 through a study: the guerrilla rates carry Wilson intervals in the study
     # summary, and the chart of orders denied against starting counters has a line per policy
     import napsim
@@ -636,22 +636,12 @@ def test_g7_guerrilla_study_summary_and_chart(tmp_path):
 
     st = load_study(REPO / "studies" / "guerrilla.toml")  # the shipped study: 2 x 6 x 3 x 5 points
     assert len(st.points) == 180 and st.main_side == "S"
-    path = tmp_path / "g.toml"
-    path.write_text("""
-[study]
-name = "g_small"
-scenario = "tamames"
-games = 300
-chunk = 150
-main_metric = "g_denied_effective"
-main_side = "S"
-metrics = ["g_nullification_rate", "g_denied_effective", "g_acquired"]
-[set]
-"policy.S.g_threshold" = 4
-[sweep]
-"sides.S.guerrilla" = [1, 4]
-"policy.S.g_spend_mode" = ["always", "assault"]
-""", encoding="utf-8")
+    path = study_toml(name="g_small", scenario="tamames", games=300, chunk=150, policies=None,
+                      seed=None, main_metric="g_denied_effective", main_side="S",
+                      metrics=["g_nullification_rate", "g_denied_effective", "g_acquired"],
+                      set={"policy.S.g_threshold": 4},
+                      sweep={"sides.S.guerrilla": [1, 4],
+                             "policy.S.g_spend_mode": ["always", "assault"]})
     res = napsim.run_study(path, out=tmp_path / "out")
     summ = res.summary(["g_nullification_rate", "g_denied_effective"])
     rate = summ[(summ["metric"] == "g_nullification_rate") & (summ["side_key"] == "S")]

@@ -30,6 +30,7 @@ def test_policy_slots_equal_policies_params():
 
 def test_policy_mode_values_equal_policies():
     assert layout.KIND_RANDOM == policies.KIND_RANDOM
+    assert layout.KIND_LOOKAHEAD == policies.KIND_LOOKAHEAD
     assert (layout.SPEND_ALWAYS, layout.SPEND_THRESHOLD, layout.SPEND_ASSAULT) == tuple(
         policies.SPEND_MODES[k] for k in ("always", "threshold", "assault"))
     assert (layout.GAIN_ALWAYS, layout.GAIN_NEVER, layout.GAIN_BELOW) == tuple(

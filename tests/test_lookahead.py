@@ -79,7 +79,7 @@ def _trap_turns(sim: Simulation, games: int):
 
 
 def test_p8_lookahead_finds_the_two_turn_optimum_that_greedy_misses(trap):
-    # rule P8 (and P1: greedy's myopic choice)
+    # rules P1, P8: greedy's myopic choice, the lookahead's two-turn optimum
     sc, deck = trap
     ct = card_table(deck)
     u = np.zeros((4, 3), np.int64)
@@ -128,6 +128,7 @@ def test_p8_same_results_whatever_threads_and_chunks():
 
 
 def test_p8_trace_replays_a_lookahead_game():
+    # rule P8: a lookahead game is a function of (seed, game index), its event log too
     sim = Simulation.build("symmetric", policies=(("lookahead", {"lookahead_k": 2}), ("greedy", {})))
     met, ev = sim.trace(5, 3)
     r = sim.run(4, 5, chunk=4, per_game=True)
@@ -136,6 +137,7 @@ def test_p8_trace_replays_a_lookahead_game():
 
 
 def test_p8_bad_values_and_formats_are_one_line_errors():
+    # rule P8: parameters in range, whole counts, lookahead's own; not yet La Grande Battles
     with pytest.raises(NapsimInputError, match="lookahead_k"):
         policy_vector("lookahead", {"lookahead_k": "0"})
     with pytest.raises(NapsimInputError, match="whole number"):

@@ -61,7 +61,6 @@ from napsim.engine.layout import (
     G_RULE,
     G_START,
     G_START_L,
-    KIND_RANDOM,
     M_TURNS,
     M_VIOLATIONS,
     MAX_HAND,
@@ -283,7 +282,7 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
     pb = p % 3
     if tracing:
         _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
-               1 if pol[s, P_KIND] == KIND_RANDOM else 0)
+               np.int64(pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
     ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
     rb0 = rb
     pq, ra, rb, turn_over = _guerrillas(rs_post, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg,

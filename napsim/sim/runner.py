@@ -63,19 +63,24 @@ def play_chunks(args: tuple, key, first: int, n: int, chunk: int, check: bool = 
         yield from played
 
 
-KERNEL_NAMES = {"epic": "EPIC", "lgb": "La Grande Battles"}
+KERNEL_NAMES = {"epic": "EPIC", "lookahead": "EPIC lookahead (P8)", "lgb": "La Grande Battles"}
 ONE_A_SIDE = ("standard", "epic1")  # formats with one commander a side: no commander rows
 
 
-def kernel_for(fmt: str) -> str:
-    """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game)."""
-    return "lgb" if fmt == "lgb" else "epic"
+def kernel_for(fmt: str, policies=()) -> str:
+    """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game),
+    "lookahead" for EPIC and the standard game when one of `policies` ((name, overrides) per side)
+    is lookahead (P8)."""
+    if fmt == "lgb":
+        return "lgb"
+    return "lookahead" if any(name == "lookahead" for name, _ in policies) else "epic"
 
 
 def kernel_compiled(kind: str) -> bool | None:
     """Whether the chunk kernel `kind` is compiled already (in this process, or in numba's on-disk
     cache for the current source); None when numba's cache cannot be read."""
-    kernel = lgb.play_blocks_lgb if kind == "lgb" else epic.play_blocks  # the compiled part
+    kernel = {"lgb": lgb.play_blocks_lgb, "lookahead": lookahead.play_blocks_planned}.get(
+        kind, epic.play_blocks)  # the compiled part
     if kernel.signatures:
         return True
     try:  # numba's own index: empty when there is none, or when the source changed since

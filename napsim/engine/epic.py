@@ -225,16 +225,15 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
          sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
          place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check,
          n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc,
-         met, cmet, wait_hist, g_turn, tturn, trace, tn, views, rmap):
+         met, cmet, wait_hist, g_turn, tturn, trace, tn, pn, dn, rn, hn, sqn, tac, tac_pile,
+         tac_disc, last_hand, nominal, last_rack, last_hand_p, last_rack_p, rmap):
     """One turn (ply) of play_game. Draws up to the choice come from rs, the choice's too; the rest
     of the turn draws from rs_post (play_game passes one stream as both). forced_hi CHOOSE: the
     policy chooses; PROBE: return at the choice point, the turn half played; else (forced_hi,
     forced_rj, forced_p) is played instead of the policy's choice, whose draws are still made.
     Returns the policy's choice (hand slot, rack slot, placement), then the command, hand and
-    rack cards, E4 and the Counter-Attack pin of the turn. views: _st_views(st); rmap: the card
-    map res_scratch[RES_RMAP]."""
-    (pn, dn, rn, hn, sqn, tac, tac_pile, tac_disc, last_hand, nominal, last_rack, last_hand_p,
-     last_rack_p) = views
+    rack cards, E4 and the Counter-Attack pin of the turn. pn ... last_rack_p: the views of
+    _st_views(st), one by one; rmap: the card map res_scratch[RES_RMAP]."""
     void = ctab.shape[0] - 1
     tracing = trace.shape[0] > 0  # without a buffer no event is formatted or counted
     multi = fmt >= 2
@@ -378,7 +377,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
              sq_form, sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units,
              ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch,
-             gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, views, res_scratch[RES_RMAP])
+             gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
     _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
 
 

@@ -212,7 +212,7 @@ def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_f
         sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
         place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca,
         g_total, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
-        wwait, wgturn, wtturn, wtrace, wtn, wviews, wrmap)
+        wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
     if ghi == -1:  # nothing legal
         return np.int64(CHOOSE), np.int64(-1), np.int64(0)
     void = ctab.shape[0] - 1
@@ -248,7 +248,7 @@ def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_f
                      nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
                      gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile, wdisc, whand,
                      wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet, wwait,
-                     wgturn, wtturn, wtrace, wtn, wviews, wrmap)
+                     wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
                 if (t - ply) % 2 == 0:  # an own turn
                     cval[m] += weight * (_effective(wmet, s) - before)
                     weight *= discount
@@ -292,7 +292,7 @@ def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq
              best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
              play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
              disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet, wait_hist,
-             g_turn, tturn, trace, tn, views, res_scratch[RES_RMAP])
+             g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
     _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from support.cli import napsim_main
 from support.decks import write_deck
 from support.enginerules import orders, write_scenario
 from support.tracetools import CODE, PLY, SIDE, A, D, E, G, M
@@ -161,3 +162,22 @@ def test_p8_lookahead_orders_at_least_greedys_on_symmetric():
     la = sim.run(n, 2, chunk=n, per_game=True).per_game
     diff = (la[:, 0, EFF].sum(1) - g[:, 0, EFF].sum(1)) / la[:, 0, M["turns"]]
     assert diff.mean() + 1.96 * diff.std(ddof=1) / np.sqrt(n) >= 0.0
+
+
+def test_p8_command_line_plays_traces_and_compares_lookahead(monkeypatch, tmp_path):
+    # rule P8: the policy is a name like the others on simulate, trace and compare; LGB is refused
+    code, out, _ = napsim_main(monkeypatch, "simulate", "--scenario", "symmetric", "--games", "20",
+                               "--policy", "lookahead:lookahead_k=2,greedy", "--out",
+                               str(tmp_path / "run"))
+    assert code == 0 and "effective orders a turn" in out
+    code, out, _ = napsim_main(monkeypatch, "trace", "--scenario", "symmetric", "--game", "1",
+                               "--policy", "lookahead:lookahead_k=2,greedy")
+    assert code == 0 and "(lookahead)" in out
+    code, out, _ = napsim_main(monkeypatch, "compare", "--scenario", "symmetric", "--games", "40",
+                               "--policy-a", "greedy,greedy", "--policy-b",
+                               "lookahead:lookahead_k=2,greedy")
+    assert code == 0 and "lookahead" in out
+    code, _, err = napsim_main(monkeypatch, "simulate", "--scenario", "lgb-symmetric", "--games",
+                               "5", "--policy", "lookahead,greedy", "--out", str(tmp_path / "lgb"))
+    assert code == 2 and "not yet available for La Grande Battles" in err
+    assert len(err.strip().splitlines()) == 1

@@ -71,10 +71,11 @@ def simulation(scenario: str | Path, sets: Sets = (), deck: str | None = None,
     (`Simulation.build`). With `notice`, the kernel is compiled (or read from numba's cache) before
     it returns, the notice told first when that takes long, so that what follows counts games only."""
     sc = load_scenario(scenario, overrides_of(sets))
-    line = compile_notice(kernel_for(sc.format)) if notice is not None else None
+    policies = parse_policy_option(policy)
+    line = compile_notice(kernel_for(sc.format, policies)) if notice is not None else None
     if line:
         notice(line)
-    sim = Simulation.build(sc, parse_policy_option(policy), deck)
+    sim = Simulation.build(sc, policies, deck)
     if notice is not None:
         sim.warm_up()
     return sim

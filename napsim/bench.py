@@ -1,4 +1,4 @@
-"""Throughput benchmarks: `python -m napsim.bench odds|epic|guerrilla|formats|cold|study|app|all`.
+"""Throughput benchmarks: `python -m napsim.bench odds|epic|guerrilla|formats|lookahead|cold|study|app|all`.
 
 Each kernel is timed after a warm-up call (compilation excluded) and, in the same run, against a
 straightforward reference implementation of the same question, so the printed ratio does not
@@ -34,6 +34,7 @@ from napsim.bench_e2e import bench_cold, bench_study, say
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import load_deck
+from napsim.model.policies import PARAMS, policy_vector
 from napsim.model.scenarios import load_scenario
 from napsim.model.version import __version__
 from napsim.sim.packing import Simulation
@@ -194,6 +195,29 @@ def bench_guerrilla(games: int, threads: int, reference: Path | None = None) -> 
     return _bench_engine("guerrilla", "tamames", games, threads, reference)
 
 
+def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> dict:
+    """The lookahead policy (P8, default K and D) for side A against greedy, beside greedy against
+    greedy, on the symmetric armies: turns per second on one core (both sides' turns) and the
+    ratio, i.e. what a turn of planning costs."""
+    out = {"kernel": "lookahead", "scenario": "symmetric", "unit": "turns", "threads": threads}
+    for name, n, pols in (("greedy", max(4_000, games // 1000), (("greedy", {}), ("greedy", {}))),
+                          ("lookahead", 200, (("lookahead", {}), ("greedy", {})))):
+        sim = Simulation.build("symmetric", policies=pols)
+        turns = n * 2 * sim.scenario.turns
+        rates = _rates(lambda sim=sim, n=n: sim.run(n, 1, chunk=n), turns, threads, repeats=3)
+        out[f"{name}_games"] = n
+        out[f"{name}_turns_per_second_per_core"] = round(rates[1])
+        out[f"{name}_turns_per_second"] = round(rates[threads])
+    defaults = policy_vector("lookahead")
+    out["lookahead_k"] = int(defaults[PARAMS["lookahead_k"]])
+    out["lookahead_d"] = int(defaults[PARAMS["lookahead_d"]])
+    out["greedy_over_lookahead"] = round(out["greedy_turns_per_second_per_core"]
+                                         / out["lookahead_turns_per_second_per_core"], 1)
+    out["timing"] = "best of 3"
+    out.update(_versions())
+    return out
+
+
 def bench_formats(games: int, threads: int, reference: Path | None = None) -> list[dict]:
     """EPIC 2, 3 and 4 a side and La Grande Battles on the formats study's armies, one line each."""
     out = []
@@ -204,13 +228,14 @@ def bench_formats(games: int, threads: int, reference: Path | None = None) -> li
 
 
 BENCHES = {"odds": bench_odds, "epic": bench_epic, "guerrilla": bench_guerrilla,
-           "formats": bench_formats, "cold": lambda *_: bench_cold(),
+           "formats": bench_formats, "lookahead": bench_lookahead, "cold": lambda *_: bench_cold(),
            "study": lambda *_: bench_study(), "app": lambda *_: bench_app()}
 STAGES = {  # what each stage does, said on stderr as it starts
     "odds": "the deck-odds kernel against vectorised numpy (about 20 s)",
     "epic": "EPIC one a side, 1 and N threads (a few minutes, compiling first)",
     "guerrilla": "Tamames with the Guerrilla rules (about a minute)",
     "formats": "EPIC 2-4 a side and La Grande Battles (a few minutes)",
+    "lookahead": "the lookahead policy beside greedy on the symmetric armies (about a minute)",
     "cold": "the first result of each format from an empty numba cache (a few minutes)",
     "study": "the README study end to end with a warm cache (a few minutes, compiling first)",
     "app": "napsim app: 50 setting changes to first numbers and full count, warm (a few minutes, "

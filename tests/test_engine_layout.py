@@ -30,6 +30,7 @@ def test_policy_slots_equal_policies_params():
 
 def test_policy_mode_values_equal_policies():
     assert layout.KIND_RANDOM == policies.KIND_RANDOM
+    assert layout.KIND_LOOKAHEAD == policies.KIND_LOOKAHEAD
     assert (layout.SPEND_ALWAYS, layout.SPEND_THRESHOLD, layout.SPEND_ASSAULT) == tuple(
         policies.SPEND_MODES[k] for k in ("always", "threshold", "assault"))
     assert (layout.GAIN_ALWAYS, layout.GAIN_NEVER, layout.GAIN_BELOW) == tuple(
@@ -123,7 +124,7 @@ def _returned_names(path: Path, func: str) -> list[str]:
 
 
 def test_both_kernels_return_the_outputs_in_one_order():
-    epic_names = _returned_names(ENGINE / "epic.py", "play_chunk")
+    epic_names = _returned_names(ENGINE / "epic.py", "chunk_on")
     assert epic_names == ["met_b", "rows", "wait_b", "gturn_b", "cmet_b", "crows", "tturn_b"]
     assert _returned_names(ENGINE / "lgb.py", "play_chunk_lgb") == epic_names
 

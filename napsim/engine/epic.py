@@ -61,7 +61,6 @@ from napsim.engine.layout import (
     G_RULE,
     G_START,
     G_START_L,
-    KIND_RANDOM,
     M_TURNS,
     M_VIOLATIONS,
     MAX_HAND,
@@ -77,6 +76,8 @@ from napsim.engine.layout import (
     RACK,
     REC_ORD,
     RES_CA,
+    RES_HAND,
+    RES_RACK,
     RES_RMAP,
     ST_DISC_N,
     ST_HAND_N,
@@ -185,6 +186,163 @@ def _deal(rs, standard, first, multi, hand0, tac0, tac_start, pile, pn, disc, dn
                 rn[0] += 1
 
 
+@inlined
+def _st_views(st):
+    """The small per-game counters of st as views (napsim.engine.layout ST_*): draw pile, discards,
+    rack, hands, squares, Tactician cards, Tactician pile and discards, each side's last hand card,
+    this turn's nominal orders, each side's last rack card, where the last hand and rack cards
+    went."""
+    return (st[ST_PILE_N:ST_PILE_N + 1], st[ST_DISC_N:ST_DISC_N + 1], st[ST_RACK_N:ST_RACK_N + 1],
+            st[ST_HAND_N:ST_HAND_N + 2], st[ST_SQ_N:ST_SQ_N + 2], st[ST_TAC:ST_TAC + 2],
+            st[ST_TAC_PILE:ST_TAC_PILE + 1], st[ST_TAC_DISC:ST_TAC_DISC + 1],
+            st[ST_LAST_HAND:ST_LAST_HAND + 2], st[ST_NOMINAL:ST_NOMINAL + 3],
+            st[ST_LAST_RACK:ST_LAST_RACK + 2], st[ST_LAST_HAND_P:ST_LAST_HAND_P + 2],
+            st[ST_LAST_RACK_P:ST_LAST_RACK_P + 2])
+
+
+@inlined
+def _open_game(rs, game, run_key, standard, first, hand0, tac0, fmt, ctab, deck, gcfg, gst, pile,
+               disc, hand, rack, rack_t, res_scratch, st, views, cmd_sec, tac_start, tacc, cmet, met,
+               trace, tn, ropt):
+    """A new game of global index `game`: its stream, the piles and counters (_new_game), the
+    deal (_deal). Returns (Guerrilla counters in all, Counter-Attack types)."""
+    start_game(rs, run_key, game)
+    void = ctab.shape[0] - 1
+    g_total, n_ca = _new_game(fmt, void, ctab, deck, gcfg, gst, pile, res_scratch, st, cmd_sec,
+                              cmet, ropt)
+    pn, dn, rn, hn, _, tac, tac_pile = views[:7]
+    _deal(rs, standard, first, fmt >= 2, hand0, tac0, tac_start, pile, pn, disc, dn, hand, hn,
+          rack, rack_t, rn, tac, tacc, tac_pile, met, trace, tn)
+    return g_total, n_ca
+
+
+CHOOSE = -1  # forced_hi of _ply: the policy chooses
+PROBE = -3   # forced_hi of _ply: stop at the choice point and return the policy's choice
+
+
+@inlined
+def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand0, sq_form,
+         sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+         place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check,
+         n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc,
+         met, cmet, wait_hist, g_turn, tturn, trace, tn, pn, dn, rn, hn, sqn, tac, tac_pile,
+         tac_disc, last_hand, nominal, last_rack, last_hand_p, last_rack_p, rmap):
+    """One turn (ply) of play_game. Draws up to the choice come from rs, the choice's too; the rest
+    of the turn draws from rs_post (play_game passes one stream as both). forced_hi CHOOSE: the
+    policy chooses; PROBE: return at the choice point, the turn half played; else (forced_hi,
+    forced_rj, forced_p) is played instead of the policy's choice, whose draws are still made.
+    Returns the policy's choice (hand slot, rack slot, placement), then the command, hand and
+    rack cards, E4 and the Counter-Attack pin of the turn. pn ... last_rack_p: the views of
+    _st_views(st), one by one; rmap: the card map res_scratch[RES_RMAP]."""
+    void = ctab.shape[0] - 1
+    tracing = trace.shape[0] > 0  # without a buffer no event is formatted or counted
+    multi = fmt >= 2
+    s = (first + ply) % 2
+    o = 1 - s
+    met[s, M_TURNS] += 1
+    _squares(rs, s, ply, hand0, sq_form, sq_leave, hand, hn, sq, sqn, met, trace, tn)
+    _spend_tacticians(rs, s, ply, multi, pol, tac, tacc, tac_disc, met, cmet, tturn)
+    fs_card = _first_strike(rs, o, ply, pol, ctab, hand, hn, met, trace, tn)
+    cmd = hn[s]  # E6: the hand at the start of the turn, the played card included
+    rack_size = rn[0]
+    n_h = hn[s]
+    n_r = rn[0] if not standard else 0
+    c = min(cmd, best_val.shape[1] - 1)
+    ca_src, e4, pin_y = _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val,
+                                       hand, rack, last_hand, last_rack, last_hand_p,
+                                       last_rack_p, res_scratch, met, ropt)
+    if check and hn[s] + sqn[s] != hand0[s]:
+        met[s, M_VIOLATIONS] += 1
+    if tracing:
+        _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, tac, pn, dn)
+    # the choice: hand slot hi (-2: none), rack slot rj (-1: none), placement p
+    hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
+                                        ca_src, void, pol, ctab, best_val, best_k,
+                                        best_list, n_place, place_list, e4_only, res_scratch,
+                                        play_val, play_key, rec_t, tracing, pin_y)
+    if hi == -1 and n_h > 0 and n_r > 0:
+        # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
+        # hand card alone is played and the rack is left as it is
+        hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, np.int64(0), e4, ca_src,
+                                   void, pol, ctab, best_val, best_k, best_list, n_place,
+                                   place_list, e4_only, res_scratch, play_val, play_key, rec_t,
+                                   tracing, pin_y)
+    if forced_hi == PROBE:  # the choice point only (napsim.engine.lookahead)
+        return hi, rj, p, c, n_h, n_r, e4, pin_y
+    if forced_hi != CHOOSE:  # the caller's choice replaces the policy's (its draws are still made)
+        hi, rj, p = forced_hi, forced_rj, forced_p
+        if tracing:
+            score = play_val[s, 1 if e4 else 0, c, res_scratch[RES_HAND, max(hi, 0)],
+                             res_scratch[RES_RACK, max(rj, 0)]]
+    ta, tb, ra, rb, p = _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val,
+                                    rmap, cmd_sec, hand, hn, rack, rack_t, rn, last_hand,
+                                    last_rack, last_hand_p, last_rack_p, met, wait_hist, ropt)
+    pa = p // 3
+    pb = p % 3
+    if tracing:
+        _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
+               np.int64(pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
+    ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
+    rb0 = rb
+    pq, ra, rb, turn_over = _guerrillas(rs_post, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg,
+                                        gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
+                                        g_turn, trace, tn, ropt)
+    # D3: a card the Guerrillas nullified gave no orders, so a Counter-Attack cannot copy it
+    if ra0 != void and ra == void:
+        last_hand[s] = void
+    if rb0 != void and rb == void:
+        last_rack[s] = void
+    ner = rec_t[s, c, ra, rb]
+    q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
+    _orders(s, ner, q0, nominal, met)
+    # G3/G4: a Spanish Scout may trade its second draw (and, in EPIC, its stars) for a counter
+    gain_sec = -1
+    if gcfg[s, G_RULE] != G_OFF:
+        gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
+    # E9.2 / G4: the gain and the two-card draw never both happen (two_scouts decides the
+    # turn with two Scouts)
+    gained, scouted = scout_trade(ctab[ra, C_SCOUT] + ctab[rb, C_SCOUT], gain_sec >= 0, ropt)
+    if not gained:
+        gain_sec = -1
+    r0, r1, r2, tac_draws, marched, star_tac_a, star_tac_b = _stars(
+        rs_post, s, ra, rb, pa, pb, gain_sec, void, ner, q0, gcfg, pol, ctab, rem_t, met)
+    if tracing:
+        _trace_orders(trace, tn, ply, s, nominal, ner, q0, marched, tac_draws)
+    _discard_played(rs_post, o, ply, ta, tb, fs_card, void, pile, pn, disc, dn, hand, hn, met, trace,
+                    tn)
+    # E9.1 / E9.2 draw one, or with a Scout draw two and keep the better (P2); a Scout
+    # traded for a Guerrilla counter (G3/G4) draws one
+    if gain_sec >= 0:
+        _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, tn)
+    elan = ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1
+    if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
+        _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
+    _command_draw(rs_post, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
+                  met, trace, tn)
+    if multi and not turn_over:  # the commander layer (M4, M6, M8) and its Tactician draws
+        _commander_layer(rs_post, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner,
+                         q0, r0, r1, r2, np.int64(star_tac_a), np.int64(star_tac_b), cmd_sec, units,
+                         best_val, cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn, ropt)
+    else:  # E9.3
+        _turn_tacticians(s, ply, fmt, multi, turn_over, tac_draws, cmd_sec, cmet, tac, tac_pile,
+                         tac_disc, met, trace, tn)
+    # E9.4 Elan: draw pile and discards shuffled together (after the Command draws unless
+    # elan_order = shuffle_first); every player draws a Tactician
+    if elan:
+        if ropt[R_SHUFFLE_FIRST] == 0:
+            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
+        _elan_tacticians(s, ply, fmt, multi, tac, tacc, tac_pile, tac_disc, met, cmet, trace,
+                         tn)
+    # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
+    if not standard and rn[0] <= 2:
+        _refill_rack(rs_post, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
+    if check:
+        met[s, M_VIOLATIONS] += _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq,
+                                       sqn, hand0, scratch)
+        _check_guerrillas(s, g_total, gst, met)
+    return hi, rj, p, c, n_h, n_r, e4, pin_y
+
+
 @njit(cache=True, _nrt=False)
 def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
@@ -210,127 +368,33 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
     tac_start[side, commander] the starting Tactician cards, units[side, type, section].
     tturn[side, turn] sums the Tactician cards a side holds at the start of its turns. ropt holds
     the readings of the open points (R_* columns)."""
-    start_game(rs, run_key, game)
-    void = ctab.shape[0] - 1
-    tracing = trace.shape[0] > 0  # without a buffer no event is formatted or counted
-    multi = fmt >= 2
-    g_total, n_ca = _new_game(fmt, void, ctab, deck, gcfg, gst, pile, res_scratch, st, cmd_sec,
-                              cmet, ropt)
-    # small counters live in one caller-owned array: no allocation in the game loop
-    pn = st[ST_PILE_N:ST_PILE_N + 1]
-    dn = st[ST_DISC_N:ST_DISC_N + 1]
-    rn = st[ST_RACK_N:ST_RACK_N + 1]
-    hn = st[ST_HAND_N:ST_HAND_N + 2]
-    sqn = st[ST_SQ_N:ST_SQ_N + 2]
-    tac = st[ST_TAC:ST_TAC + 2]
-    tac_pile = st[ST_TAC_PILE:ST_TAC_PILE + 1]
-    tac_disc = st[ST_TAC_DISC:ST_TAC_DISC + 1]
-    last_hand = st[ST_LAST_HAND:ST_LAST_HAND + 2]
-    nominal = st[ST_NOMINAL:ST_NOMINAL + 3]
-    last_rack = st[ST_LAST_RACK:ST_LAST_RACK + 2]
-    last_hand_p = st[ST_LAST_HAND_P:ST_LAST_HAND_P + 2]
-    last_rack_p = st[ST_LAST_RACK_P:ST_LAST_RACK_P + 2]
-    rmap = res_scratch[RES_RMAP]
-    _deal(rs, standard, first, multi, hand0, tac0, tac_start, pile, pn, disc, dn, hand, hn, rack,
-          rack_t, rn, tac, tacc, tac_pile, met, trace, tn)
+    views = _st_views(st)
+    g_total, n_ca = _open_game(rs, game, run_key, standard, first, hand0, tac0, fmt, ctab, deck,
+                               gcfg, gst, pile, disc, hand, rack, rack_t, res_scratch, st, views,
+                               cmd_sec, tac_start, tacc, cmet, met, trace, tn, ropt)
     for ply in range(2 * turns):
-        s = (first + ply) % 2
-        o = 1 - s
-        met[s, M_TURNS] += 1
-        _squares(rs, s, ply, hand0, sq_form, sq_leave, hand, hn, sq, sqn, met, trace, tn)
-        _spend_tacticians(rs, s, ply, multi, pol, tac, tacc, tac_disc, met, cmet, tturn)
-        fs_card = _first_strike(rs, o, ply, pol, ctab, hand, hn, met, trace, tn)
-        cmd = hn[s]  # E6: the hand at the start of the turn, the played card included
-        rack_size = rn[0]
-        n_h = hn[s]
-        n_r = rn[0] if not standard else 0
-        c = min(cmd, best_val.shape[1] - 1)
-        ca_src, e4, pin_y = _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val,
-                                           hand, rack, last_hand, last_rack, last_hand_p,
-                                           last_rack_p, res_scratch, met, ropt)
-        if check and hn[s] + sqn[s] != hand0[s]:
-            met[s, M_VIOLATIONS] += 1
-        if tracing:
-            _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, tac, pn, dn)
-        # the choice: hand slot hi (-2: none), rack slot rj (-1: none), placement p
-        hi, rj, p, score = _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4,
-                                            ca_src, void, pol, ctab, best_val, best_k,
-                                            best_list, n_place, place_list, e4_only, res_scratch,
-                                            play_val, play_key, rec_t, tracing, pin_y)
-        if hi == -1 and n_h > 0 and n_r > 0:
-            # no legal pair (e.g. a Counter-Attack copying the only section on offer): the
-            # hand card alone is played and the rack is left as it is
-            hi, rj, p, score = _choose(rs, s, o, c, hand, hn, n_h, rack, np.int64(0), e4, ca_src,
-                                       void, pol, ctab, best_val, best_k, best_list, n_place,
-                                       place_list, e4_only, res_scratch, play_val, play_key, rec_t,
-                                       tracing, pin_y)
-        ta, tb, ra, rb, p = _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val,
-                                        rmap, cmd_sec, hand, hn, rack, rack_t, rn, last_hand,
-                                        last_rack, last_hand_p, last_rack_p, met, wait_hist, ropt)
-        pa = p // 3
-        pb = p % 3
-        if tracing:
-            _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
-                   1 if pol[s, P_KIND] == KIND_RANDOM else 0)
-        ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
-        rb0 = rb
-        pq, ra, rb, turn_over = _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg,
-                                            gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
-                                            g_turn, trace, tn, ropt)
-        # D3: a card the Guerrillas nullified gave no orders, so a Counter-Attack cannot copy it
-        if ra0 != void and ra == void:
-            last_hand[s] = void
-        if rb0 != void and rb == void:
-            last_rack[s] = void
-        ner = rec_t[s, c, ra, rb]
-        q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
-        _orders(s, ner, q0, nominal, met)
-        # G3/G4: a Spanish Scout may trade its second draw (and, in EPIC, its stars) for a counter
-        gain_sec = -1
-        if gcfg[s, G_RULE] != G_OFF:
-            gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
-        # E9.2 / G4: the gain and the two-card draw never both happen (two_scouts decides the
-        # turn with two Scouts)
-        gained, scouted = scout_trade(ctab[ra, C_SCOUT] + ctab[rb, C_SCOUT], gain_sec >= 0, ropt)
-        if not gained:
-            gain_sec = -1
-        r0, r1, r2, tac_draws, marched, star_tac_a, star_tac_b = _stars(
-            rs, s, ra, rb, pa, pb, gain_sec, void, ner, q0, gcfg, pol, ctab, rem_t, met)
-        if tracing:
-            _trace_orders(trace, tn, ply, s, nominal, ner, q0, marched, tac_draws)
-        _discard_played(rs, o, ply, ta, tb, fs_card, void, pile, pn, disc, dn, hand, hn, met, trace,
-                        tn)
-        # E9.1 / E9.2 draw one, or with a Scout draw two and keep the better (P2); a Scout
-        # traded for a Guerrilla counter (G3/G4) draws one
-        if gain_sec >= 0:
-            _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, tn)
-        elan = ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1
-        if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
-            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
-        _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
-                      met, trace, tn)
-        if multi and not turn_over:  # the commander layer (M4, M6, M8) and its Tactician draws
-            _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner,
-                             q0, r0, r1, r2, np.int64(star_tac_a), np.int64(star_tac_b), cmd_sec, units,
-                             best_val, cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn, ropt)
-        else:  # E9.3
-            _turn_tacticians(s, ply, fmt, multi, turn_over, tac_draws, cmd_sec, cmet, tac, tac_pile,
-                             tac_disc, met, trace, tn)
-        # E9.4 Elan: draw pile and discards shuffled together (after the Command draws unless
-        # elan_order = shuffle_first); every player draws a Tactician
-        if elan:
-            if ropt[R_SHUFFLE_FIRST] == 0:
-                _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
-            _elan_tacticians(s, ply, fmt, multi, tac, tacc, tac_pile, tac_disc, met, cmet, trace,
-                             tn)
-        # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
-        if not standard and rn[0] <= 2:
-            _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
-        if check:
-            met[s, M_VIOLATIONS] += _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq,
-                                           sqn, hand0, scratch)
-            _check_guerrillas(s, g_total, gst, met)
-    _end_game(multi, gcfg, gst, tac, tacc, met, cmet)
+        _ply(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0), standard, first, hand0,
+             sq_form, sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+             n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units,
+             ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch,
+             gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
+    _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
+
+
+@inlined
+def _game_scratch(n_cards, n_types):
+    """The state of one game, allocated once per block and reused by its games: (stream, draw
+    pile, discards, hands, rack, rack waits, squares, D6 scratch, choice scratch, counters,
+    Guerrilla state, metrics, commander metrics, Tactician cards per commander, no trace buffer,
+    its length)."""
+    # card types as unsigned 16-bit: compact, and indexing with them needs no sign fix-up
+    return (np.empty(2, np.uint64), np.empty(n_cards, np.uint16), np.empty(n_cards, np.uint16),
+            np.empty((2, MAX_HAND + n_cards), np.uint16), np.zeros(RACK, np.uint16),
+            np.zeros(RACK, np.int64), np.empty((2, MAX_HAND), np.uint16),
+            np.zeros(n_types, np.int64), np.zeros((N_RES, (MAX_HAND + n_cards) * RACK), np.uint16),
+            np.zeros(N_ST, np.int64), np.zeros((2, N_GST), np.int64),
+            np.zeros((2, N_METRICS), np.int64), np.zeros((2, 4, N_CM), np.int64),
+            np.zeros((2, 4), np.int64), np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -341,25 +405,9 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
                 tturn_b):
     """Play blocks [b_lo, b_hi) of a chunk's nb blocks of games (play_chunk), adding each block's
     sums into its own row of met_b, wait_b, gturn_b, cmet_b and tturn_b; without the GIL."""
-    n_cards = deck.shape[0]
     for b in range(b_lo, b_hi):
-        rs = np.empty(2, np.uint64)
-        # card types as unsigned 16-bit: compact, and indexing with them needs no sign fix-up
-        pile = np.empty(n_cards, np.uint16)
-        disc = np.empty(n_cards, np.uint16)
-        hand = np.empty((2, MAX_HAND + n_cards), np.uint16)
-        rack = np.zeros(RACK, np.uint16)
-        rack_t = np.zeros(RACK, np.int64)
-        sq = np.empty((2, MAX_HAND), np.uint16)
-        scratch = np.zeros(counts.shape[0], np.int64)
-        res_scratch = np.zeros((N_RES, (MAX_HAND + n_cards) * RACK), np.uint16)
-        st = np.zeros(N_ST, np.int64)
-        gst = np.zeros((2, N_GST), np.int64)
-        met = np.zeros((2, N_METRICS), np.int64)
-        cmet = np.zeros((2, 4, N_CM), np.int64)
-        tacc = np.zeros((2, 4), np.int64)
-        trace = np.zeros((0, TRACE_WIDTH), np.int64)
-        tn = np.zeros(1, np.int64)
+        (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
+         trace, tn) = _game_scratch(deck.shape[0], counts.shape[0])
         lo = (n * b) // nb
         hi = (n * (b + 1)) // nb
         for g in range(lo, hi):
@@ -386,6 +434,18 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
     [2, M], per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
     guerrilla per-turn histogram [offered/spent/nullified, turn], per-commander metrics [2, 4, CM],
     per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per turn [2, turns])."""
+    return chunk_on(play_blocks, run_key, first_game, n, standard, turns, first, hand0, tac0,
+                    sq_form, sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t,
+                    eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
+                    fmt, cmd_sec, tac_start, units, ropt, check, per_game)
+
+
+def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form,
+             sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+             n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
+             tac_start, units, ropt, check, per_game):
+    """play_chunk on the block kernel `kernel` (play_blocks, or one with its signature: the planned
+    kernel of napsim.engine.lookahead)."""
     nb = block_count(n)
     met_b = np.zeros((nb, 2, N_METRICS), np.int64)
     wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
@@ -394,7 +454,7 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
     cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
     rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
     crows = np.zeros((n if per_game and fmt >= 2 else 0, 2, 4, N_CM), np.int64)
-    run_blocks(play_blocks, nb, (
+    run_blocks(kernel, nb, (
         run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
         deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
         e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check,
@@ -408,13 +468,25 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
                e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt,
                max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
+    return trace_on(play_game, (), run_key, game, standard, turns, first, hand0, tac0, sq_form,
+                    sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t,
+                    rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
+                    cmd_sec, tac_start, units, ropt, max_events)
+
+
+def trace_on(play, extra, run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave,
+             pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+             place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
+             ropt, max_events):
+    """trace_game on the game kernel `play` (play_game, or one with its signature followed by the
+    arguments `extra`: the planned kernel of napsim.engine.lookahead)."""
     n_cards = deck.shape[0]
     rs = np.empty(2, np.uint64)
     met = np.zeros((2, N_METRICS), np.int64)
     wait = np.zeros((4, WAIT_BINS), np.int64)
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
-    play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
+    play(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
               e4_only, play_val, play_key, rec_t, gcfg, np.zeros((2, N_GST), np.int64),
               np.zeros((3, turns), np.int64),
@@ -424,7 +496,7 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
               np.empty((2, MAX_HAND), np.uint16), np.zeros(counts.shape[0], np.int64),
               np.zeros((N_RES, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(N_ST, np.int64),
               fmt, cmd_sec, tac_start, units, np.zeros((2, 4, N_CM), np.int64),
-              np.zeros((2, 4), np.int64), np.zeros((2, turns), np.int64), ropt)
+              np.zeros((2, 4), np.int64), np.zeros((2, turns), np.int64), ropt, *extra)
     return met, trace[: min(tn[0], max_events)]
 
 

@@ -138,7 +138,7 @@ NO_TACTICIAN_DECK = -1      # tac_disc[0] when the game has no Tactician deck at
 
 # ---------------------------------------------------------------- policy parameters pol[side, P]
 # the slots of napsim.model.policies.PARAMS (tests/test_engine_layout.py keeps them equal)
-P_KIND = 0                  # 0 greedy, 1 random
+P_KIND = 0                  # 0 greedy, 1 random, 2 lookahead (P8)
 P_W_L, P_W_C, P_W_R = 1, 2, 3
 P_MARCH_BONUS, P_TACTICIAN_BONUS, P_SCOUT_BONUS = 4, 5, 6
 P_KEEP_WEIGHT, P_DENY_WEIGHT = 7, 8
@@ -148,9 +148,11 @@ P_TACTICIAN_USE_PROB = 11
 P_G_SPEND_MODE, P_G_THRESHOLD = 12, 13   # P4
 P_G_GAIN_MODE, P_G_GAIN_BELOW = 14, 15   # P5
 P_CORPS_OWN_MIN, P_CORPS_SWAP_MARGIN = 16, 17  # P6 (LGB)
-N_POLICY = 18
+P_LOOKAHEAD_K, P_LOOKAHEAD_D, P_LOOKAHEAD_DISCOUNT, P_LOOKAHEAD_TOP = 18, 19, 20, 21  # P8
+N_POLICY = 22
 # values of the mode slots (napsim.model.policies.KIND_*, SPEND_MODES, GAIN_MODES)
 KIND_RANDOM = 1.0
+KIND_LOOKAHEAD = 2.0        # P8: the planned kernel (napsim.engine.lookahead) plays this side
 SPEND_ALWAYS, SPEND_THRESHOLD, SPEND_ASSAULT = 0.0, 1.0, 2.0
 GAIN_ALWAYS, GAIN_NEVER, GAIN_BELOW = 0.0, 1.0, 2.0
 

@@ -363,7 +363,7 @@ _VALUE_WORDS = {
                      "assault": "spend on Assault cards only"},
     "g_gain_mode": {"always": "always gain", "never": "never gain", "below": "gain below a count"},
     "guerrilla_rule": {"base": "base game rule", "epic": "EPIC rule"},
-    "policy": {"greedy": "greedy play", "random": "random play"},
+    "policy": {"greedy": "greedy play", "random": "random play", "lookahead": "lookahead play"},
 }
 
 

@@ -4,6 +4,9 @@ A policy is a name plus float parameters. `greedy` scores every legal (hand card
 placement) by weighted effective orders plus bonuses (P1), keeps the better Scout card (P2),
 March Moves with its stars when units are free (P3) and plays First Strike with a probability
 (P7). `random` picks uniformly among legal plays and otherwise uses the same parameters.
+`lookahead` (P8) plans its card choice: each candidate (hand card, rack card, placement) is played
+out in short rollouts, both sides greedy, and the one with the most effective orders over this
+turn and the next `lookahead_d` own turns wins; its stars, Scout keep and counters are greedy's.
 """
 
 from __future__ import annotations
@@ -12,12 +15,12 @@ import numpy as np
 
 from napsim.model.errors import NapsimInputError
 
-KIND_GREEDY, KIND_RANDOM = 0, 1
-KINDS = {"greedy": KIND_GREEDY, "random": KIND_RANDOM}
+KIND_GREEDY, KIND_RANDOM, KIND_LOOKAHEAD = 0, 1, 2
+KINDS = {"greedy": KIND_GREEDY, "random": KIND_RANDOM, "lookahead": KIND_LOOKAHEAD}
 
 # index of each parameter in the packed vector
 PARAMS = {
-    "kind": 0,             # 0 greedy, 1 random
+    "kind": 0,             # 0 greedy, 1 random, 2 lookahead
     "w_l": 1,              # section weights for effective orders (P1)
     "w_c": 2,
     "w_r": 3,
@@ -37,23 +40,32 @@ PARAMS = {
                            # when it scores at least this
     "corps_swap_margin": 17,  # P6 (LGB): he discards the CIC's card for his best own card when
                               # that scores more than this above the gift
+    "lookahead_k": 18,     # P8: rollouts per candidate
+    "lookahead_d": 19,     # P8: own turns looked ahead after this one (0: the greedy choice)
+    "lookahead_discount": 20,  # P8: weight of the orders of the n-th own turn ahead: discount ** n
+    "lookahead_top": 21,   # P8: candidates examined, the greedy-best first (0: every legal one)
 }
 N_PARAMS = len(PARAMS)
 
+_LOOKAHEAD = dict(lookahead_k=8, lookahead_d=2, lookahead_discount=1.0, lookahead_top=0)
 DEFAULTS = {
     "greedy": dict(kind=0, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=1.0,
                    first_strike_prob=0.5, tactician_use_prob=0.5, g_spend_mode=0,
                    g_threshold=3, g_gain_mode=0, g_gain_below=3, corps_own_min=2.0,
-                   corps_swap_margin=1.0),
+                   corps_swap_margin=1.0, **_LOOKAHEAD),
     "random": dict(kind=1, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=0.5,
                    first_strike_prob=0.5, tactician_use_prob=0.5, g_spend_mode=0,
                    g_threshold=3, g_gain_mode=0, g_gain_below=3, corps_own_min=2.0,
-                   corps_swap_margin=1.0),
+                   corps_swap_margin=1.0, **_LOOKAHEAD),
 }
-_RANGES = {"kind": (0, 1), "march_prob": (0, 1), "first_strike_prob": (0, 1),
-           "tactician_use_prob": (0, 1), "g_threshold": (0, 99), "g_gain_below": (0, 99)}
+DEFAULTS["lookahead"] = dict(DEFAULTS["greedy"], kind=KIND_LOOKAHEAD)  # P8: greedy's other parameters
+_RANGES = {"kind": (0, 2), "march_prob": (0, 1), "first_strike_prob": (0, 1),
+           "tactician_use_prob": (0, 1), "g_threshold": (0, 99), "g_gain_below": (0, 99),
+           "lookahead_k": (1, 256), "lookahead_d": (0, 20), "lookahead_discount": (0, 1),
+           "lookahead_top": (0, 64)}
+_INTEGERS = ("lookahead_k", "lookahead_d", "lookahead_top")  # counts: a fraction is refused
 _CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2)}
 SPEND_MODES = {"always": 0, "threshold": 1, "assault": 2}
 GAIN_MODES = {"always": 0, "never": 1, "below": 2}
@@ -69,6 +81,9 @@ def policy_vector(name: str, overrides: dict[str, float] | None = None,
         if key not in PARAMS or key == "kind":
             allowed = ", ".join(k for k in PARAMS if k != "kind")
             raise NapsimInputError(where, key, "unknown policy parameter", allowed)
+        if key.startswith("lookahead_") and name != "lookahead":
+            raise NapsimInputError(where, key, f"a parameter of the lookahead policy, not of '{name}'",
+                                   "lookahead:" + ";".join(f"{k}=..." for k in _LOOKAHEAD))
         if key in _CHOICES and isinstance(value, str) and not value.lstrip("-").isdigit():
             names = SPEND_MODES if key == "g_spend_mode" else GAIN_MODES
             if value not in names:
@@ -85,6 +100,9 @@ def policy_vector(name: str, overrides: dict[str, float] | None = None,
         lo, hi = _RANGES.get(key, (-1e6, 1e6))
         if not lo <= v <= hi:
             raise NapsimInputError(where, key, f"{v} is out of range", f"{lo}..{hi}")
+        if key in _INTEGERS and v != int(v):
+            raise NapsimInputError(where, key, f"{value!r} is not a whole number",
+                                   f"whole numbers {lo}..{hi}")
         params[key] = v
     vec = np.zeros(N_PARAMS, np.float64)
     for key, idx in PARAMS.items():

@@ -48,9 +48,10 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             out.append(f"  hand: {hand}")
             out.append(f"  rack ({rn}): {rack}" + ("   [E4: all one section]" if e4 else ""))
         elif code == layout.EV_CHOICE:
-            ta, tb, pa, pb, ra, rb, score, is_random = a
-            why = "uniform over legal plays (random)" if is_random else \
-                f"best score {score / 1000:.2f} (greedy)"
+            ta, tb, pa, pb, ra, rb, score, policy_kind = a
+            why = ("uniform over legal plays (random)" if policy_kind == 1 else
+                   f"score {score / 1000:.2f}, the most orders in rollouts (lookahead)"
+                   if policy_kind == 2 else f"best score {score / 1000:.2f} (greedy)")
             kind = sim.cards.kind
             out.append(f"  plays {_card(names, kind, ta, pa, ra)} from hand + "
                        f"{_card(names, kind, tb, pb, rb)} from rack: {why}")

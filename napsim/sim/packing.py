@@ -93,6 +93,10 @@ class Simulation:
         if len(policies) != 2:
             raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
                                    "one per side, e.g. greedy,random")
+        if sc.format == "lgb" and any(name == "lookahead" for name, _ in policies):
+            raise NapsimInputError("--policy", "policy",
+                                   "lookahead is not yet available for La Grande Battles",
+                                   "greedy, random")
         dk = deck if isinstance(deck, Deck) else load_deck(deck or sc.deck)
         check_deck_plays(sc, dk)
         pol = np.stack([policy_vector(n, o) for n, o in policies])
@@ -166,10 +170,13 @@ class Simulation:
                        t.units, np.int64(pool), rule_options(sc, self.deck))
 
     def kernel_args(self) -> tuple:
-        """(kernel name, EpicArgs or LgbArgs): what `play_chunk` needs; plain, picklable arrays."""
+        """(kernel name, EpicArgs or LgbArgs): what `play_chunk` needs; plain, picklable arrays.
+        "lookahead" (EPIC and the standard game with a side of that policy, P8) is the planned
+        kernel of napsim.engine.lookahead; "epic" the greedy one, which never compiles it."""
         if self.scenario.format == "lgb":
             return ("lgb", self._lgb_args())
-        return ("epic", self._args())
+        planned = bool((self.policies[:, layout.P_KIND] == layout.KIND_LOOKAHEAD).any())
+        return ("lookahead" if planned else "epic", self._args())
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) this scenario's kernels by playing one game, so

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from napsim.engine import epic, lgb
+from napsim.engine import epic, lgb, lookahead
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
@@ -26,11 +26,18 @@ from napsim.sim.ahead import one_ahead
 from napsim.sim.result import SimResult
 from napsim.sim.sums import ChunkOut, GameSums
 
+# the chunk kernel of each kernel name of `Simulation.kernel_args()`: the planned one of a
+# lookahead side (P8) is a kernel of its own, compiled only when a game needs it
+CHUNK_KERNELS = {"epic": epic.play_chunk, "lookahead": lookahead.play_chunk_planned,
+                 "lgb": lgb.play_chunk_lgb}
+TRACE_KERNELS = {"epic": epic.trace_game, "lookahead": lookahead.trace_game_planned,
+                 "lgb": lgb.trace_game_lgb}
+
 
 def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool) -> ChunkOut:
     """Games [first, first + n) on the kernel that `Simulation.kernel_args()` names."""
     kind, kargs = args
-    kernel = lgb.play_chunk_lgb if kind == "lgb" else epic.play_chunk
+    kernel = CHUNK_KERNELS[kind]
     with np.errstate(over="ignore"):
         out = ChunkOut(*kernel(key, np.int64(first), np.int64(n), *kargs, check, per_game))
     if out.commander_rows.shape[0] != out.rows.shape[0]:  # one a side: no commander rows kept
@@ -56,19 +63,24 @@ def play_chunks(args: tuple, key, first: int, n: int, chunk: int, check: bool = 
         yield from played
 
 
-KERNEL_NAMES = {"epic": "EPIC", "lgb": "La Grande Battles"}
+KERNEL_NAMES = {"epic": "EPIC", "lookahead": "EPIC lookahead (P8)", "lgb": "La Grande Battles"}
 ONE_A_SIDE = ("standard", "epic1")  # formats with one commander a side: no commander rows
 
 
-def kernel_for(fmt: str) -> str:
-    """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game)."""
-    return "lgb" if fmt == "lgb" else "epic"
+def kernel_for(fmt: str, policies=()) -> str:
+    """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game),
+    "lookahead" for EPIC and the standard game when one of `policies` ((name, overrides) per side)
+    is lookahead (P8)."""
+    if fmt == "lgb":
+        return "lgb"
+    return "lookahead" if any(name == "lookahead" for name, _ in policies) else "epic"
 
 
 def kernel_compiled(kind: str) -> bool | None:
     """Whether the chunk kernel `kind` is compiled already (in this process, or in numba's on-disk
     cache for the current source); None when numba's cache cannot be read."""
-    kernel = lgb.play_blocks_lgb if kind == "lgb" else epic.play_blocks  # the compiled part
+    kernel = {"lgb": lgb.play_blocks_lgb, "lookahead": lookahead.play_blocks_planned}.get(
+        kind, epic.play_blocks)  # the compiled part
     if kernel.signatures:
         return True
     try:  # numba's own index: empty when there is none, or when the source changed since
@@ -125,6 +137,4 @@ def trace_game(args: tuple, seed: int, game: int) -> tuple[np.ndarray, np.ndarra
     check_count(game, "--game", "game", 0, MAX_SEED, "a game index")
     kind, kargs = args
     with np.errstate(over="ignore"):
-        if kind == "lgb":
-            return lgb.trace_game_lgb(seed_key(seed), np.int64(game), *kargs)
-        return epic.trace_game(seed_key(seed), np.int64(game), *kargs)
+        return TRACE_KERNELS[kind](seed_key(seed), np.int64(game), *kargs)

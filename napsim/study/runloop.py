@@ -124,7 +124,7 @@ def warm_up(st: Study, notice: NoticeFn) -> None:
     if st.kind != "engine":
         return
     sc, dk, policies = st.load_point(st.points[0])
-    line = compile_notice(kernel_for(sc.format))
+    line = compile_notice(kernel_for(sc.format, policies))
     if line:
         notice(line)
     Simulation.build(sc, policies, dk).warm_up()

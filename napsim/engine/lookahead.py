@@ -1,0 +1,352 @@
+"""The planned kernel: EPIC 1-4 a side and the standard game with a `lookahead` side (rule P8).
+
+A separate kernel, compiled only when a side plays `lookahead` (napsim.sim.runner picks it), so
+the greedy kernel of napsim.engine.epic and its compile stay as they were. Both play a turn with
+the same helper, napsim.engine.epic._ply.
+
+At each turn of a lookahead side, `_lookahead_choice` (no recursion, no allocation):
+
+1. copies the game's state and stream into caller-owned scratch and plays the turn there up to
+   the choice point (`_ply` with PROBE): the hand and rack as the real turn will see them, and the
+   greedy choice it would make (P1);
+2. lists the candidates, every legal (hand card, rack card) pair with one placement, in greedy
+   order (the greedy choice first, then by P1 score); cards of the same types count once; only the
+   first `lookahead_top` when that is not 0;
+3. plays each candidate out K = `lookahead_k` times: the state copied again, the turn played with
+   the candidate forced, then the next 2 D plies (D = `lookahead_d` own turns), both sides greedy.
+   The draws before the choice are the game's own (already made when the player chooses); from
+   the choice on they come from rollout stream k, keyed on (run key, game, ply, k) with a salt, the
+   same for every candidate (common random numbers). A candidate's value is the mean over the K
+   rollouts of its effective orders this turn plus discount ** n times those of the n-th own turn
+   ahead;
+4. returns the candidate of the highest value (ties: the earlier in greedy order).
+
+The real turn is then played with that choice forced, on the game's own stream; the policy's own
+draws of the choice are still made, so the stream is consumed exactly as greedy would consume it.
+D = 0, or a turn with a single candidate, plays the greedy choice. The lookahead plans the card
+choice only: its stars (P3), Scout keep (P2), Guerrilla spending and gaining (P4, P5) and First
+Strike (P7) are greedy's. Extending it to those means forcing them in `_ply` the way the card
+choice is forced, and listing them among the candidates.
+"""
+
+import numpy as np
+from numba import njit
+
+from napsim.engine import freshness
+from napsim.engine.blocks import add_game
+from napsim.engine.choice import _pin_of
+from napsim.engine.epic import (
+    CHOOSE,
+    PROBE,
+    _end_game,
+    _game_scratch,
+    _open_game,
+    _ply,
+    _st_views,
+    chunk_on,
+    trace_on,
+)
+from napsim.engine.jit import inlined, inlined_py
+from napsim.engine.kernel_args import EpicArgs
+from napsim.engine.layout import (
+    KIND_LOOKAHEAD,
+    M_EFF,
+    MAX_HAND,
+    P_KEEP_WEIGHT,
+    P_KIND,
+    P_LOOKAHEAD_D,
+    P_LOOKAHEAD_DISCOUNT,
+    P_LOOKAHEAD_K,
+    P_LOOKAHEAD_TOP,
+    PIN_LAYER,
+    PIN_LIST,
+    RACK,
+    RES_CA,
+    RES_HAND,
+    RES_RACK,
+    RES_RMAP,
+    WAIT_BINS,
+)
+from napsim.engine.rng import game_key, mix64
+
+_SALT = np.uint64(0x6C6F6F6B61686561)  # "lookahea": rollout streams apart from the game's
+_GAMMA = np.uint64(0xD1B54A32D192ED03)
+_S32 = np.uint64(32)
+N_WORK = 20  # arrays of the rollout scratch (work_scratch)
+
+
+@inlined
+def rollout_key(run_key, game, ply, k):
+    """The key of rollout stream k of the decision at ply `ply` of game `game`."""
+    return mix64(game_key(run_key ^ _SALT, game) ^ (np.uint64(ply * 1024 + k + 1) * _GAMMA))
+
+
+@inlined
+def _hash_pick(key, code, n):
+    """A number in [0, n) from a hash of (key, code): no draw from any stream."""
+    return np.int64(((mix64(key ^ np.uint64(code)) >> _S32) * np.uint64(n)) >> _S32)
+
+
+@inlined
+def _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc, whand,
+                wrack, wrack_t, wsq, wst, wgst, wtacc):
+    """The game's state (its cards, counters, Guerrilla state and stream) into the scratch."""
+    wrs[0] = rs[0]
+    wrs[1] = rs[1]
+    for i in range(st.shape[0]):
+        wst[i] = st[i]
+    pn, dn, rn, hn, sqn = _st_views(st)[:5]
+    for i in range(pn[0]):
+        wpile[i] = pile[i]
+    for i in range(dn[0]):
+        wdisc[i] = disc[i]
+    for j in range(rn[0]):
+        wrack[j] = rack[j]
+        wrack_t[j] = rack_t[j]
+    for k in range(2):
+        for i in range(hn[k]):
+            whand[k, i] = hand[k, i]
+        for i in range(sqn[k]):
+            wsq[k, i] = sq[k, i]
+        for i in range(gst.shape[1]):
+            wgst[k, i] = gst[k, i]
+        for i in range(tacc.shape[1]):
+            wtacc[k, i] = tacc[k, i]
+
+
+@inlined
+def _candidates(s, c, n_h, n_r, e4, pin_y, ghi, grj, gp, void, pol, ctab, best_val, best_k,
+                best_list, play_val, hand, rack, res, dkey, cand, cscore):
+    """The candidates of a choice into cand[m] = (hand slot, rack slot, placement, card code), in
+    greedy order: the greedy choice (ghi, grj, gp) first, then by P1 score (play_val less the keep
+    term), one per pair of card types. A placement is the greedy one for the greedy pair, else one
+    of the pair's tied best placements, picked by a hash of dkey. Returns how many."""
+    if grj == -1 and n_r > 0:
+        n_r = 0  # no legal pair: the hand card alone (as in _ply)
+    keep_w = pol[s, P_KEEP_WEIGHT]
+    e4i = 1 if e4 else 0
+    n = 0
+    found = False
+    for i in range(max(n_h, 1)):
+        ra = res[RES_HAND, i]
+        for j in range(max(n_r, 1)):
+            rb = res[RES_RACK, j]
+            q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
+            if q == -2:
+                continue
+            v = play_val[s, e4i if q < 0 else PIN_LAYER + q, c, ra, rb]
+            if v < -1.0e8:  # illegal
+                continue
+            hi = i if n_h > 0 else -2
+            rj = j if n_r > 0 else -1
+            code = (np.int64(hand[s, i]) if n_h > 0 else void) * (void + 1) + (
+                np.int64(rack[j]) if n_r > 0 else void)
+            greedy = hi == ghi and rj == grj
+            if greedy:
+                p = gp
+                score = np.inf
+                found = True
+            elif q >= 0:
+                at = PIN_LIST + 4 * q
+                p = best_list[s, c, ra, rb, at + 1 + _hash_pick(dkey, code, best_list[s, c, ra, rb, at])]
+                score = v - keep_w * best_val[s, c, ra, void]
+            else:
+                p = best_list[s, c, ra, rb, _hash_pick(dkey, code, best_k[s, c, ra, rb])]
+                score = v - keep_w * best_val[s, c, ra, void]
+            m = 0
+            while m < n and cand[m, 3] != code:
+                m += 1
+            if m < n and not greedy:
+                continue  # the same cards as an earlier candidate
+            cand[m, 0] = hi
+            cand[m, 1] = rj
+            cand[m, 2] = p
+            cand[m, 3] = code
+            cscore[m] = score
+            n = max(n, m + 1)
+    if not found:  # the greedy choice leads even where the list would not hold it
+        cand[n, 0] = ghi
+        cand[n, 1] = grj
+        cand[n, 2] = gp
+        cand[n, 3] = -1
+        cscore[n] = np.inf
+        n += 1
+    for m in range(1, n):  # insertion sort, stable: greedy order
+        for x in range(4):
+            cand[n, x] = cand[m, x]
+        sc = cscore[m]
+        k = m
+        while k > 0 and cscore[k - 1] < sc:
+            for x in range(4):
+                cand[k, x] = cand[k - 1, x]
+            cscore[k] = cscore[k - 1]
+            k -= 1
+        for x in range(4):
+            cand[k, x] = cand[n, x]
+        cscore[k] = sc
+    return n
+
+
+@inlined
+def _effective(met, s):
+    return met[s, M_EFF] + met[s, M_EFF + 1] + met[s, M_EFF + 2]
+
+
+@inlined
+def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
+                      pol, pol_roll, ctab, counts, best_val, best_k, best_list, nom_t, eff_t,
+                      rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
+                      cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq,
+                      st, gst, tacc, work, cand, cscore, cval):
+    """The lookahead's (hand slot, rack slot, placement) at ply `ply` of side s (module text), or
+    (CHOOSE, -1, 0) to leave the choice to the greedy policy."""
+    (wrs, wrs2, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wtacc, wmet,
+     wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
+    wviews = _st_views(wst)
+    wrmap = wres[RES_RMAP]
+    no = np.bool_(False)
+    _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc, whand,
+                wrack, wrack_t, wsq, wst, wgst, wtacc)
+    ghi, grj, gp, c, n_h, n_r, e4, pin_y = _ply(
+        ply, wrs, wrs, np.int64(PROBE), np.int64(-1), np.int64(0), standard, first, hand0, sq_form,
+        sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+        place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca,
+        g_total, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
+        wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
+    if ghi == -1:  # nothing legal
+        return np.int64(CHOOSE), np.int64(-1), np.int64(0)
+    void = ctab.shape[0] - 1
+    n = _candidates(s, c, n_h, n_r, e4, pin_y, ghi, grj, gp, void, pol, ctab, best_val, best_k,
+                    best_list, play_val, whand, wrack, wres,
+                    rollout_key(run_key, game, ply, np.int64(1023)), cand, cscore)
+    top = np.int64(pol[s, P_LOOKAHEAD_TOP])
+    if top > 0:
+        n = min(n, top)
+    if n <= 1:
+        return ghi, grj, gp
+    k_roll = np.int64(pol[s, P_LOOKAHEAD_K])
+    end = min(ply + 2 * np.int64(pol[s, P_LOOKAHEAD_D]) + 1, 2 * turns)
+    discount = pol[s, P_LOOKAHEAD_DISCOUNT]
+    for m in range(n):
+        cval[m] = 0.0
+    for k in range(k_roll):
+        for m in range(n):
+            _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
+                        whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
+            wrs2[0] = rollout_key(run_key, game, ply, k)
+            wrs2[1] = np.uint64(0)
+            weight = 1.0
+            for t in range(ply, end):
+                pre = wrs2  # the game's draws before this turn's choice, then the rollout's
+                forced = np.int64(CHOOSE)
+                if t == ply:
+                    pre = wrs
+                    forced = cand[m, 0]
+                before = _effective(wmet, s)
+                _ply(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], standard, first, hand0,
+                     sq_form, sq_leave, pol_roll, ctab, counts, best_val, best_k, best_list,
+                     nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
+                     gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile, wdisc, whand,
+                     wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet, wwait,
+                     wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
+                if (t - ply) % 2 == 0:  # an own turn
+                    cval[m] += weight * (_effective(wmet, s) - before)
+                    weight *= discount
+    best = 0
+    for m in range(1, n):
+        if cval[m] > cval[best] + 1e-9:
+            best = m
+    return cand[best, 0], cand[best, 1], cand[best, 2]
+
+
+@njit(cache=True, _nrt=False)
+def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
+                      pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+                      n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn,
+                      check, met, wait_hist, trace, tn, pile, disc, hand, rack, rack_t, sq, scratch,
+                      res_scratch, st, fmt, cmd_sec, tac_start, units, cmet, tacc, tturn, ropt,
+                      pol_roll, work, cand, cscore, cval):
+    """napsim.engine.epic.play_game with the lookahead's choices (module text) for every side
+    whose policy is `lookahead` with lookahead_d > 0; the other sides play as there. pol_roll: the
+    policies of the rollouts (greedy both); work: the rollout scratch (work_scratch); cand,
+    cscore, cval: the candidates, their greedy order and their values."""
+    views = _st_views(st)
+    g_total, n_ca = _open_game(rs, game, run_key, standard, first, hand0, tac0, fmt, ctab, deck,
+                               gcfg, gst, pile, disc, hand, rack, rack_t, res_scratch, st, views,
+                               cmd_sec, tac_start, tacc, cmet, met, trace, tn, ropt)
+    wres = work[9]
+    for i in range(res_scratch.shape[1]):  # the card map and Counter-Attack types of this game
+        wres[RES_RMAP, i] = res_scratch[RES_RMAP, i]
+        wres[RES_CA, i] = res_scratch[RES_CA, i]
+    for ply in range(2 * turns):
+        s = (first + ply) % 2
+        fh, fr, fp = np.int64(CHOOSE), np.int64(-1), np.int64(0)
+        if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
+            fh, fr, fp = _lookahead_choice(
+                ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave, pol,
+                pol_roll, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+                place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
+                g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore,
+                cval)
+        _ply(ply, rs, rs, fh, fr, fp, standard, first, hand0, sq_form, sq_leave, pol, ctab, counts,
+             best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
+             play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
+             disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet, wait_hist,
+             g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
+    _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
+
+
+@inlined_py
+def work_scratch(n_cards, n_types, turns, pol):
+    """The rollout scratch of one block: (the rollout policies (greedy both sides), the state
+    arrays of napsim.engine.epic._game_scratch and a second stream, rollout metrics and histograms,
+    the candidate arrays)."""
+    (wrs, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wmet, wcmet, wtacc,
+     wtrace, wtn) = _game_scratch(n_cards, n_types)
+    pol_roll = pol.copy()
+    pol_roll[:, P_KIND] = 0.0  # the rollouts: both sides greedy
+    work = (wrs, np.empty(2, np.uint64), wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres,
+            wst, wgst, wtacc, wmet, wcmet, np.zeros((4, WAIT_BINS), np.int64),
+            np.zeros((3, turns), np.int64), np.zeros((2, turns), np.int64), wtrace, wtn)
+    n_cand = (MAX_HAND + n_cards) * RACK + 2
+    return (pol_roll, work, np.zeros((n_cand, 4), np.int64), np.zeros(n_cand, np.float64),
+            np.zeros(n_cand, np.float64))
+
+
+@njit(cache=True, nogil=True)
+def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0,
+                        sq_form, sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list,
+                        nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key,
+                        rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check, per_game, met_b,
+                        rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
+    """napsim.engine.epic.play_blocks on the planned kernel."""
+    for b in range(b_lo, b_hi):
+        (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
+         trace, tn) = _game_scratch(deck.shape[0], counts.shape[0])
+        pol_roll, work, cand, cscore, cval = work_scratch(deck.shape[0], counts.shape[0], turns, pol)
+        for g in range((n * b) // nb, (n * (b + 1)) // nb):
+            met[:, :] = 0
+            cmet[:, :, :] = 0
+            play_game_planned(
+                rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
+                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+                place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, gturn_b[b], check, met,
+                wait_b[b], trace, tn, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st,
+                fmt, cmd_sec, tac_start, units, cmet, tacc, tturn_b[b], ropt, pol_roll, work, cand,
+                cscore, cval)
+            add_game(b, g, met, cmet, met_b, cmet_b, rows, crows, per_game, fmt >= 2)
+
+
+def play_chunk_planned(run_key, first_game, n, *args):
+    """napsim.engine.epic.play_chunk on the planned kernel: the same arguments and outputs."""
+    return chunk_on(play_blocks_planned, run_key, first_game, n, *args)
+
+
+def trace_game_planned(run_key, game, *args, max_events=20000):
+    """napsim.engine.epic.trace_game on the planned kernel: the same arguments and outputs."""
+    a = EpicArgs(*args)
+    extra = work_scratch(a.deck.shape[0], a.counts.shape[0], a.turns, a.pol)
+    return trace_on(play_game_planned, extra, run_key, game, *args, max_events)
+
+
+freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -221,3 +221,30 @@ def test_a_first_start_says_it_compiles_and_the_page_still_answers(monkeypatch):
     assert headline(at) == effective(napsim.simulate("tamames", games=GAMES, seed=SEED))
     # what needs no kernel was on the page before the answer: the scenario file and the command
     assert "tamames-whatif.toml" in at.session_state["downloads"]
+
+
+def test_the_lookahead_policy_is_offered_and_refused_in_one_line_for_la_grande_battles():
+    # rule P8: the planning policy is a choice like any other; LGB says it is not there yet
+    from napsim.model.scenarios import load_scenario
+
+    at = page("lgb-symmetric")
+    key = f"policy|{load_scenario('lgb-symmetric').sides[0].key}"
+    assert "lookahead" in at.selectbox(key=key).options
+    at.selectbox(key=key).set_value("lookahead").run()
+    assert not at.exception
+    msgs = errors(at)
+    assert len(msgs) == 1 and "lookahead is not yet available for La Grande Battles" in msgs[0], msgs
+    assert not at.metric
+    at.selectbox(key=key).set_value("greedy").run()
+    assert not errors(at) and at.metric
+
+
+@pytest.mark.slow  # compiles the planned kernel when the cache lacks it (about 30 s)
+def test_the_page_plays_a_lookahead_side_as_napsim_simulate_does():
+    # rule P8 through the page: the same numbers as napsim.simulate with the same policy
+    at = page()
+    at.selectbox(key="policy|A").set_value("lookahead").run()
+    assert not at.exception and not errors(at)
+    run = napsim.simulate("symmetric", games=GAMES, seed=SEED, policy="lookahead,greedy")
+    assert headline(at) == effective(run)
+    assert at.session_state["downloads"]["summary.csv"] == run.summary_csv()

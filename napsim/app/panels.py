@@ -25,6 +25,9 @@ from napsim.model.scenarios import load_scenario, parse_overrides
 from napsim.sim.runner import check_run
 
 UPLOAD = "(upload a file)"
+POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
+               "next turns by rollouts (about 250 times slower; not La Grande Battles); random: any "
+               "legal play")
 TABS = ["The answer", "Compare", "Balance", "One game", "Take it away"]
 SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")
 UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders": "leaders",
@@ -173,7 +176,7 @@ def scenario_panel() -> tuple[Settings | None, dict]:
     for side in sc.sides:
         with st.expander(f"{side.name} (sides.{side.key})", expanded=side is sc.sides[0]):
             policies.append(st.selectbox(f"Policy, {side.name}", form.POLICIES, key=f"policy|{side.key}",
-                                         help="greedy: napsim's best-scoring play; random: any legal play"))
+                                         help=POLICY_HELP))
             _side_block([f for f in fs if f.group == side.key], scenario, values, slots)
     policy_slot = st.empty()
     with st.expander("Rule options (the [rules] table)"):

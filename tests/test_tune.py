@@ -156,7 +156,10 @@ BAD = [
     (TUNE + ["--knob", "march_prob=0:1:0.25", "--knob", "g_threshold=1:9:1", "--max-candidates", "20"],
      "45 candidates (5 x 9)"),
     (TUNE + ["--knob", "march_prob=1"], "every value is the default policy's"),
-    (TUNE + ["--knob", "march_prob=0", "--metric", "orders_a_turn"], "--metric: field 'metric': unknown metric"),
+    (TUNE + ["--knob", "march_prob=0", "--metric", "orders_a_turn"],
+     "--metric: field 'metric': unknown metric"),
+    (TUNE + ["--knob", "march_prob=0:nan:0.5"], "is not a range"),
+    (TUNE + ["--knob", "march_prob=nan"], "out of range"),
     (TUNE + ["--knob", "march_prob=0", "--metric", "g_nullification_rate", "--of", "opponent"],
      "counts nothing for side F"),
     (["tune", "tamames", "--side", "X", "--knob", "march_prob=0"], "--side: field 'side': unknown side 'X' "

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -45,8 +44,6 @@ ROUNDS = 5
 GOALS = ("max", "min")
 WHOSE = ("own", "opponent")
 MODE_NAMES = {"g_spend_mode": SPEND_MODES, "g_gain_mode": GAIN_MODES}
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_RANGE = re.compile(rf"^\s*({_NUMBER})\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*$")
 
 
 @dataclass(frozen=True)
@@ -70,12 +67,13 @@ def parse_knob(text: str, policy: str = "greedy", cap: int = MAX_CANDIDATES) -> 
         raise NapsimInputError("--knob", "knob", f"cannot read '{text}'", "NAME=v1,v2,... or NAME=lo:hi:step")
     if name not in knob_names():
         raise NapsimInputError("--knob", name, "unknown policy parameter", ", ".join(knob_names()))
-    m = _RANGE.match(rest)
-    if m:
-        values = _range_values(name, *m.groups(), cap)
-    elif ":" in rest:
-        raise NapsimInputError("--knob", name, f"'{rest}' is not a range",
-                               "lo:hi:step with numbers, e.g. 0:1:0.25")
+    if ":" in rest:
+        ends = [t.strip() for t in rest.split(":")]
+        if len(ends) != 3 or not all(isinstance(_value(t), int | float) and math.isfinite(float(t))
+                                     for t in ends):
+            raise NapsimInputError("--knob", name, f"'{rest}' is not a range",
+                                   "lo:hi:step with numbers, e.g. 0:1:0.25")
+        values = _range_values(name, *ends, cap)
     else:
         values = [_value(v.strip()) for v in rest.split(",")]
         if any(v == "" for v in values):
@@ -259,7 +257,7 @@ def schedule(games: int, rounds: int) -> list[int]:
 
 
 def tune_policy(scenario: str, side: str, knobs: Sequence[str | Knob], metric: str = "effective_per_turn",
-                whose: str = "own", goal: str | None = None, policy: str = "greedy,greedy",
+                of: str = "own", goal: str | None = None, policy: str = "greedy,greedy",
                 deck: str | None = None, sets: Sequence[str] | dict = (), games: int = 20_000,
                 seed: int = SEED, chunk: int = SIM_CHUNK, rounds: int = ROUNDS,
                 max_candidates: int = MAX_CANDIDATES,
@@ -268,9 +266,9 @@ def tune_policy(scenario: str, side: str, knobs: Sequence[str | Knob], metric: s
     check_seed(seed)
     check_counts(games, chunk)
     (metric,) = check_metrics([metric])
-    if whose not in WHOSE:
-        raise NapsimInputError("--of", "of", f"unknown '{whose}'", ", ".join(WHOSE))
-    goal = goal or ("max" if whose == "own" else "min")
+    if of not in WHOSE:
+        raise NapsimInputError("--of", "of", f"unknown '{of}'", ", ".join(WHOSE))
+    goal = goal or ("max" if of == "own" else "min")
     if goal not in GOALS:
         raise NapsimInputError("--goal", "goal", f"unknown goal '{goal}'", ", ".join(GOALS))
     if not (isinstance(rounds, int) and 1 <= rounds <= 20):
@@ -295,7 +293,7 @@ def tune_policy(scenario: str, side: str, knobs: Sequence[str | Knob], metric: s
     parsed = [k if isinstance(k, Knob) else parse_knob(k, name, max_candidates) for k in knobs]
     table = with_table(sc.policies, side, name, given)
     merged = {**DEFAULTS[name], **table}
-    race = Race(scenario, side, metric, keys[si] if whose == "own" else keys[1 - si], goal, policy, name,
+    race = Race(scenario, side, metric, keys[si] if of == "own" else keys[1 - si], goal, policy, name,
                 parsed, [], keys, tuple(s.name for s in sc.sides), table,
                 {k.name: canonical(k.name, merged[k.name]) for k in parsed}, dict(given), seed, games,
                 schedule(games, rounds))

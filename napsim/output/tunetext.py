@@ -74,8 +74,11 @@ def tune_sentence(r: Race) -> str:
                 f"{info.phrase} ({_row_side(r)}) than {candidate_words(r, r.default)}: {inter} "
                 f"{info.unit} at {confidence_words(r)}, on {games}; use it.")
     if r.leader.default:
+        beaten = all(c.dropped_round is not None for c in r.candidates[1:])
+        rest = ("every other setting tried was clearly worse and left the race" if beaten
+                else "it led the race to the end")
         return (f"{lead}, no setting tried does better than {candidate_words(r, r.default)} at "
-                f"the aim to {objective_words(r)}: it led the race to the end ({games}); keep it.")
+                f"the aim to {objective_words(r)}: {rest} ({games}); keep it.")
     return (f"{lead}, no setting tried is clearly better than {candidate_words(r, r.default)} at "
             f"the aim to {objective_words(r)}: the race's leader, {candidate_words(r, r.leader)}, "
             f"differs by {inter} {info.unit} at {confidence_words(r)}, on {games}, an interval "

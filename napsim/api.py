@@ -40,6 +40,7 @@ from napsim.output.results import check_results_dest, result_folder
 from napsim.output.simconsole import simulate_lines
 from napsim.output.study_findings import engine_findings
 from napsim.output.tracefmt import format_trace
+from napsim.output.tunetext import Tuned
 from napsim.sim.packing import Simulation
 from napsim.sim.result import SimResult
 from napsim.sim.runner import ONE_A_SIDE, compile_notice, kernel_compiled, kernel_for
@@ -51,6 +52,7 @@ from napsim.study.runloop import NoticeFn, ProgressFn, execute
 from napsim.study.spec import Study, load_study
 from napsim.study.storage import check_out, read_meta
 from napsim.study.study_ensemble import check_study_ensemble, run_study_ensemble
+from napsim.study.tune import tune_policy
 from napsim.study.variants import Comparison, Variant, compare_variants, variants
 
 # --------------------------------------------------------------------------------------------
@@ -518,3 +520,18 @@ def write_design(spec: DesignSpec, dest: str | Path, force: bool = False,
         warnings = tuple(w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w)
         answers.append(Answer(e, cmp, ens, warnings))
     return write_design_folder(spec, answers, dest, time.perf_counter() - t0, force)
+
+
+def tune(scenario: str, side: str, knobs: Sequence[str] | str, metric: str = "effective_per_turn",
+         of: str = "own", goal: str | None = None, policy: str = "greedy,greedy", deck: str | None = None,
+         sets: Sets = (), games: int = 20_000, seed: int = SEED, chunk: int = SIM_CHUNK,
+         rounds: int = 5, max_candidates: int = 64, progress: Callable[[str], None] | None = None) -> Tuned:
+    """Race the knobs of `side`'s policy (``knobs=["g_spend_mode=always,threshold",
+    "g_threshold=2:5:1"]``: values, or lo:hi:step) on the same games for the setting that raises
+    `metric` on its own row (`of="own"`) or lowers it on the opponent's (`of="opponent"`; `goal`
+    "max" or "min" overrides), the default policy always a candidate (docs/tune.md). The result has
+    `.best`, `.versus_default` (paired, Bonferroni-corrected interval), `.frame()`, `.policy_toml()`
+    (the [policy.<side>] table to paste into the scenario) and `.text(fmt)`."""
+    return Tuned(tune_policy(scenario, side, [knobs] if isinstance(knobs, str) else list(knobs), metric,
+                             of, goal, policy, deck, sets, games, seed, chunk, rounds, max_candidates,
+                             progress))

@@ -13,6 +13,7 @@ from click.exceptions import NoArgsIsHelpError
 from napsim import api
 from napsim.app.launch import app_cmd
 from napsim.cli_compare import balance_cmd, compare_cmd
+from napsim.cli_tune import tune_cmd
 from napsim.model.cards import SECTIONS, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
@@ -406,6 +407,7 @@ def rules_cmd(rule_id):
 
 cli.add_command(compare_cmd)
 cli.add_command(balance_cmd)
+cli.add_command(tune_cmd)
 cli.add_command(app_cmd)
 
 

@@ -124,3 +124,36 @@ def parse_policy_option(text: str, where: str = "--policy") -> list[tuple[str, d
             overrides[key.strip()] = value.strip()
         out.append((name.strip(), overrides))
     return out
+
+
+def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tuple[str, dict]]:
+    """A scenario's optional [policy] table: one [policy.<side>] per side with `name` (default
+    greedy) and parameters, e.g. what `napsim tune` prints. It tunes the policy it names: whenever
+    that side plays that policy, its parameters start from the table (`--policy name:param=v`
+    still wins); -> {side key: (name, parameters)}, validated."""
+    if not isinstance(table, dict):
+        raise NapsimInputError(where, "policy", "not a table", "[policy.<side>] tables")
+    out = {}
+    for key, t in table.items():
+        if key not in side_keys:
+            raise NapsimInputError(f"{where}: [policy]", key, "unknown side", ", ".join(side_keys))
+        w = f"{where}: [policy.{key}]"
+        if not isinstance(t, dict):
+            raise NapsimInputError(w, None, "expected a table", "name, " + ", ".join(PARAMS))
+        params = dict(t)
+        name = params.pop("name", "greedy")
+        if not isinstance(name, str) or name not in DEFAULTS:
+            raise NapsimInputError(w, "name", f"unknown policy {name!r}", ", ".join(DEFAULTS))
+        for k, v in params.items():
+            if isinstance(v, bool) or not isinstance(v, int | float | str):
+                raise NapsimInputError(w, k, f"{v!r} is not a number or a mode name", "numbers")
+        policy_vector(name, params, where=w)
+        out[key] = (name, params)
+    return out
+
+
+def with_table(tables: dict[str, tuple[str, dict]], side: str, name: str, overrides: dict) -> dict:
+    """A side's policy overrides with its scenario [policy.<side>] table under them, when the
+    table tunes the policy the side plays (`policy_tables`)."""
+    table_name, params = tables.get(side, (None, {}))
+    return {**params, **overrides} if table_name == name else dict(overrides)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from napsim.model.cards import SECTIONS, resolve_named_file
 from napsim.model.errors import NapsimInputError, excerpt
+from napsim.model.policies import policy_tables
 from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
 
 SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
@@ -105,6 +106,7 @@ class Scenario:
     guerrilla_pool: int = 0
     sha256: str = field(default="", repr=False)
     rules: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_RULES))  # RULE_OPTIONS
+    policies: dict[str, tuple[str, dict]] = field(default_factory=dict)  # [policy.<side>] tables
 
     def rule(self, name: str) -> str:
         """The reading in force for one open point (a key of RULE_OPTIONS)."""
@@ -181,7 +183,7 @@ def apply_override(data: dict, dotted: str, value, where: str) -> None:
 def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
     """Validate a parsed TOML document into a Scenario."""
     where = str(path)
-    check_keys(where, data, ("scenario", "sides", "rules"), ("scenario", "sides"))
+    check_keys(where, data, ("scenario", "sides", "rules", "policy"), ("scenario", "sides"))
     head = data["scenario"]
     w = f"{where}: [scenario]"
     check_keys(w, head, SCENARIO_KEYS, ("name", "format", "deck", "turns", "first"))
@@ -226,6 +228,7 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
         first=list(sides_raw).index(first_key), sides=sides,
         description=get_str(w, head, "description", ""), examples=get_str(w, head, "examples", ""),
         guerrilla_pool=pool, sha256=sha256, rules=parse_rules(where, data.get("rules", {})),
+        policies=policy_tables(where, data.get("policy", {}), tuple(sides_raw)),
     )
 
 

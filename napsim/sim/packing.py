@@ -18,7 +18,7 @@ from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.filters import orders_in
-from napsim.model.policies import policy_vector
+from napsim.model.policies import policy_vector, with_table
 from napsim.model.scenarios import Scenario, load_scenario
 from napsim.sim.result import SimResult
 from napsim.sim.runner import RowSink, check_run, run_games, trace_game
@@ -99,7 +99,9 @@ class Simulation:
                                    "greedy, random")
         dk = deck if isinstance(deck, Deck) else load_deck(deck or sc.deck)
         check_deck_plays(sc, dk)
-        pol = np.stack([policy_vector(n, o) for n, o in policies])
+        # a scenario's [policy.<side>] table tunes the policy it names (napsim tune)
+        pol = np.stack([policy_vector(n, with_table(sc.policies, s.key, n, o))
+                        for s, (n, o) in zip(sc.sides, policies, strict=True)])
         cards = card_table(dk)
         cmax = max(s.hand for s in sc.sides) + 1
         if cmax > layout.MAX_HAND:

@@ -154,7 +154,7 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
         return hi, rj, p, best
     for i in range(na):
         ra = res_scratch[RES_HAND, i]
-        keep = keep_w * best_val[s, c, ra, void]
+        keep = keep_w * best_val[s, c, void, ra]
         for j in range(nb):
             rb = res_scratch[RES_RACK, j]
             q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
@@ -169,7 +169,7 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
                 for jj in range(n_r):
                     if jj != j:
                         tt = _resolve(ctab, np.int64(rack[jj]), void, void)
-                        deny = max(deny, best_val[o, min(hn[o], cmax), tt, void])
+                        deny = max(deny, best_val[o, min(hn[o], cmax), void, tt])
                 v -= deny_w * deny
             if v > best + 1e-9:
                 best = v
@@ -241,7 +241,7 @@ def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_onl
                     if q < 0 or (p // 3 if q < 3 else p % 3) == q % 3:
                         if pick == 0:
                             return (i if n_h > 0 else -2, j if n_r > 0 else -1, p,
-                                    best_val[s, c, ra, rb])
+                                    best_val[s, c, rb, ra])
                         pick -= 1
             pick -= n
     return -1, -1, 0, 0.0

@@ -64,6 +64,9 @@ class Version:
 
     def __init__(self, epic, lgb, lgb_old_order: bool):
         self.epic, self.lgb, self.lgb_old_order = epic, lgb, lgb_old_order
+        # engines before napsim.sim.packing.solo_major read best_val as [side, cmd, a, b]
+        choice = Path(epic.__file__).with_name("choice.py")
+        self.solo_major = choice.is_file() and "best_val[s, c, void" in choice.read_text()
 
     def play_chunk(self, args, key, first, n, check, per_game) -> ChunkOut:
         """napsim.runner.play_chunk on this version's kernels."""
@@ -76,6 +79,8 @@ class Version:
                     m, r, cm, cr, w, gt, tt = out
                     out = (m, r, w, gt, cm, cr, tt)
             else:
+                if not self.solo_major:  # hand this older engine best_val the way it reads it
+                    kargs = kargs._replace(best_val=np.ascontiguousarray(kargs.best_val.swapaxes(2, 3)))
                 out = self.epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,
                                            per_game)
         m, r, w, gt, cm, cr, tt = out

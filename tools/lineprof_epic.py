@@ -67,7 +67,7 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
                         np.zeros(E.RACK, np.int64), np.empty((2, E.MAX_HAND), np.uint16),
                         np.zeros(counts.shape[0], np.int64),
                         np.zeros((5, (E.MAX_HAND + n_cards) * E.RACK), np.uint16),
-                        np.zeros(18, np.int64), fmt, cmd_sec, tac_start, units,
+                        np.zeros(E.N_ST, np.int64), fmt, cmd_sec, tac_start, units,
                         np.zeros((2, 4, E.N_CM), np.int64), np.zeros((2, 4), np.int64),
                         np.zeros((2, turns), np.int64), ropt)
             tot += met

@@ -89,22 +89,36 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
     keep_w = pol[s, P_KEEP_WEIGHT]
     e4i = 1 if e4 else 0
     deny_w = pol[s, P_DENY_WEIGHT]
-    if keep_w == 0.0 and deny_w == 0.0 and pin_y < 0 and play_key[s, e4i, c, void, void] >= 0:
+    if keep_w == 0.0 and deny_w == 0.0 and play_key[s, e4i, c, void, void] >= 0:
         # integer ranks (napsim.sim.tables.play_keys): one branch-free pass finds the top rank and
         # lists the pairs holding it in res_scratch[RES_TIES] (in pair order); hashes only for a tie
         top = np.int64(-1)
         n_top = 0
         ties = res_scratch[RES_TIES]
-        for i in range(na):
-            krow = play_key[s, e4i, c, res_scratch[RES_HAND, i]]
-            for j in range(nb):
-                r = np.int64(krow[res_scratch[RES_RACK, j]])
-                # arithmetic, not selects, so that the compiler keeps it free of branches
-                up = np.int64(r > top)
-                pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
-                ties[np.uint64(pos)] = i * 64 + j
-                n_top = pos + up + np.int64(r == top)
-                top = max(top, r)
+        if pin_y < 0:
+            for i in range(na):
+                krow = play_key[s, e4i, c, res_scratch[RES_HAND, i]]
+                for j in range(nb):
+                    r = np.int64(krow[res_scratch[RES_RACK, j]])
+                    # arithmetic, not selects, so that the compiler keeps it free of branches
+                    up = np.int64(r > top)
+                    pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
+                    ties[np.uint64(pos)] = i * 64 + j
+                    n_top = pos + up + np.int64(r == top)
+                    top = max(top, r)
+        else:  # a pinned Counter-Attack copy: the pinned layer's ranks for the pairs it is in
+            for i in range(na):
+                for j in range(nb):
+                    q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
+                    r = np.int64(-1)
+                    if q != -2:
+                        r = np.int64(play_key[s, e4i if q < 0 else PIN_LAYER + q, c,
+                                              res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
+                    up = np.int64(r > top)
+                    pos = n_top & (up - 1)
+                    ties[np.uint64(pos)] = i * 64 + j
+                    n_top = pos + up + np.int64(r == top)
+                    top = max(top, r)
         if top < 0:
             return hi, rj, p, best
         best_code = np.int64(ties[0])
@@ -118,10 +132,20 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
                     best_code = code
         bi = best_code // 64
         bj = best_code % 64
-        if tracing:  # the score only shows in a trace: no table load (often a cache miss) else
-            best = play_val[s, e4i, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
         hi = bi if n_h > 0 else -2
         rj = bj if n_r > 0 else -1
+        if pin_y >= 0:
+            q = _pin_of(s, bi, bj, n_h, n_r, pin_y, ctab, hand, rack)
+            if q >= 0:  # the placements tied for the pinned best, as on the float path
+                ra = res_scratch[RES_HAND, bi]
+                rb = res_scratch[RES_RACK, bj]
+                if tracing:
+                    best = play_val[s, PIN_LAYER + q, c, ra, rb]
+                at = PIN_LIST + 4 * q
+                p = best_list[s, c, ra, rb, at + 1 + bounded(rs, best_list[s, c, ra, rb, at])]
+                return hi, rj, p, best
+        if tracing:  # the score only shows in a trace: no table load (often a cache miss) else
+            best = play_val[s, e4i, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
         rec = rec_t[s, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
         k = np.int64(rec[REC_K])
         # one draw even for a single placement: the stream's position then does not wait on
@@ -130,7 +154,7 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
         return hi, rj, p, best
     for i in range(na):
         ra = res_scratch[RES_HAND, i]
-        keep = keep_w * best_val[s, c, ra, void]
+        keep = keep_w * best_val[s, c, void, ra]
         for j in range(nb):
             rb = res_scratch[RES_RACK, j]
             q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
@@ -145,7 +169,7 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
                 for jj in range(n_r):
                     if jj != j:
                         tt = _resolve(ctab, np.int64(rack[jj]), void, void)
-                        deny = max(deny, best_val[o, min(hn[o], cmax), tt, void])
+                        deny = max(deny, best_val[o, min(hn[o], cmax), void, tt])
                 v -= deny_w * deny
             if v > best + 1e-9:
                 best = v
@@ -217,7 +241,7 @@ def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_onl
                     if q < 0 or (p // 3 if q < 3 else p % 3) == q % 3:
                         if pick == 0:
                             return (i if n_h > 0 else -2, j if n_r > 0 else -1, p,
-                                    best_val[s, c, ra, rb])
+                                    best_val[s, c, rb, ra])
                         pick -= 1
             pick -= n
     return -1, -1, 0, 0.0

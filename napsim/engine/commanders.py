@@ -176,7 +176,7 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
         # by the P1 single-card score); a multi-section card is played face up by the CIC
         give = -1
         if xa >= 0 and xb >= 0:
-            give = 1 if best_val[s, c, ra0, void] >= best_val[s, c, rb0, void] else 0
+            give = 1 if best_val[s, c, void, ra0] >= best_val[s, c, void, rb0] else 0
         elif xa >= 0 and kb == KIND_MULTI:
             give = 0
         elif xb >= 0 and ka == KIND_MULTI:

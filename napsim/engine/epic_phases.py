@@ -174,8 +174,8 @@ def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val, hand
     ca_src = last_hand[o]  # the opponent's card a Counter-Attack copies, mirrored (D3)
     ca_at = last_hand_p[o]
     if ropt[R_CA_EITHER] == 1 and last_rack[o] != void and (
-            ca_src == void or best_val[s, c, ctab[last_rack[o], C_MIRROR], void]
-            > best_val[s, c, ctab[ca_src, C_MIRROR], void] + 1e-9):
+            ca_src == void or best_val[s, c, void, ctab[last_rack[o], C_MIRROR]]
+            > best_val[s, c, void, ctab[ca_src, C_MIRROR]] + 1e-9):
         ca_src = last_rack[o]  # either card of his last turn: the better one to copy
         ca_at = last_rack_p[o]
     cm = ctab[ca_src, C_MIRROR] if ca_src != void else void
@@ -261,7 +261,7 @@ def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap,
             # same_section_receiver = two_commanders (3-4 a side): the CIC still takes both
             # cards, but they go to two commanders and only that section's commander can
             # order with his; he gets the better one, the other orders nothing
-            if best_val[s, c, rb, void] > best_val[s, c, ra, void] + 1e-9:
+            if best_val[s, c, void, rb] > best_val[s, c, void, ra] + 1e-9:
                 ra = void
             else:
                 rb = void
@@ -390,8 +390,8 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
         met[s, M_SCOUT] += 1
         if t2 >= 0:
             c2 = min(hn[s] + 1, best_val.shape[1] - 1)
-            v1 = best_val[s, c2, _resolve(ctab, t1, void, void), void]
-            v2 = best_val[s, c2, _resolve(ctab, t2, void, void), void]
+            v1 = best_val[s, c2, void, _resolve(ctab, t1, void, void)]
+            v2 = best_val[s, c2, void, _resolve(ctab, t2, void, void)]
             keep, drop = t1, t2
             if v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1):
                 keep, drop = t2, t1

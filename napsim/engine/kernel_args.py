@@ -37,7 +37,8 @@ class EpicArgs(NamedTuple):
     ctab: np.ndarray           # [card type, C_*] card table
     deck: np.ndarray           # [card] the card type of every card
     counts: np.ndarray         # [card type] cards of each type (the D6 check)
-    best_val: np.ndarray       # napsim.sim.tables.PairTables: the pair tables
+    best_val: np.ndarray       # [side, cmd, b, a]: PairTables.best_val transposed (sim.packing.solo_major)
+    # best_val and the fields below: napsim.sim.tables.PairTables, the pair tables
     best_k: np.ndarray
     best_list: np.ndarray
     nom_t: np.ndarray

@@ -149,10 +149,10 @@ def _candidates(s, c, n_h, n_r, e4, pin_y, ghi, grj, gp, void, pol, ctab, best_v
             elif q >= 0:
                 at = PIN_LIST + 4 * q
                 p = best_list[s, c, ra, rb, at + 1 + _hash_pick(dkey, code, best_list[s, c, ra, rb, at])]
-                score = v - keep_w * best_val[s, c, ra, void]
+                score = v - keep_w * best_val[s, c, void, ra]
             else:
                 p = best_list[s, c, ra, rb, _hash_pick(dkey, code, best_k[s, c, ra, rb])]
-                score = v - keep_w * best_val[s, c, ra, void]
+                score = v - keep_w * best_val[s, c, void, ra]
             m = 0
             while m < n and cand[m, 3] != code:
                 m += 1

@@ -342,7 +342,7 @@ class PairTables:
     place_list: np.ndarray  # [side, a, b, k] k-th legal placement
     e4_only: np.ndarray    # [side, a, b] legal only in the E4 situation
     play_val: np.ndarray   # [side, e4 situation 0/1 or PIN_LAYER + pin, cmd, a, b]: best, or NEG
-    play_key: np.ndarray | None = None  # [side, e4, cmd, a, b] rank of play_val (see play_keys)
+    play_key: np.ndarray | None = None  # [side, layer, cmd, a, b] rank of play_val (see play_keys)
     record: np.ndarray | None = None  # [side, cmd, a, b, :] one compact row per pair (pair_records)
 
 
@@ -374,7 +374,7 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     play_val[:, 0] = np.where(legal & ~e4_only[:, None], best_val, NEG)
     play_val[:, PIN_LAYER:] = np.moveaxis(pin_val, -1, 1)
     return PairTables(best_val, best_k, best_list, nom, eff, rem, n_place, place_list, e4_only,
-                      play_val, play_keys(play_val[:, :PIN_LAYER]),
+                      play_val, play_keys(play_val),
                       pair_records(nom, eff, rem, best_k, best_list[..., :N_PLACE]))
 
 

@@ -15,7 +15,6 @@ import math
 import numpy as np
 import pandas as pd
 
-from napsim.engine import layout
 from napsim.engine.layout import COMMANDER_KEYS, COMMANDER_ROLES
 from napsim.sim.metric_table import (
     MEAN_PER_GAME,
@@ -57,15 +56,6 @@ def mean_interval(total: float, total_sq: float, n: int, z: float = Z95) -> tupl
     var = max(total_sq / n - mean * mean, 0.0) * n / (n - 1)
     half = z * math.sqrt(var / n)
     return mean - half, mean + half
-
-
-def extended_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sums, sums of squares, sums of products with the turns) [side, column] of extended
-    per-game rows [n, 2, column] (`metric_table.extend_rows`): what the intervals of per-game and
-    per-turn means need. Integers, so the moments of any split of the games add up."""
-    turns = x[:, :, layout.M_TURNS]
-    # einsum sums the products without holding them (the same integers as (x * x).sum(axis=0))
-    return x.sum(axis=0), np.einsum("gsc,gsc->sc", x, x), np.einsum("gsc,gs->sc", x, turns)
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from napsim.engine import layout
-from napsim.sim.metric_table import METRICS, extend_rows
-from napsim.sim.summary import extended_moments, study_summary, study_summary_rows
+from napsim.sim.metric_table import DERIVED, METRICS, extend_rows
+from napsim.sim.summary import study_summary, study_summary_rows
 
 HIST_MAX = 4095  # per-game values above this land in the last histogram bin
 # the arrays summed as they are; a chunk file of an older napsim may lack the last three
@@ -65,10 +66,11 @@ class GameSums:
 
     def add_chunk(self, out: ChunkOut) -> None:
         """Add the games of one kernel call (played with their per-game rows)."""
-        x = extend_rows(out.rows)
+        # the extended rows themselves only when histograms or per-game parts are kept
+        x = extend_rows(out.rows) if self.keep["hist"] or self._parts else None
         part = GameSums()
-        part.games, part.chunks = x.shape[0], 1
-        part.sums, part.sumsq, part.sumxt = extended_moments(x)
+        part.games, part.chunks = out.rows.shape[0], 1
+        part.sums, part.sumsq, part.sumxt = row_moments(out.rows)
         if not np.array_equal(part.sums[:, : layout.N_METRICS], out.totals):
             raise RuntimeError("per-game rows do not add up to the chunk totals")
         for k in ("totals", "rack_wait", "guerrilla_turns", "commander_totals", "tactician_turns"):
@@ -146,6 +148,45 @@ class GameSums:
         m, crows = METRICS[metric], self.commander_rows
         x, t = m.parts(extend_rows(self.rows), crows)
         return x, t, m.present(crows)
+
+
+# the kernel's metric columns each derived column sums (metric_table.DERIVED), -1 padded
+_WIDEST = max(len(parts) for parts in DERIVED.values())
+_DERIVED_COLS = np.array([[layout.METRIC_NAMES.index(m) for m in parts] + [-1] * (_WIDEST - len(parts))
+                          for parts in DERIVED.values()], np.int64)
+
+
+def row_moments(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sums, sums of squares, sums of products with the turns) [side, column] of the per-game
+    columns (`metric_table.COLUMNS`: the kernel's metrics, then the derived totals), what the
+    intervals of per-game and per-turn means need, in one pass over the kernel's rows [n, 2, M]
+    without building the extended rows. Integers, so the moments of any split of the games add up."""
+    return _row_moments(np.ascontiguousarray(rows, dtype=np.int64), _DERIVED_COLS,
+                        np.int64(layout.M_TURNS))
+
+
+@njit(cache=True, nogil=True)
+def _row_moments(rows, derived, turns_col):
+    n, n_sides, m = rows.shape
+    c = m + derived.shape[0]
+    sums = np.zeros((n_sides, c), np.int64)
+    sumsq = np.zeros((n_sides, c), np.int64)
+    sumxt = np.zeros((n_sides, c), np.int64)
+    for g in range(n):
+        for s in range(n_sides):
+            t = rows[g, s, turns_col]
+            for k in range(c):
+                if k < m:
+                    v = rows[g, s, k]
+                else:
+                    v = 0
+                    for j in derived[k - m]:
+                        if j >= 0:
+                            v += rows[g, s, j]
+                sums[s, k] += v
+                sumsq[s, k] += v * v
+                sumxt[s, k] += v * t
+    return sums, sumsq, sumxt
 
 
 def _joined(parts: list[np.ndarray], axis: int = 0) -> np.ndarray | None:

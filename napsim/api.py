@@ -56,7 +56,7 @@ from napsim.study.design import DesignSpec, is_design_file, load_design_spec
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
 from napsim.study.runloop import NoticeFn, ProgressFn, execute
 from napsim.study.spec import Study, load_study
-from napsim.study.storage import check_out, read_meta
+from napsim.study.store import check_out, read_meta
 from napsim.study.variants import Comparison, Variant, compare_variants, variants
 
 # --------------------------------------------------------------------------------------------

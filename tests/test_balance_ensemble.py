@@ -24,7 +24,7 @@ from napsim.model.defaults import SEED
 from napsim.study.balance import find_balance
 from napsim.study.deck_ensemble import ENSEMBLE_CSV, ENSEMBLE_JSON, balance_summary, load_study_ensemble
 from napsim.study.design import load_design_spec
-from napsim.study.storage import read_meta
+from napsim.study.store import read_meta
 from napsim.study.variants import Variant
 
 HAND = dict(scenario="tamames", vary="sides.S.hand=3..9", equalize="F,S")

@@ -44,7 +44,7 @@ from napsim.output.frames import (
     study_decks,
     summary_cells,
 )
-from napsim.study.storage import atomic_write_bytes, atomic_write_files
+from napsim.study.store import atomic_write_bytes, atomic_write_files
 
 CSV_FLOAT = "%.10g"
 

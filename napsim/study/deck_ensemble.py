@@ -39,7 +39,7 @@ from napsim.model.errors import NapsimInputError
 from napsim.sim.packing import Simulation
 from napsim.study.balance import Balance, find_balance
 from napsim.study.spec import Study
-from napsim.study.storage import atomic_write_files, locked, read_meta
+from napsim.study.store import atomic_write_files, locked, read_meta
 from napsim.study.variants import Comparison, PlayedGames, Variant, compare_frame, default_metrics
 
 

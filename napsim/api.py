@@ -36,8 +36,7 @@ from napsim.output.design_report import Answer, write_design_folder
 from napsim.output.findings import deck_note
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
-from napsim.output.results import check_results_dest, result_folder
-from napsim.output.simconsole import simulate_lines
+from napsim.output.simulated import check_results_dest, result_folder, simulate_lines
 from napsim.output.study_findings import engine_findings
 from napsim.output.tracefmt import format_trace
 from napsim.sim.packing import Simulation
@@ -332,7 +331,7 @@ def run_study(path: str | Path | Study, out: str | Path | None = None, force: bo
 def simulate_into_folder(sim, out_dir: str | Path, force: bool, games: int, seed: int, chunk: int,
                          per_game: bool, progress=None, notice: Callable[[str], None] | None = None):
     """Play the games of a `Simulation` and write its result folder whole or not at all
-    (`napsim.output.results.result_folder`), the per-game rows streamed to Parquet chunk by chunk
+    (`napsim.output.simulated.result_folder`), the per-game rows streamed to Parquet chunk by chunk
     as they are played (memory stays flat). Returns (result, folder)."""
     with result_folder(sim, out_dir, force, per_game, notice) as folder:
         folder.write(sim.run(games, seed, chunk, progress=progress, sink=folder.sink))

@@ -26,7 +26,7 @@ from napsim.output import report as report_mod
 from napsim.output.deck_ensemble import simulate_ensemble_text
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
-from napsim.output.results import check_results_dest
+from napsim.output.simulated import check_results_dest
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
 from napsim.study import backends

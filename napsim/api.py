@@ -34,10 +34,10 @@ from napsim.output import decisions, frames
 from napsim.output.deck_ensemble import balance_ensemble_sentence, ensemble_frame
 from napsim.output.design_report import Answer, write_design_folder
 from napsim.output.findings import deck_note
+from napsim.output.findings.study import engine_findings
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
 from napsim.output.simulated import check_results_dest, result_folder, simulate_lines
-from napsim.output.study_findings import engine_findings
 from napsim.output.tracefmt import format_trace
 from napsim.sim.packing import Simulation
 from napsim.sim.result import SimResult
@@ -129,7 +129,7 @@ class Simulated:
         return section_chart_svg(self.summary, self.sim.scenario.name)
 
     def findings(self) -> list[str]:
-        """The sentences a report of these games opens with (`napsim.output.study_findings`)."""
+        """The sentences a report of these games opens with (`napsim.output.findings.study`)."""
         sc = self.sim.scenario
         spec = dict(main_metric="effective_per_turn", main_side=sc.sides[0].key, sweep={},
                     metrics=["effective_per_turn", "nominal_per_turn", "wasted"])

@@ -30,8 +30,8 @@ from napsim.model.metrics import (
 )
 from napsim.model.version import __version__
 from napsim.output import findings as fnd
-from napsim.output import study_findings as sfnd
 from napsim.output.deck_ensemble import study_ensemble_sentence, study_ensemble_summary, study_ensemble_table
+from napsim.output.findings import study as study_findings
 from napsim.output.frames import (
     StudyData,
     chart_inputs,
@@ -279,11 +279,11 @@ def _warnings(data: StudyData) -> list[str]:
 
 
 def report_findings(data: StudyData, summ: pd.DataFrame) -> list:
-    """The sentences the report opens with (`napsim.output.study_findings`)."""
+    """The sentences the report opens with (`napsim.output.findings.study`)."""
     notes = [fnd.deck_note(d) for d in study_decks(data)]
     if data.kind == "odds":
-        return sfnd.odds_findings(summ, data.meta["spec"], notes, _incomplete(data))
-    return sfnd.engine_findings(summ, data.meta["spec"], notes, _incomplete(data))
+        return study_findings.odds_findings(summ, data.meta["spec"], notes, _incomplete(data))
+    return study_findings.engine_findings(summ, data.meta["spec"], notes, _incomplete(data))
 
 
 METHOD_ENGINE = (

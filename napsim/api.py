@@ -31,27 +31,32 @@ from napsim.model.scenarios import (
 from napsim.model.tomltext import override_text, toml_text
 from napsim.model.version import __version__
 from napsim.output import decisions, frames
+from napsim.output.deck_ensemble import balance_ensemble_sentence, ensemble_frame
 from napsim.output.design_report import Answer, write_design_folder
-from napsim.output.ensemble_text import balance_ensemble_sentence, ensemble_frame
 from napsim.output.findings import deck_note
+from napsim.output.findings.study import engine_findings
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
-from napsim.output.results import check_results_dest, result_folder
-from napsim.output.simconsole import simulate_lines
-from napsim.output.study_findings import engine_findings
+from napsim.output.simulated import check_results_dest, result_folder, simulate_lines
 from napsim.output.tracefmt import format_trace
 from napsim.output.tunetext import Tuned
 from napsim.sim.packing import Simulation
 from napsim.sim.result import SimResult
 from napsim.sim.runner import ONE_A_SIDE, compile_notice, kernel_compiled, kernel_for
-from napsim.study import ensemble
 from napsim.study.balance import Balance, find_balance
+from napsim.study.deck_ensemble import (
+    balance_ensemble,
+    check_ensemble,
+    check_one_deck,
+    check_study_ensemble,
+    compare_ensemble,
+    run_study_ensemble,
+)
 from napsim.study.design import DesignSpec, is_design_file, load_design_spec
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
 from napsim.study.runloop import NoticeFn, ProgressFn, execute
 from napsim.study.spec import Study, load_study
-from napsim.study.storage import check_out, read_meta
-from napsim.study.study_ensemble import check_study_ensemble, run_study_ensemble
+from napsim.study.store import check_out, read_meta
 from napsim.study.tune import tune_policy
 from napsim.study.variants import Comparison, Variant, compare_variants, variants
 
@@ -127,7 +132,7 @@ class Simulated:
         return section_chart_svg(self.summary, self.sim.scenario.name)
 
     def findings(self) -> list[str]:
-        """The sentences a report of these games opens with (`napsim.output.study_findings`)."""
+        """The sentences a report of these games opens with (`napsim.output.findings.study`)."""
         sc = self.sim.scenario
         spec = dict(main_metric="effective_per_turn", main_side=sc.sides[0].key, sweep={},
                     metrics=["effective_per_turn", "nominal_per_turn", "wasted"])
@@ -302,7 +307,7 @@ def run_study(path: str | Path | Study, out: str | Path | None = None, force: bo
     `threads`, `runner` and `notice` as in `napsim.study.runloop.execute` (e.g.
     ``runner=napsim.study.backends.DaskRunner(...)``). `deck_ensemble` (N; default: the study's
     `deck_ensemble`): then each point's games on N plausible decks, for the main metric's spread
-    across decks (`napsim.study.study_ensemble`; the report gains its table). `report`: write
+    across decks (`napsim.study.deck_ensemble`; the report gains its table). `report`: write
     report.md and report.html into the run folder (`StudyResult.report`), its charts as SVG, and
     as PNG too with `png`."""
     st = path if isinstance(path, Study) else load_study(path)
@@ -329,7 +334,7 @@ def run_study(path: str | Path | Study, out: str | Path | None = None, force: bo
 def simulate_into_folder(sim, out_dir: str | Path, force: bool, games: int, seed: int, chunk: int,
                          per_game: bool, progress=None, notice: Callable[[str], None] | None = None):
     """Play the games of a `Simulation` and write its result folder whole or not at all
-    (`napsim.output.results.result_folder`), the per-game rows streamed to Parquet chunk by chunk
+    (`napsim.output.simulated.result_folder`), the per-game rows streamed to Parquet chunk by chunk
     as they are played (memory stays flat). Returns (result, folder)."""
     with result_folder(sim, out_dir, force, per_game, notice) as folder:
         folder.write(sim.run(games, seed, chunk, progress=progress, sink=folder.sink))
@@ -445,13 +450,13 @@ def compare(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict
     range and spread across decks, and a sentence; A and B must play one deck)."""
     n_decks = options.pop("deck_ensemble", None)
     if n_decks is not None:  # checked before anything is played
-        ensemble.check_ensemble(n_decks)
-        ensemble.check_one_deck(*variants(scenario, a, b, *(options.get(k) for k in _VARIANT_KEYS)))
+        check_ensemble(n_decks)
+        check_one_deck(*variants(scenario, a, b, *(options.get(k) for k in _VARIANT_KEYS)))
     cmp = compare_run(scenario, a, b, **options)
     if n_decks is None:
         df = decisions.with_sentences(cmp)
     else:
-        ens = ensemble.compare_ensemble(cmp, n_decks, cmp.seed, options.get("chunk", SIM_CHUNK))
+        ens = compare_ensemble(cmp, n_decks, cmp.seed, options.get("chunk", SIM_CHUNK))
         df = ensemble_frame(cmp, ens)
     df.attrs.update(games=cmp.games, seed=cmp.seed, target_reached=cmp.target_reached)
     return df
@@ -479,7 +484,7 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
     error (`.crossed` False)."""
     chart_path = decisions.check_chart_path(chart)
     if deck_ensemble is not None:
-        ensemble.check_ensemble(deck_ensemble)
+        check_ensemble(deck_ensemble)
     if isinstance(equalize, str):
         equalize = [k.strip() for k in equalize.split(",")]
     overrides = tuple((sets if isinstance(sets, dict) else parse_overrides(sets)).items())
@@ -488,7 +493,7 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
                        no_crossing_ok=deck_ensemble is not None)
     res.sentence = decisions.balance_sentence(res)
     if deck_ensemble is not None:
-        res.ensemble = ensemble.balance_ensemble(res, deck_ensemble, seed, progress)
+        res.ensemble = balance_ensemble(res, deck_ensemble, seed, progress)
         res.ensemble_sentence = balance_ensemble_sentence(res, res.ensemble)
     if chart_path is not None:
         from napsim.output import decision_charts  # lazy: matplotlib is heavy, and only charts need it
@@ -513,9 +518,9 @@ def write_design(spec: DesignSpec, dest: str | Path, force: bool = False,
         opts = dict(e.options)
         n_decks = opts.pop("deck_ensemble", None)
         if n_decks is not None:
-            ensemble.check_ensemble(n_decks)
+            check_ensemble(n_decks)
         cmp = compare_run(**opts)
-        ens = (ensemble.compare_ensemble(cmp, n_decks, cmp.seed, opts.get("chunk", SIM_CHUNK))
+        ens = (compare_ensemble(cmp, n_decks, cmp.seed, opts.get("chunk", SIM_CHUNK))
                if n_decks is not None else None)
         warnings = tuple(w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w)
         answers.append(Answer(e, cmp, ens, warnings))

@@ -24,14 +24,15 @@ from napsim.model.scenarios import load_scenario
 from napsim.output import deckview, ruleview, scenarioview
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
-from napsim.output.ensemble_text import simulate_ensemble_text
+from napsim.output.deck_ensemble import simulate_ensemble_text
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
-from napsim.output.results import check_results_dest
+from napsim.output.simulated import check_results_dest
 from napsim.sim import odds as odds_mod
 from napsim.sim.packing import Simulation
-from napsim.study import backends, ensemble, study_ensemble
+from napsim.study import backends
 from napsim.study import runloop as runloop_mod
+from napsim.study.deck_ensemble import ENSEMBLE_CSV, check_ensemble, simulate_ensemble
 from napsim.study.readings import load_readings_spec
 from napsim.study.spec import load_study
 
@@ -212,7 +213,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
     _use_threads(threads)
     Simulation.check_run(games, seed, chunk)
     if deck_ensemble is not None:
-        ensemble.check_ensemble(deck_ensemble)
+        check_ensemble(deck_ensemble)
     check_results_dest(out_dir, force)  # refuse before playing
     sim = api.simulation(scenario, sets, deck, policy, notice=_notice)  # compiled before the bar starts
     with click.progressbar(length=games, label="playing games", file=sys.stderr) as bar:
@@ -228,7 +229,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
         click.echo(line)
     click.echo(f"wrote {run.path} ({games} games in {run.result.wall_seconds:.1f} s)")
     if deck_ensemble is not None:
-        ens = ensemble.simulate_ensemble(sim, parse_policy_option(policy), deck_ensemble, seed, games,
+        ens = simulate_ensemble(sim, parse_policy_option(policy), deck_ensemble, seed, games,
                                          seed, chunk)
         click.echo(simulate_ensemble_text(ens))
 
@@ -313,7 +314,7 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, png, threads, s
     click.echo(f"ran {len(st.points)} point(s), {done} -> {out_dir}")
     if n_decks is not None:
         click.echo(f"deck ensemble: {len(st.points)} point(s) on {n_decks} plausible decks -> "
-                   f"{Path(out_dir) / study_ensemble.ENSEMBLE_CSV}")
+                   f"{Path(out_dir) / ENSEMBLE_CSV}")
     if not no_report:
         path = res.report(png=png)
         click.echo(f"wrote {path / 'report.md'} and {path / 'report.html'}")

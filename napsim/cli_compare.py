@@ -12,9 +12,10 @@ import click
 from napsim import api
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.output import decisions
-from napsim.output.ensemble_text import balance_ensemble_text, compare_ensemble_text
+from napsim.output.deck_ensemble import balance_ensemble_text, compare_ensemble_text
 from napsim.output.formatting import FORMATS
-from napsim.study import backends, ensemble
+from napsim.study import backends
+from napsim.study.deck_ensemble import check_ensemble, check_one_deck, compare_ensemble
 from napsim.study.variants import variants
 
 
@@ -66,8 +67,8 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
     B - A with its 95% interval, the relative change and a sentence per metric and side."""
     backends.use_threads(threads)
     if deck_ensemble is not None:  # checked before anything is played or written
-        ensemble.check_ensemble(deck_ensemble)
-        ensemble.check_one_deck(*variants(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b,
+        check_ensemble(deck_ensemble)
+        check_one_deck(*variants(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b,
                                           policy, policy_a, policy_b))
     cmp = api.compare_run(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b, policy, policy_a,
                           policy_b, metrics, games, seed, chunk, target_error, chart)
@@ -75,7 +76,7 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
     if deck_ensemble is None:
         _echo(decisions.compare_text(cmp, fmt, warnings))
     else:
-        ens = ensemble.compare_ensemble(cmp, deck_ensemble, seed, chunk)
+        ens = compare_ensemble(cmp, deck_ensemble, seed, chunk)
         _echo(compare_ensemble_text(cmp, ens, fmt, warnings))
     if chart:
         click.echo(f"wrote {chart}", err=True)

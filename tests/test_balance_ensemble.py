@@ -22,10 +22,9 @@ from napsim.model.cards import load_deck
 from napsim.model.deck_ranges import RANGE_COLUMNS
 from napsim.model.defaults import SEED
 from napsim.study.balance import find_balance
+from napsim.study.deck_ensemble import ENSEMBLE_CSV, ENSEMBLE_JSON, balance_summary, load_study_ensemble
 from napsim.study.design import load_design_spec
-from napsim.study.ensemble import balance_summary
-from napsim.study.storage import read_meta
-from napsim.study.study_ensemble import ENSEMBLE_CSV, ENSEMBLE_JSON, load_study_ensemble
+from napsim.study.store import read_meta
 from napsim.study.variants import Variant
 
 HAND = dict(scenario="tamames", vary="sides.S.hand=3..9", equalize="F,S")

@@ -16,7 +16,7 @@ import pytest
 from napsim.model.errors import NapsimInputError
 from napsim.output import report
 from napsim.study import runloop
-from napsim.study.chunkfile import arrays_sha256
+from napsim.study.chunks import arrays_sha256
 from tests.support.chunks import assert_same_chunks, chunk_arrays, chunk_files
 from tests.support.faults import (
     assert_one_error,

@@ -17,7 +17,7 @@ import pytest
 
 from napsim.model.errors import NapsimInputError
 from napsim.output.folders import write_result_folder
-from napsim.output.results import SIMULATE_FILES
+from napsim.output.simulated import SIMULATE_FILES
 from napsim.sim.packing import Simulation
 from tests.support.faults import assert_one_error, dead_pid, leave_free, napsim_main, small_tmpfs
 

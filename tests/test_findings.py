@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from napsim.model.cards import load_deck
-from napsim.output import decision_findings, findings, study_findings
+from napsim.output import findings
+from napsim.output.findings import study, variants
 from napsim.study.spec import load_study
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +68,7 @@ def test_curve_verdicts():
 
 def test_a_flat_curve_is_said_to_stay_level():
     level = [6.0, 6.001, 6.0, 5.999, 6.002, 6.0]
-    fs = study_findings.engine_findings(summary({"greedy": level}, policy=False), spec(), [])
+    fs = study.engine_findings(summary({"greedy": level}, policy=False), spec(), [])
     t = texts(fs)
     assert "does not move effective orders a turn (Blue) measurably" in t[0]
     assert any("stays level from 4 to 9" in x for x in t), t
@@ -75,7 +76,7 @@ def test_a_flat_curve_is_said_to_stay_level():
 
 
 def test_a_curve_that_flattens_after_its_third_value():
-    fs = study_findings.engine_findings(summary({"greedy": [6, 7, 8, 8.1, 8.15, 8.17]}, policy=False),
+    fs = study.engine_findings(summary({"greedy": [6, 7, 8, 8.1, 8.15, 8.17]}, policy=False),
                                         spec(), [])
     t = texts(fs)
     assert t[0].startswith("Command hand size (both sides) moves effective orders a turn (Blue): from "
@@ -89,7 +90,7 @@ def test_a_curve_that_flattens_after_its_third_value():
 def test_policies_inside_the_noise_show_no_clear_difference():
     same = [6.0, 6.5, 7.0, 7.5, 8.0, 8.5]
     near = [y + 0.005 for y in same]
-    fs = study_findings.engine_findings(summary({"greedy": near, "random": same}),
+    fs = study.engine_findings(summary({"greedy": near, "random": same}),
                                         spec(("greedy", "random")), [])
     pol = next(x for x in texts(fs) if "play" in x and "difference" in x)
     assert "Greedy and random play show no clear difference in effective orders a turn (Blue)" in pol
@@ -98,7 +99,7 @@ def test_policies_inside_the_noise_show_no_clear_difference():
 def test_a_clear_policy_difference_is_given_with_its_interval():
     greedy = [6.0, 6.5, 7.0, 7.5, 8.0, 8.5]
     random = [5.5, 5.8, 6.1, 6.4, 6.7, 7.0]
-    fs = study_findings.engine_findings(summary({"greedy": greedy, "random": random}),
+    fs = study.engine_findings(summary({"greedy": greedy, "random": random}),
                                         spec(("greedy", "random")), [GMT])
     t = texts(fs)
     pol = next(x for x in t if x.startswith("Greedy play gives more"))
@@ -114,10 +115,10 @@ def test_a_clear_policy_difference_is_given_with_its_interval():
 
 def test_sides_level_or_apart():
     ys = [6.0, 6.5, 7.0, 7.5, 8.0, 8.5]
-    level = texts(study_findings.engine_findings(summary({"greedy": ys}, policy=False), spec(), []))
+    level = texts(study.engine_findings(summary({"greedy": ys}, policy=False), spec(), []))
     assert any("Red and Blue get the same effective orders a turn within the 95% intervals at every point"
                in x for x in level)
-    apart = texts(study_findings.engine_findings(summary({"greedy": ys}, policy=False, red_shift=0.3),
+    apart = texts(study.engine_findings(summary({"greedy": ys}, policy=False, red_shift=0.3),
                                                  spec(), []))
     assert any("differ in effective orders a turn by at most +0.30" in x and "at 6 of 6 points" in x
                for x in apart), apart
@@ -125,7 +126,7 @@ def test_sides_level_or_apart():
 
 def test_an_opponent_metric_has_no_sides_sentence_and_keeps_its_capital():
     df = summary({"greedy": [1, 2, 3, 4, 5, 6]}, policy=False, metric="g_denied_effective")
-    fs = texts(study_findings.engine_findings(df, spec(metric="g_denied_effective"), []))
+    fs = texts(study.engine_findings(df, spec(metric="g_denied_effective"), []))
     assert "French effective orders denied a game (Blue counters)" in fs[0]
     assert not any("differ in" in x or "get the same" in x for x in fs)
 
@@ -168,7 +169,7 @@ def test_compare_findings():
     df = compare_frame([("effective_per_turn", "French", 6.8, 7.3, 0.02),
                         ("effective_per_turn", "Spanish", 7.0, 7.001, 0.02),
                         ("nominal_per_turn", "French", 7.0, 7.2, 0.02)])
-    fs = decision_findings.compare_findings(df, [GMT])
+    fs = variants.compare_findings(df, [GMT])
     t = [f.plain() for f in fs]
     assert t[0] == ("The largest clear change: effective_per_turn French sentence (table below, row "
                     "Effective orders a turn, French).")
@@ -179,7 +180,7 @@ def test_compare_findings():
     spread = pd.DataFrame([dict(metric="effective_per_turn", side_key="F", side="French", decks=20,
                                 negative=0, positive=20, zero=0, clear_negative=0, clear_positive=20,
                                 ensemble_min=0.4, ensemble_max=0.5, ensemble_sd=0.05, mc_half_width=0.02)])
-    last = decision_findings.compare_findings(df, [GMT], spread)[-1].plain()
+    last = variants.compare_findings(df, [GMT], spread)[-1].plain()
     assert "more than its Monte Carlo ±0.02" in last and "keeps one sign in 20 of 20 plausible decks" in last
 
 
@@ -191,7 +192,7 @@ def test_compare_findings():
 def courier_rack() -> list[str]:
     st = load_study(ROOT / "studies" / "courier_rack.toml")
     summ = pd.read_csv(ROOT / "results" / "courier_rack" / "summary.csv")
-    return texts(study_findings.engine_findings(summ, st.spec(), [findings.deck_note(load_deck("gmt90"))]))
+    return texts(study.engine_findings(summ, st.spec(), [findings.deck_note(load_deck("gmt90"))]))
 
 
 def test_courier_rack_findings_are_sensible(courier_rack):

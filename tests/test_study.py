@@ -17,7 +17,7 @@ from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import SCENARIO_DIR
 from napsim.output import report
 from napsim.sim.summary import wilson
-from napsim.study import runloop, storage
+from napsim.study import runloop, store
 from napsim.study.spec import load_study
 from tests.support.chunks import assert_same_chunks, chunk_files
 from tests.support.chunks import chunk_arrays as load_arrays
@@ -223,7 +223,7 @@ def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path, monke
     code, _, err = napsim_main(monkeypatch, "run", str(path), "--out", str(out), "--target-error",
                                repr(target), "--no-report")
     assert code == 0, err
-    meta = storage.read_meta(out)
+    meta = store.read_meta(out)
     assert meta["status"]["p000"]["games"] == expected
     assert len(chunk_files(out)) == expected // 500
     # the same target in the study file (target_error + max_games) stops at the same n
@@ -236,7 +236,7 @@ def test_target_error_stops_at_the_first_chunk_boundary_below_it(tmp_path, monke
     assert row["games"] == expected and (row["ci_high"] - row["ci_low"]) / 2 < target
     # a rerun (resume) stops at the same n
     runloop.execute(p2, tmp_path / "target2")
-    assert storage.read_meta(tmp_path / "target2")["status"]["p000"]["games"] == expected
+    assert store.read_meta(tmp_path / "target2")["status"]["p000"]["games"] == expected
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from PIL import Image
 
 from napsim.model.metrics import describe, parameter_title, value_words
-from napsim.study.storage import atomic_write_bytes
+from napsim.study.store import atomic_write_bytes
 
 MAX_PANELS = 16
 MAX_LINES = 12

@@ -13,7 +13,7 @@ from napsim.model.metrics import OPPONENT, describe
 from napsim.output import chartkit
 from napsim.output.decisions import f_words, side_names, variant_labels, vary_title
 from napsim.study.balance import Balance
-from napsim.study.storage import atomic_write_bytes
+from napsim.study.store import atomic_write_bytes
 from napsim.study.variants import Comparison
 
 

@@ -13,8 +13,8 @@ import pandas as pd
 
 from napsim.model.errors import NapsimInputError
 from napsim.model.metrics import OPPONENT, describe, parameter_title, value_words
-from napsim.output.decision_findings import balance_findings, compare_findings
 from napsim.output.findings import deck_note, render_plain, setting_title
+from napsim.output.findings.variants import balance_findings, compare_findings
 from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
 from napsim.study.variants import Comparison, Variant, base_value

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from napsim.model.version import __version__
 from napsim.output.decisions import balance_doc, balance_text, compare_text, with_sentences
-from napsim.output.ensemble_text import (
+from napsim.output.deck_ensemble import (
     balance_ensemble_doc,
     balance_ensemble_sentence,
     balance_ensemble_text,

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from napsim.model.errors import NapsimInputError
-from napsim.study.storage import check_writable, pid_alive
+from napsim.study.store import check_writable, pid_alive
 
 Writer = Callable[[Path], None]  # writes one file at the path it is given
 Notice = Callable[[str], None]

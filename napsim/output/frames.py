@@ -24,7 +24,7 @@ from napsim.model.scenarios import load_scenario
 from napsim.sim.metric_table import extend_rows
 from napsim.sim.summary import commander_roles, with_words
 from napsim.sim.tables import KIND_NAMES
-from napsim.study.storage import point_chunks, read_meta
+from napsim.study.store import point_chunks, read_meta
 
 SUMMARY_COLUMNS = ["side_key", "side", "metric", "title", "unit", "kind", "value", "std", "ci_low", "ci_high",
                    "n", "games", "interval"]

@@ -30,7 +30,8 @@ from napsim.model.metrics import (
 )
 from napsim.model.version import __version__
 from napsim.output import findings as fnd
-from napsim.output import study_findings as sfnd
+from napsim.output.deck_ensemble import study_ensemble_sentence, study_ensemble_summary, study_ensemble_table
+from napsim.output.findings import study as study_findings
 from napsim.output.frames import (
     StudyData,
     chart_inputs,
@@ -43,8 +44,7 @@ from napsim.output.frames import (
     study_decks,
     summary_cells,
 )
-from napsim.output.study_ensemble_text import ensemble_sentence, ensemble_summary, ensemble_table
-from napsim.study.storage import atomic_write_bytes, atomic_write_files
+from napsim.study.store import atomic_write_bytes, atomic_write_files
 
 CSV_FLOAT = "%.10g"
 
@@ -279,11 +279,11 @@ def _warnings(data: StudyData) -> list[str]:
 
 
 def report_findings(data: StudyData, summ: pd.DataFrame) -> list:
-    """The sentences the report opens with (`napsim.output.study_findings`)."""
+    """The sentences the report opens with (`napsim.output.findings.study`)."""
     notes = [fnd.deck_note(d) for d in study_decks(data)]
     if data.kind == "odds":
-        return sfnd.odds_findings(summ, data.meta["spec"], notes, _incomplete(data))
-    return sfnd.engine_findings(summ, data.meta["spec"], notes, _incomplete(data))
+        return study_findings.odds_findings(summ, data.meta["spec"], notes, _incomplete(data))
+    return study_findings.engine_findings(summ, data.meta["spec"], notes, _incomplete(data))
 
 
 METHOD_ENGINE = (
@@ -341,7 +341,7 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
             sections.append(Section("Courier Rack waiting times", "Cards taken from the rack, by the "
                                     "turns they waited on it (as counted by the engine).",
                                     table=_rack_table(data, rw)))
-        ens = ensemble_summary(data, summ) if not summ.empty else None
+        ens = study_ensemble_summary(data, summ) if not summ.empty else None
         if ens is not None:
             frames["deck_ensemble_summary.csv"] = ens[0]
             deck = spec["deck"] or "the scenario's deck"
@@ -349,8 +349,8 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
             side = side_names(data).get(ens[1]["side_key"])
             words = {p: param_words(data, p) for p in data.sweep_paths}
             sections.append(Section(f"Deck ensemble: {main} on plausible decks",
-                                    ensemble_sentence(ens[0], ens[1], deck, side),
-                                    table=ensemble_table(ens[0], data.sweep_paths, words)))
+                                    study_ensemble_sentence(ens[0], ens[1], deck, side),
+                                    table=study_ensemble_table(ens[0], data.sweep_paths, words)))
         sections.append(Section("Method", METHOD_ENGINE))
     else:
         if not summ.empty:

@@ -44,8 +44,7 @@ from napsim.model.errors import NapsimInputError
 from napsim.sim.ahead import one_ahead
 from napsim.sim.odds import answer_questions
 from napsim.sim.packing import Simulation
-from napsim.study.chunks import compute_chunk
-from napsim.study.identity import code_sha256
+from napsim.study.chunks import code_sha256, compute_chunk
 
 WORKER_ENV = {"NUMBA_NUM_THREADS": "1"}
 JOB_CACHE = 4  # points whose packed tables a worker keeps

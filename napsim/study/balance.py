@@ -130,7 +130,7 @@ class Balance:
     base: Variant | None = None       # what was searched, for a replay on other decks
     deck: Deck | None = None          # the deck played
     chunk: int = SIM_CHUNK
-    ensemble: object = None           # a `napsim.study.ensemble.DeckEnsemble` (--deck-ensemble)
+    ensemble: object = None           # a `napsim.study.deck_ensemble.DeckEnsemble` (--deck-ensemble)
     ensemble_sentence: str = ""
 
     @property

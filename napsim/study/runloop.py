@@ -12,7 +12,7 @@ drowned in game-to-game noise.
 
 `target_error` stops a point at the first chunk boundary where the half-width of the main metric's
 95% interval (Wilson for a rate, normal for a mean) is below the target. The rule reads only the
-chunks in order, and the report walks them the same way (one `napsim.study.storage.ChunkWalk`),
+chunks in order, and the report walks them the same way (one `napsim.study.store.ChunkWalk`),
 so a resumed run, a Dask run and the report all stop at the same n. With a target the runner is
 stopped at that boundary (chunks a cluster has in flight may land beyond it: they are stored and
 harmless).
@@ -30,9 +30,9 @@ from napsim.model.errors import NapsimInputError
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import compile_notice, kernel_for
 from napsim.study.backends import LocalRunner, engine_job, run_chunk, run_odds_point, threads_set
-from napsim.study.chunkfile import chunk_record, read_record
+from napsim.study.chunks import chunk_record, read_record
 from napsim.study.spec import Point, Study, load_study
-from napsim.study.storage import (
+from napsim.study.store import (
     ChunkWalk,
     atomic_write_bytes,
     chunk_path,
@@ -58,7 +58,7 @@ def execute(study: Study | str | Path, out: str | Path, force: bool = False,
     """Run (or resume) every point of a study into `out`; returns the study.json record.
 
     A damaged chunk file on disk (truncated, bit-flipped, copied from elsewhere, edited:
-    `napsim.study.chunkfile`) is played again; `notice` gets one line saying which (default: a
+    `napsim.study.chunks`) is played again; `notice` gets one line saying which (default: a
     line on stderr), and one for temporary files of a killed run that were removed.
 
     `threads`: numba threads of this process for the run (None: numba's setting). `runner`: a
@@ -159,7 +159,7 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
     """Play a point's missing chunks on `runner`, writing each chunk file (atomically) as its
     result arrives, and add the chunks up in order. Without a target error every missing chunk
     up to the cap is played; with one, the runner is stopped at the chunk boundary where the walk
-    (`napsim.study.storage.ChunkWalk`, the report's too) stops. Returns (games, chunks) counted and the games
+    (`napsim.study.store.ChunkWalk`, the report's too) stops. Returns (games, chunks) counted and the games
     played now."""
     cap = meta["run"]["cap"]
     pdir = point_dir(out, p.id)

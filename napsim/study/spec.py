@@ -63,7 +63,7 @@ from napsim.model.validate import check_keys, get_bool, get_choice, get_float, g
 from napsim.sim.metric_table import metric_names, per_game_columns
 from napsim.sim.odds import check_question
 from napsim.sim.packing import Simulation
-from napsim.study.identity import study_identity
+from napsim.study.chunks import study_identity
 
 STUDY_KINDS = ("engine", "odds")
 ENGINE_KEYS = (
@@ -206,7 +206,7 @@ class Study:
 
     def identity(self) -> dict:
         """Everything a stored result depends on; its hash keys the output folder
-        (`napsim.study.identity.study_identity`)."""
+        (`napsim.study.chunks.study_identity`)."""
         return study_identity(self)
 
     # ---- odds points -> inputs

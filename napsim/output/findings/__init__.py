@@ -4,8 +4,8 @@ The pieces every report shares: a `Finding` (a sentence and the table rows it co
 its rendering as Markdown, HTML or plain text, numbers with 95% intervals, the verdict on where a
 curve flattens (`curve`: the step after which the gain per step stays below a quarter of the first
 clear step's, or inside its interval), and what the deck-data warning means for a result
-(`deck_finding`). Study reports get their sentences from `napsim.output.study_findings`,
-`napsim compare` and `napsim balance` from `napsim.output.decision_findings`; all are pure
+(`deck_finding`). Study reports get their sentences from `napsim.output.findings.study`,
+`napsim compare` and `napsim balance` from `napsim.output.findings.variants`; all are pure
 functions of the result frames, by generic rules that hold for any study or question. The words
 of metrics and settings come from the metric catalogue (`napsim.model.metrics`).
 """

@@ -46,7 +46,7 @@ def _clear(df: pd.DataFrame) -> pd.Series:
 def compare_findings(df: pd.DataFrame, decks: list[DeckNote],
                      spread: pd.DataFrame | None = None) -> list[Finding]:
     """`df`: the comparison frame with its `sentence` column; `spread`: the deck ensemble's
-    summary (`napsim.study.ensemble.ensemble_summary`), if one was played."""
+    summary (`napsim.study.deck_ensemble.ensemble_summary`), if one was played."""
     out = []
     ok = df[df["difference"].map(math.isfinite)]
     clear = ok[_clear(ok)]

@@ -1,0 +1,235 @@
+"""What a `napsim simulate` run shows and writes (the games are played above this layer,
+`napsim.api.simulate` and `napsim.api.simulate_into_folder`).
+
+The console (`simulate_lines`): the headline first (orders a turn per side, with 95% intervals and
+n), then only the rates that mean something for the format and the side, each with its Wilson
+interval and n. Everything else is in summary.csv.
+
+The result folder (`result_folder` stages it, atomically): games.parquet, summary.csv,
+rack_wait.csv, manifest.json, and for the multi-player formats commanders.csv and
+commander_games.parquet. The per-game rows are streamed to Parquet as they are played
+(`GameRowsWriter`): one row group per chunk of games, so memory stays flat whatever the number of
+games; rows come game by game (sides, then commanders, in order), the same frame
+`SimResult.per_game_frame` and `commander_games_frame` give for a run kept in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import platform
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numba
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from napsim.engine.layout import COMMANDER_ROLES
+from napsim.model.metrics import describe
+from napsim.model.version import __version__
+from napsim.output.folders import check_result_dest, staged_result_folder
+from napsim.sim.result import commander_rows_frame, game_rows_frame
+from napsim.sim.runner import ONE_A_SIDE, ChunkOut
+
+# rates about the Courier Rack: the standard one-card game has no rack
+RACK_RATES = ("share_picks_from_5", "share_picks_from_4", "share_picks_from_3", "same_section_turn_rate")
+HEADLINE = ("effective_per_turn", "nominal_per_turn", "orders_per_turn")
+
+
+def _interval(r) -> str:
+    if r.ci_low == r.ci_high:
+        return f"{r.value:.3f} (exact: the same in every game)"
+    return f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+
+
+def headline(summary: pd.DataFrame, multi: bool) -> list[str]:
+    """Orders a turn per side: effective, nominal and (2-4 a side) with initiative orders."""
+    lines = ["Orders a turn, per side (mean, 95% interval, n = turns played):"]
+    for metric in HEADLINE:
+        if metric == "orders_per_turn" and not multi:
+            continue
+        words = describe(metric).phrase
+        for r in summary[summary["metric"] == metric].itertuples():
+            lines.append(f"  {r.side}: {_interval(r)} {words}, n = {int(r.n):,}")
+    return lines
+
+
+def _title(r) -> str:
+    """A row's title in words: the summary's `title` column, else the catalogue's."""
+    return getattr(r, "title", None) or describe(r.metric).row_title(r.side)
+
+
+# rates whose trials and successes are the same in every game when their per-game count is:
+# the Courier Rack cycle (E10) makes every side pick from 5, 4 and 3 cards equally often
+COUNTED_BY = {"share_picks_from_5": "pick_from_5", "share_picks_from_4": "pick_from_4",
+              "share_picks_from_3": "pick_from_3"}
+
+
+def _exact(summary: pd.DataFrame, side: str, metric: str) -> bool:
+    """Is this rate the same in every game (its per-game count has no spread at all)?"""
+    col = COUNTED_BY.get(metric)
+    row = summary[(summary["side"] == side) & (summary["metric"] == col)]
+    return bool(col) and not row.empty and row["ci_low"].iloc[0] == row["ci_high"].iloc[0]
+
+
+def meaningful_rates(summary: pd.DataFrame, fmt: str) -> pd.DataFrame:
+    """The rates that mean something here: none without trials, none of the rack in the standard
+    game, none a side cannot have (NaN)."""
+    rates = summary[(summary["kind"] == "rate") & (summary["n"] > 0)]
+    rates = rates[rates["value"].map(lambda v: not (isinstance(v, float) and math.isnan(v)))]
+    if fmt == "standard":
+        rates = rates[~rates["metric"].isin(RACK_RATES)]
+    return rates
+
+
+def simulate_lines(summary: pd.DataFrame, fmt: str, multi: bool) -> list[str]:
+    """The console report of a run: headline, exact quantities, then the rates (Wilson 95%
+    intervals, n trials)."""
+    rates = meaningful_rates(summary, fmt)
+    exact = rates.apply(lambda r: _exact(summary, r["side"], r["metric"]), axis=1) if len(rates) else []
+    lines = [*headline(summary, multi)]
+    if len(rates) and exact.any():
+        lines += ["", "Exact (the same in every game, so no interval):"]
+        lines += [f"  {r.side}: {_title(r)} = {r.value:.4f}" for r in rates[exact].itertuples()]
+        rates = rates[~exact]
+    return [*lines, "", "Rates, per side (Wilson 95% interval, n = trials; per-game means with their "
+            "intervals: summary.csv):", *rate_table(rates)]
+
+
+def rate_table(rates: pd.DataFrame) -> list[str]:
+    """The rates as a plain table: side, what the rate counts (in words), value, interval, n."""
+    rows = [("side", "rate", "value", "95% interval", "n")]
+    rows += [(r.side, _title(r), f"{r.value:.4f}", f"[{r.ci_low:.4f}, {r.ci_high:.4f}]", f"{int(r.n):,}")
+             for r in rates.itertuples()]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    out = []
+    for row in rows:
+        left = [c.ljust(w) for c, w in zip(row[:2], widths[:2], strict=True)]
+        right = [c.rjust(w) for c, w in zip(row[2:], widths[2:], strict=True)]
+        out.append(("  " + "  ".join([*left, *right])).rstrip())
+    return out
+
+
+def manifest(res) -> dict:
+    """What a reader needs to reproduce or audit a run."""
+    sim = res.sim
+    return {
+        "napsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
+        "pandas": pd.__version__, "python": platform.python_version(),
+        "seed": res.seed, "games": res.games, "wall_seconds": round(res.wall_seconds, 3),
+        "scenario": sim.scenario.name, "scenario_file": str(sim.scenario.path),
+        "scenario_sha256": sim.scenario.sha256, "format": sim.scenario.format,
+        "deck": sim.deck.name, "deck_file": str(sim.deck.path), "deck_sha256": sim.deck.sha256,
+        "deck_warning": sim.deck.estimated_warning(),
+        "policies": list(sim.policy_names), "policy_vectors": sim.policies.tolist(),
+        "examples_note": sim.scenario.examples,
+    }
+
+
+# every file `napsim simulate --out` writes (--force replaces a folder of these only)
+SIMULATE_FILES = ("games.parquet", "summary.csv", "rack_wait.csv", "commanders.csv",
+                  "commander_games.parquet", "manifest.json")
+
+
+def check_results_dest(out_dir: str | Path, force: bool) -> Path:
+    """Refuse, before playing, an --out that cannot take the results (`napsim.output.folders`)."""
+    return check_result_dest(out_dir, force, SIMULATE_FILES)
+
+
+@contextlib.contextmanager
+def result_folder(sim, out_dir: str | Path, force: bool, per_game: bool,
+                  notice: Callable[[str], None] | None = None) -> Iterator[ResultFolder]:
+    """A result folder written whole or not at all (`napsim.output.folders`): the caller plays the
+    games into `folder.sink` (per-game rows streamed to Parquet chunk by chunk as they are played,
+    so memory stays flat; None without `per_game`), then hands the result to `folder.write`."""
+    with staged_result_folder(out_dir, force, SIMULATE_FILES, notice) as stage:
+        sink = GameRowsWriter(stage.tmp, sim) if per_game else None
+        folder = ResultFolder(stage, sink)
+        with stage.writing(GAMES_FILE):
+            try:
+                yield folder
+            finally:
+                if sink is not None:
+                    sink.close()
+        if folder.result is None:
+            raise RuntimeError("result_folder: no result written")
+        stage.write(result_files(folder.result))
+
+
+@dataclass
+class ResultFolder:
+    """Where a run writes its results: the per-game row sink, then the result (`result_folder`)."""
+
+    stage: object
+    sink: GameRowsWriter | None
+    result: object = None
+
+    @property
+    def out(self) -> Path:
+        """The result folder, once it is in place."""
+        return self.stage.out
+
+    def write(self, res) -> None:
+        """The finished result: its files are written when the block ends."""
+        self.result = res
+
+
+def result_files(res) -> dict[str, Callable[[Path], None]]:
+    """The files of a result folder (name -> writer); per-game rows when the result keeps them."""
+    files: dict[str, Callable[[Path], None]] = {}
+    if res.per_game is not None:
+        files["games.parquet"] = lambda p: res.per_game_frame().to_parquet(p, index=False)
+    files["summary.csv"] = lambda p: res.summary().to_csv(p, index=False)
+    files["rack_wait.csv"] = lambda p: res.rack_wait_frame().to_csv(p, index=False)
+    if res.commanders is not None and res.sim.scenario.format not in ONE_A_SIDE:
+        files["commanders.csv"] = lambda p: res.commander_frame().to_csv(p, index=False)
+        if res.commander_rows is not None:
+            files["commander_games.parquet"] = lambda p: res.commander_games_frame().to_parquet(
+                p, index=False)
+    files["manifest.json"] = lambda p: p.write_text(json.dumps(manifest(res), indent=2))
+    return files
+
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
+
+GAMES_FILE = "games.parquet"
+COMMANDER_GAMES_FILE = "commander_games.parquet"
+
+
+class GameRowsWriter:
+    """Writes the per-game rows of each chunk into `folder` as it arrives (a `Simulation.run` sink).
+    Chunks must come in game order; `close()` finishes the files."""
+
+    def __init__(self, folder: Path, sim):
+        self.folder = Path(folder)
+        self.sides = [s.name for s in sim.scenario.sides]
+        fmt = sim.scenario.format
+        self.commanders = 0 if fmt in ONE_A_SIDE else len(COMMANDER_ROLES.get(fmt, ("CIC",)))
+        self._games: pq.ParquetWriter | None = None
+        self._cmd: pq.ParquetWriter | None = None
+
+    def __call__(self, first: int, out: ChunkOut) -> None:
+        import pyarrow.parquet as pq  # lazy: 0.4 s to import, and only a run that keeps games needs it
+
+        games = pa.Table.from_pandas(game_rows_frame(out.rows, first, self.sides), preserve_index=False)
+        if self._games is None:
+            self._games = pq.ParquetWriter(self.folder / GAMES_FILE, games.schema)
+        self._games.write_table(games)
+        if self.commanders:
+            cmd = pa.Table.from_pandas(commander_rows_frame(out.commander_rows, first, self.sides,
+                                                            self.commanders), preserve_index=False)
+            if self._cmd is None:
+                self._cmd = pq.ParquetWriter(self.folder / COMMANDER_GAMES_FILE, cmd.schema)
+            self._cmd.write_table(cmd)
+
+    def close(self) -> None:
+        for w in (self._games, self._cmd):
+            if w is not None:
+                w.close()
+        self._games = self._cmd = None

@@ -49,8 +49,10 @@ import numpy as np
 
 import napsim.sim.runner as runner  # play_chunk is swapped per version
 from napsim.engine import epic as worktree_epic
+from napsim.engine import layout
 from napsim.engine import lgb as worktree_lgb
 from napsim.model.scenarios import load_scenario
+from napsim.sim.metric_table import DERIVED
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import ChunkOut
 
@@ -67,14 +69,19 @@ class Version:
         # engines before napsim.sim.packing.solo_major read best_val as [side, cmd, a, b]
         choice = Path(epic.__file__).with_name("choice.py")
         self.solo_major = choice.is_file() and "best_val[s, c, void" in choice.read_text()
+        # engines whose chunk kernels add up the per-game moments (an eighth output)
+        blocks = Path(epic.__file__).with_name("blocks.py")
+        self.moments = blocks.is_file() and "mom_b" in blocks.read_text()
 
     def play_chunk(self, args, key, first, n, check, per_game) -> ChunkOut:
-        """napsim.runner.play_chunk on this version's kernels."""
+        """napsim.runner.play_chunk on this version's kernels. An engine from before the kernels
+        added up the moments plays with its per-game rows, summed here as its napsim did."""
         kind, kargs = args
+        old = not self.moments
         with np.errstate(over="ignore"):
             if kind == "lgb":
                 out = self.lgb.play_chunk_lgb(key, np.int64(first), np.int64(n), *kargs, check,
-                                              per_game)
+                                              per_game or old)
                 if self.lgb_old_order:
                     m, r, cm, cr, w, gt, tt = out
                     out = (m, r, w, gt, cm, cr, tt)
@@ -82,11 +89,49 @@ class Version:
                 if not self.solo_major:  # hand this older engine best_val the way it reads it
                     kargs = kargs._replace(best_val=np.ascontiguousarray(kargs.best_val.swapaxes(2, 3)))
                 out = self.epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,
-                                           per_game)
-        m, r, w, gt, cm, cr, tt = out
+                                           per_game or old)
+        m, r, w, gt, cm, cr, tt, *mom = out
+        mom = mom[0] if mom else np.stack(row_moments(r))
         if cr.shape[0] != r.shape[0]:  # one player a side: no commander rows are kept
             cr = np.zeros((r.shape[0], 2, 4, cm.shape[-1]), np.int64)
-        return ChunkOut(m, r, w, gt, cm, cr, tt)
+        return ChunkOut(m, r, w, gt, cm, cr, tt, mom, games=n)
+
+
+# the kernel's metric columns each derived column sums, -1 padded (an older engine's layout may
+# lack DERIVED_PARTS: napsim.sim.metric_table names them)
+_DERIVED_COLS = np.array([[layout.METRIC_NAMES.index(m) for m in parts] + [-1] * (4 - len(parts))
+                          for parts in DERIVED.values()], np.int64)
+
+
+def row_moments(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sums, squares, products with the turns) [side, column] of per-game rows [n, 2, M], as
+    napsim.sim.sums summed them before the kernels did (one jitted pass)."""
+    return _row_moments(np.ascontiguousarray(rows, dtype=np.int64), _DERIVED_COLS,
+                        np.int64(layout.M_TURNS))
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_moments(rows, derived, turns_col):
+    n, n_sides, m = rows.shape
+    c = m + derived.shape[0]
+    sums = np.zeros((n_sides, c), np.int64)
+    sumsq = np.zeros((n_sides, c), np.int64)
+    sumxt = np.zeros((n_sides, c), np.int64)
+    for g in range(n):
+        for s in range(n_sides):
+            t = rows[g, s, turns_col]
+            for k in range(c):
+                if k < m:
+                    v = rows[g, s, k]
+                else:
+                    v = 0
+                    for j in derived[k - m]:
+                        if j >= 0:
+                            v += rows[g, s, j]
+                sums[s, k] += v
+                sumsq[s, k] += v * v
+                sumxt[s, k] += v * t
+    return sums, sumsq, sumxt
 
 
 def _new_order(package_dir: Path) -> bool:

@@ -12,8 +12,19 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
+import numpy as np
 
 from napsim.engine.jit import inlined
+from napsim.engine.layout import (
+    DERIVED_PARTS,
+    M_TURNS,
+    MO_SQ,
+    MO_SUM,
+    MO_XT,
+    N_COLUMNS,
+    N_METRICS,
+    N_MO,
+)
 
 MAX_BLOCKS = 64  # blocks a chunk is cut into at most: the unit of work of one thread
 
@@ -39,18 +50,37 @@ def run_blocks(kernel: Callable, nb: int, args: tuple) -> None:
 
 
 @inlined
-def add_game(b, g, met, cmet, met_b, cmet_b, rows, crows, per_game, commanders):
-    """Add one game's metrics into block b's sums (and row g when per_game), in plain loops: numba
-    compiles array `+=` and row assignment with a shape check whose error message alone took
-    about 6 s of each format's cold compile."""
+def add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, commanders):
+    """Add one game into block b's sums: the moments mom_b[b, MO_*, side, column] of its per-game
+    columns (layout.N_COLUMNS: the metrics, then the DERIVED_PARTS totals; integers, so any split
+    of the games adds up to the same sums) and its commander metrics, and write row g when
+    per_game. Plain loops: numba compiles array `+=` and row assignment with a shape check whose
+    error message alone took about 6 s of each format's cold compile."""
     for s in range(met.shape[0]):
-        for m in range(met.shape[1]):
-            met_b[b, s, m] += met[s, m]
+        t = met[s, M_TURNS]
+        for m in range(N_METRICS):
+            v = met[s, m]
+            mom_b[b, MO_SUM, s, m] += v
+            mom_b[b, MO_SQ, s, m] += v * v
+            mom_b[b, MO_XT, s, m] += v * t
             if per_game:
-                rows[g, s, m] = met[s, m]
+                rows[g, s, m] = v
+        for k in range(len(DERIVED_PARTS)):
+            v = np.int64(0)
+            for j in DERIVED_PARTS[k]:
+                if j >= 0:
+                    v += met[s, j]
+            mom_b[b, MO_SUM, s, N_METRICS + k] += v
+            mom_b[b, MO_SQ, s, N_METRICS + k] += v * v
+            mom_b[b, MO_XT, s, N_METRICS + k] += v * t
         if commanders:
             for k in range(cmet.shape[1]):
                 for m in range(cmet.shape[2]):
                     cmet_b[b, s, k, m] += cmet[s, k, m]
                     if per_game:
                         crows[g, s, k, m] = cmet[s, k, m]
+
+
+def block_moments(nb: int):
+    """The zeroed moments of nb blocks [block, MO_*, side, column] (add_game adds into them)."""
+    return np.zeros((nb, N_MO, 2, N_COLUMNS), np.int64)

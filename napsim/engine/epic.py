@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from napsim.engine import freshness
-from napsim.engine.blocks import add_game, block_count, run_blocks
+from napsim.engine.blocks import add_game, block_count, block_moments, run_blocks
 from napsim.engine.cardflow import (
     _count_common_places,
     _draw_card,
@@ -64,6 +64,7 @@ from napsim.engine.layout import (
     M_TURNS,
     M_VIOLATIONS,
     MAX_HAND,
+    MO_SUM,
     N_CM,
     N_GST,
     N_METRICS,
@@ -401,10 +402,11 @@ def _game_scratch(n_cards, n_types):
 def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form,
                 sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
                 n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
-                tac_start, units, ropt, check, per_game, met_b, rows, wait_b, gturn_b, cmet_b, crows,
+                tac_start, units, ropt, check, per_game, mom_b, rows, wait_b, gturn_b, cmet_b, crows,
                 tturn_b):
     """Play blocks [b_lo, b_hi) of a chunk's nb blocks of games (play_chunk), adding each block's
-    sums into its own row of met_b, wait_b, gturn_b, cmet_b and tturn_b; without the GIL."""
+    sums into its own row of mom_b (the moments of its per-game columns, blocks.add_game), wait_b,
+    gturn_b, cmet_b and tturn_b; without the GIL."""
     for b in range(b_lo, b_hi):
         (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
          trace, tn) = _game_scratch(deck.shape[0], counts.shape[0])
@@ -421,7 +423,7 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
                       wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec,
                       tac_start, units, cmet, tacc, tturn_b[b], ropt)
-            add_game(b, g, met, cmet, met_b, cmet_b, rows, crows, per_game, fmt >= 2)
+            add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, fmt >= 2)
 
 
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
@@ -429,11 +431,13 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
                place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
                ropt, check, per_game):
     """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). The
-    arguments between n and check are napsim.engine.kernel_args.EpicArgs. Returns the seven chunk
+    arguments between n and check are napsim.engine.kernel_args.EpicArgs. Returns the eight chunk
     outputs in the order of napsim.engine.kernel_args.CHUNK_OUTPUTS: (metrics summed over the chunk
     [2, M], per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
     guerrilla per-turn histogram [offered/spent/nullified, turn], per-commander metrics [2, 4, CM],
-    per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per turn [2, turns])."""
+    per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per turn [2, turns],
+    moments of the per-game columns [MO, 2, columns]: sums, squares and products with the turns,
+    napsim.engine.blocks.add_game)."""
     return chunk_on(play_blocks, run_key, first_game, n, standard, turns, first, hand0, tac0,
                     sq_form, sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t,
                     eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
@@ -447,7 +451,7 @@ def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0
     """play_chunk on the block kernel `kernel` (play_blocks, or one with its signature: the planned
     kernel of napsim.engine.lookahead)."""
     nb = block_count(n)
-    met_b = np.zeros((nb, 2, N_METRICS), np.int64)
+    mom_b = block_moments(nb)
     wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
     gturn_b = np.zeros((nb, 3, turns), np.int64)
     tturn_b = np.zeros((nb, 2, turns), np.int64)
@@ -458,9 +462,10 @@ def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0
         run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
         deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
         e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check,
-        per_game, met_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
-    return (met_b.sum(axis=0), rows, wait_b.sum(axis=0), gturn_b.sum(axis=0), cmet_b.sum(axis=0),
-            crows, tturn_b.sum(axis=0))
+        per_game, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
+    mom = mom_b.sum(axis=0)
+    return (mom[MO_SUM, :, :N_METRICS], rows, wait_b.sum(axis=0), gturn_b.sum(axis=0),
+            cmet_b.sum(axis=0), crows, tturn_b.sum(axis=0), mom)
 
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,

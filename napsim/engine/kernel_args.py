@@ -3,7 +3,7 @@
 A chunk kernel is called as KERNEL(run_key, first_game, n, *args, check, per_game), where args is
 an EpicArgs (napsim.engine.epic.play_chunk) or an LgbArgs (napsim.engine.lgb.play_chunk_lgb): the
 fields below are the kernel's parameters between n and check, in signature order. Both kernels
-return the seven arrays of CHUNK_OUTPUTS, in that order (tests/test_engine_layout.py checks the
+return the eight arrays of CHUNK_OUTPUTS, in that order (tests/test_engine_layout.py checks the
 signatures against these tuples).
 """
 
@@ -20,6 +20,7 @@ CHUNK_OUTPUTS = (
     "commander_totals",  # [side, commander, CM]
     "commander_rows",    # [games or 0, side, commander, CM] (EPIC: none with one player a side)
     "tactician_turns",   # [side, turn]: Tactician cards held at the start of the side's turns
+    "moments",           # [MO_*, side, column]: sums, squares, products with the turns per game
 )
 
 

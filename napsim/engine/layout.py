@@ -63,6 +63,15 @@ METRIC_NAMES = (
 )
 assert len(METRIC_NAMES) == N_METRICS
 
+# ---------------------------------------------------------------- moments mom[MO, side, column]
+# the per-game columns the moments cover: the metrics, then these totals of metrics (each the sum
+# of its metric columns, -1 padded), named for the reports by napsim.sim.metric_table.DERIVED
+DERIVED_NAMES = ("nominal_total", "effective_total", "orders_total")
+DERIVED_PARTS = ((M_NOM, M_NOM + 1, M_NOM + 2, -1), (M_EFF, M_EFF + 1, M_EFF + 2, -1),
+                 (M_EFF, M_EFF + 1, M_EFF + 2, M_INIT_ORDERS))  # orders_total: initiative too
+N_COLUMNS = N_METRICS + len(DERIVED_NAMES)
+MO_SUM, MO_SQ, MO_XT, N_MO = 0, 1, 2, 3  # sum of x, of x * x, of x * turns over the games
+
 # ---------------------------------------------------------------- commanders cmet[side, cmd, CM]
 CM_TURNS, CM_RECEIVED, CM_OWN_PLAYED, CM_REJECTED, CM_NO_CARD = 0, 1, 2, 3, 4
 CM_INIT, CM_FACE = 5, 6                      # CM_FACE + 0 infantry, 1 cavalry, 2 artillery, 3 flag, 4 sabre

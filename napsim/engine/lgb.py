@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from napsim.engine import freshness
-from napsim.engine.blocks import add_game, block_count, run_blocks
+from napsim.engine.blocks import add_game, block_count, block_moments, run_blocks
 from napsim.engine.cardflow import (
     _count_common_places,
     _draw_card,
@@ -65,6 +65,7 @@ from napsim.engine.layout import (
     M_TURNS,
     M_VIOLATIONS,
     MAX_HAND,
+    MO_SUM,
     N_CM,
     N_GR,
     N_GSC,
@@ -336,9 +337,10 @@ def _scratch(n_cards, n_types):
 @njit(cache=True, nogil=True)
 def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck,
                     counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
-                    per_game, gift_t, met_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
+                    per_game, gift_t, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
     """Play blocks [b_lo, b_hi) of a chunk's nb blocks of games (play_chunk_lgb), adding each
-    block's sums into its own row of met_b, wait_b, gturn_b, cmet_b and tturn_b; without the GIL."""
+    block's sums into its own row of mom_b (the moments of its per-game columns, blocks.add_game),
+    wait_b, gturn_b, cmet_b and tturn_b; without the GIL."""
     n_cards = deck.shape[0]
     cap = MAX_HAND + n_cards
     for b in range(b_lo, b_hi):
@@ -373,19 +375,19 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, 
                           met, cmet, wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand,
                           chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst,
                           gift_t)
-            add_game(b, g, met, cmet, met_b, cmet_b, rows, crows, per_game, True)
+            add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, True)
 
 
 def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
                    eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
     """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). The
-    arguments between n and check are napsim.engine.kernel_args.LgbArgs. Returns the seven chunk
+    arguments between n and check are napsim.engine.kernel_args.LgbArgs. Returns the eight chunk
     outputs in the order of napsim.engine.kernel_args.CHUNK_OUTPUTS, the EPIC kernel's: (metrics
     [2, M], per-game metrics [n or 0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns],
     per-commander metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician
-    cards held per turn [2, turns])."""
+    cards held per turn [2, turns], moments of the per-game columns [MO, 2, columns])."""
     nb = block_count(n)
-    met_b = np.zeros((nb, 2, N_METRICS), np.int64)
+    mom_b = block_moments(nb)
     cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
     wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
     gturn_b = np.zeros((nb, 3, turns), np.int64)
@@ -395,9 +397,10 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
     run_blocks(play_blocks_lgb, nb, (
         run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
         rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game, gift_table(best_t),
-        met_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
-    return (met_b.sum(axis=0), rows, wait_b.sum(axis=0), gturn_b.sum(axis=0), cmet_b.sum(axis=0),
-            crows, tturn_b.sum(axis=0))
+        mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
+    mom = mom_b.sum(axis=0)
+    return (mom[MO_SUM, :, :N_METRICS], rows, wait_b.sum(axis=0), gturn_b.sum(axis=0),
+            cmet_b.sum(axis=0), crows, tturn_b.sum(axis=0), mom)
 
 
 def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,

@@ -317,7 +317,7 @@ def work_scratch(n_cards, n_types, turns, pol):
 def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0,
                         sq_form, sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list,
                         nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key,
-                        rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check, per_game, met_b,
+                        rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check, per_game, mom_b,
                         rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
     """napsim.engine.epic.play_blocks on the planned kernel."""
     for b in range(b_lo, b_hi):
@@ -334,7 +334,7 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
                 wait_b[b], trace, tn, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st,
                 fmt, cmd_sec, tac_start, units, cmet, tacc, tturn_b[b], ropt, pol_roll, work, cand,
                 cscore, cval)
-            add_game(b, g, met, cmet, met_b, cmet_b, rows, crows, per_game, fmt >= 2)
+            add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, fmt >= 2)
 
 
 def play_chunk_planned(run_key, first_game, n, *args):

@@ -24,11 +24,11 @@ from napsim.model.cards import SECTIONS
 MEAN_PER_GAME, MEAN_PER_TURN, RATE = "mean_per_game", "mean_per_turn", "rate"
 ALL = -1  # a commander metric summed over the side's commanders
 
-# per-game columns computed from the kernel's metrics: name -> metrics summed
-DERIVED = {"nominal_total": ("nominal_L", "nominal_C", "nominal_R"),
-           "effective_total": ("effective_L", "effective_C", "effective_R"),
-           # card orders plus initiative orders (docs/rules.md M6.2, L6): every unit a side ordered
-           "orders_total": ("effective_L", "effective_C", "effective_R", "initiative_orders")}
+# per-game columns computed from the kernel's metrics: name -> metrics summed (the kernels add
+# their moments, napsim.engine.layout.DERIVED_PARTS); orders_total is card orders plus initiative
+# orders (docs/rules.md M6.2, L6): every unit a side ordered
+DERIVED = {name: tuple(layout.METRIC_NAMES[j] for j in parts if j >= 0)
+           for name, parts in zip(layout.DERIVED_NAMES, layout.DERIVED_PARTS, strict=True)}
 COLUMNS = (*layout.METRIC_NAMES, *DERIVED)  # the per-game columns: kernel metrics, derived totals
 TURNS = COLUMNS.index("turns")
 

@@ -35,25 +35,27 @@ TRACE_KERNELS = {"epic": epic.trace_game, "lookahead": lookahead.trace_game_plan
 
 
 def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool) -> ChunkOut:
-    """Games [first, first + n) on the kernel that `Simulation.kernel_args()` names."""
+    """Games [first, first + n) on the kernel that `Simulation.kernel_args()` names; their
+    per-game rows only when `per_game` (the kernel adds up the moments itself)."""
     kind, kargs = args
     kernel = CHUNK_KERNELS[kind]
     with np.errstate(over="ignore"):
-        out = ChunkOut(*kernel(key, np.int64(first), np.int64(n), *kargs, check, per_game))
+        out = ChunkOut(*kernel(key, np.int64(first), np.int64(n), *kargs, check, per_game), games=n)
     if out.commander_rows.shape[0] != out.rows.shape[0]:  # one a side: no commander rows kept
         out.commander_rows = np.zeros((out.rows.shape[0], 2, 4, N_CM), np.int64)
     return out
 
 
 def play_chunks(args: tuple, key, first: int, n: int, chunk: int, check: bool = False,
-                ahead: bool = False) -> Iterator[tuple[int, ChunkOut]]:
+                ahead: bool = False, rows: bool = True) -> Iterator[tuple[int, ChunkOut]]:
     """(first game, `ChunkOut`) of games [first, first + n) in calls of at most `chunk` games, in
-    order, each with its per-game rows (an empty range is one call of no games). `ahead`: the
-    next call plays while the caller handles this one (`napsim.sim.ahead`); the same numbers."""
+    order, each with its per-game rows unless not `rows` (an empty range is one call of no
+    games). `ahead`: the next call plays while the caller handles this one
+    (`napsim.sim.ahead`); the same numbers."""
     starts = range(first, first + max(n, 1), chunk)
 
     def play(lo: int) -> ChunkOut:
-        return play_chunk(args, key, lo, min(chunk, first + n - lo), check, True)
+        return play_chunk(args, key, lo, min(chunk, first + n - lo), check, rows)
 
     if not ahead:
         for lo in starts:
@@ -121,7 +123,9 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     sums = GameSums(rows=per_game, commander_rows=per_game and multi)
     t0 = time.perf_counter()
     # the next chunk plays while this one is added up and its rows written (napsim.sim.ahead)
-    for first, out in play_chunks(sim.kernel_args(), seed_key(seed), 0, games, chunk, check, ahead=True):
+    # per-game rows only where they are kept or written: the kernel adds up the moments itself
+    for first, out in play_chunks(sim.kernel_args(), seed_key(seed), 0, games, chunk, check, ahead=True,
+                                  rows=sums.wants_rows or sink is not None):
         sums.add_chunk(out)
         if sink is not None:
             sink(first, out)

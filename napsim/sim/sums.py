@@ -2,25 +2,25 @@
 
 A kernel call returns a `ChunkOut`; `GameSums.add_chunk` adds its games: the kernel's totals, the
 per-game sums, sums of squares and of products with the turns of every per-game column
-(`napsim.sim.metric_table.COLUMNS`), rack waits, Guerrilla and Tactician turns, per-commander
+(`napsim.sim.metric_table.COLUMNS`; the kernel adds them up block by block,
+`napsim.engine.blocks.add_game`), rack waits, Guerrilla and Tactician turns, per-commander
 totals and, where asked, per-game value histograms (`hist`), the per-game rows (`rows`) or only
-some metrics' per-game parts (`parts`, what a long balance search can afford to hold). `merge`
-adds another's games, `arrays` / `from_arrays` are what a chunk file holds, and `summary` reads
-the moments (`napsim.sim.summary`). Integer sums: any split of the games adds up to the same arrays,
-whatever the chunk size or order.
+some metrics' per-game parts (`parts`, what a long balance search can afford to hold): those need
+the call's per-game rows. `merge` adds another's games, `arrays` / `from_arrays` are what a chunk
+file holds, and `summary` reads the moments (`napsim.sim.summary`). Integer sums: any split of the
+games adds up to the same arrays, whatever the chunk size, order or thread count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
 from napsim.engine import layout
-from napsim.sim.metric_table import DERIVED, METRICS, extend_rows
+from napsim.sim.metric_table import METRICS, extend_rows
 from napsim.sim.summary import study_summary, study_summary_rows
 
 HIST_MAX = 4095  # per-game values above this land in the last histogram bin
@@ -40,6 +40,8 @@ class ChunkOut:
     commander_totals: np.ndarray  # [side, commander, CM]
     commander_rows: np.ndarray    # [games or 0, side, commander, CM]
     tactician_turns: np.ndarray   # [side, turn]: Tactician cards held at the start of its turns
+    moments: np.ndarray           # [MO_*, side, column]: sum, sum of squares, sum of x * turns
+    games: int = field(kw_only=True)  # games played (not a kernel output: the caller's n)
 
 
 class GameSums:
@@ -65,14 +67,16 @@ class GameSums:
     # ------------------------------------------------------------------ adding games
 
     def add_chunk(self, out: ChunkOut) -> None:
-        """Add the games of one kernel call (played with their per-game rows)."""
+        """Add the games of one kernel call: its moments, and its per-game rows where these sums
+        keep rows, histograms or parts (the call must then have played with per-game rows)."""
+        if self.wants_rows and out.rows.shape[0] != out.games:
+            raise ValueError("these sums keep per-game values: play the games with their rows")
         # the extended rows themselves only when histograms or per-game parts are kept
         x = extend_rows(out.rows) if self.keep["hist"] or self._parts else None
         part = GameSums()
-        part.games, part.chunks = out.rows.shape[0], 1
-        part.sums, part.sumsq, part.sumxt = row_moments(out.rows)
-        if not np.array_equal(part.sums[:, : layout.N_METRICS], out.totals):
-            raise RuntimeError("per-game rows do not add up to the chunk totals")
+        part.games, part.chunks = out.games, 1
+        part.sums, part.sumsq, part.sumxt = (np.asarray(out.moments[k], np.int64)
+                                             for k in (layout.MO_SUM, layout.MO_SQ, layout.MO_XT))
         for k in ("totals", "rack_wait", "guerrilla_turns", "commander_totals", "tactician_turns"):
             setattr(part, k, np.asarray(getattr(out, k)).astype(np.int64))
         if self.keep["hist"]:
@@ -85,6 +89,11 @@ class GameSums:
         for m, kept in self._parts.items():
             kept.append(np.stack(METRICS[m].parts(x, out.commander_rows)))
             self._present[m] |= METRICS[m].present(out.commander_rows)
+
+    @property
+    def wants_rows(self) -> bool:
+        """Whether adding games needs their per-game rows (kept rows, histograms or parts)."""
+        return bool(self.keep["hist"] or self.keep["rows"] or self._parts)
 
     def merge(self, other: GameSums) -> None:
         """Add another's games (sums added, histograms padded to the wider one)."""
@@ -148,45 +157,6 @@ class GameSums:
         m, crows = METRICS[metric], self.commander_rows
         x, t = m.parts(extend_rows(self.rows), crows)
         return x, t, m.present(crows)
-
-
-# the kernel's metric columns each derived column sums (metric_table.DERIVED), -1 padded
-_WIDEST = max(len(parts) for parts in DERIVED.values())
-_DERIVED_COLS = np.array([[layout.METRIC_NAMES.index(m) for m in parts] + [-1] * (_WIDEST - len(parts))
-                          for parts in DERIVED.values()], np.int64)
-
-
-def row_moments(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sums, sums of squares, sums of products with the turns) [side, column] of the per-game
-    columns (`metric_table.COLUMNS`: the kernel's metrics, then the derived totals), what the
-    intervals of per-game and per-turn means need, in one pass over the kernel's rows [n, 2, M]
-    without building the extended rows. Integers, so the moments of any split of the games add up."""
-    return _row_moments(np.ascontiguousarray(rows, dtype=np.int64), _DERIVED_COLS,
-                        np.int64(layout.M_TURNS))
-
-
-@njit(cache=True, nogil=True)
-def _row_moments(rows, derived, turns_col):
-    n, n_sides, m = rows.shape
-    c = m + derived.shape[0]
-    sums = np.zeros((n_sides, c), np.int64)
-    sumsq = np.zeros((n_sides, c), np.int64)
-    sumxt = np.zeros((n_sides, c), np.int64)
-    for g in range(n):
-        for s in range(n_sides):
-            t = rows[g, s, turns_col]
-            for k in range(c):
-                if k < m:
-                    v = rows[g, s, k]
-                else:
-                    v = 0
-                    for j in derived[k - m]:
-                        if j >= 0:
-                            v += rows[g, s, j]
-                sums[s, k] += v
-                sumsq[s, k] += v * v
-                sumxt[s, k] += v * t
-    return sums, sumsq, sumxt
 
 
 def _joined(parts: list[np.ndarray], axis: int = 0) -> np.ndarray | None:

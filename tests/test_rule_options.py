@@ -281,6 +281,21 @@ def test_d3_counter_attack_copies_either_card_or_the_hand_card(tmp_path):
     assert rack_n > 10 and other == 0
 
 
+def test_d3_the_counter_attack_source_table_is_the_score_comparison():
+    # the kernel reads the card a Counter-Attack copies from a table (sim.packing.ca_sources):
+    # every entry is what comparing the two cards' scores gives, VOID and ties to the hand card
+    for copies in ("either", "hand"):
+        sim = sim_for("tamames", counter_attack_copies=copies)
+        a = sim.kernel_args()[1]
+        void, bv, mirror = a.ctab.shape[0] - 1, a.best_val, a.ctab[:, layout.C_MIRROR]
+        for s, c, h, r in np.ndindex(a.ca_src_t.shape):
+            want = h
+            if copies == "either" and r != void and (
+                    h == void or bv[s, c, void, mirror[r]] > bv[s, c, void, mirror[h]] + 1e-9):
+                want = r
+            assert a.ca_src_t[s, c, h, r] == want
+
+
 # ---------------------------------------------------------------------------------------------
 # a Command deck without a Tactician deck (D4)
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import io
 import re
 import subprocess
@@ -72,6 +73,7 @@ class Version:
         # engines whose chunk kernels add up the per-game moments (an eighth output)
         blocks = Path(epic.__file__).with_name("blocks.py")
         self.moments = blocks.is_file() and "mom_b" in blocks.read_text()
+        self.epic_params = set(inspect.signature(epic.play_chunk).parameters)
 
     def play_chunk(self, args, key, first, n, check, per_game) -> ChunkOut:
         """napsim.runner.play_chunk on this version's kernels. An engine from before the kernels
@@ -88,6 +90,8 @@ class Version:
             else:
                 if not self.solo_major:  # hand this older engine best_val the way it reads it
                     kargs = kargs._replace(best_val=np.ascontiguousarray(kargs.best_val.swapaxes(2, 3)))
+                # fields of today's EpicArgs an older engine does not take (ca_src_t) are left out
+                kargs = [v for f, v in zip(kargs._fields, kargs, strict=True) if f in self.epic_params]
                 out = self.epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,
                                            per_game or old)
         m, r, w, gt, cm, cr, tt, *mom = out

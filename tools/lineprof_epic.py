@@ -48,7 +48,7 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
 
     @njit
     def drive(run_key, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab, deck,
-              counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+              counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
               e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt):
         n_cards = deck.shape[0]
         rs = np.empty(2, np.uint64)
@@ -57,7 +57,7 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
         for g in range(n):
             met[:, :] = 0
             E.play_game(rs, g, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-                        pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+                        pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
                         n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
                         np.zeros((2, 8), np.int64), np.zeros((3, turns), np.int64), False, met,
                         np.zeros((4, E.WAIT_BINS), np.int64), np.zeros((0, E.TRACE_WIDTH), np.int64),

@@ -223,7 +223,7 @@ PROBE = -3   # forced_hi of _ply: stop at the choice point and return the policy
 
 @inlined
 def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand0, sq_form,
-         sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+         sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
          place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check,
          n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc,
          met, cmet, wait_hist, g_turn, tturn, trace, tn, pn, dn, rn, hn, sqn, tac, tac_pile,
@@ -249,7 +249,7 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
     n_h = hn[s]
     n_r = rn[0] if not standard else 0
     c = min(cmd, best_val.shape[1] - 1)
-    ca_src, e4, pin_y = _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val,
+    ca_src, e4, pin_y = _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, ca_src_t,
                                        hand, rack, last_hand, last_rack, last_hand_p,
                                        last_rack_p, res_scratch, met, ropt)
     if check and hn[s] + sqn[s] != hand0[s]:
@@ -346,9 +346,9 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
 
 @njit(cache=True, _nrt=False)
 def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
-              ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn, check, met, wait_hist, trace,
-              tn,
+              ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
+              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn, check, met,
+              wait_hist, trace, tn,
               pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec, tac_start,
               units, cmet, tacc, tturn, ropt):
     """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait].
@@ -375,7 +375,7 @@ def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, s
                                cmd_sec, tac_start, tacc, cmet, met, trace, tn, ropt)
     for ply in range(2 * turns):
         _ply(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0), standard, first, hand0,
-             sq_form, sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+             sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units,
              ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch,
              gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
@@ -400,7 +400,7 @@ def _game_scratch(n_cards, n_types):
 
 @njit(cache=True, nogil=True)
 def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form,
-                sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+                sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
                 n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
                 tac_start, units, ropt, check, per_game, mom_b, rows, wait_b, gturn_b, cmet_b, crows,
                 tturn_b):
@@ -417,17 +417,16 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
             if fmt >= 2:
                 cmet[:, :, :] = 0
             play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
-                      sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
-                      n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, gst,
-                      gturn_b[b], check, met,
-                      wait_b[b], trace, tn,
+                      sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
+                      nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
+                      gcfg, gst, gturn_b[b], check, met, wait_b[b], trace, tn,
                       pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec,
                       tac_start, units, cmet, tacc, tturn_b[b], ropt)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, fmt >= 2)
 
 
 def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-               pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+               pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
                place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
                ropt, check, per_game):
     """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). The
@@ -439,13 +438,13 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
     moments of the per-game columns [MO, 2, columns]: sums, squares and products with the turns,
     napsim.engine.blocks.add_game)."""
     return chunk_on(play_blocks, run_key, first_game, n, standard, turns, first, hand0, tac0,
-                    sq_form, sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t,
+                    sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t,
                     eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
                     fmt, cmd_sec, tac_start, units, ropt, check, per_game)
 
 
 def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form,
-             sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+             sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
              tac_start, units, ropt, check, per_game):
     """play_chunk on the block kernel `kernel` (play_blocks, or one with its signature: the planned
@@ -460,7 +459,7 @@ def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0
     crows = np.zeros((n if per_game and fmt >= 2 else 0, 2, 4, N_CM), np.int64)
     run_blocks(kernel, nb, (
         run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
-        deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+        deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
         e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check,
         per_game, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
     mom = mom_b.sum(axis=0)
@@ -469,18 +468,18 @@ def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0
 
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
-               deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+               deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
                e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt,
                max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
     return trace_on(play_game, (), run_key, game, standard, turns, first, hand0, tac0, sq_form,
-                    sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t,
+                    sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
                     rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
                     cmd_sec, tac_start, units, ropt, max_events)
 
 
 def trace_on(play, extra, run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-             pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+             pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
              place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
              ropt, max_events):
     """trace_game on the game kernel `play` (play_game, or one with its signature followed by the
@@ -492,8 +491,9 @@ def trace_on(play, extra, run_key, game, standard, turns, first, hand0, tac0, sq
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
     play(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
-              ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, play_key, rec_t, gcfg, np.zeros((2, N_GST), np.int64),
+              ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
+              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
+              np.zeros((2, N_GST), np.int64),
               np.zeros((3, turns), np.int64),
               True, met, wait, trace, tn, np.empty(n_cards, np.uint16),
               np.empty(n_cards, np.uint16), np.empty((2, MAX_HAND + n_cards), np.uint16),

@@ -76,7 +76,6 @@ from napsim.engine.layout import (
     P_KIND,
     P_MARCH_PROB,
     P_TACTICIAN_USE_PROB,
-    R_CA_EITHER,
     R_CA_FACING,
     R_CIC_KEEPS_ONE,
     R_E4_PLAYABLE,
@@ -163,7 +162,7 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, met, trace, tn):
 
 
 @inlined
-def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val, hand, rack, last_hand,
+def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, ca_src_t, hand, rack, last_hand,
                    last_rack, last_hand_p, last_rack_p, res_scratch, met, ropt):
     """Every hand and rack card as it plays this turn (a Counter-Attack counts as the card it
     copies, D3), resolved once into res_scratch for the E4 test and the choice. Returns (the card a
@@ -171,13 +170,12 @@ def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, best_val, hand
     counter_attack_section = facing the one facing where the opponent placed it, S4)."""
     rmap = res_scratch[RES_RMAP]
     ca_types = res_scratch[RES_CA]
-    ca_src = last_hand[o]  # the opponent's card a Counter-Attack copies, mirrored (D3)
-    ca_at = last_hand_p[o]
-    if ropt[R_CA_EITHER] == 1 and last_rack[o] != void and (
-            ca_src == void or best_val[s, c, void, ctab[last_rack[o], C_MIRROR]]
-            > best_val[s, c, void, ctab[ca_src, C_MIRROR]] + 1e-9):
-        ca_src = last_rack[o]  # either card of his last turn: the better one to copy
-        ca_at = last_rack_p[o]
+    # the opponent's card a Counter-Attack copies, mirrored (D3): his last hand card, or under
+    # counter_attack_copies = either the better of his last two (napsim.sim.packing.ca_sources:
+    # one load, where comparing their scores here sat on the turn's chain)
+    lh = last_hand[o]
+    ca_src = np.int64(ca_src_t[s, c, lh, last_rack[o]])
+    ca_at = last_hand_p[o] if ca_src == lh else last_rack_p[o]
     cm = ctab[ca_src, C_MIRROR] if ca_src != void else void
     pin = ropt[R_CA_FACING] == 1 and n_ca > 0 and cm != void and ctab[cm, C_KIND] == KIND_PLACED
     for k in range(n_ca):

@@ -39,6 +39,8 @@ class EpicArgs(NamedTuple):
     deck: np.ndarray           # [card] the card type of every card
     counts: np.ndarray         # [card type] cards of each type (the D6 check)
     best_val: np.ndarray       # [side, cmd, b, a]: PairTables.best_val transposed (sim.packing.solo_major)
+    ca_src_t: np.ndarray       # [side, cmd, last hand card, last rack card]: what a Counter-Attack
+    #                            copies (sim.packing.ca_sources)
     # best_val and the fields below: napsim.sim.tables.PairTables, the pair tables
     best_k: np.ndarray
     best_list: np.ndarray

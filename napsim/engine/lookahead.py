@@ -194,7 +194,7 @@ def _effective(met, s):
 
 @inlined
 def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
-                      pol, pol_roll, ctab, counts, best_val, best_k, best_list, nom_t, eff_t,
+                      pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
                       rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
                       cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq,
                       st, gst, tacc, work, cand, cscore, cval):
@@ -209,7 +209,7 @@ def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_f
                 wrack, wrack_t, wsq, wst, wgst, wtacc)
     ghi, grj, gp, c, n_h, n_r, e4, pin_y = _ply(
         ply, wrs, wrs, np.int64(PROBE), np.int64(-1), np.int64(0), standard, first, hand0, sq_form,
-        sq_leave, pol, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+        sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
         place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca,
         g_total, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
         wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
@@ -244,7 +244,7 @@ def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_f
                     forced = cand[m, 0]
                 before = _effective(wmet, s)
                 _ply(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], standard, first, hand0,
-                     sq_form, sq_leave, pol_roll, ctab, counts, best_val, best_k, best_list,
+                     sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list,
                      nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
                      gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile, wdisc, whand,
                      wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet, wwait,
@@ -261,7 +261,7 @@ def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_f
 
 @njit(cache=True, _nrt=False)
 def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-                      pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t,
+                      pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
                       n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn,
                       check, met, wait_hist, trace, tn, pile, disc, hand, rack, rack_t, sq, scratch,
                       res_scratch, st, fmt, cmd_sec, tac_start, units, cmet, tacc, tturn, ropt,
@@ -284,12 +284,12 @@ def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq
         if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
             fh, fr, fp = _lookahead_choice(
                 ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave, pol,
-                pol_roll, ctab, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+                pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
                 place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
                 g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore,
                 cval)
         _ply(ply, rs, rs, fh, fr, fp, standard, first, hand0, sq_form, sq_leave, pol, ctab, counts,
-             best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
+             best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
              play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
              disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet, wait_hist,
              g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
@@ -315,7 +315,7 @@ def work_scratch(n_cards, n_types, turns, pol):
 
 @njit(cache=True, nogil=True)
 def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0,
-                        sq_form, sq_leave, pol, ctab, deck, counts, best_val, best_k, best_list,
+                        sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
                         nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key,
                         rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check, per_game, mom_b,
                         rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
@@ -329,7 +329,7 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
             cmet[:, :, :] = 0
             play_game_planned(
                 rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-                pol, ctab, deck, counts, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+                pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
                 place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, gturn_b[b], check, met,
                 wait_b[b], trace, tn, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st,
                 fmt, cmd_sec, tac_start, units, cmet, tacc, tturn_b[b], ropt, pol_roll, work, cand,

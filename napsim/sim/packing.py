@@ -79,6 +79,24 @@ def solo_major(best_val: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(best_val.swapaxes(2, 3))
 
 
+def ca_sources(best_val: np.ndarray, ctab: np.ndarray, either: bool) -> np.ndarray:
+    """[side, cmd, h, r]: the card a Counter-Attack copies this turn (D3, mirrored when played)
+    when the opponent's last turn played hand card h and rack card r (VOID for none): h, or under
+    counter_attack_copies = either r when there is no h or r's mirrored card scores more for
+    this commander (`best_val[side, cmd, card, VOID]`, ties to h). A table, so that the kernel
+    reads the choice in one load instead of comparing two scores on the turn's chain."""
+    n = ctab.shape[0]
+    void = n - 1
+    h = np.arange(n)[:, None]
+    r = np.arange(n)[None, :]
+    src = np.broadcast_to(h, (*best_val.shape[:2], n, n))
+    if either:
+        score = best_val[:, :, :, void][:, :, ctab[:, layout.C_MIRROR]]  # [side, cmd, card]
+        better = score[:, :, None, :] > score[:, :, :, None] + 1e-9  # [side, cmd, h, r]
+        src = np.where((r != void) & ((h == void) | better), r, h)
+    return np.ascontiguousarray(src, dtype=np.uint16)
+
+
 @dataclass
 class Simulation:
     """Everything a kernel call needs, packed once per (scenario, deck, policies)."""
@@ -143,6 +161,7 @@ class Simulation:
             np.array([s.square_form for s in sc.sides], np.float64),
             np.array([s.square_leave for s in sc.sides], np.float64),
             self.policies, self.ctab, self.cards.deck, self.counts, solo_major(t.best_val),
+            ca_sources(t.best_val, self.ctab, sc.rule("counter_attack_copies") == "either"),
             t.best_k, t.best_list,
             t.nominal, t.eff, t.rem, t.n_place, t.place_list, t.e4_only, t.play_val, t.play_key,
             t.record,

@@ -82,7 +82,7 @@ def test_the_slot_names_are_read_from_layout_only():
                 if via_kernel.search(line):
                     bad.append(f"{path.relative_to(root)}:{no}: {line.strip()}")
     assert not bad, "\n".join(bad)
-    for name in ("play_game", "play_chunk", "trace_game"):
+    for name in ("play_blocks", "play_chunk", "trace_game"):
         assert hasattr(epic, name)
     for name in ("play_game_lgb", "play_chunk_lgb", "trace_game_lgb"):
         assert hasattr(lgb, name)

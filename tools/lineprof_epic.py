@@ -1,11 +1,11 @@
-"""Where the EPIC kernel's play_game spends its time (developer tool, Linux).
+"""Where the EPIC kernel's games (play_blocks) spend their time (developer tool, Linux).
 
 Usage: python tools/lineprof_epic.py [--mode lines|blocks|callgrind] [SCENARIO] [REPEATS]
 (defaults: lines, symmetric, 15 rows of 20,000 games; callgrind plays REPEATS x 100 games)
 
 There are no hardware counters on the development VM, so the two perf modes sample the instruction
-pointer with `perf record -e cpu-clock`. play_game is compiled afresh (a throwaway cache), called
-from a serial driver that mirrors play_chunk, and its object code is kept.
+pointer with `perf record -e cpu-clock`. play_blocks is compiled afresh (a throwaway cache), called
+on one block of games on this thread, and its object code is kept.
 
 - lines: a NUMBA_DEBUGINFO=1 build; each sample's address is mapped to a source line with
   `addr2line`. Numba's line table names the calling file for inlined helpers, so a line number
@@ -38,40 +38,25 @@ MODES = ("lines", "blocks", "callgrind")
 
 
 def _child(scenario: str, repeats: int, work: Path) -> None:
-    """Compile the driver, save play_game's object code and load address, then play."""
+    """Compile the games, save play_blocks' object code and load address, then play."""
     import numpy as np
-    from numba import njit
 
     from napsim.engine import epic as E
+    from napsim.engine.blocks import block_moments
+    from napsim.engine.kernel_args import EpicArgs
     from napsim.engine.rng import seed_key
     from napsim.sim.packing import Simulation
 
-    @njit
-    def drive(run_key, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab, deck,
-              counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-              e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt):
-        n_cards = deck.shape[0]
-        rs = np.empty(2, np.uint64)
-        met = np.zeros((2, E.N_METRICS), np.int64)
-        tot = np.zeros((2, E.N_METRICS), np.int64)
-        for g in range(n):
-            met[:, :] = 0
-            E.play_game(rs, g, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-                        pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
-                        n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
-                        np.zeros((2, 8), np.int64), np.zeros((3, turns), np.int64), False, met,
-                        np.zeros((4, E.WAIT_BINS), np.int64), np.zeros((0, E.TRACE_WIDTH), np.int64),
-                        np.zeros(1, np.int64), np.empty(n_cards, np.uint16),
-                        np.empty(n_cards, np.uint16),
-                        np.empty((2, E.MAX_HAND + n_cards), np.uint16), np.zeros(E.RACK, np.uint16),
-                        np.zeros(E.RACK, np.int64), np.empty((2, E.MAX_HAND), np.uint16),
-                        np.zeros(counts.shape[0], np.int64),
-                        np.zeros((5, (E.MAX_HAND + n_cards) * E.RACK), np.uint16),
-                        np.zeros(E.N_ST, np.int64), fmt, cmd_sec, tac_start, units,
-                        np.zeros((2, 4, E.N_CM), np.int64), np.zeros((2, 4), np.int64),
-                        np.zeros((2, turns), np.int64), ropt)
-            tot += met
-        return tot
+    def drive(run_key, n, *args):
+        """Games [0, n) on play_blocks, one block of all of them, on this thread."""
+        e = EpicArgs(*args)
+        z = np.zeros
+        E.play_blocks(0, 1, 1, run_key, np.int64(0), np.int64(n), *args, False, False,
+                      block_moments(1), z((0, 2, E.N_METRICS), np.int64),
+                      z((1, 4, E.WAIT_BINS), np.int64), z((1, 3, e.turns), np.int64),
+                      z((1, 2, 4, E.N_CM), np.int64), z((0, 2, 4, E.N_CM), np.int64),
+                      z((1, 2, e.turns), np.int64), z((0, E.TRACE_WIDTH), np.int64), z(1, np.int64),
+                      E.game_state(e.deck, e.counts))
 
     sim = Simulation.build(scenario)
     kind, args = sim.kernel_args()
@@ -79,14 +64,14 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
         sys.exit(f"lineprof_epic: scenario {scenario!r} runs the {kind} kernel, not epic")
     key = seed_key(1)
     drive(key, 10, *args)
-    lib = next(iter(E.play_game.overloads.values())).library
+    lib = next(iter(E.play_blocks.overloads.values())).library
     if lib._compiled_object is not None:  # None when loaded from the cache (callgrind's run)
-        (work / "play_game.o").write_bytes(lib._compiled_object)
-    nm = subprocess.run(["nm", "--defined-only", str(work / "play_game.o")], capture_output=True,
+        (work / "play_blocks.o").write_bytes(lib._compiled_object)
+    nm = subprocess.run(["nm", "--defined-only", str(work / "play_blocks.o")], capture_output=True,
                         text=True, check=True).stdout
     for line in nm.splitlines():
         off, typ, name = line.split(maxsplit=2)
-        if typ == "T" and name.startswith("_ZN6napsim6engine4epic9play_game"):
+        if typ == "T" and name.startswith("_ZN6napsim6engine4epic11play_blocks"):
             base = lib.get_pointer_to_function(name) - int(off, 16)
             (work / "base.txt").write_text(hex(base))
             break
@@ -103,16 +88,16 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
 
 
 def _report(work: Path, top: int = 45) -> None:
-    """Samples per source line of play_game, hottest first."""
+    """Samples per source line of play_blocks, hottest first."""
     base = int((work / "base.txt").read_text(), 16)
-    size = int(subprocess.run(["size", "-A", str(work / "play_game.o")], capture_output=True,
+    size = int(subprocess.run(["size", "-A", str(work / "play_blocks.o")], capture_output=True,
                               text=True, check=True).stdout.split(".ltext")[1].split()[0])
     script = subprocess.run(["perf", "script", "-i", str(work / "perf.data"), "-F", "ip"],
                             capture_output=True, text=True, check=True).stdout
     ips = Counter(int(x, 16) - base for x in script.split())
     inside = {a: n for a, n in ips.items() if 0 <= a < size}
     total = sum(ips.values())
-    out = subprocess.run(["addr2line", "-a", "-j", ".ltext", "-e", str(work / "play_game.o")],
+    out = subprocess.run(["addr2line", "-a", "-j", ".ltext", "-e", str(work / "play_blocks.o")],
                          input="\n".join(hex(a) for a in inside), capture_output=True, text=True,
                          check=True).stdout.splitlines()
     lines: Counter = Counter()
@@ -122,7 +107,7 @@ def _report(work: Path, top: int = 45) -> None:
     epic = (ROOT / "napsim/engine/epic.py").read_text().splitlines()
     rng = (ROOT / "napsim/engine/rng.py").read_text().splitlines()
     n_in = sum(inside.values())
-    print(f"{n_in} of {total} samples in play_game ({100 * n_in / max(total, 1):.0f}%)")
+    print(f"{n_in} of {total} samples in play_blocks ({100 * n_in / max(total, 1):.0f}%)")
     for line, n in lines.most_common(top):
         text = epic[line - 1].strip() if 0 < line <= len(epic) else "(no line)"
         if 0 < line <= len(rng) and line < 150:
@@ -131,9 +116,9 @@ def _report(work: Path, top: int = 45) -> None:
 
 
 def _disassembly(work: Path) -> dict[int, str]:
-    """play_game.o's instructions by offset (symbol names dropped: they are kilobytes long)."""
+    """play_blocks.o's instructions by offset (symbol names dropped: they are kilobytes long)."""
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-j", ".ltext",
-                          str(work / "play_game.o")], capture_output=True, text=True,
+                          str(work / "play_blocks.o")], capture_output=True, text=True,
                          check=True).stdout
     code = {}
     for line in out.splitlines():
@@ -144,7 +129,7 @@ def _disassembly(work: Path) -> dict[int, str]:
 
 
 def _report_blocks(work: Path, top: int = 12) -> None:
-    """Samples per 64-byte block of play_game's release code, the hottest with their code."""
+    """Samples per 64-byte block of play_blocks' release code, the hottest with their code."""
     base = int((work / "base.txt").read_text(), 16)
     script = subprocess.run(["perf", "script", "-i", str(work / "perf.data"), "-F", "ip"],
                             capture_output=True, text=True, check=True).stdout
@@ -156,7 +141,7 @@ def _report_blocks(work: Path, top: int = 12) -> None:
     blocks: Counter = Counter()
     for a, n in inside.items():
         blocks[a // 64] += n
-    print(f"{n_in} samples in play_game (release build)")
+    print(f"{n_in} samples in play_blocks (release build)")
     for b, n in blocks.most_common(top):
         print(f"\n{100 * n / n_in:5.1f}%  block {64 * b:#x}")
         for a in sorted(x for x in code if 64 * b <= x < 64 * b + 64):
@@ -194,7 +179,7 @@ def _report_callgrind(work: Path, top: int = 15) -> None:
             ir[off] += vals[0]
             bcm[off] += vals[2]
     print(f"{turns} turns: {sum(ir.values()) / turns:.0f} instructions and "
-          f"{sum(bcm.values()) / turns:.2f} simulated branch mispredictions a turn in play_game")
+          f"{sum(bcm.values()) / turns:.2f} simulated branch mispredictions a turn in play_blocks")
     runs: list[list[int]] = []  # [first, last, count, instructions, mispredictions]
     for a in sorted(ir):
         if runs and ir[a] == runs[-1][2] and a - runs[-1][1] < 16:
@@ -229,7 +214,7 @@ def main() -> None:
     child = [sys.executable, __file__, scenario, str(repeats)]
     if mode == "callgrind":
         # compile natively first (minutes under valgrind), keeping the object code; the counted
-        # run loads play_game from that cache, so its code is the object kept here
+        # run loads play_blocks from that cache, so its code is the object kept here
         subprocess.run([*child[:2], scenario, "0"], env=env, check=True)
         subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", "--dump-instr=yes",
                         "--branch-sim=yes", f"--callgrind-out-file={work / 'callgrind.out'}",

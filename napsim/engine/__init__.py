@@ -13,7 +13,7 @@ Modules, each importing only those above it (and numpy, numba):
   commanders   the initiative roll (EPIC and LGB) and EPIC's commander layer (M)
   epic_phases  the phases of an EPIC / standard turn: deal, choose, take, orders, stars, draw
   epic_guerrilla the Guerrilla phase of an EPIC turn: target, attempt, counter gain, checks
-  epic         the EPIC / standard kernel: play_game (the turn loop), play_blocks, play_chunk,
+  epic         the EPIC / standard kernel: _ply (a turn), play_blocks (the games), play_chunk,
                trace_game
   lgb_choice   the La Grande Battles choices: the CIC's gifts, a Corps commander's own card
   lgb_phases   the phases of an LGB turn around the Corps commanders' plays

@@ -34,17 +34,23 @@ def block_count(n: int) -> int:
     return max(1, min(int(n), MAX_BLOCKS))
 
 
-def run_blocks(kernel: Callable, nb: int, args: tuple) -> None:
+def run_blocks(kernel: Callable, nb: int, args: tuple, scratch: Callable[[], tuple] | None = None) -> None:
     """Call kernel(b_lo, b_hi, nb, *args) over blocks [0, nb), on numba's thread count
-    (`numba.set_num_threads`) of Python threads, each with a contiguous run of blocks."""
+    (`numba.set_num_threads`) of Python threads, each with a contiguous run of blocks. With
+    `scratch`, each call gets a state of its own as its last argument, kernel(..., scratch()):
+    a kernel compiled without numba's reference counting (_nrt=False) allocates nothing."""
     threads = max(1, min(numba.get_num_threads(), nb))
+
+    def call(lo: int, hi: int) -> None:
+        kernel(lo, hi, nb, *args, *((scratch(),) if scratch else ()))
+
     if threads == 1:
-        kernel(0, nb, nb, *args)
+        call(0, nb)
         return
     cuts = [nb * i // threads for i in range(threads + 1)]
     with ThreadPoolExecutor(threads - 1, thread_name_prefix="napsim-blocks") as pool:
-        jobs = [pool.submit(kernel, cuts[i], cuts[i + 1], nb, *args) for i in range(1, threads)]
-        kernel(cuts[0], cuts[1], nb, *args)  # the first run on this thread, as prange did
+        jobs = [pool.submit(call, cuts[i], cuts[i + 1]) for i in range(1, threads)]
+        call(cuts[0], cuts[1])  # the first run on this thread, as prange did
         for job in jobs:
             job.result()  # a kernel's error reaches the caller
 

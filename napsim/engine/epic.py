@@ -5,7 +5,8 @@ draw pile (a stack), the discard pile, each hand, the Courier Rack and each Squa
 choices read the pair tables of napsim.sim.tables; all randomness comes from the game's own
 counter-based stream, so a game is a pure function of (seed, game index).
 
-play_game is the turn loop; the phases of a turn are napsim.engine.epic_phases and
+play_blocks plays blocks of games, each the turn loop of _ply (a trace plays one block of one game
+on it too); the phases of a turn are napsim.engine.epic_phases and
 napsim.engine.epic_guerrilla (inlined), the shared card flow napsim.engine.cardflow, the choice
 napsim.engine.choice and the commander layer napsim.engine.commanders. The names of every array
 slot are napsim.engine.layout's.
@@ -102,7 +103,7 @@ from napsim.engine.rng import start_game
 @njit(cache=True)
 def _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq, sqn, hand0, scratch):
     """Count invariant violations (D6): every card in exactly one place. (hand + squares = the
-    start hand is checked in play_game.)"""
+    start hand is checked in _ply.)"""
     _count_common_places(pile, pn, disc, dn, rack, rn, scratch)
     for s in range(2):
         for i in range(hn[s]):
@@ -228,10 +229,11 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
          n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc,
          met, cmet, wait_hist, g_turn, tturn, trace, tn, pn, dn, rn, hn, sqn, tac, tac_pile,
          tac_disc, last_hand, nominal, last_rack, last_hand_p, last_rack_p, rmap):
-    """One turn (ply) of play_game. Draws up to the choice come from rs, the choice's too; the rest
-    of the turn draws from rs_post (play_game passes one stream as both). forced_hi CHOOSE: the
-    policy chooses; PROBE: return at the choice point, the turn half played; else (forced_hi,
-    forced_rj, forced_p) is played instead of the policy's choice, whose draws are still made.
+    """One turn (ply) of a game (play_blocks). Draws up to the choice come from rs, the choice's
+    too; the rest of the turn draws from rs_post (play_blocks passes one stream as both).
+    forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played;
+    else (forced_hi, forced_rj, forced_p) is played instead of the policy's choice, whose draws
+    are still made.
     Returns the policy's choice (hand slot, rack slot, placement), then the command, hand and
     rack cards, E4 and the Counter-Attack pin of the turn. pn ... last_rack_p: the views of
     _st_views(st), one by one; rmap: the card map res_scratch[RES_RMAP]."""
@@ -344,44 +346,6 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
     return hi, rj, p, c, n_h, n_r, e4, pin_y
 
 
-@njit(cache=True, _nrt=False)
-def play_game(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
-              ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
-              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn, check, met,
-              wait_hist, trace, tn,
-              pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec, tac_start,
-              units, cmet, tacc, tturn, ropt):
-    """Play one complete game; add its metrics to met[side, :] and wait_hist[kind, wait].
-
-    fmt: players a side (1 for EPIC one a side and the standard game). With 2-4 (docs/rules.md, M) the
-    card flow is E's and the commander layer adds: the card passed to the sub-commander (M4);
-    initiative rolls for a section commander without a card (and, by option `initiative`,
-    without multi-section orders in his section; M6.2, M8.2); Tactician cards per commander
-    (tacc[side, commander], M6.3, M6.4, M8.2); per-commander metrics cmet[side, commander, CM].
-    Readings of open points: with 2 a side the CIC holds every Tactician card, so an Elan gives
-    each side one (his); a card the Guerrillas nullify still reached its commander (no initiative
-    roll) and cannot be copied by a Counter-Attack; in the E4 situation with 3-4 a side the
-    section's commander plays both cards unless same_section_receiver = two_commanders (then only
-    the better one orders); an initiative unit symbol orders a unit of that type when the section
-    has one and some unit there is still unordered (the pair tables count the unordered units of a
-    section, not of each type); the epic2 sub-commander's orders are those of the section his card
-    is in. cmd_sec[side, section] is the section's commander,
-    tac_start[side, commander] the starting Tactician cards, units[side, type, section].
-    tturn[side, turn] sums the Tactician cards a side holds at the start of its turns. ropt holds
-    the readings of the open points (R_* columns)."""
-    views = _st_views(st)
-    g_total, n_ca = _open_game(rs, game, run_key, standard, first, hand0, tac0, fmt, ctab, deck,
-                               gcfg, gst, pile, disc, hand, rack, rack_t, res_scratch, st, views,
-                               cmd_sec, tac_start, tacc, cmet, met, trace, tn, ropt)
-    for ply in range(2 * turns):
-        _ply(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0), standard, first, hand0,
-             sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
-             n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units,
-             ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch,
-             gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
-    _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
-
-
 @inlined
 def _game_scratch(n_cards, n_types):
     """The state of one game, allocated once per block and reused by its games: (stream, draw
@@ -398,30 +362,69 @@ def _game_scratch(n_cards, n_types):
             np.zeros((2, 4), np.int64), np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64))
 
 
-@njit(cache=True, nogil=True)
+def game_state(deck: np.ndarray, counts: np.ndarray) -> tuple:
+    """A game's state arrays for play_blocks, allocated here in numpy (_game_scratch as Python)."""
+    return _game_scratch.py_func(deck.shape[0], counts.shape[0])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form,
-                sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
-                n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
+                sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
+                rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
                 tac_start, units, ropt, check, per_game, mom_b, rows, wait_b, gturn_b, cmet_b, crows,
-                tturn_b):
+                tturn_b, trace, tn, state):
     """Play blocks [b_lo, b_hi) of a chunk's nb blocks of games (play_chunk), adding each block's
     sums into its own row of mom_b (the moments of its per-game columns, blocks.add_game), wait_b,
-    gturn_b, cmet_b and tturn_b; without the GIL."""
+    gturn_b, cmet_b and tturn_b; without the GIL. With a trace buffer (trace_game: one block of
+    one game) the game's events go to trace[:tn[0]]. The one compiled copy of the game: a trace
+    plays it too, so that the whole game is optimised and compiled once, not once more for an
+    entry of its own (issue 28). state: the game's state arrays (_game_scratch, allocated by the
+    caller: without numba's reference counting, which the helpers' array views would otherwise
+    pay for at every call, the kernel allocates nothing), reused by every game.
+
+    A game: the turn loop of _ply over the state of _game_scratch. fmt: players a side (1 for
+    EPIC one a side and the standard game). With 2-4 (docs/rules.md, M) the card flow is E's and
+    the commander layer adds: the card passed to the sub-commander (M4); initiative rolls for a
+    section commander without a card (and, by option `initiative`, without multi-section orders
+    in his section; M6.2, M8.2); Tactician cards per commander (tacc[side, commander], M6.3, M6.4,
+    M8.2); per-commander metrics cmet[side, commander, CM]. Readings of open points: with 2 a side
+    the CIC holds every Tactician card, so an Elan gives each side one (his); a card the
+    Guerrillas nullify still reached its commander (no initiative roll) and cannot be copied by a
+    Counter-Attack; in the E4 situation with 3-4 a side the section's commander plays both cards
+    unless same_section_receiver = two_commanders (then only the better one orders); an
+    initiative unit symbol orders a unit of that type when the section has one and some unit
+    there is still unordered (the pair tables count the unordered units of a section, not of each
+    type); the epic2 sub-commander's orders are those of the section his card is in.
+    cmd_sec[side, section] is the section's commander, tac_start[side, commander] the starting
+    Tactician cards, units[side, type, section]. tturn[side, turn] sums the Tactician cards a
+    side holds at the start of its turns. ropt holds the readings of the open points (R_*
+    columns)."""
+    (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
+     _, _) = state
+    views = _st_views(st)
+    rmap = res_scratch[RES_RMAP]
     for b in range(b_lo, b_hi):
-        (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
-         trace, tn) = _game_scratch(deck.shape[0], counts.shape[0])
+        wait_hist = wait_b[b]
+        g_turn = gturn_b[b]
+        tturn = tturn_b[b]
         lo = (n * b) // nb
         hi = (n * (b + 1)) // nb
         for g in range(lo, hi):
             met[:, :] = 0
             if fmt >= 2:
                 cmet[:, :, :] = 0
-            play_game(rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form,
-                      sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
-                      nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
-                      gcfg, gst, gturn_b[b], check, met, wait_b[b], trace, tn,
-                      pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, fmt, cmd_sec,
-                      tac_start, units, cmet, tacc, tturn_b[b], ropt)
+            g_total, n_ca = _open_game(rs, first_game + g, run_key, standard, first, hand0, tac0, fmt,
+                                       ctab, deck, gcfg, gst, pile, disc, hand, rack, rack_t,
+                                       res_scratch, st, views, cmd_sec, tac_start, tacc, cmet, met,
+                                       trace, tn, ropt)
+            for ply in range(2 * turns):
+                _ply(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0), standard, first,
+                     hand0, sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k,
+                     best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
+                     play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
+                     disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet,
+                     wait_hist, g_turn, tturn, trace, tn, *views, rmap)
+            _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, fmt >= 2)
 
 
@@ -461,29 +464,41 @@ def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0
         run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
         deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
         e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check,
-        per_game, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
+        per_game, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b,
+        np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)),  # no trace buffer
+        lambda: game_state(deck, counts))
     mom = mom_b.sum(axis=0)
     return (mom[MO_SUM, :, :N_METRICS], rows, wait_b.sum(axis=0), gturn_b.sum(axis=0),
             cmet_b.sum(axis=0), crows, tturn_b.sum(axis=0), mom)
 
 
 def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
-               deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-               e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt,
-               max_events=20000):
-    """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
-    return trace_on(play_game, (), run_key, game, standard, turns, first, hand0, tac0, sq_form,
-                    sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
-                    rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
-                    cmd_sec, tac_start, units, ropt, max_events)
+               deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+               place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
+               ropt, max_events=20000):
+    """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH]); one block of
+    one game on play_blocks, with the D6 checks on."""
+    trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
+    tn = np.zeros(1, np.int64)
+    mom_b = block_moments(1)
+    play_blocks(0, 1, 1, run_key, np.int64(game), np.int64(1), standard, turns, first, hand0, tac0,
+                sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
+                nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
+                fmt, cmd_sec, tac_start, units, ropt, True, False, mom_b,
+                np.zeros((0, 2, N_METRICS), np.int64), np.zeros((1, 4, WAIT_BINS), np.int64),
+                np.zeros((1, 3, turns), np.int64), np.zeros((1, 2, 4, N_CM), np.int64),
+                np.zeros((0, 2, 4, N_CM), np.int64), np.zeros((1, 2, turns), np.int64), trace, tn,
+                game_state(deck, counts))
+    return mom_b[0, MO_SUM, :, :N_METRICS].copy(), trace[: min(tn[0], max_events)]
 
 
 def trace_on(play, extra, run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave,
              pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
              place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
              ropt, max_events):
-    """trace_game on the game kernel `play` (play_game, or one with its signature followed by the
-    arguments `extra`: the planned kernel of napsim.engine.lookahead)."""
+    """trace_game on a game kernel `play` of the signature play(rs, game, run_key, *EpicArgs,
+    gst, g_turn, check, met, wait, trace, tn, *state, ...) followed by the arguments `extra`:
+    the planned kernel of napsim.engine.lookahead."""
     n_cards = deck.shape[0]
     rs = np.empty(2, np.uint64)
     met = np.zeros((2, N_METRICS), np.int64)

@@ -1,6 +1,6 @@
 """The Guerrilla phase of an EPIC turn (S4, G1-G7): which French card a Spanish counter targets,
 the attempt itself (napsim.engine.cardflow.guerrilla_attempt), the Scout's counter gain, and the
-end-of-game checks of the counters. Inlined into napsim.engine.epic.play_game like every phase.
+end-of-game checks of the counters. Inlined into the game (napsim.engine.epic._ply) like every phase.
 """
 
 

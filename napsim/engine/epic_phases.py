@@ -1,9 +1,9 @@
-"""The phases of one EPIC (or standard) turn, in the order napsim.engine.epic.play_game runs them.
+"""The phases of one EPIC (or standard) turn, in the order napsim.engine.epic._ply runs them.
 
-Every phase is inlined into play_game by LLVM (napsim.engine.jit.inlined), so cutting the turn into
-phases costs nothing at run time; each reads and writes the per-game state arrays that play_game
-owns (see its docstring) and takes the same random draws, in the same order, as the single loop it
-came from.
+Every phase is inlined into the game by LLVM (napsim.engine.jit.inlined), so cutting the turn into
+phases costs nothing at run time; each reads and writes the per-game state arrays that
+napsim.engine.epic.play_blocks owns (see its docstring) and takes the same random draws, in the
+same order, as the single loop it came from.
 """
 
 import numpy as np

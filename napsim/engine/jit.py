@@ -1,6 +1,6 @@
 """How the kernels' helpers are compiled: the one place for their numba options (issue 17).
 
-An entry kernel (called from Python: `play_blocks`, `play_game` for a trace, the odds blocks) is
+An entry kernel (called from Python: `play_blocks`, which a trace plays too, the odds blocks) is
 cached on disk with everything it calls. A helper it calls is `inlined`: numba compiles the helper
 as a small function of its own, and LLVM inlines it into the caller (numba's forceinline: LLVM's
 alwaysinline), so a game still runs as one straight body of machine code. numba's own inlining

@@ -266,7 +266,7 @@ def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq
                       check, met, wait_hist, trace, tn, pile, disc, hand, rack, rack_t, sq, scratch,
                       res_scratch, st, fmt, cmd_sec, tac_start, units, cmet, tacc, tturn, ropt,
                       pol_roll, work, cand, cscore, cval):
-    """napsim.engine.epic.play_game with the lookahead's choices (module text) for every side
+    """A game of napsim.engine.epic.play_blocks with the lookahead's choices (module text) for every side
     whose policy is `lookahead` with lookahead_d > 0; the other sides play as there. pol_roll: the
     policies of the rollouts (greedy both); work: the rollout scratch (work_scratch); cand,
     cscore, cval: the candidates, their greedy order and their values."""
@@ -318,11 +318,11 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
                         sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
                         nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key,
                         rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check, per_game, mom_b,
-                        rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
-    """napsim.engine.epic.play_blocks on the planned kernel."""
+                        rows, wait_b, gturn_b, cmet_b, crows, tturn_b, trace, tn, state):
+    """napsim.engine.epic.play_blocks on the planned kernel (its games on play_game_planned)."""
+    (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
+     _, _) = state
     for b in range(b_lo, b_hi):
-        (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
-         trace, tn) = _game_scratch(deck.shape[0], counts.shape[0])
         pol_roll, work, cand, cscore, cval = work_scratch(deck.shape[0], counts.shape[0], turns, pol)
         for g in range((n * b) // nb, (n * (b + 1)) // nb):
             met[:, :] = 0

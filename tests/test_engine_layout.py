@@ -8,6 +8,7 @@ import inspect
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from napsim.engine import commanders, epic, layout, lgb
@@ -161,3 +162,22 @@ def test_helpers_python_runs_keep_an_entry_point():
     no_entry = [getattr(f, "__name__", f) for f in called_from_python
                 if f.targetoptions.get("no_cpython_wrapper")]
     assert no_entry == []
+
+
+def test_the_lean_kernel_plays_one_a_side_as_the_full_one(monkeypatch):
+    """EPIC one a side without Guerrillas plays a kernel compiled without the commander layer and
+    the Guerrilla phase (epic.specialised); the full kernel plays its games bit for bit alike."""
+    from napsim.engine.rng import seed_key
+    from napsim.sim.runner import play_chunk
+
+    args = Simulation.build("symmetric").kernel_args()
+    a = args[1]
+    assert epic.specialised(a.fmt, a.gcfg, a.units, a.units) == (None, None)
+    tam = Simulation.build("tamames").kernel_args()[1]
+    assert epic.specialised(tam.fmt, tam.gcfg, tam.units, tam.gcfg)[0] is tam.units
+    lean = play_chunk(args, seed_key(3), 0, 200, True, True)
+    monkeypatch.setattr(epic, "specialised", lambda fmt, gcfg, units, gturn_b: (units, gturn_b))
+    full = play_chunk(args, seed_key(3), 0, 200, True, True)
+    for k in ("moments", "rows", "rack_wait", "guerrilla_turns", "commander_totals", "tactician_turns"):
+        assert np.array_equal(getattr(lean, k), getattr(full, k)), k
+    assert lean.totals[:, layout.M_VIOLATIONS].sum() == 0

@@ -287,9 +287,14 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
                np.int64(pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
     ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
     rb0 = rb
-    pq, ra, rb, turn_over = _guerrillas(rs_post, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg,
-                                        gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
-                                        g_turn, trace, tn, ropt)
+    # g_turn None: no side plays the Guerrilla rules, and numba compiles none of their code
+    # (it prunes a branch on an argument that is None before typing; play_chunk's specialise)
+    if g_turn is None:
+        pq, turn_over = p, False
+    else:
+        pq, ra, rb, turn_over = _guerrillas(rs_post, s, o, c, ra, rb, pa, pb, p, void, ply, multi,
+                                            gcfg, gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
+                                            g_turn, trace, tn, ropt)
     # D3: a card the Guerrillas nullified gave no orders, so a Counter-Attack cannot copy it
     if ra0 != void and ra == void:
         last_hand[s] = void
@@ -300,7 +305,7 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
     _orders(s, ner, q0, nominal, met)
     # G3/G4: a Spanish Scout may trade its second draw (and, in EPIC, its stars) for a counter
     gain_sec = -1
-    if gcfg[s, G_RULE] != G_OFF:
+    if g_turn is not None and gcfg[s, G_RULE] != G_OFF:
         gain_sec = _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab)
     # E9.2 / G4: the gain and the two-card draw never both happen (two_scouts decides the
     # turn with two Scouts)
@@ -322,7 +327,9 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
         _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
     _command_draw(rs_post, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
                   met, trace, tn)
-    if multi and not turn_over:  # the commander layer (M4, M6, M8) and its Tactician draws
+    # the commander layer (M4, M6, M8) and its Tactician draws; units None (one player a side):
+    # numba compiles none of it
+    if units is not None and multi and not turn_over:
         _commander_layer(rs_post, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner,
                          q0, r0, r1, r2, np.int64(star_tac_a), np.int64(star_tac_b), cmd_sec, units,
                          best_val, cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn, ropt)
@@ -405,7 +412,7 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
     rmap = res_scratch[RES_RMAP]
     for b in range(b_lo, b_hi):
         wait_hist = wait_b[b]
-        g_turn = gturn_b[b]
+        g_turn = None if gturn_b is None else gturn_b[b]
         tturn = tturn_b[b]
         lo = (n * b) // nb
         hi = (n * (b + 1)) // nb
@@ -446,6 +453,16 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
                     fmt, cmd_sec, tac_start, units, ropt, check, per_game)
 
 
+def specialised(fmt, gcfg, units, gturn_b):
+    """(units, gturn_b) as play_blocks takes them: both None for EPIC one a side (and the
+    standard game) without the Guerrilla rules, which compiles a lean kernel without the
+    commander layer and the Guerrilla phase (numba prunes a branch on an argument that is None
+    before it types anything): the first run of such a scenario compiles neither. Every other
+    scenario plays the full kernel, one compiled copy for all of them."""
+    lean = fmt < 2 and not (np.asarray(gcfg)[:, G_RULE] != G_OFF).any()
+    return (None, None) if lean else (units, gturn_b)
+
+
 def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form,
              sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
@@ -456,6 +473,7 @@ def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0
     mom_b = block_moments(nb)
     wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
     gturn_b = np.zeros((nb, 3, turns), np.int64)
+    units_k, gturn_k = specialised(fmt, gcfg, units, gturn_b)  # None: a lean kernel
     tturn_b = np.zeros((nb, 2, turns), np.int64)
     cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
     rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
@@ -463,8 +481,8 @@ def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0
     run_blocks(kernel, nb, (
         run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
         deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-        e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check,
-        per_game, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b,
+        e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units_k, ropt, check,
+        per_game, mom_b, rows, wait_b, gturn_k, cmet_b, crows, tturn_b,
         np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)),  # no trace buffer
         lambda: game_state(deck, counts))
     mom = mom_b.sum(axis=0)
@@ -481,12 +499,13 @@ def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_l
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
     mom_b = block_moments(1)
+    units, gturn_b = specialised(fmt, gcfg, units, np.zeros((1, 3, turns), np.int64))
     play_blocks(0, 1, 1, run_key, np.int64(game), np.int64(1), standard, turns, first, hand0, tac0,
                 sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
                 nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
                 fmt, cmd_sec, tac_start, units, ropt, True, False, mom_b,
                 np.zeros((0, 2, N_METRICS), np.int64), np.zeros((1, 4, WAIT_BINS), np.int64),
-                np.zeros((1, 3, turns), np.int64), np.zeros((1, 2, 4, N_CM), np.int64),
+                gturn_b, np.zeros((1, 2, 4, N_CM), np.int64),
                 np.zeros((0, 2, 4, N_CM), np.int64), np.zeros((1, 2, turns), np.int64), trace, tn,
                 game_state(deck, counts))
     return mom_b[0, MO_SUM, :, :N_METRICS].copy(), trace[: min(tn[0], max_events)]
@@ -505,13 +524,13 @@ def trace_on(play, extra, run_key, game, standard, turns, first, hand0, tac0, sq
     wait = np.zeros((4, WAIT_BINS), np.int64)
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
+    units, g_turn = specialised(fmt, gcfg, units, np.zeros((3, turns), np.int64))  # as its runs
     play(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
               n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
-              np.zeros((2, N_GST), np.int64),
-              np.zeros((3, turns), np.int64),
-              True, met, wait, trace, tn, np.empty(n_cards, np.uint16),
-              np.empty(n_cards, np.uint16), np.empty((2, MAX_HAND + n_cards), np.uint16),
+              np.zeros((2, N_GST), np.int64), g_turn, True, met, wait, trace, tn,
+              np.empty(n_cards, np.uint16), np.empty(n_cards, np.uint16),
+              np.empty((2, MAX_HAND + n_cards), np.uint16),
               np.zeros(RACK, np.uint16), np.zeros(RACK, np.int64),
               np.empty((2, MAX_HAND), np.uint16), np.zeros(counts.shape[0], np.int64),
               np.zeros((N_RES, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(N_ST, np.int64),

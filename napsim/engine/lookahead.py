@@ -323,6 +323,7 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
     (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
      _, _) = state
     for b in range(b_lo, b_hi):
+        g_turn = None if gturn_b is None else gturn_b[b]  # None: no Guerrilla code (epic.specialised)
         pol_roll, work, cand, cscore, cval = work_scratch(deck.shape[0], counts.shape[0], turns, pol)
         for g in range((n * b) // nb, (n * (b + 1)) // nb):
             met[:, :] = 0
@@ -330,7 +331,7 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
             play_game_planned(
                 rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
                 pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-                place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, gturn_b[b], check, met,
+                place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn, check, met,
                 wait_b[b], trace, tn, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st,
                 fmt, cmd_sec, tac_start, units, cmet, tacc, tturn_b[b], ropt, pol_roll, work, cand,
                 cscore, cval)

@@ -49,7 +49,7 @@ from napsim.engine.cardflow import (
     _types_miscounted,
     scout_trade,
 )
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined, inlined_py
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
@@ -383,8 +383,12 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
     _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
 
 
+@inlined_py
 def _scratch(n_cards, n_types):
-    """Per-block work arrays of play_game_lgb (no allocation per game)."""
+    """Per-block work arrays of play_game_lgb (no allocation per game): (draw pile, discards, CIC
+    hands, Corps hands, rack, rack waits, squares, their owners, D6 scratch, the Corps plan, gift
+    scores, resolved gifts, counters, Corps hand sizes, Tactician cards, Guerrilla counters).
+    Kernels call it jitted; Python (trace_on_lgb) its .py_func, with nothing to compile."""
     cap = MAX_HAND + n_cards
     return (np.empty(n_cards, np.int64), np.empty(n_cards, np.int64), np.empty((2, cap), np.int64),
             np.empty((2, 3, cap), np.int64), np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
@@ -445,6 +449,15 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
     [2, M], per-game metrics [n or 0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns],
     per-commander metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician
     cards held per turn [2, turns])."""
+    return chunk_on_lgb(play_blocks_lgb, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab,
+                        deck, counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0,
+                        ropt, check, per_game)
+
+
+def chunk_on_lgb(kernel, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts,
+                 nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
+    """play_chunk_lgb on the block kernel `kernel` (play_blocks_lgb, or one with its signature: the
+    planned kernel of napsim.engine.lookahead_lgb)."""
     nb = block_count(n)
     met_b = np.zeros((nb, 2, N_METRICS), np.int64)
     cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
@@ -453,7 +466,7 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
     tturn_b = np.zeros((nb, 2, turns), np.int64)
     rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
     crows = np.zeros((n if per_game else 0, 2, 4, N_CM), np.int64)
-    run_blocks(play_blocks_lgb, nb, (
+    run_blocks(kernel, nb, (
         run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
         rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game, gift_table(best_t),
         met_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
@@ -464,18 +477,27 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
 def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
                    rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events=40000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
+    return trace_on_lgb(play_game_lgb, (), run_key, game, turns, first, scfg, sqp, pol, ctab, deck,
+                        counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt,
+                        max_events)
+
+
+def trace_on_lgb(play, extra, run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
+                 eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events):
+    """trace_game_lgb on the game kernel `play` (play_game_lgb, or one with its signature followed
+    by the arguments `extra`: the planned kernel of napsim.engine.lookahead_lgb)."""
     n_cards = deck.shape[0]
     met = np.zeros((2, N_METRICS), np.int64)
     cmet = np.zeros((2, 4, N_CM), np.int64)
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
     pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
-        _scratch(n_cards, counts.shape[0])
-    play_game_lgb(np.empty(2, np.uint64), game, run_key, turns, first, scfg, sqp, pol, ctab, deck,
-                  counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, met,
-                  cmet, np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
-                  np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t,
-                  sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_table(best_t))
+        _scratch.py_func(n_cards, counts.shape[0])
+    play(np.empty(2, np.uint64), game, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts,
+         nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, met, cmet,
+         np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
+         np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
+         sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_table(best_t), *extra)
     return met, trace[: min(tn[0], max_events)]
 
 

@@ -223,20 +223,32 @@ def test_a_first_start_says_it_compiles_and_the_page_still_answers(monkeypatch):
     assert "tamames-whatif.toml" in at.session_state["downloads"]
 
 
-def test_the_lookahead_policy_is_offered_and_refused_in_one_line_for_la_grande_battles():
-    # rule P8: the planning policy is a choice like any other; LGB says it is not there yet
+def test_the_lookahead_policy_is_offered_for_la_grande_battles_too():
+    # rule P8: the planning policy is a choice like any other, La Grande Battles included (the
+    # page plays it: test_the_page_plays_a_lookahead_lgb_side_as_napsim_simulate_does)
+    from napsim.app.form import errors as form_errors
     from napsim.model.scenarios import load_scenario
 
     at = page("lgb-symmetric")
     key = f"policy|{load_scenario('lgb-symmetric').sides[0].key}"
     assert "lookahead" in at.selectbox(key=key).options
-    at.selectbox(key=key).set_value("lookahead").run()
-    assert not at.exception
-    msgs = errors(at)
-    assert len(msgs) == 1 and "lookahead is not yet available for La Grande Battles" in msgs[0], msgs
-    assert not at.metric
-    at.selectbox(key=key).set_value("greedy").run()
-    assert not errors(at) and at.metric
+    assert form_errors("lgb-symmetric", {}, None, "lookahead,greedy") == {}
+
+
+@pytest.mark.slow  # compiles the planned LGB kernel when the cache lacks it (about a minute)
+def test_the_page_plays_a_lookahead_lgb_side_as_napsim_simulate_does():
+    # rule P8 through the page on La Grande Battles: the numbers of napsim.simulate
+    from napsim.model.scenarios import load_scenario
+
+    games = 60
+    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at.session_state["games"] = games
+    at.session_state["scenario"] = "lgb-symmetric"
+    at.run()
+    at.selectbox(key=f"policy|{load_scenario('lgb-symmetric').sides[0].key}").set_value("lookahead").run()
+    assert not at.exception and not errors(at)
+    run = napsim.simulate("lgb-symmetric", games=games, seed=SEED, policy="lookahead,greedy")
+    assert headline(at) == effective(run)
 
 
 @pytest.mark.slow  # compiles the planned kernel when the cache lacks it (about 30 s)

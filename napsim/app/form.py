@@ -142,10 +142,6 @@ def errors(scenario: str, sets: dict, deck: str | None, policy: str) -> dict[str
     try:
         for name, opts in parse_policy_option(policy):
             policy_vector(name, opts)
-            if name == "lookahead" and sc.format == "lgb":  # as Simulation.build refuses it
-                raise NapsimInputError("--policy", "policy",
-                                       "lookahead is not yet available for La Grande Battles",
-                                       "greedy, random")
     except NapsimInputError as e:
         out[POLICY] = str(e)
     try:

@@ -158,9 +158,11 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -
         return (f"  Corps hands (left/centre/right wing): Command cards {a[0]}/{a[1]}/{a[2]}, "
                 f"Tactician cards {a[3]}/{a[4]}/{a[5]}")
     if code == layout.EV_GIVE:
-        ta, tb, ka, kb, ra, rb, score, is_random = a
-        why = "uniform over legal gifts (random)" if is_random else \
-            f"best gain {score / 1000:.2f} over the receivers' own options (greedy, P6)"
+        ta, tb, ka, kb, ra, rb, score, policy_kind = a
+        why = ("uniform over legal gifts (random)" if policy_kind == 1 else
+               f"the most orders in rollouts (lookahead, P8; greedy's gain {score / 1000:.2f})"
+               if policy_kind == 2 else
+               f"best gain {score / 1000:.2f} over the receivers' own options (greedy, P6)")
         parts = []
         for t, k, r, src in ((ta, ka, ra, "hand"), (tb, kb, rb, "rack")):
             if t == void:

@@ -100,10 +100,6 @@ class Simulation:
         if len(policies) != 2:
             raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
                                    "one per side, e.g. greedy,random")
-        if sc.format == "lgb" and any(name == "lookahead" for name, _ in policies):
-            raise NapsimInputError("--policy", "policy",
-                                   "lookahead is not yet available for La Grande Battles",
-                                   "greedy, random")
         dk = deck if isinstance(deck, Deck) else load_deck(deck or sc.deck)
         check_deck_plays(sc, dk)
         # a scenario's [policy.<side>] table tunes the policy it names (napsim tune)
@@ -181,11 +177,12 @@ class Simulation:
 
     def kernel_args(self) -> tuple:
         """(kernel name, EpicArgs or LgbArgs): what `play_chunk` needs; plain, picklable arrays.
-        "lookahead" (EPIC and the standard game with a side of that policy, P8) is the planned
-        kernel of napsim.engine.lookahead; "epic" the greedy one, which never compiles it."""
-        if self.scenario.format == "lgb":
-            return ("lgb", self._lgb_args())
+        With a side of the lookahead policy (P8) the kernel is the planned one, "lookahead"
+        (napsim.engine.lookahead) or "lookahead_lgb" (napsim.engine.lookahead_lgb); "epic" and
+        "lgb", the greedy ones, never compile it."""
         planned = bool((self.policies[:, layout.P_KIND] == layout.KIND_LOOKAHEAD).any())
+        if self.scenario.format == "lgb":
+            return ("lookahead_lgb" if planned else "lgb", self._lgb_args())
         return ("lookahead" if planned else "epic", self._args())
 
     def warm_up(self) -> None:

@@ -195,14 +195,20 @@ def bench_guerrilla(games: int, threads: int, reference: Path | None = None) -> 
     return _bench_engine("guerrilla", "tamames", games, threads, reference)
 
 
-def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> dict:
+def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> list[dict]:
     """The lookahead policy (P8, default K and D) for side A against greedy, beside greedy against
-    greedy, on the symmetric armies: turns per second on one core (both sides' turns) and the
-    ratio, i.e. what a turn of planning costs."""
-    out = {"kernel": "lookahead", "scenario": "symmetric", "unit": "turns", "threads": threads}
+    greedy, on the symmetric armies of EPIC and of La Grande Battles, one line each: turns per
+    second on one core (both sides' turns) and the ratio, i.e. what a turn of planning costs."""
+    return [_bench_lookahead("lookahead", "symmetric", 200, games, threads),
+            _bench_lookahead("lookahead-lgb", "lgb-symmetric", 40, games, threads)]
+
+
+def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
+                     threads: int) -> dict:
+    out = {"kernel": kernel, "scenario": scenario, "unit": "turns", "threads": threads}
     for name, n, pols in (("greedy", max(4_000, games // 1000), (("greedy", {}), ("greedy", {}))),
-                          ("lookahead", 200, (("lookahead", {}), ("greedy", {})))):
-        sim = Simulation.build("symmetric", policies=pols)
+                          ("lookahead", planned_games, (("lookahead", {}), ("greedy", {})))):
+        sim = Simulation.build(scenario, policies=pols)
         turns = n * 2 * sim.scenario.turns
         rates = _rates(lambda sim=sim, n=n: sim.run(n, 1, chunk=n), turns, threads, repeats=3)
         out[f"{name}_games"] = n
@@ -213,6 +219,8 @@ def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> 
     out["lookahead_d"] = int(defaults[PARAMS["lookahead_d"]])
     out["greedy_over_lookahead"] = round(out["greedy_turns_per_second_per_core"]
                                          / out["lookahead_turns_per_second_per_core"], 1)
+    # the planned turns are side A's, half of all: their cost beside a greedy turn's
+    out["us_per_planned_turn"] = round(2e6 / out["lookahead_turns_per_second_per_core"], 1)
     out["timing"] = "best of 3"
     out.update(_versions())
     return out
@@ -235,7 +243,8 @@ STAGES = {  # what each stage does, said on stderr as it starts
     "epic": "EPIC one a side, 1 and N threads (a few minutes, compiling first)",
     "guerrilla": "Tamames with the Guerrilla rules (about a minute)",
     "formats": "EPIC 2-4 a side and La Grande Battles (a few minutes)",
-    "lookahead": "the lookahead policy beside greedy on the symmetric armies (about a minute)",
+    "lookahead": "the lookahead policy beside greedy on the symmetric armies, EPIC and La Grande "
+                 "Battles (a few minutes, compiling first)",
     "cold": "the first result of each format from an empty numba cache (a few minutes)",
     "study": "the README study end to end with a warm cache (a few minutes, compiling first)",
     "app": "napsim app: 50 setting changes to first numbers and full count, warm (a few minutes, "

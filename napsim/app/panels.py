@@ -26,8 +26,8 @@ from napsim.sim.runner import check_run
 
 UPLOAD = "(upload a file)"
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
-               "next turns by rollouts (about 250 times slower; not La Grande Battles); random: any "
-               "legal play")
+               "next turns by rollouts (a few hundred times slower; in La Grande Battles the CIC's "
+               "gifts); random: any legal play")
 TABS = ["The answer", "Compare", "Balance", "One game", "Take it away"]
 SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")
 UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders": "leaders",

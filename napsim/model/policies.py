@@ -4,9 +4,10 @@ A policy is a name plus float parameters. `greedy` scores every legal (hand card
 placement) by weighted effective orders plus bonuses (P1), keeps the better Scout card (P2),
 March Moves with its stars when units are free (P3) and plays First Strike with a probability
 (P7). `random` picks uniformly among legal plays and otherwise uses the same parameters.
-`lookahead` (P8) plans its card choice: each candidate (hand card, rack card, placement) is played
-out in short rollouts, both sides greedy, and the one with the most effective orders over this
-turn and the next `lookahead_d` own turns wins; its stars, Scout keep and counters are greedy's.
+`lookahead` (P8) plans its card choice: each candidate (hand card, rack card, placement; in La
+Grande Battles the CIC's hand card, rack card and their receivers) is played out in short rollouts,
+both sides greedy, and the one with the most effective orders over this turn and the next
+`lookahead_d` own turns wins; its stars, Scout keep and counters are greedy's.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import pandas as pd
 
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
-from napsim.model.policies import parse_policy_option
+from napsim.model.policies import parse_policy_option, policy_text
 from napsim.model.scenarios import (
     apply_override,
     load_scenario,
@@ -52,7 +52,8 @@ from napsim.study.deck_ensemble import (
     compare_ensemble,
     run_study_ensemble,
 )
-from napsim.study.design import DesignSpec, is_design_file, load_design_spec
+from napsim.study.design import DesignSpec, is_design_file, load_design_spec, resolve
+from napsim.study.ladder import run_ladder
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
 from napsim.study.runloop import NoticeFn, ProgressFn, execute
 from napsim.study.spec import Study, load_study
@@ -507,13 +508,20 @@ def write_design(spec: DesignSpec, dest: str | Path, force: bool = False,
     """Answer every entry of a design file (`napsim.study.design`) and write its report folder
     (`napsim.output.design_report`): report.md, <name>.json and <name>.png per entry, manifest.json."""
     t0 = time.perf_counter()
-    answers = []
+    answers: list[Answer] = []
+    tuned: dict[str, str] = {}  # a tune entry's answer, its side's policy text ('@name')
     for e in spec.entries:
+        e = resolve(e, tuned)
         if progress:
             progress(f"{e.kind} {e.name}: {e.command()}")
+        if e.kind in ("tune", "ladder"):
+            answers.append(_design_step(e, tuned, progress))
+            continue
         if e.kind == "balance":
-            res = balance(**e.options, progress=progress)
-            answers.append(Answer(e, res, warnings=tuple(w for w in [res.deck_warning] if w)))
+            o = {k: v for k, v in e.options.items() if k != "against"}
+            res = balance(**o, progress=progress)
+            ref = next((a.result for a in answers if a.entry.name == e.options.get("against")), None)
+            answers.append(Answer(e, res, warnings=tuple(w for w in [res.deck_warning] if w), against=ref))
             continue
         opts = dict(e.options)
         n_decks = opts.pop("deck_ensemble", None)
@@ -525,6 +533,19 @@ def write_design(spec: DesignSpec, dest: str | Path, force: bool = False,
         warnings = tuple(w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w)
         answers.append(Answer(e, cmp, ens, warnings))
     return write_design_folder(spec, answers, dest, time.perf_counter() - t0, force)
+
+
+def _design_step(e, tuned: dict[str, str], progress) -> Answer:
+    """A design file's tune entry (its answer kept for the entries after it) or ladder entry."""
+    o = dict(e.options)
+    if e.kind == "ladder":
+        lad = run_ladder(**o, progress=progress)
+        return Answer(e, lad, warnings=tuple(w for w in [lad.deck_warning] if w))
+    knobs = o.pop("knob")
+    res = tune(knobs=[knobs] if isinstance(knobs, str) else knobs, **o, progress=progress)
+    r = res.race  # the default kept: the side's own parameters only, not the knobs' defaults spelled out
+    tuned[e.name] = policy_text(r.policy_name, r.best_table() if r.significant else r.table)
+    return Answer(e, res)
 
 
 def tune(scenario: str, side: str, knobs: Sequence[str] | str, metric: str = "effective_per_turn",

@@ -352,7 +352,9 @@ _POLICY_FIELDS = {
     "g_threshold": "orders that make a counter worth spending", "g_gain_mode": "when to gain counters",
     "g_gain_below": "counters held below which to gain one",
     "corps_own_min": "score for a Corps commander's own card", "corps_swap_margin":
-    "margin to swap the CIC's card",
+    "margin to swap the CIC's card", "lookahead_k": "rollouts per candidate",
+    "lookahead_d": "own turns looked ahead", "lookahead_discount": "weight of each later turn",
+    "lookahead_top": "candidates examined (0: every one)",
 }
 _TOP = {"deck": "Command deck", "hand": "Hand size", "k": "Cards needed", "policy": "Policy"}
 
@@ -370,6 +372,28 @@ _VALUE_WORDS = {
 def policy_param_words(name: str) -> str:
     """A policy parameter in words ('g_spend_mode' -> 'when to spend counters')."""
     return _POLICY_FIELDS.get(name, name)
+
+
+def policy_words(name: str, params: dict | None = None) -> str:
+    """One side's policy in words: 'greedy play', 'tuned greedy play (weight of the hand card kept:
+    0.5)', 'planning play (lookahead: 8 rollouts per candidate, 1 own turn looked ahead)'."""
+    params = dict(params or {})
+    if name == "lookahead":
+        k, d = params.pop("lookahead_k", 8), params.pop("lookahead_d", 2)
+        head = f"planning play (lookahead: {_count(k)} rollout{'s' * (float(k) != 1)} per candidate, " \
+               f"{_count(d)} own turn{'s' * (float(d) != 1)} looked ahead"
+        rest = "".join(f", {policy_param_words(p)}: {value_words(p, v)}" for p, v in params.items())
+        return head + rest + ")"
+    words = _VALUE_WORDS["policy"].get(name, name)
+    if not params:
+        return words
+    listed = ", ".join(f"{policy_param_words(p)}: {value_words(p, v)}" for p, v in params.items())
+    return f"tuned {words} ({listed})" if name == "greedy" else f"{words} ({listed})"
+
+
+def _count(v) -> str:
+    f = float(v)
+    return str(int(f)) if f.is_integer() else f"{f:g}"
 
 
 def value_words(path: str, value) -> str:

@@ -126,6 +126,12 @@ def parse_policy_option(text: str, where: str = "--policy") -> list[tuple[str, d
     return out
 
 
+def policy_text(name: str, params: dict | None = None) -> str:
+    """The inverse of one side of `parse_policy_option`: ('greedy', {'w_c': 2}) -> 'greedy:w_c=2'."""
+    items = ";".join(f"{k}={v}" for k, v in (params or {}).items())
+    return f"{name}:{items}" if items else name
+
+
 def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tuple[str, dict]]:
     """A scenario's optional [policy] table: one [policy.<side>] per side with `name` (default
     greedy) and parameters, e.g. what `napsim tune` prints. It tunes the policy it names: whenever

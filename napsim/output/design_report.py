@@ -20,8 +20,10 @@ from napsim.output.deck_ensemble import (
     ensemble_sentence,
     heading,
 )
+from napsim.output.findings.ladder import ladder_sentences, shift_sentence
 from napsim.output.folders import write_result_folder
 from napsim.output.formatting import _json_value
+from napsim.output.ladder import ladder_doc, ladder_figure, ladder_text
 from napsim.study.design import DesignEntry, DesignSpec
 
 
@@ -34,14 +36,21 @@ class Answer:
     result: object
     ensemble: object = None
     warnings: tuple[str, ...] = ()
+    against: object = None  # a balance's `against`: the other entry's `Balance`
 
 
 def findings(a: Answer) -> list[str]:
     """The entry's sentences: the balance and its ensemble, or the main metric's rows of a compare
     and their ensemble sentences."""
+    if a.entry.kind == "tune":
+        return [a.result.sentence]
+    if a.entry.kind == "ladder":
+        return ladder_sentences(a.result)
     if a.entry.kind == "balance":
         b = a.result
-        return [b.sentence, *([balance_ensemble_sentence(b, b.ensemble)] if b.ensemble is not None else [])]
+        shift = [shift_sentence(b, a.against) + "."] if a.against is not None else []
+        return [b.sentence, *shift,
+                *([balance_ensemble_sentence(b, b.ensemble)] if b.ensemble is not None else [])]
     df = with_sentences(a.result)
     main = df[df["metric"] == df["metric"].iloc[0]]
     out = main["sentence"].tolist()
@@ -55,6 +64,10 @@ def findings(a: Answer) -> list[str]:
 def text(a: Answer) -> str:
     """What the command prints (table format)."""
     w = list(a.warnings)
+    if a.entry.kind == "tune":
+        return "\n".join([*w, a.result.text("table")])
+    if a.entry.kind == "ladder":
+        return ladder_text(a.result, w)
     if a.entry.kind == "balance":
         b = a.result
         return balance_text(b, "table", w) if b.ensemble is None else balance_ensemble_text(b, b.ensemble,
@@ -66,7 +79,11 @@ def text(a: Answer) -> str:
 def document(a: Answer) -> dict:
     """<name>.json: the command line and the answer (the json of `--format json`)."""
     w = list(a.warnings)
-    if a.entry.kind == "balance":
+    if a.entry.kind == "tune":
+        doc = {"warnings": w, **json.loads(a.result.text("json"))}
+    elif a.entry.kind == "ladder":
+        doc = ladder_doc(a.result, w)
+    elif a.entry.kind == "balance":
         b = a.result
         doc = balance_doc(b, w) if b.ensemble is None else balance_ensemble_doc(b, b.ensemble, w)
     else:
@@ -90,9 +107,20 @@ def report_markdown(spec: DesignSpec, answers: list[Answer]) -> str:
     lines.append("")
     for a in answers:
         e = a.entry
-        lines += [f"## {e.title}", "", f"`{e.command()}`", "", "```", text(a).rstrip(), "```", "",
-                  f"![{e.title}]({e.name}.png)", "", f"Data: [{e.name}.json]({e.name}.json)", ""]
+        chart = [] if e.kind == "tune" else [f"![{e.title}]({e.name}.png)", ""]
+        lines += [f"## {e.title}", "", f"`{e.command()}`", "", *_cells(a), "```", text(a).rstrip(), "```", "",
+                  *chart, f"Data: [{e.name}.json]({e.name}.json)", ""]
     return "\n".join(lines)
+
+
+def _cells(a: Answer) -> list[str]:
+    """A ladder's command is one cell's: the values of POLICY and VALUE, as lines of the report."""
+    if a.entry.kind != "ladder":
+        return []
+    lad = a.result
+    policies = ", ".join(f"`{p}`" for p in lad.side_policies[1:])
+    values = f"; VALUE: {', '.join(str(v) for v in lad.values)}" if lad.over else ""
+    return [f"POLICY: {policies}{values} (the reference, A, plays each value once).", ""]
 
 
 def write_design_folder(spec: DesignSpec, answers: list[Answer], dest: str | Path, wall_seconds: float,
@@ -108,10 +136,13 @@ def write_design_folder(spec: DesignSpec, answers: list[Answer], dest: str | Pat
              "manifest.json": lambda p: p.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")}
     for a in answers:
         doc = document(a)
-        fig = (decision_charts.balance_figure(a.result) if a.entry.kind == "balance"
-               else decision_charts.compare_figure(a.result))
         files[f"{a.entry.name}.json"] = (lambda d: lambda p: p.write_text(
             json.dumps(d, indent=2, default=str) + "\n", encoding="utf-8"))(doc)
+        if a.entry.kind == "tune":
+            continue
+        fig = (decision_charts.balance_figure(a.result) if a.entry.kind == "balance"
+               else ladder_figure(a.result) if a.entry.kind == "ladder"
+               else decision_charts.compare_figure(a.result))
         files[f"{a.entry.name}.png"] = (lambda f, t: lambda p: decision_charts.write_chart(f, p, t))(
             fig, a.entry.title)
     return write_result_folder(dest, force, spec.files(), files)

@@ -82,12 +82,18 @@ def crossing(v0: float, f0: Estimate, v1: float, f1: Estimate) -> tuple[float, f
     """Where the straight line through (v0, f0) and (v1, f1) crosses zero (f0 and f1 of opposite
     signs, or one of them zero), with a delta-method 95% interval from the per-game influences of
     both ends (the same games, so their covariance counts): (value, low, high)."""
+    if f0.value == f1.value:  # both zero: the whole segment
+        return (v0 + v1) / 2, min(v0, v1), max(v0, v1)
+    est = crossing_estimate(v0, f0, v1, f1)
+    half = half_width(est.influence)
+    return est.value, est.value - half, est.value + half
+
+
+def crossing_estimate(v0: float, f0: Estimate, v1: float, f1: Estimate) -> Estimate:
+    """The crossing of `crossing` as an estimate with per-game influences (the delta method), so
+    that two crossings found on the same games differ with a paired interval; f0 != f1."""
     a, b = f0.value, f1.value
     step = v1 - v0
-    if a == b:  # both zero: the whole segment
-        return (v0 + v1) / 2, min(v0, v1), max(v0, v1)
     s = a / (a - b)
     grad = (-b * f0.influence + a * f1.influence) / (a - b) ** 2 * step
-    half = half_width(grad)
-    v = v0 + s * step
-    return v, v - half, v + half
+    return Estimate(v0 + s * step, grad)

@@ -17,14 +17,23 @@ from pathlib import Path
 
 from napsim.model.errors import NapsimInputError
 from napsim.model.validate import check_keys, get_str, read_toml_file
+from napsim.study.ladder import ladder_command
 
 BALANCE_KEYS = ("scenario", "vary", "metric", "equalize", "target", "side", "sets", "deck", "policy",
-                "games", "seed", "chunk", "target_error", "deck_ensemble")
+                "games", "seed", "chunk", "target_error", "deck_ensemble", "against")
 COMPARE_KEYS = ("scenario", "a", "b", "scenario_b", "deck", "deck_a", "deck_b", "policy", "policy_a",
                 "policy_b", "metrics", "games", "seed", "chunk", "target_error", "deck_ensemble")
-KINDS = {"balance": (BALANCE_KEYS, ("scenario", "vary")), "compare": (COMPARE_KEYS, ("scenario",))}
+TUNE_KEYS = ("scenario", "side", "knob", "metric", "of", "goal", "policy", "deck", "sets", "games",
+             "seed", "chunk", "rounds", "max_candidates")
+LADDER_KEYS = ("scenario", "side", "policies", "policy", "over", "values", "metrics", "deck", "sets",
+               "games", "seed", "chunk")
+# in report order: a tune's answer can be played by the entries after it (`resolve`)
+KINDS = {"tune": (TUNE_KEYS, ("scenario", "side", "knob")),
+         "ladder": (LADDER_KEYS, ("scenario", "side", "policies")),
+         "balance": (BALANCE_KEYS, ("scenario", "vary")), "compare": (COMPARE_KEYS, ("scenario",))}
 # options whose command-line flag is not the key with '-' for '_'
 FLAGS = {"sets": "--set", "metrics": "--metric"}
+_REF = re.compile(r"@([a-z0-9][a-z0-9_-]*)")  # a tune entry's answer inside a policy option
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
@@ -36,14 +45,45 @@ class DesignEntry:
     options: dict      # keyword arguments of napsim.balance / napsim.compare
 
     def command(self) -> str:
-        """The same question as a command line (for the report and the README)."""
+        """The same question as a command line (for the report and the README); a ladder's is the
+        `napsim compare` of one cell, POLICY and VALUE standing for its policies and values."""
+        if self.kind == "ladder":
+            return ladder_command(self.options)
         parts = ["napsim", self.kind]
-        for key, value in self.options.items():
+        options = dict(self.options)
+        if self.kind == "tune":  # the scenario is tune's argument
+            parts.append(str(options.pop("scenario")))
+        for key, value in options.items():
+            if key == "against":
+                continue
             flag = FLAGS.get(key, f"--{key.replace('_', '-')}")
             for v in value if isinstance(value, list) else [value]:
                 text = str(v)
                 parts += [flag, text if re.fullmatch(r"[\w.,=:/+-]+", text) else f"'{text}'"]
         return " ".join(parts)
+
+
+def refs(entry: DesignEntry) -> list[str]:
+    """The tune entries whose answers a policy option of the entry plays ('@name')."""
+    out = []
+    for key in ("policy", "policy_a", "policy_b", "policies"):
+        value = entry.options.get(key)
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str):
+                out += _REF.findall(text)
+    return out
+
+
+def resolve(entry: DesignEntry, tuned: dict[str, str]) -> DesignEntry:
+    """The entry with every '@name' of its policy options replaced by that tune entry's answer
+    (its side's policy as 'name:param=value;...'): the command line shown then plays it as is."""
+    def sub(text):
+        return _REF.sub(lambda m: tuned[m.group(1)], text) if isinstance(text, str) else text
+
+    options = {k: ([sub(t) for t in v] if isinstance(v, list) else sub(v))
+               if k in ("policy", "policy_a", "policy_b", "policies") else v
+               for k, v in entry.options.items()}
+    return DesignEntry(entry.kind, entry.name, entry.title, options)
 
 
 @dataclass(frozen=True)
@@ -54,8 +94,9 @@ class DesignSpec:
     entries: tuple[DesignEntry, ...]
 
     def files(self) -> tuple[str, ...]:
-        """Every file the report folder holds."""
-        per = [f"{e.name}.{ext}" for e in self.entries for ext in ("json", "png")]
+        """Every file the report folder holds (a tune entry has no chart)."""
+        per = [f"{e.name}.{ext}" for e in self.entries
+               for ext in (("json",) if e.kind == "tune" else ("json", "png"))]
         return ("report.md", "manifest.json", *per)
 
 
@@ -95,5 +136,25 @@ def load_design_spec(path: str | Path) -> DesignSpec:
     if not entries:
         raise NapsimInputError(where, "design", "has no [[balance]] or [[compare]] entry",
                                "at least one entry")
+    _check_refs(where, entries)
     return DesignSpec(p, get_str(f"{where}: [design]", head, "name"),
                       get_str(f"{where}: [design]", head, "description", ""), tuple(entries))
+
+
+def _check_refs(where: str, entries: list[DesignEntry]) -> None:
+    """'@name' must name an earlier tune entry; a balance's `against` an earlier balance entry."""
+    seen: dict[str, str] = {}
+    for e in entries:
+        w = f"{where}: [[{e.kind}]] {e.name}"
+        tunes = [n for n, k in seen.items() if k == "tune"]
+        for name in refs(e):
+            if name not in tunes:
+                raise NapsimInputError(w, "policy", f"'@{name}' names no tune entry before this one",
+                                       ", ".join(f"@{n}" for n in tunes) or "a [[tune]] entry first")
+        if "against" in e.options:
+            other = e.options["against"]
+            earlier = [n for n, k in seen.items() if k == "balance"]
+            if other not in earlier:
+                raise NapsimInputError(w, "against", f"{other!r} is not an earlier balance entry",
+                                       ", ".join(earlier) or "a [[balance]] entry first")
+        seen[e.name] = e.kind

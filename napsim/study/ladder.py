@@ -1,0 +1,186 @@
+"""A policy ladder: several policies of one side against a reference policy, each on the same games,
+optionally at every value of one setting (``sides.*.hand`` 4..10): how much skill is worth.
+
+A ladder entry of a design file (`napsim.study.design`, ``[[ladder]]``) names a scenario, the side
+whose policy changes (``*``: both sides play it), the base policy pair (its side's policy is the
+reference, greedy by default) and the policies to rank. At each value of `over` the reference and
+every policy play the games [0, n) of one seed (`PlayedGames`): common random numbers, so every
+difference from the reference, between two policies, and between the same gap at two values of the
+setting, is a paired estimate with per-game influences (`napsim.sim.paired`), not two independent
+intervals. `Ladder.gap` and `Ladder.contrast` give them; `frame` has one row per value, policy,
+metric and side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from napsim.model.defaults import SEED, SIM_CHUNK
+from napsim.model.errors import NapsimInputError
+from napsim.model.policies import parse_policy_option
+from napsim.model.scenarios import load_scenario, parse_overrides
+from napsim.sim import paired
+from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics, check_seed
+
+DEFAULT_METRICS = ("effective_per_turn",)
+MAX_RUNGS = 64  # values x (policies + 1) a ladder may play
+
+
+@dataclass
+class Ladder:
+    """What `run_ladder` returns: the estimates of every (value, policy) per metric and side.
+
+    `estimates[(vi, pi)][metric]` is the per-side list of `paired.Estimate` (None where the metric
+    counts nothing for a side); pi = 0 is the reference, 1.. the policies in order."""
+
+    scenario: str
+    side: str                      # the side key whose policy changes, or '*'
+    side_keys: tuple[str, ...]
+    side_names: tuple[str, ...]
+    policy: str                    # the base pair: the reference
+    policies: tuple[str, ...]      # the pairs played, reference first
+    side_policies: tuple[str, ...]  # the changed side's policy text, reference first
+    over: str | None
+    values: tuple
+    base: object                   # the scenario's own value of `over` (None when not there)
+    metrics: tuple[str, ...]
+    games: int
+    seed: int
+    estimates: dict = field(default_factory=dict)
+    deck_warning: str | None = None
+
+    def estimate(self, vi: int, pi: int, metric: str, s: int) -> paired.Estimate | None:
+        return self.estimates[(vi, pi)][metric][s]
+
+    def gap(self, vi: int, pi: int, metric: str, s: int, against: int = 0) -> paired.Estimate | None:
+        """Policy pi minus policy `against` (the reference) at value vi, paired game by game."""
+        a, b = self.estimate(vi, against, metric, s), self.estimate(vi, pi, metric, s)
+        return None if a is None or b is None else b.minus(a)
+
+    def contrast(self, pi: int, metric: str, s: int, first: int = 0,
+                 last: int = -1) -> paired.Estimate | None:
+        """The gap at value `last` minus the gap at value `first`: the same games at both values,
+        so paired too (does the gap grow with the setting?)."""
+        n = len(self.values)
+        g0, g1 = self.gap(first % n, pi, metric, s), self.gap(last % n, pi, metric, s)
+        return None if g0 is None or g1 is None else g1.minus(g0)
+
+    @property
+    def base_index(self) -> int:
+        """The value the headline sentences read: the scenario's own, else the middle one."""
+        if self.base in self.values:
+            return self.values.index(self.base)
+        return (len(self.values) - 1) // 2
+
+    def frame(self) -> pd.DataFrame:
+        """One row per value, policy (the reference too), metric and side: the policy's value, the
+        reference's, the paired difference with its 95% interval, and n."""
+        rows = []
+        for vi, v in enumerate(self.values):
+            for pi, text in enumerate(self.side_policies):
+                for m in self.metrics:
+                    for s, key in enumerate(self.side_keys):
+                        ref, est = self.estimate(vi, 0, m, s), self.estimate(vi, pi, m, s)
+                        if est is None or ref is None:
+                            continue
+                        d = est.minus(ref)
+                        half = d.half_width if pi else 0.0
+                        rows.append(dict(value=v, policy=text, reference=pi == 0, metric=m, side_key=key,
+                                         side=self.side_names[s], level=est.value, level_half=est.half_width,
+                                         reference_level=ref.value, difference=d.value,
+                                         ci_low=d.value - half, ci_high=d.value + half, n=d.n))
+        return pd.DataFrame(rows)
+
+
+def _pair(policy: str, side: str, keys: tuple[str, ...], text: str) -> str:
+    """The base pair with `side`'s policy (every side's, for '*') replaced by `text`."""
+    parts = [p.strip() for p in policy.split(",")]
+    return ",".join(text if side in ("*", k) else p for k, p in zip(keys, parts, strict=True))
+
+
+def expand(path: str, keys: tuple[str, ...]) -> list[str]:
+    """'sides.*.hand' -> ['sides.A.hand', 'sides.B.hand']; 'policy.*.x' likewise; else [path]."""
+    parts = path.split(".")
+    if len(parts) >= 2 and parts[1] == "*" and parts[0] in ("sides", "policy"):
+        return [".".join([parts[0], k, *parts[2:]]) for k in keys]
+    return [path]
+
+
+def run_ladder(scenario: str, side: str, policies: Sequence[str], policy: str = "greedy,greedy",
+               over: str | None = None, values: Sequence = (), metrics: Sequence[str] = DEFAULT_METRICS,
+               deck: str | None = None, sets: Sequence[str] | dict = (), games: int = 3_000,
+               seed: int = SEED, chunk: int = SIM_CHUNK,
+               progress: Callable[[str], None] | None = None) -> Ladder:
+    """Play the reference (`policy`) and every policy of `side` on the same games at every value of
+    `over` (module docstring); bad input is one line naming the option."""
+    check_seed(seed)
+    check_counts(games, chunk)
+    metrics = tuple(check_metrics(list(metrics) or list(DEFAULT_METRICS)))
+    fixed = tuple((sets if isinstance(sets, dict) else parse_overrides(sets)).items())
+    sc, _, pairs = Variant(scenario, fixed, deck, policy).inputs()
+    keys = tuple(s.key for s in sc.sides)
+    if len(pairs) != 2:
+        raise NapsimInputError("policy", "policy", f"{len(pairs)} policies given",
+                               "one per side, e.g. greedy,greedy")
+    if side not in (*keys, "*"):
+        raise NapsimInputError("side", "side", f"unknown side '{side}'", ", ".join([*keys, "*"]))
+    if isinstance(policies, str) or not policies:
+        raise NapsimInputError("policies", "policies", f"{policies!r} is not a list of policies",
+                               'a list, e.g. ["random", "lookahead"]')
+    for p in policies:
+        if not isinstance(p, str) or "," in p or len(parse_policy_option(p, "policies")) != 1:
+            raise NapsimInputError("policies", "policies", f"{p!r} is not one policy",
+                                   'one policy each: "random", "greedy:keep_weight=0.5"')
+    if over is None:
+        if values:
+            raise NapsimInputError("values", "values", "values without a setting to vary", "over = PATH")
+        vals: tuple = (None,)
+    else:
+        if isinstance(values, str) or not values or any(isinstance(v, list | dict) for v in values):
+            raise NapsimInputError("values", "values", f"{values!r} is not a list of values",
+                                   "a list, e.g. [4, 5, 6]")
+        vals = tuple(values)
+    ref_text = pairs[0][0] if side == "*" else [p.strip() for p in policy.split(",")][keys.index(side)]
+    texts = (ref_text, *policies)
+    pair_texts = tuple(_pair(policy, side, keys, t) for t in texts)
+    if len(vals) * len(texts) > MAX_RUNGS:
+        raise NapsimInputError("values", "values", f"{len(vals)} values x {len(texts)} policies",
+                               f"at most {MAX_RUNGS} games sets")
+    base = base_value(Variant(scenario, fixed, deck, policy), expand(over, keys)[0]) if over else None
+    lad = Ladder(scenario, side, keys, tuple(s.name for s in sc.sides), policy, pair_texts, texts, over,
+                 vals, base, metrics, games, seed)
+    for vi, v in enumerate(vals):
+        point = fixed + tuple((p, v) for p in (expand(over, keys) if over else ()))
+        for pi, pair in enumerate(pair_texts):
+            sim = Variant(scenario, point, deck, pair).build()
+            lad.deck_warning = sim.deck.estimated_warning()
+            played = PlayedGames(sim, seed, chunk, metrics=list(metrics))
+            played.play_to(games)
+            lad.estimates[(vi, pi)] = {m: played.estimates(m) for m in metrics}
+            if progress:
+                progress((f"{over}={v}: " if over else "") + f"{texts[pi]} ({games:,} games)")
+    for m in metrics:
+        if all(e is None for r in lad.estimates.values() for e in r[m]):
+            raise NapsimInputError("metrics", m, "counts nothing for either side in these games",
+                                   "a metric of this scenario's summary")
+    return lad
+
+
+def ladder_command(o: dict) -> str:
+    """One cell of a ladder entry as `napsim compare` (POLICY and VALUE stand for its policies and
+    values): the reference is A, the policy B, on the same games."""
+    keys = tuple(s.key for s in load_scenario(o["scenario"]).sides)
+    pair = str(o.get("policy", "greedy,greedy"))
+    cmd = ["napsim compare", f"--scenario {o['scenario']}", f"--policy-a {pair}",
+           f"--policy-b {_pair(pair, o['side'], keys, 'POLICY')}"]
+    fixed = [f"{k}={v}" for k, v in parse_overrides(o.get("sets", [])).items()]
+    if o.get("over"):
+        fixed += [f"{p}=VALUE" for p in expand(o["over"], keys)]
+    cmd += [f"{flag} {item}" for flag in ("--a", "--b") for item in fixed]
+    cmd += [f"--deck {o['deck']}"] if "deck" in o else []
+    cmd += [f"--metric {m}" for m in o.get("metrics", [])]
+    cmd += [f"--{k} {o[k]}" for k in ("games", "seed", "chunk") if k in o]
+    return " ".join(cmd)

@@ -228,7 +228,7 @@ def test_design_file_regenerates_its_report(tmp_path):
     (DESIGN.replace('games = 200\ndeck_ensemble = 2\n[[compare]]', 'gmaes = 200\n[[compare]]'),
      "field 'gmaes': unknown key"),
     (DESIGN.replace('name = "rule"', 'name = "hand"'), "field 'name': 'hand' is not a new file name"),
-    ("[design]\nname = \"x\"\n", "has no [[balance]] or [[compare]] entry"),
+    ("[design]\nname = \"x\"\n", "has no [[tune]], [[ladder]], [[balance]] or [[compare]] entry"),
 ])
 def test_bad_design_file_is_one_line(body, needle, tmp_path, monkeypatch):
     studies = tmp_path / "studies"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from napsim.model.errors import NapsimInputError
 from napsim.model.validate import check_keys, get_str, read_toml_file
-from napsim.study.ladder import ladder_command
+from napsim.study.ladder import REF, check_ladder, ladder_command
 
 BALANCE_KEYS = ("scenario", "vary", "metric", "equalize", "target", "side", "sets", "deck", "policy",
                 "games", "seed", "chunk", "target_error", "deck_ensemble", "against")
@@ -33,7 +33,6 @@ KINDS = {"tune": (TUNE_KEYS, ("scenario", "side", "knob")),
          "balance": (BALANCE_KEYS, ("scenario", "vary")), "compare": (COMPARE_KEYS, ("scenario",))}
 # options whose command-line flag is not the key with '-' for '_'
 FLAGS = {"sets": "--set", "metrics": "--metric"}
-_REF = re.compile(r"@([a-z0-9][a-z0-9_-]*)")  # a tune entry's answer inside a policy option
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
@@ -70,7 +69,7 @@ def refs(entry: DesignEntry) -> list[str]:
         value = entry.options.get(key)
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str):
-                out += _REF.findall(text)
+                out += REF.findall(text)
     return out
 
 
@@ -78,7 +77,7 @@ def resolve(entry: DesignEntry, tuned: dict[str, str]) -> DesignEntry:
     """The entry with every '@name' of its policy options replaced by that tune entry's answer
     (its side's policy as 'name:param=value;...'): the command line shown then plays it as is."""
     def sub(text):
-        return _REF.sub(lambda m: tuned[m.group(1)], text) if isinstance(text, str) else text
+        return REF.sub(lambda m: tuned[m.group(1)], text) if isinstance(text, str) else text
 
     options = {k: ([sub(t) for t in v] if isinstance(v, list) else sub(v))
                if k in ("policy", "policy_a", "policy_b", "policies") else v
@@ -132,10 +131,12 @@ def load_design_spec(path: str | Path) -> DesignSpec:
                                        "lower-case letters, digits, '_' and '-', one per entry")
             names.add(name)
             options = {k: v for k, v in item.items() if k not in ("name", "title")}
+            if kind == "ladder":
+                check_ladder(options, w)
             entries.append(DesignEntry(kind, name, get_str(w, item, "title"), options))
     if not entries:
-        raise NapsimInputError(where, "design", "has no [[balance]] or [[compare]] entry",
-                               "at least one entry")
+        raise NapsimInputError(where, "design", "has no [[tune]], [[ladder]], [[balance]] or [[compare]] "
+                               "entry", "at least one entry")
     _check_refs(where, entries)
     return DesignSpec(p, get_str(f"{where}: [design]", head, "name"),
                       get_str(f"{where}: [design]", head, "description", ""), tuple(entries))

@@ -13,6 +13,7 @@ metric and side.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from napsim.sim import paired
 from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics, check_seed
 
 DEFAULT_METRICS = ("effective_per_turn",)
+REF = re.compile(r"@([a-z0-9][a-z0-9_-]*)")  # a design file's tune answer, resolved before play
 MAX_RUNGS = 64  # values x (policies + 1) a ladder may play
 
 
@@ -68,6 +70,12 @@ class Ladder:
         g0, g1 = self.gap(first % n, pi, metric, s), self.gap(last % n, pi, metric, s)
         return None if g0 is None or g1 is None else g1.minus(g0)
 
+    def all_zero(self, metric: str, s: int) -> bool:
+        """True when the metric is exactly zero in every game of every policy and value for side s
+        (a Guerrilla metric of a side without counters): such rows say nothing."""
+        ests = [r[metric][s] for r in self.estimates.values()]
+        return all(e is None or (e.value == 0 and not e.influence.any()) for e in ests)
+
     @property
     def base_index(self) -> int:
         """The value the headline sentences read: the scenario's own, else the middle one."""
@@ -84,7 +92,7 @@ class Ladder:
                 for m in self.metrics:
                     for s, key in enumerate(self.side_keys):
                         ref, est = self.estimate(vi, 0, m, s), self.estimate(vi, pi, m, s)
-                        if est is None or ref is None:
+                        if est is None or ref is None or self.all_zero(m, s):
                             continue
                         d = est.minus(ref)
                         half = d.half_width if pi else 0.0
@@ -115,7 +123,31 @@ def run_ladder(scenario: str, side: str, policies: Sequence[str], policy: str = 
                seed: int = SEED, chunk: int = SIM_CHUNK,
                progress: Callable[[str], None] | None = None) -> Ladder:
     """Play the reference (`policy`) and every policy of `side` on the same games at every value of
-    `over` (module docstring); bad input is one line naming the option."""
+    `over` (module docstring); bad input is one line naming the option, before any game."""
+    lad, cells = plan_ladder(scenario, side, policies, policy, over, values, metrics, deck, sets, games,
+                             seed, chunk)
+    for vi, pi, variant in cells:
+        sim = variant.build()
+        lad.deck_warning = sim.deck.estimated_warning()
+        played = PlayedGames(sim, seed, chunk, metrics=list(lad.metrics))
+        played.play_to(games)
+        lad.estimates[(vi, pi)] = {m: played.estimates(m) for m in lad.metrics}
+        if progress:
+            where = f"{over}={lad.values[vi]}: " if over else ""
+            progress(f"{where}{lad.side_policies[pi]} ({games:,} games)")
+    for m in lad.metrics:
+        if all(e is None for r in lad.estimates.values() for e in r[m]):
+            raise NapsimInputError("metrics", m, "counts nothing for either side in these games",
+                                   "a metric of this scenario's summary")
+    return lad
+
+
+def plan_ladder(scenario: str, side: str, policies: Sequence[str], policy: str = "greedy,greedy",
+                over: str | None = None, values: Sequence = (), metrics: Sequence[str] = DEFAULT_METRICS,
+                deck: str | None = None, sets: Sequence[str] | dict = (), games: int = 3_000,
+                seed: int = SEED, chunk: int = SIM_CHUNK) -> tuple[Ladder, list[tuple[int, int, Variant]]]:
+    """The ladder (no games yet) and its cells (value index, policy index, variant), every input
+    checked: a one-line NapsimInputError naming the option otherwise."""
     check_seed(seed)
     check_counts(games, chunk)
     metrics = tuple(check_metrics(list(metrics) or list(DEFAULT_METRICS)))
@@ -126,7 +158,7 @@ def run_ladder(scenario: str, side: str, policies: Sequence[str], policy: str = 
         raise NapsimInputError("policy", "policy", f"{len(pairs)} policies given",
                                "one per side, e.g. greedy,greedy")
     if side not in (*keys, "*"):
-        raise NapsimInputError("side", "side", f"unknown side '{side}'", ", ".join([*keys, "*"]))
+        raise NapsimInputError("side", "side", f"unknown side {side!r}", ", ".join([*keys, "*"]))
     if isinstance(policies, str) or not policies:
         raise NapsimInputError("policies", "policies", f"{policies!r} is not a list of policies",
                                'a list, e.g. ["random", "lookahead"]')
@@ -134,39 +166,53 @@ def run_ladder(scenario: str, side: str, policies: Sequence[str], policy: str = 
         if not isinstance(p, str) or "," in p or len(parse_policy_option(p, "policies")) != 1:
             raise NapsimInputError("policies", "policies", f"{p!r} is not one policy",
                                    'one policy each: "random", "greedy:keep_weight=0.5"')
-    if over is None:
-        if values:
-            raise NapsimInputError("values", "values", "values without a setting to vary", "over = PATH")
-        vals: tuple = (None,)
-    else:
-        if isinstance(values, str) or not values or any(isinstance(v, list | dict) for v in values):
-            raise NapsimInputError("values", "values", f"{values!r} is not a list of values",
-                                   "a list, e.g. [4, 5, 6]")
-        vals = tuple(values)
+    vals = _values(over, values)
     ref_text = pairs[0][0] if side == "*" else [p.strip() for p in policy.split(",")][keys.index(side)]
     texts = (ref_text, *policies)
-    pair_texts = tuple(_pair(policy, side, keys, t) for t in texts)
     if len(vals) * len(texts) > MAX_RUNGS:
         raise NapsimInputError("values", "values", f"{len(vals)} values x {len(texts)} policies",
-                               f"at most {MAX_RUNGS} games sets")
+                               f"at most {MAX_RUNGS} sets of games")
+    pair_texts = tuple(_pair(policy, side, keys, t) for t in texts)
     base = base_value(Variant(scenario, fixed, deck, policy), expand(over, keys)[0]) if over else None
     lad = Ladder(scenario, side, keys, tuple(s.name for s in sc.sides), policy, pair_texts, texts, over,
                  vals, base, metrics, games, seed)
+    cells = []
     for vi, v in enumerate(vals):
         point = fixed + tuple((p, v) for p in (expand(over, keys) if over else ()))
         for pi, pair in enumerate(pair_texts):
-            sim = Variant(scenario, point, deck, pair).build()
-            lad.deck_warning = sim.deck.estimated_warning()
-            played = PlayedGames(sim, seed, chunk, metrics=list(metrics))
-            played.play_to(games)
-            lad.estimates[(vi, pi)] = {m: played.estimates(m) for m in metrics}
-            if progress:
-                progress((f"{over}={v}: " if over else "") + f"{texts[pi]} ({games:,} games)")
-    for m in metrics:
-        if all(e is None for r in lad.estimates.values() for e in r[m]):
-            raise NapsimInputError("metrics", m, "counts nothing for either side in these games",
-                                   "a metric of this scenario's summary")
-    return lad
+            variant = Variant(scenario, point, deck, pair)
+            variant.inputs()  # every scenario value and policy checked before any game is played
+            cells.append((vi, pi, variant))
+    return lad, cells
+
+
+def _values(over: str | None, values) -> tuple:
+    if over is None:
+        if values:
+            raise NapsimInputError("values", "values", "values without a setting to vary", "over = PATH")
+        return (None,)
+    if not isinstance(over, str):
+        raise NapsimInputError("over", "over", f"{over!r} is not a parameter path", "e.g. sides.*.hand")
+    if isinstance(values, str) or not values or any(isinstance(v, list | dict) for v in values):
+        raise NapsimInputError("values", "values", f"{values!r} is not a list of values",
+                               "a list, e.g. [4, 5, 6]")
+    return tuple(values)
+
+
+def check_ladder(options: dict, where: str) -> None:
+    """A design file's ladder entry checked when the file is read ('@name' policies stand in as
+    greedy: the tune that answers them runs later); errors name the file and entry."""
+    def stand_in(v):
+        return REF.sub("greedy", v) if isinstance(v, str) else v
+
+    o = {k: ([stand_in(p) for p in v] if isinstance(v, list) else stand_in(v))
+         if k in ("policy", "policies") else v for k, v in options.items()}
+    try:
+        plan_ladder(**o)
+    except NapsimInputError as e:
+        raise NapsimInputError(where, e.field, e.problem, e.allowed) from None
+    except TypeError as e:  # a value of the wrong kind
+        raise NapsimInputError(where, None, f"cannot read the entry: {e}") from None
 
 
 def ladder_command(o: dict) -> str:
@@ -181,6 +227,6 @@ def ladder_command(o: dict) -> str:
         fixed += [f"{p}=VALUE" for p in expand(o["over"], keys)]
     cmd += [f"{flag} {item}" for flag in ("--a", "--b") for item in fixed]
     cmd += [f"--deck {o['deck']}"] if "deck" in o else []
-    cmd += [f"--metric {m}" for m in o.get("metrics", [])]
+    cmd += [f"--metric {m}" for m in o.get("metrics") or DEFAULT_METRICS]
     cmd += [f"--{k} {o[k]}" for k in ("games", "seed", "chunk") if k in o]
     return " ".join(cmd)

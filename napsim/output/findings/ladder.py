@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from napsim.model.metrics import parameter_title, policy_words, value_words
 from napsim.model.policies import parse_policy_option
-from napsim.output.findings import diff_ci, digits, info_of, phrase_of, setting_title, with_ci
+from napsim.output.findings import digits, info_of, phrase_of, setting_title, with_ci
 from napsim.sim import paired
 
 
@@ -32,7 +32,10 @@ def _clear(e: paired.Estimate) -> bool:
 
 
 def _d(e: paired.Estimate) -> str:
-    return diff_ci(e.value, e.half_width)
+    """'+0.031 [+0.004, +0.058]': two significant digits of the half-width, so that an interval's
+    side of zero shows."""
+    h = e.half_width
+    return with_ci(e.value, e.value - h, e.value + h, sign=True, d=min(6, digits(h) + 1))
 
 
 def _level(e: paired.Estimate) -> str:
@@ -134,6 +137,18 @@ def opponent_sentence(lad, metric: str, s: int) -> str | None:
             f"games each): {'; '.join(parts)}")
 
 
+def others_sentence(lad, metric: str, s: int) -> str | None:
+    """A further metric of the ladder for a side whose policy changes: each policy's difference."""
+    vi = lad.base_index
+    parts = [f"{short(lad.side_policies[pi])} {_d(g)}" for pi in range(1, len(lad.side_policies))
+             if (g := lad.gap(vi, pi, metric, s)) is not None]
+    if not parts or lad.all_zero(metric, s):
+        return None
+    title = info_of(metric).label(lad.side_names[s])
+    return (f"{title}{at_words(lad, lad.values[vi])} against {short(lad.side_policies[0])}: "
+            f"{'; '.join(parts)} (paired, n = {lad.games:,} games each)")
+
+
 def _other_policy(lad, s: int) -> str:
     return [p.strip() for p in lad.policy.split(",")][s]
 
@@ -148,6 +163,7 @@ def ladder_sentences(lad) -> list[str]:
             out += [t for t in (gap_sentence(lad, pi, metric, s), trend_sentence(lad, pi, metric, s)) if t]
         if len(lad.side_policies) > 2:
             out.append(rank_sentence(lad, metric, s))
+        out += [t for m in lad.metrics[1:] if (t := others_sentence(lad, m, s))]
     if lad.side != "*":
         other = 1 - lad.side_keys.index(lad.side)
         out += [t for t in [opponent_sentence(lad, metric, other)] if t]

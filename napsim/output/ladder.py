@@ -57,29 +57,45 @@ def ladder_doc(lad, warnings: list[str] = ()) -> dict:
 
 
 def ladder_figure(lad):
-    """One panel per side whose policy changes (the first metric): each policy's difference from the
-    reference against the setting, with its paired 95% interval, around a zero line."""
+    """The first metric's differences from the reference with their paired 95% intervals: over a
+    setting, one panel per policy (each its own scale: random play's loss would flatten the rest)
+    against the setting; without one, one panel per side, a row per policy."""
     from napsim.output import chartkit  # lazy: matplotlib is heavy
 
     df = lad.frame()
     m = lad.metrics[0]
-    keys = list(lad.side_keys) if lad.side == "*" else [lad.side]
-    fig, axes = chartkit.panels(len(keys), ncols=len(keys), w=5.2, h=3.6)
-    colours = chartkit.palette(max(1, len(lad.side_policies) - 1))
-    for ax, key in zip(axes, keys, strict=True):
-        part = df[(df["metric"] == m) & (df["side_key"] == key) & ~df["reference"]]
-        for c, p in zip(colours, lad.side_policies[1:], strict=True):
-            rows = part[part["policy"] == p]
-            x = list(range(len(rows))) if lad.over is None else rows["value"].tolist()
-            y = rows["difference"].to_numpy()
-            err = (rows["ci_high"] - rows["difference"]).to_numpy()
-            ax.errorbar(x, y, yerr=err, fmt="o-", color=c, capsize=3, markersize=4, label=short(p))
-        ax.axhline(0, color="0.5", linewidth=0.8)
-        side = lad.side_names[lad.side_keys.index(key)]
-        ax.set_title(textwrap.fill(f"{metric_title(m, side)}: policy - {short(lad.side_policies[0])}", 50))
-        ax.set_xlabel(over_title(lad) or "policy")
-        ax.legend(loc="best", fontsize=8)
-    fig.suptitle(f"{lad.scenario}: paired 95% intervals, {lad.games:,} games per policy and value",
-                 fontsize=9)
+    part = df[(df["metric"] == m) & ~df["reference"]]
+    ref = short(lad.side_policies[0])
+    keys = list(lad.side_keys) if lad.side == "*" or lad.over is None else [lad.side]
+    colours = chartkit.palette(len(lad.side_keys))
+    if lad.over is None:
+        fig, axes = chartkit.panels(len(keys), ncols=len(keys), w=4.4, h=2.8)
+        for ax, key in zip(axes, keys, strict=True):
+            rows = part[part["side_key"] == key].reset_index(drop=True)
+            ax.errorbar(rows["difference"], range(len(rows)), xerr=rows["ci_high"] - rows["difference"],
+                        fmt="o", color=colours[lad.side_keys.index(key)], elinewidth=3, capsize=3)
+            ax.set_yticks(range(len(rows)), [short(p) for p in rows["policy"]])
+            ax.set_ylim(-0.7, len(rows) - 0.3)
+            ax.axvline(0, color="0.5", linewidth=0.8)
+            side = rows["side"].iloc[0]
+            ax.set_title(textwrap.fill(f"{metric_title(m, side)}, {side}", 45))
+            ax.set_xlabel(f"policy - {ref}")
+    else:
+        cells = [(key, p) for key in keys for p in lad.side_policies[1:]]
+        fig, axes = chartkit.panels(len(cells), ncols=len(lad.side_policies) - 1, w=3.8, h=2.9)
+        for ax, (key, p) in zip(axes, cells, strict=True):
+            rows = part[(part["side_key"] == key) & (part["policy"] == p)]
+            c = colours[lad.side_keys.index(key)]
+            chartkit.band(ax, rows["value"], rows["ci_low"], rows["ci_high"], c, lw=1.2, alpha=0.25,
+                          label="paired 95% interval")
+            ax.plot(rows["value"], rows["difference"], "o-", color=c, markersize=4)
+            ax.axhline(0, color="0.5", linewidth=0.8)
+            side = rows["side"].iloc[0]
+            ax.set_title(textwrap.fill(f"{short(p)} - {ref} ({side})", 45))
+            ax.set_xlabel(over_title(lad))
+            ax.set_ylabel(textwrap.fill(metric_title(m, side), 30))
+    who = "both sides" if lad.side == "*" else lad.side_names[lad.side_keys.index(lad.side)]
+    fig.suptitle(f"{lad.scenario}: {who} playing each policy, minus {ref}, on the same games (paired 95% "
+                 f"intervals, {lad.games:,} games per policy and value)", fontsize=9)
     chartkit.deck_note(fig, [lad.deck_warning])
     return fig

@@ -54,7 +54,8 @@ def test_sections_follow_the_questions():
     heads = re.findall(r"^## (.+)$", README, re.M)
     want = ["What the Courier Rack study found", "What are my odds of...?",
             "How much does the Courier Rack give?", "Is my scenario balanced?",
-            "How much does skill matter?", "What does a game look like?", "Which scenarios are there, and how do I write one?"]
+            "How much does skill matter?", "What does a game look like?",
+            "Which scenarios are there, and how do I write one?"]
     assert [h for h in heads if h in want] == want, heads
     for doc in ("docs/developing.md", "docs/rules.md", "docs/compare-and-balance.md", "docs/speed.md",
                 "docs/architecture.md"):

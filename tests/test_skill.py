@@ -15,14 +15,15 @@ import pytest
 from support.cli import napsim_main
 
 from napsim.api import compare_run, regenerate
-from napsim.model.metrics import policy_words
-from napsim.model.policies import parse_policy_option, policy_text
+from napsim.model.metrics import policy_words, value_words
+from napsim.model.policies import parse_policy_option, policy_text, policy_vector
 from napsim.output.findings.ladder import ladder_sentences, shift_sentence, trend_sentence
 from napsim.sim import paired
 from napsim.sim.summary import Z95
 from napsim.study.balance import Balance, Setting, Vary
 from napsim.study.design import load_design_spec
 from napsim.study.ladder import Ladder, run_ladder
+from napsim.study.spec import load_study
 from napsim.study.variants import Variant
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,3 +262,37 @@ def test_bad_skill_entries_are_one_line(body, needle, tmp_path, monkeypatch):
     assert code == 2 and not out and len(err.strip().splitlines()) == 1 and needle in err, err
     assert str(studies / "x.toml") in err
     assert not (tmp_path / "results").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# a study sweep of policy.<side> takes a policy with parameters ('name:param=value;...')
+
+SWEPT = ["greedy", "greedy:keep_weight=0.75;scout_bonus=0.5", "lookahead:lookahead_k=2;lookahead_d=1"]
+
+
+def test_a_study_sweep_point_may_name_a_policy_with_parameters(study_toml):
+    st = load_study(study_toml(policies=["greedy:march_prob=0.5", "greedy"], sweep={"policy.A": SWEPT}))
+    got = [st.point_inputs(p)[2][0] for p in st.points]
+    assert got == [("greedy", {"march_prob": 0.5}),
+                   ("greedy", {"march_prob": 0.5, "keep_weight": 0.75, "scout_bonus": 0.5}),
+                   ("lookahead", {"march_prob": 0.5, "lookahead_k": 2.0, "lookahead_d": 1.0})]
+    sim = st.build(st.points[1])
+    want = policy_vector("greedy", {"march_prob": 0.5, "keep_weight": 0.75, "scout_bonus": 0.5})
+    assert np.array_equal(sim.policies[0], want)
+    assert value_words("policy.A", SWEPT[1]) == (
+        "tuned greedy play (weight of the hand card kept: 0.75, value of a Scout draw: 0.5)")
+
+
+@pytest.mark.parametrize("value,needles", [
+    ("greedy:bogus=1", ["point p001", "bogus", "unknown policy parameter"]),
+    ("greedy:keep_weight=1,random", ["point p001", "names more than one policy"]),
+    ("greedy:keep_weight", ["point p001", "cannot read 'keep_weight'"]),
+    ("lookahead:lookahead_k=2.5", ["point p001", "lookahead_k", "not a whole number"]),
+])
+def test_a_bad_policy_with_parameters_in_a_sweep_is_one_line(value, needles, study_toml, tmp_path,
+                                                              monkeypatch):
+    path = study_toml(sweep={"policy.B": ["greedy", value]})
+    code, out, err = napsim_main(monkeypatch, "run", str(path), "--out", str(tmp_path / "out"))
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert all(n in err for n in needles), err
+    assert not (tmp_path / "out" / "points").exists()

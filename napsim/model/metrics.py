@@ -403,6 +403,10 @@ def value_words(path: str, value) -> str:
         return "/".join(value_words(path, v) for v in value)
     parts = path.split(".")
     field = "policy" if parts[0] == "policy" and len(parts) == 2 else parts[-1]
+    if field == "policy" and isinstance(value, str) and ":" in value and "," not in value:
+        name, _, rest = value.partition(":")  # 'greedy:keep_weight=0.75' -> tuned greedy play (...)
+        params = dict(item.partition("=")[::2] for item in rest.split(";") if "=" in item)
+        return policy_words(name.strip(), {k.strip(): v.strip() for k, v in params.items()})
     return _VALUE_WORDS.get(field, {}).get(str(value), str(value))
 
 

@@ -101,7 +101,9 @@ def report_markdown(spec: DesignSpec, answers: list[Answer]) -> str:
         lines += [spec.description, ""]
     lines += [f"Rebuilt by `napsim regen {spec.path.stem}` from `studies/{spec.path.name}` (napsim "
               f"{__version__}). Every setting and variant plays the same games (same seed and game "
-              "indices), so differences are paired; intervals are 95%.", "", "## Findings", ""]
+              "indices), so differences are paired; intervals are 95%"
+              + (" (a tune's are wider, corrected for the race's comparisons, as it says)"
+                 if any(a.entry.kind == "tune" for a in answers) else "") + ".", "", "## Findings", ""]
     for a in answers:
         lines += [f"- **{a.entry.title}.** " + " ".join(findings(a))]
     lines.append("")

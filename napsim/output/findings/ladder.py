@@ -104,7 +104,10 @@ def rank_sentence(lad, metric: str, s: int) -> str | None:
     """The policies in order of the metric at the base value, with each level and the paired
     difference between the first two."""
     vi = lad.base_index
-    order = sorted(range(len(lad.side_policies)), key=lambda p: -lad.estimate(vi, p, metric, s).value)
+    played = [p for p in range(len(lad.side_policies)) if lad.estimate(vi, p, metric, s) is not None]
+    order = sorted(played, key=lambda p: -lad.estimate(vi, p, metric, s).value)
+    if not order:
+        return None
     info = info_of(metric)
     levels = []
     for p in order:
@@ -162,7 +165,7 @@ def ladder_sentences(lad) -> list[str]:
         for pi in range(1, len(lad.side_policies)):
             out += [t for t in (gap_sentence(lad, pi, metric, s), trend_sentence(lad, pi, metric, s)) if t]
         if len(lad.side_policies) > 2:
-            out.append(rank_sentence(lad, metric, s))
+            out += [t for t in [rank_sentence(lad, metric, s)] if t]
         out += [t for m in lad.metrics[1:] if (t := others_sentence(lad, m, s))]
     if lad.side != "*":
         other = 1 - lad.side_keys.index(lad.side)

@@ -12,8 +12,8 @@ from click.exceptions import NoArgsIsHelpError
 
 from napsim import api
 from napsim.app.launch import app_cmd
-from napsim.cli_compare import balance_cmd, compare_cmd
 from napsim.cli_tune import tune_cmd
+from napsim.cli_variants import balance_cmd, compare_cmd
 from napsim.model.cards import SECTIONS, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
@@ -394,7 +394,8 @@ def readings_cmd(readings_file, out_dir, games, force):
               type=click.Path(file_okay=False), help="Run folders (chunks; resumable, not committed).")
 @click.option("--force", is_flag=True, help="Discard run folders of changed studies or engine code.")
 def regen_cmd(names, studies_dir, results_dir, work_dir, force):
-    """Rerun the flagship studies (studies/*.toml) and rewrite their reports in results/."""
+    """Rerun the committed studies, readings and variants files (studies/*.toml) and rewrite their
+    reports in results/."""
     for line in api.regenerate(names, studies_dir, results_dir, work_dir, force):
         click.echo(line)
 

@@ -19,7 +19,7 @@ from support.decks import write_deck
 
 import napsim
 from napsim.cli import cli
-from napsim.output import decisions
+from napsim.output import variants
 from napsim.sim import paired
 from napsim.sim.metric_table import metric_names
 from napsim.study.variants import PlayedGames, Variant
@@ -108,7 +108,7 @@ def test_balance_finds_equal_hands_on_the_symmetric_scenario(tmp_path):
     frame = res.frame()
     assert list(frame["value"]) == sorted(frame["value"]) and len(frame) <= 6
     assert "are equal at 5." in res.sentence and "(Command hand size, Red; " in res.sentence
-    text = decisions.balance_text(res, "table", [])
+    text = variants.balance_text(res, "table", [])
     assert re.match(r"Findings:\n- Blue and Red get the same effective orders a turn at Command hand size "
                     r"\(Red\) = [56]\.\d+ \[", text), text
     assert re.search(r"Near the balance, each \+1 in Command hand size \(Red\) moves Red minus Blue by about "

@@ -28,7 +28,7 @@ PACKAGE = ROOT / "napsim"
 LAYERS = ("model", "engine", "sim", "study", "output", "top")
 TOP = ("napsim", "napsim.__main__", "napsim.api", "napsim.bench", "napsim.bench_app", "napsim.bench_e2e",
        "napsim.cli",
-       "napsim.cli_compare", "napsim.cli_tune",
+       "napsim.cli_variants", "napsim.cli_tune",
        "napsim.regen")
 TOP_PACKAGES = ("app",)  # napsim.app.*: the page of `napsim app`, a client of the Python API
 FACE = "napsim"  # napsim/__init__.py

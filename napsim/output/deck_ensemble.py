@@ -17,7 +17,9 @@ import math
 import pandas as pd
 
 from napsim.model.metrics import describe
-from napsim.output.decisions import (
+from napsim.output.findings import setting_title
+from napsim.output.formatting import _json_value, render
+from napsim.output.variants import (
     balance_doc,
     balance_head,
     balance_text,
@@ -28,8 +30,6 @@ from napsim.output.decisions import (
     metric_title,
     with_sentences,
 )
-from napsim.output.findings import setting_title
-from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
 from napsim.study.deck_ensemble import DeckEnsemble, balance_summary, load_study_ensemble, simulate_summary
 from napsim.study.variants import Comparison

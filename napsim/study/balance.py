@@ -123,7 +123,7 @@ class Balance:
     bracket: tuple[float, float] = (math.nan, math.nan)
     crossing: tuple[float, float, float] = (math.nan, math.nan, math.nan)
     deck_warning: str | None = None  # the deck's note on estimated card counts, if any
-    sentence: str = ""  # the finding in words (`napsim.output.decisions.balance_sentence`)
+    sentence: str = ""  # the finding in words (`napsim.output.variants.balance_sentence`)
     crossed: bool = True
     target_error: float | None = None
     stopped: str = ""

@@ -8,14 +8,19 @@ the same seed play the same games (common random numbers) and every difference b
 paired (`napsim.sim.paired`).
 `compare_variants` plays A and B, optionally until the main metric's paired half-width is below
 a target, and returns one row per metric and side.
+
+A variants file (``studies/tamames_balance.toml``, `load_variants_file`) writes such questions down
+once, so that `napsim regen` rebuilds their report in results/.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,6 +30,7 @@ from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
+from napsim.model.validate import check_keys, get_str, read_toml_file
 from napsim.sim import paired
 from napsim.sim.metric_table import metric_names
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
@@ -236,7 +242,7 @@ def _all_zero(metric: str, x, y) -> bool:
             and not x.influence.any() and not y.influence.any())
 
 
-def variants(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict = (),
+def variant_pair(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict = (),
              scenario_b: str | None = None, deck: str | None = None, deck_a: str | None = None,
              deck_b: str | None = None, policy: str = "greedy,greedy", policy_a: str | None = None,
              policy_b: str | None = None) -> tuple[Variant, Variant]:
@@ -268,3 +274,101 @@ def base_value(v: Variant, path: str):
             return None
         node = node[k]
     return node
+
+
+# --------------------------------------------------------------------------------------------
+# the variants file (`napsim regen`)
+#
+# A variants file (``studies/tamames_balance.toml``) has a [variants] table (name, description) and
+# [[balance]] and [[compare]] entries. Each entry has a `name` (its files in the report are
+# <name>.json and <name>.png), a `title`, and the keyword arguments of `napsim.balance` or
+# `napsim.compare` (the command's options with '_' for '-': scenario, vary, equalize, games,
+# deck_ensemble, ...). The keys are checked here, the values by the search itself. Files written
+# before the table had its name call it [design]; they load as they are.
+
+BALANCE_KEYS = ("scenario", "vary", "metric", "equalize", "target", "side", "sets", "deck", "policy",
+                "games", "seed", "chunk", "target_error", "deck_ensemble")
+COMPARE_KEYS = ("scenario", "a", "b", "scenario_b", "deck", "deck_a", "deck_b", "policy", "policy_a",
+                "policy_b", "metrics", "games", "seed", "chunk", "target_error", "deck_ensemble")
+KINDS = {"balance": (BALANCE_KEYS, ("scenario", "vary")), "compare": (COMPARE_KEYS, ("scenario",))}
+HEAD_TABLES = ("variants", "design")  # the file's head table: its name, then its older name
+# options whose command-line flag is not the key with '-' for '_'
+FLAGS = {"sets": "--set", "metrics": "--metric"}
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class VariantsEntry:
+    """One question of a variants file: a balance or a compare."""
+
+    kind: str          # balance | compare
+    name: str          # file stem in the report
+    title: str
+    options: dict      # keyword arguments of napsim.balance / napsim.compare
+
+    def command(self) -> str:
+        """The same question as a command line (for the report and the README)."""
+        parts = ["napsim", self.kind]
+        for key, value in self.options.items():
+            flag = FLAGS.get(key, f"--{key.replace('_', '-')}")
+            for v in value if isinstance(value, list) else [value]:
+                text = str(v)
+                parts += [flag, text if re.fullmatch(r"[\w.,=:/+-]+", text) else f"'{text}'"]
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class VariantsFile:
+    """A variants file, checked: its name, description and entries."""
+
+    path: Path
+    name: str
+    description: str
+    entries: tuple[VariantsEntry, ...]
+
+    def files(self) -> tuple[str, ...]:
+        """Every file the report folder holds."""
+        per = [f"{e.name}.{ext}" for e in self.entries for ext in ("json", "png")]
+        return ("report.md", "manifest.json", *per)
+
+
+def is_variants_file(path: str | Path) -> bool:
+    """True for a variants file (a [variants] table, or [design] in an older file)."""
+    try:
+        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+    return any(t in doc for t in HEAD_TABLES)
+
+
+def load_variants_file(path: str | Path) -> VariantsFile:
+    """Read and check a variants file; a one-line NapsimInputError naming the field otherwise."""
+    p = Path(path)
+    where = str(p)
+    data = read_toml_file(p)
+    table = next((t for t in HEAD_TABLES if t in data), HEAD_TABLES[0])
+    check_keys(where, data, (table, *KINDS), (table,))
+    head = data[table]
+    w_head = f"{where}: [{table}]"
+    check_keys(w_head, head, ("name", "description"), ("name",))
+    entries, names = [], set()
+    for kind, (keys, required) in KINDS.items():
+        items = data.get(kind, [])
+        if not isinstance(items, list):
+            raise NapsimInputError(where, kind, "is not a list of tables", f"[[{kind}]] entries")
+        for i, item in enumerate(items):
+            w = f"{where}: [[{kind}]] #{i + 1}"
+            if not isinstance(item, dict):
+                raise NapsimInputError(w, kind, "is not a table", f"[[{kind}]] entries")
+            check_keys(w, item, ("name", "title", *keys), ("name", "title", *required))
+            name = get_str(w, item, "name")
+            if not _NAME.match(name) or name in names or name in ("report", "manifest"):
+                raise NapsimInputError(w, "name", f"'{name}' is not a new file name",
+                                       "lower-case letters, digits, '_' and '-', one per entry")
+            names.add(name)
+            options = {k: v for k, v in item.items() if k not in ("name", "title")}
+            entries.append(VariantsEntry(kind, name, get_str(w, item, "title"), options))
+    if not entries:
+        raise NapsimInputError(where, table, "has no [[balance]] or [[compare]] entry", "at least one entry")
+    return VariantsFile(p, get_str(w_head, head, "name"), get_str(w_head, head, "description", ""),
+                        tuple(entries))

@@ -1,4 +1,4 @@
-"""The design commands of the command line: `napsim compare` (two variants of one question on the
+"""The variants commands of the command line: `napsim compare` (two variants of one question on the
 same games) and `napsim balance` (the setting that evens out a metric). `napsim.cli` adds them to
 its group; bad input ends there in one `napsim: error: ...` line and exit code 2."""
 
@@ -11,12 +11,12 @@ import click
 
 from napsim import api
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.output import decisions
+from napsim.output import variants
 from napsim.output.deck_ensemble import balance_ensemble_text, compare_ensemble_text
 from napsim.output.formatting import FORMATS
 from napsim.study import backends
 from napsim.study.deck_ensemble import check_ensemble, check_one_deck, compare_ensemble
-from napsim.study.variants import variants
+from napsim.study.variants import variant_pair
 
 
 def _common_options(f):
@@ -68,13 +68,13 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
     backends.use_threads(threads)
     if deck_ensemble is not None:  # checked before anything is played or written
         check_ensemble(deck_ensemble)
-        check_one_deck(*variants(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b,
-                                          policy, policy_a, policy_b))
+        check_one_deck(*variant_pair(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b, policy,
+                                    policy_a, policy_b))
     cmp = api.compare_run(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b, policy, policy_a,
                           policy_b, metrics, games, seed, chunk, target_error, chart)
     warnings = [w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w]
     if deck_ensemble is None:
-        _echo(decisions.compare_text(cmp, fmt, warnings))
+        _echo(variants.compare_text(cmp, fmt, warnings))
     else:
         ens = compare_ensemble(cmp, deck_ensemble, seed, chunk)
         _echo(compare_ensemble_text(cmp, ens, fmt, warnings))
@@ -121,7 +121,7 @@ def balance_cmd(scenario, vary, metric, equalize, target, side, sets, deck, poli
                       deck_ensemble=deck_ensemble)
     warnings = [res.deck_warning] if res.deck_warning else []
     if res.ensemble is None:
-        _echo(decisions.balance_text(res, fmt, warnings))
+        _echo(variants.balance_text(res, fmt, warnings))
     else:
         _echo(balance_ensemble_text(res, res.ensemble, fmt, warnings))
     if chart:

@@ -1,7 +1,7 @@
-"""The report of a design file (`napsim regen`, `napsim.study.design`): report.md with the findings
-first, then per entry its command line, its output as `napsim balance` / `napsim compare` prints it,
-and its chart; <name>.json and <name>.png per entry; manifest.json. Written whole or not at all
-(`napsim.output.folders.write_result_folder`)."""
+"""The report of a variants file (`napsim regen`, `napsim.study.variants.load_variants_file`):
+report.md with the findings first, then per entry its command line, its output as `napsim
+balance` / `napsim compare` prints it, and its chart; <name>.json and <name>.png per entry;
+manifest.json. Written whole or not at all (`napsim.output.folders.write_result_folder`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from napsim.model.version import __version__
-from napsim.output.decisions import balance_doc, balance_text, compare_text, with_sentences
 from napsim.output.deck_ensemble import (
     balance_ensemble_doc,
     balance_ensemble_sentence,
@@ -22,7 +21,16 @@ from napsim.output.deck_ensemble import (
 )
 from napsim.output.folders import write_result_folder
 from napsim.output.formatting import _json_value
-from napsim.study.design import DesignEntry, DesignSpec
+from napsim.output.variants import (
+    balance_doc,
+    balance_figure,
+    balance_text,
+    compare_figure,
+    compare_text,
+    with_sentences,
+    write_chart,
+)
+from napsim.study.variants import VariantsEntry, VariantsFile
 
 
 @dataclass
@@ -30,7 +38,7 @@ class Answer:
     """One entry's answer: a `Balance` (with its ensemble, if any) or a `Comparison` and its
     `DeckEnsemble` (or None), and the deck warnings."""
 
-    entry: DesignEntry
+    entry: VariantsEntry
     result: object
     ensemble: object = None
     warnings: tuple[str, ...] = ()
@@ -78,7 +86,7 @@ def document(a: Answer) -> dict:
     return {"title": a.entry.title, "command": a.entry.command(), **doc}
 
 
-def report_markdown(spec: DesignSpec, answers: list[Answer]) -> str:
+def report_markdown(spec: VariantsFile, answers: list[Answer]) -> str:
     lines = [f"# {spec.name}", ""]
     if spec.description:
         lines += [spec.description, ""]
@@ -95,11 +103,10 @@ def report_markdown(spec: DesignSpec, answers: list[Answer]) -> str:
     return "\n".join(lines)
 
 
-def write_design_folder(spec: DesignSpec, answers: list[Answer], dest: str | Path, wall_seconds: float,
-                        force: bool = False) -> Path:
+def write_variants_folder(spec: VariantsFile, answers: list[Answer], dest: str | Path,
+                          wall_seconds: float, force: bool = False) -> Path:
     """report.md, <name>.json and <name>.png per entry, manifest.json, as the folder dest."""
-    from napsim.output import decision_charts  # lazy: matplotlib is heavy
-
+    # "design_file": the key the committed manifests (results/tamames_balance) have always had
     meta = {"napsim": __version__, "design_file": spec.path.name,
             "entries": [dict(kind=a.entry.kind, name=a.entry.name, command=a.entry.command())
                         for a in answers],
@@ -108,10 +115,9 @@ def write_design_folder(spec: DesignSpec, answers: list[Answer], dest: str | Pat
              "manifest.json": lambda p: p.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")}
     for a in answers:
         doc = document(a)
-        fig = (decision_charts.balance_figure(a.result) if a.entry.kind == "balance"
-               else decision_charts.compare_figure(a.result))
+        fig = balance_figure(a.result) if a.entry.kind == "balance" else compare_figure(a.result)
         files[f"{a.entry.name}.json"] = (lambda d: lambda p: p.write_text(
             json.dumps(d, indent=2, default=str) + "\n", encoding="utf-8"))(doc)
-        files[f"{a.entry.name}.png"] = (lambda f, t: lambda p: decision_charts.write_chart(f, p, t))(
+        files[f"{a.entry.name}.png"] = (lambda f, t: lambda p: write_chart(f, p, t))(
             fig, a.entry.title)
     return write_result_folder(dest, force, spec.files(), files)

@@ -30,6 +30,7 @@ from napsim.model.scenarios import (
     resolve_scenario_path,
 )
 from napsim.model.tomltext import override_text, toml_text
+from napsim.model.validate import check_run
 from napsim.model.version import __version__
 from napsim.output import frames, variants
 from napsim.output.deck_ensemble import balance_ensemble_sentence, ensemble_frame
@@ -159,7 +160,7 @@ def simulate(scenario: str | Path | Simulation, sets: Sets = (), deck: str | Non
     writes it (the per-game rows streamed to games.parquet unless not `per_game`; refused if it
     holds results, unless `force`); without, no per-game rows are kept. `progress(done, games)`
     after each chunk (an exception raised there stops the run); `notice` as in `simulation`."""
-    Simulation.check_run(games, seed, chunk)
+    check_run(games, seed, chunk)
     if out is not None:
         check_results_dest(out, force)  # refused before anything is played
     if isinstance(scenario, Simulation):
@@ -437,7 +438,9 @@ def compare_run(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | 
     va, vb = variant_pair(scenario, a, b, scenario_b, deck, deck_a, deck_b, policy, policy_a, policy_b)
     cmp = compare_variants(va, vb, metrics, games, seed, chunk, target_error, progress)
     if chart_path is not None:
-        variants.write_chart(variants.compare_figure(cmp), chart_path, "compare")
+        from napsim.output.chartkit import write_chart  # lazy: matplotlib is heavy, and only charts need it
+
+        write_chart(variants.compare_figure(cmp), chart_path, "compare")
     return cmp
 
 
@@ -502,7 +505,9 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
         res.ensemble = balance_ensemble(res, deck_ensemble, seed, progress)
         res.ensemble_sentence = balance_ensemble_sentence(res, res.ensemble)
     if chart_path is not None:
-        variants.write_chart(variants.balance_figure(res), chart_path, "balance")
+        from napsim.output.chartkit import write_chart  # lazy: matplotlib is heavy, and only charts need it
+
+        write_chart(variants.balance_figure(res), chart_path, "balance")
     return res
 
 

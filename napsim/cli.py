@@ -21,6 +21,7 @@ from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
 from napsim.model.scenarios import load_scenario
+from napsim.model.validate import check_run
 from napsim.output import deckview, ruleview, scenarioview
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
@@ -29,7 +30,6 @@ from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
 from napsim.output.simulated import check_results_dest
 from napsim.sim import odds as odds_mod
-from napsim.sim.packing import Simulation
 from napsim.study import backends
 from napsim.study import runloop as runloop_mod
 from napsim.study.deck_ensemble import ENSEMBLE_CSV, check_ensemble, simulate_ensemble
@@ -211,7 +211,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
                  deck_ensemble, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
     _use_threads(threads)
-    Simulation.check_run(games, seed, chunk)
+    check_run(games, seed, chunk)
     if deck_ensemble is not None:
         check_ensemble(deck_ensemble)
     check_results_dest(out_dir, force)  # refuse before playing
@@ -325,7 +325,7 @@ def _study_side_names(st) -> dict[str, str]:
     if not st.scenario:
         return {}
     try:
-        return {side.key: side.name for side in load_scenario(st.scenario).sides}
+        return load_scenario(st.scenario).side_names
     except NapsimInputError:  # a scenario named by a path relative to the study: keys will do
         return {}
 

@@ -65,7 +65,7 @@ def fields(scenario: str, sc: Scenario) -> list[Field]:
     """The fields of a scenario (`sc`: it loaded with the overrides on screen, so that a changed
     format shows that format's fields), in the page's order."""
     doc, _ = read_toml(resolve_scenario_path(scenario))
-    names = {s.key: s.name for s in sc.sides}
+    names = sc.side_names
     out = [Field("scenario.format", "Game format", sc.format, "choice", SCENARIO, FORMATS),
            Field("scenario.turns", "Turns a game, per side", sc.turns, "int", SCENARIO),
            Field("scenario.first", "Side moving first", sc.sides[sc.first].key, "choice", SCENARIO,

@@ -22,7 +22,7 @@ from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import load_scenario, parse_overrides
-from napsim.sim.runner import check_run
+from napsim.model.validate import check_run
 
 UPLOAD = "(upload a file)"
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "

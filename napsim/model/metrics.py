@@ -304,9 +304,10 @@ def known(name: str) -> bool:
     return True
 
 
-def title(name: str, roles: dict[str, str] | None = None) -> str:
-    """The metric's title; see `describe`."""
-    return describe(name, roles).title
+def metric_title(name: str, side: str | None = None) -> str:
+    """A metric's title (an axis label, a panel title); on a row that names its side (`side`), an
+    OPPONENT metric still says whose counters acted (`MetricInfo.row_title`)."""
+    return describe(name).row_title(side)
 
 
 def catalogue_names() -> list[str]:

@@ -112,6 +112,11 @@ class Scenario:
         """The reading in force for one open point (a key of RULE_OPTIONS)."""
         return self.rules[name]
 
+    @property
+    def side_names(self) -> dict[str, str]:
+        """{side key: side name}, in the file's order ({'F': 'French', 'S': 'Spanish'})."""
+        return {s.key: s.name for s in self.sides}
+
 
 def builtin_scenarios() -> list[str]:
     """Names of the scenario files shipped with napsim."""

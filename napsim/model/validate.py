@@ -110,6 +110,14 @@ def check_games(games, where: str = "--games") -> int:
     return check_count(games, where, "games", 1, MAX_GAMES)
 
 
+def check_run(games, seed, chunk) -> None:
+    """The arguments of a run (games or hands 1..MAX_GAMES, a 63-bit seed, a positive chunk),
+    checked before anything is played or simulated."""
+    check_games(games)
+    check_seed(seed)
+    check_count(chunk, "--chunk", "chunk", 1, 10**9)
+
+
 def check_text(where: str, field: str, value: str) -> str:
     """A text value without control characters (a NUL byte or an escape in a name is binary junk,
     not a name); tabs and line breaks are allowed."""

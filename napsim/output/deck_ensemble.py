@@ -16,7 +16,7 @@ import math
 
 import pandas as pd
 
-from napsim.model.metrics import describe
+from napsim.model.metrics import describe, metric_title
 from napsim.output.findings import setting_title
 from napsim.output.formatting import _json_value, render
 from napsim.output.variants import (
@@ -27,7 +27,6 @@ from napsim.output.variants import (
     crossing_decimals,
     decimals,
     f_words,
-    metric_title,
     with_sentences,
 )
 from napsim.study.balance import Balance

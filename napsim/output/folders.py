@@ -18,19 +18,33 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import json
 import os
+import platform
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from napsim.model.errors import NapsimInputError
+from napsim.model.version import __version__
 from napsim.study.store import check_writable, pid_alive
 
 Writer = Callable[[Path], None]  # writes one file at the path it is given
 Notice = Callable[[str], None]
 TAG = ".napsim-"  # in the names of the temporary folders: .<name>.napsim-<pid>-<random>
+
+
+def manifest(fields: dict, libraries: Sequence[str] = ()) -> dict:
+    """What a result folder's manifest.json records: napsim's version; the versions of `libraries`
+    (the packages its numbers or charts come from, imported here if not yet) and Python's, when
+    any is named; then `fields`."""
+    out = {"napsim": __version__}
+    if libraries:
+        out.update({name: importlib.import_module(name).__version__ for name in libraries})
+        out["python"] = platform.python_version()
+    return {**out, **fields}
 
 
 def is_napsim_manifest(path: Path) -> bool:

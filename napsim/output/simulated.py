@@ -18,21 +18,17 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import platform
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numba
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from napsim.engine.layout import COMMANDER_ROLES
 from napsim.model.metrics import describe
-from napsim.model.version import __version__
-from napsim.output.folders import check_result_dest, staged_result_folder
+from napsim.output.folders import check_result_dest, manifest, staged_result_folder
 from napsim.sim.result import commander_rows_frame, game_rows_frame
 from napsim.sim.runner import ONE_A_SIDE, ChunkOut
 
@@ -115,12 +111,10 @@ def rate_table(rates: pd.DataFrame) -> list[str]:
     return out
 
 
-def manifest(res) -> dict:
+def simulate_manifest(res) -> dict:
     """What a reader needs to reproduce or audit a run."""
     sim = res.sim
-    return {
-        "napsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
-        "pandas": pd.__version__, "python": platform.python_version(),
+    return manifest({
         "seed": res.seed, "games": res.games, "wall_seconds": round(res.wall_seconds, 3),
         "scenario": sim.scenario.name, "scenario_file": str(sim.scenario.path),
         "scenario_sha256": sim.scenario.sha256, "format": sim.scenario.format,
@@ -128,7 +122,7 @@ def manifest(res) -> dict:
         "deck_warning": sim.deck.estimated_warning(),
         "policies": list(sim.policy_names), "policy_vectors": sim.policies.tolist(),
         "examples_note": sim.scenario.examples,
-    }
+    }, ("numba", "numpy", "pandas"))
 
 
 # every file `napsim simulate --out` writes (--force replaces a folder of these only)
@@ -191,7 +185,7 @@ def result_files(res) -> dict[str, Callable[[Path], None]]:
         if res.commander_rows is not None:
             files["commander_games.parquet"] = lambda p: res.commander_games_frame().to_parquet(
                 p, index=False)
-    files["manifest.json"] = lambda p: p.write_text(json.dumps(manifest(res), indent=2))
+    files["manifest.json"] = lambda p: p.write_text(json.dumps(simulate_manifest(res), indent=2))
     return files
 
 

@@ -15,12 +15,11 @@ import numpy as np
 import pandas as pd
 
 from napsim.model.errors import NapsimInputError
-from napsim.model.metrics import OPPONENT, describe, parameter_title, value_words
+from napsim.model.metrics import OPPONENT, describe, metric_title, parameter_title, value_words
 from napsim.output.findings import deck_note, render_plain, setting_title
 from napsim.output.findings.variants import balance_findings, compare_findings
 from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
-from napsim.study.store import atomic_write_bytes
 from napsim.study.variants import Comparison, Variant, base_value
 
 CHART_SUFFIXES = (".png", ".svg")
@@ -31,11 +30,6 @@ def metric_words(metric: str) -> tuple[str, bool]:
     (`napsim.model.metrics`): "0.41 fewer effective orders a turn", else "0.02 lower <words>"."""
     info = describe(metric)
     return info.phrase, info.countable
-
-
-def metric_title(metric: str, side: str | None = None) -> str:
-    """The title of a metric on a row that names its side (an OPPONENT metric says whose counters)."""
-    return describe(metric).row_title(side)
 
 
 def decimals(half: float) -> int:
@@ -84,11 +78,6 @@ def _differences(a: Variant, b: Variant, names: dict[str, str] | None) -> list[t
 
 def _policies(text: str) -> str:
     return ", ".join(value_words("policy.*", p.strip()) for p in text.split(","))
-
-
-def side_names(cmp: Comparison) -> dict[str, str]:
-    """{side key: side name} of a comparison (variant A's scenario)."""
-    return {s.key: s.name for s in cmp.sims[0].scenario.sides}
 
 
 def variant_labels(a: Variant, b: Variant, names: dict[str, str] | None = None) -> tuple[str, str]:
@@ -143,7 +132,7 @@ def compare_sentence(r: dict, change: str) -> str:
 
 def with_sentences(cmp: Comparison) -> pd.DataFrame:
     """The comparison frame with a `sentence` column."""
-    change = instead(cmp.a, cmp.b, side_names(cmp))
+    change = instead(cmp.a, cmp.b, cmp.side_names)
     df = cmp.frame.copy()
     df.insert(df.columns.get_loc("metric") + 1, "title",
               [metric_title(m, side) for m, side in zip(df["metric"], df["side"], strict=True)])
@@ -171,7 +160,7 @@ def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.Data
     """The comparison as a table (opening with its findings, then the table, the pairing line and
     the sentences), CSV or JSON; `spread`: a deck ensemble's summary, for the findings."""
     df = with_sentences(cmp)
-    la, lb = variant_labels(cmp.a, cmp.b, side_names(cmp))
+    la, lb = variant_labels(cmp.a, cmp.b, cmp.side_names)
     notes = [f"A: {la}", f"B: {lb}", f"{cmp.games:,} games each (seed {cmp.seed}), the same games in both"]
     if cmp.target_error is not None:
         notes.append(f"target error ±{cmp.target_error:g} on {metric_words(df['metric'].iloc[0])[0]}: "
@@ -352,7 +341,7 @@ def compare_figure(cmp: Comparison):
     metrics = list(dict.fromkeys(df["metric"]))
     fig, axes = chartkit.panels(len(metrics), ncols=min(3, len(metrics)), w=3.6, h=2.6)
     colours = chartkit.palette(2)
-    la, lb = variant_labels(cmp.a, cmp.b, side_names(cmp))
+    la, lb = variant_labels(cmp.a, cmp.b, cmp.side_names)
     keys = [side.key for side in cmp.sims[0].scenario.sides]
     for ax, m in zip(axes, metrics, strict=True):
         part = df[df["metric"] == m].reset_index(drop=True)
@@ -404,14 +393,3 @@ def balance_figure(b: Balance):
     ax.legend(loc="best")
     chartkit.deck_note(fig, [b.deck_warning])
     return fig
-
-
-def write_chart(fig, path: str | Path, title: str) -> Path:
-    """Render a figure to PNG or SVG (by the path's suffix), written atomically."""
-    from napsim.output import chartkit  # lazy: matplotlib is heavy, and only charts need it
-
-    p = Path(path)
-    svg = p.suffix.lower() == ".svg"
-    chart = chartkit.render(fig, p.stem, title, "", png=not svg)
-    atomic_write_bytes(p, chart.svg if svg else chart.png)
-    return p

@@ -19,7 +19,7 @@ from napsim.output.deck_ensemble import (
     ensemble_sentence,
     heading,
 )
-from napsim.output.folders import write_result_folder
+from napsim.output.folders import manifest, write_result_folder
 from napsim.output.formatting import _json_value
 from napsim.output.variants import (
     balance_doc,
@@ -28,7 +28,6 @@ from napsim.output.variants import (
     compare_figure,
     compare_text,
     with_sentences,
-    write_chart,
 )
 from napsim.study.variants import VariantsEntry, VariantsFile
 
@@ -106,11 +105,13 @@ def report_markdown(spec: VariantsFile, answers: list[Answer]) -> str:
 def write_variants_folder(spec: VariantsFile, answers: list[Answer], dest: str | Path,
                           wall_seconds: float, force: bool = False) -> Path:
     """report.md, <name>.json and <name>.png per entry, manifest.json, as the folder dest."""
+    from napsim.output.chartkit import write_chart  # lazy: matplotlib is heavy
+
     # "design_file": the key the committed manifests (results/tamames_balance) have always had
-    meta = {"napsim": __version__, "design_file": spec.path.name,
-            "entries": [dict(kind=a.entry.kind, name=a.entry.name, command=a.entry.command())
-                        for a in answers],
-            "wall_seconds": round(wall_seconds, 1)}
+    meta = manifest({"design_file": spec.path.name,
+                     "entries": [dict(kind=a.entry.kind, name=a.entry.name, command=a.entry.command())
+                                 for a in answers],
+                     "wall_seconds": round(wall_seconds, 1)})
     files = {"report.md": lambda p: p.write_text(report_markdown(spec, answers), encoding="utf-8"),
              "manifest.json": lambda p: p.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")}
     for a in answers:

@@ -16,7 +16,7 @@ from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import ODDS_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.filters import FilterMatchesNothing, card_filter, matching_cards
-from napsim.model.validate import check_count, check_games, check_seed
+from napsim.model.validate import check_count, check_run
 from napsim.sim import exact
 from napsim.sim.summary import mean_interval, wilson
 
@@ -38,13 +38,6 @@ def run_chunks(kernel, args: tuple, games: int, seed: int, chunk: int = ODDS_CHU
             h = kernel(*args, key, np.int64(first), np.int64(n))
         total = h if total is None else total + h
     return total
-
-
-def check_run(games: int, seed: int, chunk: int) -> None:
-    """The run arguments every odds question takes, checked before anything is simulated."""
-    check_games(games)
-    check_seed(seed)
-    check_count(chunk, "--chunk", "chunk", 1, 10**9)
 
 
 def check_k(k: int, hand: int, where: str = "-k") -> None:

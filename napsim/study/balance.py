@@ -35,9 +35,10 @@ from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import PARAMS
 from napsim.model.scenarios import RULE_OPTIONS
+from napsim.model.validate import check_seed
 from napsim.sim import paired
 from napsim.sim.packing import Simulation
-from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics, check_seed
+from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics
 
 MAX_STEPS = 40
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"

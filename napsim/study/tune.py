@@ -34,9 +34,10 @@ from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import DEFAULTS, GAIN_MODES, PARAMS, SPEND_MODES, policy_vector, with_table
 from napsim.model.scenarios import parse_overrides
+from napsim.model.validate import check_seed
 from napsim.sim import paired
 from napsim.sim.summary import Z95
-from napsim.study.variants import PlayedGames, Variant, check_counts, check_metrics, check_seed
+from napsim.study.variants import PlayedGames, Variant, check_counts, check_metrics
 
 ALPHA = 0.05            # the family-wise error rate of the race's intervals (Bonferroni)
 MAX_CANDIDATES = 64

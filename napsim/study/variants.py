@@ -30,7 +30,7 @@ from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
-from napsim.model.validate import check_keys, get_str, read_toml_file
+from napsim.model.validate import check_keys, check_seed, get_str, read_toml_file
 from napsim.sim import paired
 from napsim.sim.metric_table import metric_names
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
@@ -86,11 +86,6 @@ class Variant:
     def build(self) -> Simulation:
         sc, deck, policies = self.inputs()
         return Simulation.build(sc, policies, deck)
-
-
-def check_seed(seed: int) -> None:
-    if not 0 <= int(seed) < 2**63:
-        raise NapsimInputError("--seed", "seed", f"{seed} is out of range", f"0..{2**63 - 1}")
 
 
 def check_counts(games: int, chunk: int, target_error: float | None = None) -> None:
@@ -168,6 +163,11 @@ class Comparison:
     seed: int
     target_error: float | None
     target_reached: bool | None
+
+    @property
+    def side_names(self) -> dict[str, str]:
+        """{side key: side name} of variant A's scenario (B's has the same keys)."""
+        return self.sims[0].scenario.side_names
 
 
 def compare_variants(a: Variant, b: Variant, metrics: Sequence[str] = (), games: int = 10_000,

@@ -38,9 +38,9 @@ from napsim.output.findings import deck_note
 from napsim.output.findings.study import engine_findings
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
-from napsim.output.simulated import check_results_dest, result_folder, simulate_lines
+from napsim.output.simulated import check_results_dest, result_folder, section_chart_svg, simulate_lines
 from napsim.output.tracefmt import format_trace
-from napsim.output.tunetext import Tuned
+from napsim.output.tune import Tuned
 from napsim.output.variants_report import Answer, write_variants_folder
 from napsim.sim.packing import Simulation
 from napsim.sim.result import SimResult
@@ -136,8 +136,6 @@ class Simulated:
 
     def section_chart_svg(self) -> bytes:
         """The chart of effective orders a turn by section and side (95% intervals), as SVG."""
-        from napsim.output.simchart import section_chart_svg  # lazy: matplotlib is heavy
-
         return section_chart_svg(self.summary, self.sim.scenario.name)
 
     def findings(self) -> list[str]:

@@ -22,9 +22,9 @@ from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
 from napsim.model.scenarios import load_scenario
 from napsim.model.validate import check_run
-from napsim.output import deckview, ruleview, scenarioview
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
+from napsim.output import views
 from napsim.output.deck_ensemble import simulate_ensemble_text
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
@@ -59,14 +59,14 @@ def cli() -> None:
 def decks(ctx: click.Context) -> None:
     """List the built-in Command decks (or `show` one)."""
     if ctx.invoked_subcommand is None:
-        click.echo(deckview.list_text())
+        click.echo(views.deck_list_text())
 
 
 @decks.command("show")
 @click.argument("deck")
 def decks_show(deck: str) -> None:
     """Print a deck's composition grouped by kind and section."""
-    click.echo(deckview.show_text(deck))
+    click.echo(views.deck_text(deck))
 
 
 def _threads_option(f):
@@ -239,14 +239,14 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
 def scenarios(ctx: click.Context) -> None:
     """List the built-in scenarios (or `show` one, or write a `new` one)."""
     if ctx.invoked_subcommand is None:
-        click.echo(scenarioview.list_text())
+        click.echo(views.scenario_list_text())
 
 
 @scenarios.command("show")
 @click.argument("scenario", metavar="NAME")
 def scenarios_show(scenario: str) -> None:
     """A scenario in words: sides, hands, counters, units per section, rule options, examples."""
-    click.echo(scenarioview.show_text(scenario))
+    click.echo(views.scenario_text(scenario))
 
 
 @scenarios.command("new")
@@ -257,7 +257,7 @@ def scenarios_show(scenario: str) -> None:
               help="Where to write it (default NAME.toml here; never overwritten).")
 def scenarios_new(name: str, fmt: str, out_path: str | None) -> None:
     """Write a commented scenario template that validates and plays as written."""
-    path = scenarioview.write_template(name, fmt, out_path)
+    path = views.write_template(name, fmt, out_path)
     click.echo(f"wrote {path}: fill in the example numbers, then `napsim scenarios show {path}`")
 
 
@@ -404,7 +404,7 @@ def regen_cmd(names, studies_dir, results_dir, work_dir, force):
 @click.argument("rule_id", metavar="[ID]", required=False)
 def rules_cmd(rule_id):
     """The rule catalogue (docs/rules.md): every rule, or one rule in full (G5; a group: E9, M6)."""
-    click.echo(ruleview.catalogue_text() if rule_id is None else ruleview.rules_text(rule_id))
+    click.echo(views.catalogue_text() if rule_id is None else views.rules_text(rule_id))
 
 
 cli.add_command(compare_cmd)

@@ -18,13 +18,13 @@ from napsim.model.scenarios import (
     builtin_scenarios,
     load_scenario,
 )
-from napsim.output.scenarioview import list_text, show_text
+from napsim.output.views import scenario_list_text, scenario_text
 from napsim.sim.packing import Simulation
 
 
 def test_list_has_one_line_per_builtin_scenario(monkeypatch, capsys):
     code, text, err = napsim(monkeypatch, capsys, "scenarios")
-    assert code == 0 and err == "" and text.rstrip("\n") == list_text()
+    assert code == 0 and err == "" and text.rstrip("\n") == scenario_list_text()
     lines = text.splitlines()
     for name in builtin_scenarios():
         sc = load_scenario(name)
@@ -37,7 +37,7 @@ def test_list_has_one_line_per_builtin_scenario(monkeypatch, capsys):
 @pytest.mark.parametrize("name", builtin_scenarios())
 def test_show_every_builtin_scenario(name):
     sc = load_scenario(name)
-    text = show_text(name)
+    text = scenario_text(name)
     assert text.startswith(f"{sc.name}: {sc.description}")
     assert f"examples: {sc.examples}" in text and sc.examples
     assert f"{sc.turns} turns a side" in text
@@ -60,7 +60,7 @@ def test_show_names_an_option_off_its_default(tmp_path):
     path = tmp_path / "shuffle.toml"
     path.write_text((SCENARIO_DIR / "symmetric.toml").read_text(encoding="utf-8")
                     + '\n[rules]\nelan_order = "shuffle_first"\n', encoding="utf-8")
-    text = show_text(path)
+    text = scenario_text(path)
     assert "elan_order = shuffle_first (not the default; the default reading is draw_first" in text
     assert "shuffle_first: The Elan reshuffle comes before the Command draw" in text
 

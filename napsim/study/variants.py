@@ -5,7 +5,7 @@ study's `[set]` table: scenario paths (``sides.S.guerrilla``, ``rules.initiative
 ``policy.<side>`` / ``policy.<side>.<param>``. `PlayedGames` plays a variant's games [0, n) chunk
 by chunk (`napsim.sim.runner.play_chunks`) and keeps the per-game rows, so that two variants with
 the same seed play the same games (common random numbers) and every difference between them is
-paired (`napsim.sim.paired`).
+paired (`napsim.sim.summary.paired_difference`).
 `compare_variants` plays A and B, optionally until the main metric's paired half-width is below
 a target, and returns one row per metric and side.
 
@@ -31,10 +31,10 @@ from napsim.model.errors import NapsimInputError
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
 from napsim.model.validate import check_keys, check_seed, get_str, read_toml_file
-from napsim.sim import paired
 from napsim.sim.metric_table import metric_names
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
 from napsim.sim.runner import play_chunks
+from napsim.sim.summary import Estimate, estimate, paired_difference
 from napsim.sim.sums import GameSums
 
 DEFAULT_METRICS = ("effective_per_turn", "nominal_per_turn")
@@ -124,12 +124,12 @@ class PlayedGames:
         for _, out in play_chunks(self.args, self.key, self.games, games - self.games, self.chunk):
             self.sums.add_chunk(out)
 
-    def estimates(self, metric: str) -> list[paired.Estimate | None]:
+    def estimates(self, metric: str) -> list[Estimate | None]:
         """The metric's estimate per side (None where it counts nothing for that side)."""
         x, t, present = self.sums.parts(metric)
         if not present:
             return [None, None]
-        return [paired.estimate(x[:, s], t[:, s]) for s in range(2)]
+        return [estimate(x[:, s], t[:, s]) for s in range(2)]
 
 
 def check_metrics(metrics: Sequence[str]) -> list[str]:
@@ -226,10 +226,10 @@ def compare_frame(played: Sequence[PlayedGames], metrics: Sequence[str]) -> pd.D
             if (x is None and y is None) or _all_zero(m, x, y):
                 continue
             if x is None or y is None:  # counted in one variant only: show it without a difference
-                x = x or paired.Estimate(math.nan, np.zeros(played[0].games))
-                y = y or paired.Estimate(math.nan, np.zeros(played[0].games))
+                x = x or Estimate(math.nan, np.zeros(played[0].games))
+                y = y or Estimate(math.nan, np.zeros(played[0].games))
             found = True
-            rows.append(dict(metric=m, side_key=side.key, side=side.name, **paired.paired_difference(x, y)))
+            rows.append(dict(metric=m, side_key=side.key, side=side.name, **paired_difference(x, y)))
         if not found:
             raise NapsimInputError("--metric", m, "counts nothing for either side in these games",
                                    "a metric of this scenario's summary")

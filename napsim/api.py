@@ -18,20 +18,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.defaults import SEED, SIM_CHUNK, __version__
+from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import (
     apply_override,
     load_scenario,
+    override_text,
     parse_overrides,
     parse_scenario,
     read_toml,
     resolve_scenario_path,
+    toml_text,
 )
-from napsim.model.tomltext import override_text, toml_text
-from napsim.model.validate import check_run
-from napsim.model.version import __version__
 from napsim.output import frames, variants
 from napsim.output.deck_ensemble import balance_ensemble_sentence, ensemble_frame
 from napsim.output.findings import deck_note

@@ -50,10 +50,9 @@ from napsim.app.worker import KernelWorker
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import load_deck
-from napsim.model.defaults import SEED
+from napsim.model.defaults import SEED, __version__
 from napsim.model.policies import PARAMS, policy_vector
 from napsim.model.scenarios import load_scenario
-from napsim.model.version import __version__
 from napsim.sim.packing import Simulation
 from napsim.study.spec import load_study
 

@@ -22,12 +22,11 @@ from napsim import api
 from napsim.cli_variants import balance_cmd, compare_cmd, tune_cmd
 from napsim.model.cards import SECTIONS, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
 from napsim.model.scenarios import load_scenario
-from napsim.model.validate import check_run
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
 from napsim.output import views

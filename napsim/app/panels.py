@@ -20,9 +20,8 @@ from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.scenarios import load_scenario, parse_overrides
-from napsim.model.validate import check_run
 
 UPLOAD = "(upload a file)"
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "

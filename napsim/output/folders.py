@@ -27,8 +27,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from napsim.model.defaults import __version__
 from napsim.model.errors import NapsimInputError
-from napsim.model.version import __version__
 from napsim.study.store import check_writable, pid_alive
 
 Writer = Callable[[Path], None]  # writes one file at the path it is given

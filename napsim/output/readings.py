@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from napsim.model.version import __version__
+from napsim.model.defaults import __version__
 from napsim.output.folders import check_result_dest, manifest, write_result_folder
 from napsim.study.readings import MATTERS_RELATIVE, ReadingsSpec, case_label
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from napsim.model.defaults import __version__
 from napsim.model.metrics import (
     KIND_WORDS,
     OPPONENT,
@@ -26,7 +27,6 @@ from napsim.model.metrics import (
     policy_param_words,
     value_words,
 )
-from napsim.model.version import __version__
 from napsim.output import findings as fnd
 from napsim.output.deck_ensemble import study_ensemble_sentence, study_ensemble_summary, study_ensemble_table
 from napsim.output.findings import study as study_findings

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from napsim.model.version import __version__
+from napsim.model.defaults import __version__
 from napsim.output.deck_ensemble import (
     balance_ensemble_doc,
     balance_ensemble_sentence,

@@ -23,9 +23,8 @@ from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import ODDS_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_count, check_run
 from napsim.model.filters import FilterMatchesNothing, card_filter, matching_cards
-from napsim.model.validate import check_count, check_run
 from napsim.sim.summary import mean_interval, wilson
 
 RACK = 5

@@ -21,7 +21,7 @@ from napsim.engine import epic, lgb, lookahead
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
-from napsim.model.validate import check_count, check_run, check_seed
+from napsim.model.errors import check_count, check_run, check_seed
 from napsim.sim.ahead import one_ahead
 from napsim.sim.result import SimResult
 from napsim.sim.sums import ChunkOut, GameSums

@@ -32,10 +32,9 @@ import pandas as pd
 
 from napsim.model.cards import Deck
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_seed
 from napsim.model.policies import PARAMS
 from napsim.model.scenarios import RULE_OPTIONS
-from napsim.model.validate import check_seed
 from napsim.sim.packing import Simulation
 from napsim.sim.summary import Estimate, crossing
 from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics

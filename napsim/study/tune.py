@@ -31,10 +31,9 @@ import numpy as np
 import pandas as pd
 
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_seed
 from napsim.model.policies import DEFAULTS, GAIN_MODES, PARAMS, SPEND_MODES, policy_vector, with_table
 from napsim.model.scenarios import parse_overrides
-from napsim.model.validate import check_seed
 from napsim.sim.summary import Z95, Estimate, half_width
 from napsim.study.variants import PlayedGames, Variant, check_counts, check_metrics
 

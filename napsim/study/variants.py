@@ -27,10 +27,9 @@ import pandas as pd
 
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_keys, check_seed, get_str, read_toml_file
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
-from napsim.model.validate import check_keys, check_seed, get_str, read_toml_file
 from napsim.sim.metric_table import metric_names
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
 from napsim.sim.runner import play_chunks

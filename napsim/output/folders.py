@@ -1,5 +1,6 @@
-"""Result folders (`napsim simulate --out`, `napsim readings --out`): checked before any game is
-played, written whole or not at all, claimed by exactly one run, replaced only when napsim wrote them.
+"""Result folders (`napsim simulate --out`, `napsim readings --out`, a variants file's report):
+checked before any game is played, written whole or not at all, claimed by exactly one run,
+replaced only when napsim wrote them; `manifest`, the versions every manifest.json records.
 
 `check_result_dest` refuses, before playing: a path under a file or in a folder that is not
 writable; a folder that holds anything, unless --force; with --force, a folder that is not a napsim

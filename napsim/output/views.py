@@ -64,6 +64,8 @@ def _side_lines(sc: Scenario, i: int) -> list[str]:
         out.append(f"  Command hand: {_cards(s.hand)}{cic}")
         out.append(f"  Tactician cards at the start: {s.tactician}" + _tactician_share(sc, i))
     out.append("  Guerrilla: " + _guerrilla_words(sc, s))
+    if s.key in sc.policies:
+        out.append("  " + _policy_words(*sc.policies[s.key]))
     out.append(f"  squares (E11): a unit forms one with chance {s.square_form:.2f} a turn, leaves "
                f"it with chance {s.square_leave:.2f}")
     return out
@@ -77,6 +79,13 @@ def _tactician_share(sc: Scenario, i: int) -> str:
     tac = commander_config(sc)[1][i]
     return (" in the scenario; per commander, as dealt (M6.3, M8.2): "
             + ", ".join(f"{r}: {int(n)}" for r, n in zip(roles, tac, strict=False)))
+
+
+def _policy_words(name: str, params: dict) -> str:
+    """A side's [policy.<side>] table in words: which policy it tunes and how."""
+    settings = ", ".join(f"{k} = {v}" for k, v in params.items()) or "its defaults"
+    return (f"policy table [policy]: whenever this side plays {name}, it plays it with {settings} "
+            f"(a --policy {name}:PARAM=VALUE on the command line still wins)")
 
 
 def _guerrilla_words(sc: Scenario, s: Side) -> str:

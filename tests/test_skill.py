@@ -1,7 +1,7 @@
 """Issue 30 part 3, the skill study: studies/skill.toml loads and a small version of it runs into a
 report; a ladder's gaps are `napsim compare`'s paired differences; its sentences and a balance's
 crossing move are computed from the numbers (hand-built inputs whose sentences are known); the new
-design-file entries ([[tune]], [[ladder]], '@name', `against`) refuse bad input in one line."""
+variants-file entries ([[tune]], [[ladder]], '@name', `against`) refuse bad input in one line."""
 
 from __future__ import annotations
 
@@ -12,19 +12,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.cli import napsim_main
+from support.cli import napsim_main, regen_refused
 
 from napsim.api import compare_run, regenerate
 from napsim.model.metrics import policy_words, value_words
 from napsim.model.policies import parse_policy_option, policy_text, policy_vector
 from napsim.output.findings.ladder import ladder_sentences, shift_sentence, trend_sentence
-from napsim.sim import paired
+from napsim.output.variants import instead, variant_labels
+from napsim.sim import summary
 from napsim.sim.summary import Z95
 from napsim.study.balance import Balance, Setting, Vary
-from napsim.study.design import load_design_spec
 from napsim.study.ladder import Ladder, run_ladder
 from napsim.study.spec import load_study
 from napsim.study.variants import Variant
+from napsim.study.variants_file import load_variants_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SKILL = ROOT / "studies" / "skill.toml"
@@ -32,7 +33,7 @@ LOOK = "lookahead:lookahead_k=8;lookahead_d=1"
 
 
 def test_the_skill_study_loads_and_its_report_is_committed():
-    spec = load_design_spec(SKILL)
+    spec = load_variants_file(SKILL)
     kinds = [(e.kind, e.name) for e in spec.entries]
     assert kinds == [("tune", "tuned_blue"), ("tune", "spanish_spending"), ("tune", "tuned_french"),
                      ("ladder", "symmetric"), ("ladder", "tamames_spanish"), ("ladder", "tamames_french"),
@@ -62,7 +63,7 @@ def test_a_small_version_of_the_skill_study_runs(tmp_path):
     (line,) = list(regenerate(["skill"], studies, tmp_path / "results"))
     assert "9 answer(s)" in line
     out = tmp_path / "results" / "skill"
-    spec = load_design_spec(studies / "skill.toml")
+    spec = load_variants_file(studies / "skill.toml")
     assert sorted(p.name for p in out.iterdir()) == sorted(spec.files())
     report = (out / "report.md").read_text(encoding="utf-8")
     look = "planning play (lookahead: 2 rollouts per candidate, 1 own turn looked ahead)"
@@ -97,11 +98,11 @@ def test_a_ladder_gap_is_napsim_compares_paired_difference():
 # hand-built inputs: the sentences are known
 
 
-def _est(value: float, half: float, n: int = 4, sign: float = 1.0) -> paired.Estimate:
+def _est(value: float, half: float, n: int = 4, sign: float = 1.0) -> summary.Estimate:
     """An estimate over n games whose 95% half-width is `half`: influences +-a alternating."""
     pattern = np.array([1.0, -1.0] * (n // 2))
     a = half / (Z95 * float(np.std(pattern, ddof=1)) / math.sqrt(n))
-    return paired.Estimate(value, sign * a * pattern)
+    return summary.Estimate(value, sign * a * pattern)
 
 
 def _ladder(gaps: list[tuple[float, float]], base=10) -> Ladder:
@@ -111,7 +112,7 @@ def _ladder(gaps: list[tuple[float, float]], base=10) -> Ladder:
                  ("effective_per_turn",), 4, 1)
     for vi, (gap, half) in enumerate(gaps):
         level = 6.5 + vi
-        flat = paired.Estimate(level, np.zeros(4))
+        flat = summary.Estimate(level, np.zeros(4))
         lad.estimates[(vi, 0)] = {"effective_per_turn": [flat, flat]}
         lad.estimates[(vi, 1)] = {"effective_per_turn": [_est(level + gap, half), flat]}
     return lad
@@ -153,10 +154,10 @@ def _balance(policy: str, f0: float, f1: float, infl: np.ndarray) -> Balance:
     vary = Vary("sides.S.hand", 3, 9, True)
     b = Balance(vary, "effective_per_turn", (0, 1), ("F", "S"), ("French", "Spanish"), None, 4, 1,
                 base=Variant("tamames", (), None, policy))
-    b.settings = [Setting(4, [None, None], paired.Estimate(f0, infl)),
-                  Setting(5, [None, None], paired.Estimate(f1, infl))]
+    b.settings = [Setting(4, [None, None], summary.Estimate(f0, infl)),
+                  Setting(5, [None, None], summary.Estimate(f1, infl))]
     b.bracket = (4, 5)
-    b.crossing = paired.crossing(4, b.settings[0].f, 5, b.settings[1].f)
+    b.crossing = summary.crossing(4, b.settings[0].f, 5, b.settings[1].f)
     return b
 
 
@@ -175,10 +176,10 @@ def test_the_crossing_move_is_paired_and_in_words():
 
 def test_crossing_estimate_is_the_crossing_with_influences():
     rng = np.random.default_rng(3)
-    f0 = paired.Estimate(-0.3, rng.normal(size=50))
-    f1 = paired.Estimate(0.4, rng.normal(size=50))
-    v, lo, hi = paired.crossing(2, f0, 3, f1)
-    e = paired.crossing_estimate(2, f0, 3, f1)
+    f0 = summary.Estimate(-0.3, rng.normal(size=50))
+    f1 = summary.Estimate(0.4, rng.normal(size=50))
+    v, lo, hi = summary.crossing(2, f0, 3, f1)
+    e = summary.crossing_estimate(2, f0, 3, f1)
     assert (e.value, e.value - e.half_width, e.value + e.half_width) == (v, lo, hi)
 
 
@@ -195,8 +196,23 @@ def test_policy_words_and_text():
     assert policy_text("random") == "random"
 
 
+def test_compare_names_policies_in_words():
+    # `napsim compare`'s own sentences: each side whose policy differs, in words, not the option's text
+    names = {"A": "Blue", "B": "Red"}
+    greedy = Variant("symmetric", policy="greedy,greedy")
+    look = Variant("symmetric", policy="lookahead:lookahead_k=4;lookahead_d=1,greedy")
+    assert instead(greedy, look, names) == ("Policy, Blue at planning play (lookahead: 4 rollouts per "
+                                            "candidate, 1 own turn looked ahead) instead of greedy play")
+    assert instead(greedy, Variant("symmetric", policy="random,random"), names) == (
+        "Policy, both sides at random play instead of greedy play")
+    tuned = Variant("symmetric", policy="greedy:keep_weight=0.5,random")
+    assert variant_labels(greedy, tuned, names) == (
+        "Policy, Blue: greedy play; Policy, Red: greedy play",
+        "Policy, Blue: tuned greedy play (weight of the hand card kept: 0.5); Policy, Red: random play")
+
+
 # --------------------------------------------------------------------------------------------
-# bad design files: one line naming the file, the field and what is allowed
+# bad variants files: one line naming the file, the field and what is allowed
 
 TUNE = '''
 [[tune]]
@@ -228,7 +244,7 @@ equalize = "F,S"
 games = 100
 against = "a"
 '''
-HEAD = '[design]\nname = "x"\n'
+HEAD = '[variants]\nname = "x"\n'
 
 
 @pytest.mark.parametrize("body,needle", [
@@ -254,14 +270,8 @@ HEAD = '[design]\nname = "x"\n'
      "[[tune]] #1: field 'knob': missing required key"),
 ])
 def test_bad_skill_entries_are_one_line(body, needle, tmp_path, monkeypatch):
-    studies = tmp_path / "studies"
-    studies.mkdir()
-    (studies / "x.toml").write_text(body)
-    code, out, err = napsim_main(monkeypatch, "regen", "x", "--studies", str(studies), "--results",
-                                 str(tmp_path / "results"))
-    assert code == 2 and not out and len(err.strip().splitlines()) == 1 and needle in err, err
-    assert str(studies / "x.toml") in err
-    assert not (tmp_path / "results").exists()
+    err = regen_refused(monkeypatch, tmp_path, body)
+    assert needle in err and str(tmp_path / "studies" / "x.toml") in err, err
 
 
 # --------------------------------------------------------------------------------------------

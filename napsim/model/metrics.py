@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from napsim.model.errors import NapsimInputError
+from napsim.model.policies import parse_policy_option
 
 # whose side a metric speaks for: its own row's side, or the other side's cards counted on this
 # row (the Guerrilla counters act on French cards, and napsim keeps those counts on the row of
@@ -304,9 +305,10 @@ def known(name: str) -> bool:
     return True
 
 
-def title(name: str, roles: dict[str, str] | None = None) -> str:
-    """The metric's title; see `describe`."""
-    return describe(name, roles).title
+def metric_title(name: str, side: str | None = None) -> str:
+    """A metric's title (an axis label, a panel title); on a row that names its side (`side`), an
+    OPPONENT metric still says whose counters acted (`MetricInfo.row_title`)."""
+    return describe(name).row_title(side)
 
 
 def catalogue_names() -> list[str]:
@@ -389,6 +391,13 @@ def policy_words(name: str, params: dict | None = None) -> str:
         return words
     listed = ", ".join(f"{policy_param_words(p)}: {value_words(p, v)}" for p, v in params.items())
     return f"tuned {words} ({listed})" if name == "greedy" else f"{words} ({listed})"
+
+
+def policy_label(text: str) -> str:
+    """One side's policy as written ('lookahead:lookahead_k=8;lookahead_d=1') in words
+    (`policy_words`: 'planning play (lookahead: 8 rollouts per candidate, 1 own turn looked ahead)')."""
+    ((name, params),) = parse_policy_option(text, "policy")
+    return policy_words(name, params)
 
 
 def _count(v) -> str:

@@ -151,8 +151,12 @@ def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tu
         if not isinstance(name, str) or name not in DEFAULTS:
             raise NapsimInputError(w, "name", f"unknown policy {name!r}", ", ".join(DEFAULTS))
         for k, v in params.items():
-            if isinstance(v, bool) or not isinstance(v, int | float | str):
-                raise NapsimInputError(w, k, f"{v!r} is not a number or a mode name", "numbers")
+            if k in _CHOICES and isinstance(v, str):
+                continue  # a mode name (policy_vector checks it)
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                modes = SPEND_MODES if k == "g_spend_mode" else GAIN_MODES
+                allowed = f"a number or {', '.join(modes)}" if k in _CHOICES else "a number"
+                raise NapsimInputError(w, k, f"{v!r} is not a number or a mode name", allowed)
         policy_vector(name, params, where=w)
         out[key] = (name, params)
     return out

@@ -1,4 +1,4 @@
-"""A policy ladder's table, JSON and chart (`napsim.study.ladder.Ladder`, a design file's
+"""A policy ladder's table, JSON and chart (`napsim.study.ladder.Ladder`, a variants file's
 ``[[ladder]]``): per value of the setting and policy, each side's metric and its paired difference
 from the reference policy; the chart draws the difference against the setting, one line a policy."""
 
@@ -8,15 +8,16 @@ import textwrap
 
 import pandas as pd
 
-from napsim.output.decisions import interval_text, metric_title
-from napsim.output.findings.ladder import label, ladder_sentences, over_title, short
+from napsim.model.metrics import metric_title, policy_label
+from napsim.output.findings.ladder import ladder_sentences, over_title, short
 from napsim.output.formatting import _json_value, render
+from napsim.output.variants import interval_text
 
 
 def ladder_frame(lad) -> pd.DataFrame:
     """`Ladder.frame` with the words: the policy's and the metric's."""
     df = lad.frame()
-    df.insert(2, "policy_words", [label(p) for p in df["policy"]])
+    df.insert(2, "policy_words", [policy_label(p) for p in df["policy"]])
     df.insert(df.columns.get_loc("metric") + 1, "title",
               [metric_title(m, side) for m, side in zip(df["metric"], df["side"], strict=True)])
     return df
@@ -24,9 +25,11 @@ def ladder_frame(lad) -> pd.DataFrame:
 
 def heading(lad) -> list[str]:
     who = "both sides" if lad.side == "*" else lad.side_names[lad.side_keys.index(lad.side)]
-    lines = [f"Policies of {who} against {label(lad.side_policies[0])} (the reference) in {lad.scenario}, "
+    ref = policy_label(lad.side_policies[0])
+    lines = [f"Policies of {who} against {ref} (the reference) in {lad.scenario}, "
              f"{lad.games:,} games each (seed {lad.seed}), the same games for every policy and value"]
-    lines += [f"  {short(p)}: {label(p)}" for p in lad.side_policies[1:] if label(p) != short(p)]
+    words = [(short(p), policy_label(p)) for p in lad.side_policies[1:]]
+    lines += [f"  {name}: {text}" for name, text in words if text != name]
     if lad.over:
         values = ", ".join(str(v) for v in lad.values)
         lines.append(f"over {over_title(lad)}: {values}")

@@ -1,12 +1,12 @@
 """A policy ladder: several policies of one side against a reference policy, each on the same games,
 optionally at every value of one setting (``sides.*.hand`` 4..10): how much skill is worth.
 
-A ladder entry of a design file (`napsim.study.design`, ``[[ladder]]``) names a scenario, the side
+A ladder entry of a variants file (`napsim.study.variants_file`, ``[[ladder]]``) names a scenario, the side
 whose policy changes (``*``: both sides play it), the base policy pair (its side's policy is the
 reference, greedy by default) and the policies to rank. At each value of `over` the reference and
 every policy play the games [0, n) of one seed (`PlayedGames`): common random numbers, so every
 difference from the reference, between two policies, and between the same gap at two values of the
-setting, is a paired estimate with per-game influences (`napsim.sim.paired`), not two independent
+setting, is a paired estimate with per-game influences (`napsim.sim.summary`), not two independent
 intervals. `Ladder.gap` and `Ladder.contrast` give them; `frame` has one row per value, policy,
 metric and side.
 """
@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_seed
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import load_scenario, parse_overrides
-from napsim.sim import paired
-from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics, check_seed
+from napsim.sim.summary import Estimate
+from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics
 
 DEFAULT_METRICS = ("effective_per_turn",)
-REF = re.compile(r"@([a-z0-9][a-z0-9_-]*)")  # a design file's tune answer, resolved before play
+REF = re.compile(r"@([a-z0-9][a-z0-9_-]*)")  # a variants file's tune answer, resolved before play
 MAX_RUNGS = 64  # values x (policies + 1) a ladder may play
 
 
@@ -35,7 +35,7 @@ MAX_RUNGS = 64  # values x (policies + 1) a ladder may play
 class Ladder:
     """What `run_ladder` returns: the estimates of every (value, policy) per metric and side.
 
-    `estimates[(vi, pi)][metric]` is the per-side list of `paired.Estimate` (None where the metric
+    `estimates[(vi, pi)][metric]` is the per-side list of `Estimate` (None where the metric
     counts nothing for a side); pi = 0 is the reference, 1.. the policies in order."""
 
     scenario: str
@@ -54,16 +54,16 @@ class Ladder:
     estimates: dict = field(default_factory=dict)
     deck_warning: str | None = None
 
-    def estimate(self, vi: int, pi: int, metric: str, s: int) -> paired.Estimate | None:
+    def estimate(self, vi: int, pi: int, metric: str, s: int) -> Estimate | None:
         return self.estimates[(vi, pi)][metric][s]
 
-    def gap(self, vi: int, pi: int, metric: str, s: int, against: int = 0) -> paired.Estimate | None:
+    def gap(self, vi: int, pi: int, metric: str, s: int, against: int = 0) -> Estimate | None:
         """Policy pi minus policy `against` (the reference) at value vi, paired game by game."""
         a, b = self.estimate(vi, against, metric, s), self.estimate(vi, pi, metric, s)
         return None if a is None or b is None else b.minus(a)
 
     def contrast(self, pi: int, metric: str, s: int, first: int = 0,
-                 last: int = -1) -> paired.Estimate | None:
+                 last: int = -1) -> Estimate | None:
         """The gap at value `last` minus the gap at value `first`: the same games at both values,
         so paired too (does the gap grow with the setting?)."""
         n = len(self.values)
@@ -153,7 +153,7 @@ def plan_ladder(scenario: str, side: str, policies: Sequence[str], policy: str =
     metrics = tuple(check_metrics(list(metrics) or list(DEFAULT_METRICS)))
     fixed = tuple((sets if isinstance(sets, dict) else parse_overrides(sets)).items())
     sc, _, pairs = Variant(scenario, fixed, deck, policy).inputs()
-    keys = tuple(s.key for s in sc.sides)
+    keys = tuple(sc.side_names)
     if len(pairs) != 2:
         raise NapsimInputError("policy", "policy", f"{len(pairs)} policies given",
                                "one per side, e.g. greedy,greedy")
@@ -174,7 +174,7 @@ def plan_ladder(scenario: str, side: str, policies: Sequence[str], policy: str =
                                f"at most {MAX_RUNGS} sets of games")
     pair_texts = tuple(_pair(policy, side, keys, t) for t in texts)
     base = base_value(Variant(scenario, fixed, deck, policy), expand(over, keys)[0]) if over else None
-    lad = Ladder(scenario, side, keys, tuple(s.name for s in sc.sides), policy, pair_texts, texts, over,
+    lad = Ladder(scenario, side, keys, tuple(sc.side_names.values()), policy, pair_texts, texts, over,
                  vals, base, metrics, games, seed)
     cells = []
     for vi, v in enumerate(vals):
@@ -200,7 +200,7 @@ def _values(over: str | None, values) -> tuple:
 
 
 def check_ladder(options: dict, where: str) -> None:
-    """A design file's ladder entry checked when the file is read ('@name' policies stand in as
+    """A variants file's ladder entry checked when the file is read ('@name' policies stand in as
     greedy: the tune that answers them runs later); errors name the file and entry."""
     def stand_in(v):
         return REF.sub("greedy", v) if isinstance(v, str) else v
@@ -218,7 +218,7 @@ def check_ladder(options: dict, where: str) -> None:
 def ladder_command(o: dict) -> str:
     """One cell of a ladder entry as `napsim compare` (POLICY and VALUE stand for its policies and
     values): the reference is A, the policy B, on the same games."""
-    keys = tuple(s.key for s in load_scenario(o["scenario"]).sides)
+    keys = tuple(load_scenario(o["scenario"]).side_names)
     pair = str(o.get("policy", "greedy,greedy"))
     cmd = ["napsim compare", f"--scenario {o['scenario']}", f"--policy-a {pair}",
            f"--policy-b {_pair(pair, o['side'], keys, 'POLICY')}"]

@@ -49,7 +49,16 @@ from pathlib import Path
 from napsim.engine import layout
 from napsim.model.cards import Deck, load_deck, resolve_deck_path
 from napsim.model.defaults import MAX_CHUNKS, MAX_DECK_ENSEMBLE, MAX_GAMES, SEED, STUDY_CHUNK
-from napsim.model.errors import NapsimInputError, excerpt
+from napsim.model.errors import (
+    NapsimInputError,
+    check_keys,
+    excerpt,
+    get_bool,
+    get_choice,
+    get_float,
+    get_int,
+    get_str,
+)
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import (
     RULE_OPTIONS,
@@ -60,7 +69,6 @@ from napsim.model.scenarios import (
     read_toml,
     resolve_scenario_path,
 )
-from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
 from napsim.sim.metric_table import metric_names, per_game_columns
 from napsim.sim.odds import check_question
 from napsim.sim.packing import Simulation

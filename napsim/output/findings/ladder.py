@@ -1,5 +1,5 @@
 """Findings of a policy ladder (`napsim.study.ladder.Ladder`) and of a balance played again with other
-policies (a design file's ``against``): how much each policy gets over the reference, whether that
+policies (a variants file's ``against``): how much each policy gets over the reference, whether that
 gap grows or shrinks across the setting (the gap at the last value minus the gap at the first, a
 paired estimate: the same games at every value), how the policies rank, what the opponent gets,
 and whether a balance crossing moves. Every number is computed here from the estimates, with its
@@ -7,16 +7,10 @@ and whether a balance crossing moves. Every number is computed here from the est
 
 from __future__ import annotations
 
-from napsim.model.metrics import parameter_title, policy_words, value_words
+from napsim.model.metrics import parameter_title, policy_label, policy_words, value_words
 from napsim.model.policies import parse_policy_option
 from napsim.output.findings import digits, info_of, phrase_of, setting_title, with_ci
-from napsim.sim import paired
-
-
-def label(text: str) -> str:
-    """One side's policy text in words ('lookahead:lookahead_k=8' -> 'planning play (...)')."""
-    ((name, params),) = parse_policy_option(text, "policy")
-    return policy_words(name, params)
+from napsim.sim.summary import Estimate, crossing_estimate
 
 
 def short(text: str) -> str:
@@ -26,19 +20,19 @@ def short(text: str) -> str:
         "tuned greedy play" if name == "greedy" and params else policy_words(name))
 
 
-def _clear(e: paired.Estimate) -> bool:
+def _clear(e: Estimate) -> bool:
     lo, hi = e.value - e.half_width, e.value + e.half_width
     return lo > 0 or hi < 0
 
 
-def _d(e: paired.Estimate) -> str:
+def _d(e: Estimate) -> str:
     """'+0.031 [+0.004, +0.058]': two significant digits of the half-width, so that an interval's
     side of zero shows."""
     h = e.half_width
     return with_ci(e.value, e.value - h, e.value + h, sign=True, d=min(6, digits(h) + 1))
 
 
-def _level(e: paired.Estimate) -> str:
+def _level(e: Estimate) -> str:
     return with_ci(e.value, e.value - e.half_width, e.value + e.half_width)
 
 
@@ -69,7 +63,7 @@ def gap_sentence(lad, pi: int, metric: str, s: int, vi: int | None = None) -> st
     if g is None:
         return None
     info = info_of(metric)
-    head = (f"With {label(lad.side_policies[pi])} instead of {label(lad.side_policies[0])}, "
+    head = (f"With {policy_label(lad.side_policies[pi])} instead of {policy_label(lad.side_policies[0])}, "
             f"{lad.side_names[s]}")
     at = at_words(lad, lad.values[vi])
     n = f"n = {g.n:,} paired games"
@@ -135,7 +129,7 @@ def opponent_sentence(lad, metric: str, s: int) -> str | None:
         return None
     info = info_of(metric)
     at = at_words(lad, lad.values[vi])
-    return (f"{lad.side_names[s]}, still playing {label(_other_policy(lad, s))}, get a change in "
+    return (f"{lad.side_names[s]}, still playing {policy_label(_other_policy(lad, s))}, get a change in "
             f"{info.phrase}{at[:-1] + '; ' if at.endswith(')') else at + ' ('}paired, n = {lad.games:,} "
             f"games each): {'; '.join(parts)}")
 
@@ -181,11 +175,11 @@ def pair_words(policy: str, names: tuple[str, ...]) -> str:
     """'both sides playing planning play (...)' / 'French playing greedy play, Spanish playing ...'."""
     parts = [p.strip() for p in policy.split(",")]
     if len(set(parts)) == 1:
-        return f"both sides playing {label(parts[0])}"
-    return ", ".join(f"{n} playing {label(p)}" for n, p in zip(names, parts, strict=True))
+        return f"both sides playing {policy_label(parts[0])}"
+    return ", ".join(f"{n} playing {policy_label(p)}" for n, p in zip(names, parts, strict=True))
 
 
-def crossing_estimate(b) -> paired.Estimate | None:
+def balance_crossing(b) -> Estimate | None:
     """The crossing of a `Balance` with per-game influences (None without one)."""
     if not b.crossed:
         return None
@@ -193,7 +187,7 @@ def crossing_estimate(b) -> paired.Estimate | None:
     f0, f1 = b.setting(lo).f, b.setting(hi).f
     if f0.value == f1.value:
         return None
-    return paired.crossing_estimate(lo, f0, hi, f1)
+    return crossing_estimate(lo, f0, hi, f1)
 
 
 def shift_sentence(b, ref) -> str:
@@ -201,7 +195,7 @@ def shift_sentence(b, ref) -> str:
     same games) crosses: the move with its paired interval, or why there is none."""
     title = setting_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
     now, then = pair_words(b.base.policy, b.side_names), pair_words(ref.base.policy, ref.side_names)
-    e, r = crossing_estimate(b), crossing_estimate(ref)
+    e, r = balance_crossing(b), balance_crossing(ref)
     if e is None or r is None:
         which = "either search" if e is None and r is None else ("this search" if e is None else "the other")
         return f"With {now} instead of {then}, the crossing cannot be compared: {which} has none in the range"
@@ -211,7 +205,7 @@ def shift_sentence(b, ref) -> str:
     d = e.minus(r)
     dec = digits(min(e.half_width, r.half_width, d.half_width))
 
-    def at(x: paired.Estimate) -> str:
+    def at(x: Estimate) -> str:
         return with_ci(x.value, x.value - x.half_width, x.value + x.half_width, d=dec)
 
     verdict = "moves" if _clear(d) else "does not move clearly"

@@ -1,6 +1,7 @@
-"""The report of a design file (`napsim regen`, `napsim.study.design`): report.md with the findings
-first, then per entry its command line, its output as `napsim balance` / `napsim compare` prints it,
-and its chart; <name>.json and <name>.png per entry; manifest.json. Written whole or not at all
+"""The report of a variants file (`napsim regen`, `napsim.study.variants_file.load_variants_file`):
+report.md with the findings first, then per entry its command line, its output as `napsim tune` /
+a ladder (`napsim.output.ladder`) / `napsim balance` / `napsim compare` prints it, and its chart;
+<name>.json and (but for a tune) <name>.png per entry; manifest.json. Written whole or not at all
 (`napsim.output.folders.write_result_folder`)."""
 
 from __future__ import annotations
@@ -9,8 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from napsim.model.version import __version__
-from napsim.output.decisions import balance_doc, balance_text, compare_text, with_sentences
+from napsim.model.defaults import __version__
 from napsim.output.deck_ensemble import (
     balance_ensemble_doc,
     balance_ensemble_sentence,
@@ -21,18 +21,26 @@ from napsim.output.deck_ensemble import (
     heading,
 )
 from napsim.output.findings.ladder import ladder_sentences, shift_sentence
-from napsim.output.folders import write_result_folder
+from napsim.output.folders import manifest, write_result_folder
 from napsim.output.formatting import _json_value
 from napsim.output.ladder import ladder_doc, ladder_figure, ladder_text
-from napsim.study.design import DesignEntry, DesignSpec
+from napsim.output.variants import (
+    balance_doc,
+    balance_figure,
+    balance_text,
+    compare_figure,
+    compare_text,
+    with_sentences,
+)
+from napsim.study.variants_file import VariantsEntry, VariantsFile
 
 
 @dataclass
 class Answer:
-    """One entry's answer: a `Balance` (with its ensemble, if any) or a `Comparison` and its
-    `DeckEnsemble` (or None), and the deck warnings."""
+    """One entry's answer: a `Tuned`, a `Ladder`, a `Balance` (with its ensemble, if any) or a
+    `Comparison` and its `DeckEnsemble` (or None), and the deck warnings."""
 
-    entry: DesignEntry
+    entry: VariantsEntry
     result: object
     ensemble: object = None
     warnings: tuple[str, ...] = ()
@@ -40,8 +48,9 @@ class Answer:
 
 
 def findings(a: Answer) -> list[str]:
-    """The entry's sentences: the balance and its ensemble, or the main metric's rows of a compare
-    and their ensemble sentences."""
+    """The entry's sentences: the tune's answer, the ladder's, the balance (its move from the balance
+    it is `against`) and its ensemble, or the main metric's rows of a compare and their ensemble
+    sentences."""
     if a.entry.kind == "tune":
         return [a.result.sentence]
     if a.entry.kind == "ladder":
@@ -95,7 +104,7 @@ def document(a: Answer) -> dict:
     return {"title": a.entry.title, "command": a.entry.command(), **doc}
 
 
-def report_markdown(spec: DesignSpec, answers: list[Answer]) -> str:
+def report_markdown(spec: VariantsFile, answers: list[Answer]) -> str:
     lines = [f"# {spec.name}", ""]
     if spec.description:
         lines += [spec.description, ""]
@@ -125,15 +134,16 @@ def _cells(a: Answer) -> list[str]:
     return [f"POLICY: {policies}{values} (the reference, A, plays each value once).", ""]
 
 
-def write_design_folder(spec: DesignSpec, answers: list[Answer], dest: str | Path, wall_seconds: float,
-                        force: bool = False) -> Path:
+def write_variants_folder(spec: VariantsFile, answers: list[Answer], dest: str | Path,
+                          wall_seconds: float, force: bool = False) -> Path:
     """report.md, <name>.json and <name>.png per entry, manifest.json, as the folder dest."""
-    from napsim.output import decision_charts  # lazy: matplotlib is heavy
+    from napsim.output.chartkit import write_chart  # lazy: matplotlib is heavy
 
-    meta = {"napsim": __version__, "design_file": spec.path.name,
-            "entries": [dict(kind=a.entry.kind, name=a.entry.name, command=a.entry.command())
-                        for a in answers],
-            "wall_seconds": round(wall_seconds, 1)}
+    # "design_file": the key the committed manifests (results/tamames_balance) have always had
+    meta = manifest({"design_file": spec.path.name,
+                     "entries": [dict(kind=a.entry.kind, name=a.entry.name, command=a.entry.command())
+                                 for a in answers],
+                     "wall_seconds": round(wall_seconds, 1)})
     files = {"report.md": lambda p: p.write_text(report_markdown(spec, answers), encoding="utf-8"),
              "manifest.json": lambda p: p.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")}
     for a in answers:
@@ -142,9 +152,9 @@ def write_design_folder(spec: DesignSpec, answers: list[Answer], dest: str | Pat
             json.dumps(d, indent=2, default=str) + "\n", encoding="utf-8"))(doc)
         if a.entry.kind == "tune":
             continue
-        fig = (decision_charts.balance_figure(a.result) if a.entry.kind == "balance"
+        fig = (balance_figure(a.result) if a.entry.kind == "balance"
                else ladder_figure(a.result) if a.entry.kind == "ladder"
-               else decision_charts.compare_figure(a.result))
-        files[f"{a.entry.name}.png"] = (lambda f, t: lambda p: decision_charts.write_chart(f, p, t))(
+               else compare_figure(a.result))
+        files[f"{a.entry.name}.png"] = (lambda f, t: lambda p: write_chart(f, p, t))(
             fig, a.entry.title)
     return write_result_folder(dest, force, spec.files(), files)

@@ -1,11 +1,17 @@
-"""Design files: committed design answers (`napsim regen`), each a `napsim balance` or
-`napsim compare` written down once so that its report in results/ can be rebuilt by one command.
+"""The variants file (`napsim regen`): questions of the variants commands written down once, so that
+one command rebuilds their report in results/ (`napsim.output.variants_report`).
 
-A design file (``studies/tamames_balance.toml``) has a [design] table (name, description) and
-[[balance]] and [[compare]] entries. Each entry has a `name` (its files in the report are
-<name>.json and <name>.png), a `title`, and the keyword arguments of `napsim.balance` or
+A variants file (``studies/tamames_balance.toml``, ``studies/skill.toml``) has a [variants] table
+(name, description) and [[tune]], [[ladder]], [[balance]] and [[compare]] entries. Each entry has a
+`name` (its files in the report are <name>.json and, but for a tune, <name>.png), a `title`, and
+the keyword arguments of `napsim.tune`, `napsim.study.ladder.run_ladder`, `napsim.balance` or
 `napsim.compare` (the command's options with '_' for '-': scenario, vary, equalize, games,
-deck_ensemble, ...). The keys are checked here, the values by the search itself.
+deck_ensemble, ...). The keys, the '@name' references to a tune's answer, a balance's `against`
+and a ladder's values are checked here, the other values by the search itself. Files written
+before the table had its name call it [design]; they load as they are.
+
+Its own module, not a part of `napsim.study.variants`: it reads ladder entries
+(`napsim.study.ladder`), which play `Variant`s of that module.
 """
 
 from __future__ import annotations
@@ -15,8 +21,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from napsim.model.errors import NapsimInputError
-from napsim.model.validate import check_keys, get_str, read_toml_file
+from napsim.model.errors import NapsimInputError, check_keys, get_str, read_toml_file
 from napsim.study.ladder import REF, check_ladder, ladder_command
 
 BALANCE_KEYS = ("scenario", "vary", "metric", "equalize", "target", "side", "sets", "deck", "policy",
@@ -31,17 +36,21 @@ LADDER_KEYS = ("scenario", "side", "policies", "policy", "over", "values", "metr
 KINDS = {"tune": (TUNE_KEYS, ("scenario", "side", "knob")),
          "ladder": (LADDER_KEYS, ("scenario", "side", "policies")),
          "balance": (BALANCE_KEYS, ("scenario", "vary")), "compare": (COMPARE_KEYS, ("scenario",))}
+POLICY_KEYS = ("policy", "policy_a", "policy_b", "policies")  # the options that may name '@name'
+HEAD_TABLES = ("variants", "design")  # the file's head table: its name, then its older name
 # options whose command-line flag is not the key with '-' for '_'
 FLAGS = {"sets": "--set", "metrics": "--metric"}
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
 @dataclass(frozen=True)
-class DesignEntry:
-    kind: str          # balance | compare
+class VariantsEntry:
+    """One question of a variants file: a tune, a ladder, a balance or a compare."""
+
+    kind: str          # tune | ladder | balance | compare
     name: str          # file stem in the report
     title: str
-    options: dict      # keyword arguments of napsim.balance / napsim.compare
+    options: dict      # keyword arguments of napsim.tune / run_ladder / napsim.balance / napsim.compare
 
     def command(self) -> str:
         """The same question as a command line (for the report and the README); a ladder's is the
@@ -62,10 +71,10 @@ class DesignEntry:
         return " ".join(parts)
 
 
-def refs(entry: DesignEntry) -> list[str]:
+def refs(entry: VariantsEntry) -> list[str]:
     """The tune entries whose answers a policy option of the entry plays ('@name')."""
     out = []
-    for key in ("policy", "policy_a", "policy_b", "policies"):
+    for key in POLICY_KEYS:
         value = entry.options.get(key)
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str):
@@ -73,24 +82,25 @@ def refs(entry: DesignEntry) -> list[str]:
     return out
 
 
-def resolve(entry: DesignEntry, tuned: dict[str, str]) -> DesignEntry:
+def resolve(entry: VariantsEntry, tuned: dict[str, str]) -> VariantsEntry:
     """The entry with every '@name' of its policy options replaced by that tune entry's answer
     (its side's policy as 'name:param=value;...'): the command line shown then plays it as is."""
     def sub(text):
         return REF.sub(lambda m: tuned[m.group(1)], text) if isinstance(text, str) else text
 
-    options = {k: ([sub(t) for t in v] if isinstance(v, list) else sub(v))
-               if k in ("policy", "policy_a", "policy_b", "policies") else v
+    options = {k: ([sub(t) for t in v] if isinstance(v, list) else sub(v)) if k in POLICY_KEYS else v
                for k, v in entry.options.items()}
-    return DesignEntry(entry.kind, entry.name, entry.title, options)
+    return VariantsEntry(entry.kind, entry.name, entry.title, options)
 
 
 @dataclass(frozen=True)
-class DesignSpec:
+class VariantsFile:
+    """A variants file, checked: its name, description and entries."""
+
     path: Path
     name: str
     description: str
-    entries: tuple[DesignEntry, ...]
+    entries: tuple[VariantsEntry, ...]
 
     def files(self) -> tuple[str, ...]:
         """Every file the report folder holds (a tune entry has no chart)."""
@@ -99,22 +109,25 @@ class DesignSpec:
         return ("report.md", "manifest.json", *per)
 
 
-def is_design_file(path: str | Path) -> bool:
-    """True for a design file (a [design] table)."""
+def is_variants_file(path: str | Path) -> bool:
+    """True for a variants file (a [variants] table, or [design] in an older file)."""
     try:
-        return "design" in tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return False
+    return any(t in doc for t in HEAD_TABLES)
 
 
-def load_design_spec(path: str | Path) -> DesignSpec:
-    """Read and check a design file; a one-line NapsimInputError naming the field otherwise."""
+def load_variants_file(path: str | Path) -> VariantsFile:
+    """Read and check a variants file; a one-line NapsimInputError naming the field otherwise."""
     p = Path(path)
     where = str(p)
     data = read_toml_file(p)
-    check_keys(where, data, ("design", *KINDS), ("design",))
-    head = data["design"]
-    check_keys(f"{where}: [design]", head, ("name", "description"), ("name",))
+    table = next((t for t in HEAD_TABLES if t in data), HEAD_TABLES[0])
+    check_keys(where, data, (table, *KINDS), (table,))
+    head = data[table]
+    w_head = f"{where}: [{table}]"
+    check_keys(w_head, head, ("name", "description"), ("name",))
     entries, names = [], set()
     for kind, (keys, required) in KINDS.items():
         items = data.get(kind, [])
@@ -133,16 +146,16 @@ def load_design_spec(path: str | Path) -> DesignSpec:
             options = {k: v for k, v in item.items() if k not in ("name", "title")}
             if kind == "ladder":
                 check_ladder(options, w)
-            entries.append(DesignEntry(kind, name, get_str(w, item, "title"), options))
+            entries.append(VariantsEntry(kind, name, get_str(w, item, "title"), options))
     if not entries:
-        raise NapsimInputError(where, "design", "has no [[tune]], [[ladder]], [[balance]] or [[compare]] "
-                               "entry", "at least one entry")
+        raise NapsimInputError(where, table, "has no [[tune]], [[ladder]], [[balance]] or [[compare]] entry",
+                               "at least one entry")
     _check_refs(where, entries)
-    return DesignSpec(p, get_str(f"{where}: [design]", head, "name"),
-                      get_str(f"{where}: [design]", head, "description", ""), tuple(entries))
+    return VariantsFile(p, get_str(w_head, head, "name"), get_str(w_head, head, "description", ""),
+                        tuple(entries))
 
 
-def _check_refs(where: str, entries: list[DesignEntry]) -> None:
+def _check_refs(where: str, entries: list[VariantsEntry]) -> None:
     """'@name' must name an earlier tune entry; a balance's `against` an earlier balance entry."""
     seen: dict[str, str] = {}
     for e in entries:

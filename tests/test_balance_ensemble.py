@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from support.cli import napsim_main, regen_refused
+from support.cli import napsim_main, refused_with_studies
 from support.decks import read_deck_csv, write_deck_csv
 from support.studies import study_text
 
@@ -246,7 +246,7 @@ NO_ENTRY = "has no [[tune]], [[ladder]], [[balance]] or [[compare]] entry"
     (VARIANTS.replace("[variants]", "[design]\nname = \"y\"\n[variants]", 1), "field 'design': unknown key"),
 ])
 def test_bad_variants_file_is_one_line(body, needle, tmp_path, monkeypatch):
-    err = regen_refused(monkeypatch, tmp_path, body)
+    err = refused_with_studies(monkeypatch, tmp_path, body, "regen", "x")
     assert needle in err, err
 
 

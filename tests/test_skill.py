@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.cli import napsim_main, regen_refused
+from support.cli import napsim_main, refused_with_studies
 
 from napsim.api import compare_run, regenerate
 from napsim.model.metrics import policy_words, value_words
@@ -270,7 +270,7 @@ HEAD = '[variants]\nname = "x"\n'
      "[[tune]] #1: field 'knob': missing required key"),
 ])
 def test_bad_skill_entries_are_one_line(body, needle, tmp_path, monkeypatch):
-    err = regen_refused(monkeypatch, tmp_path, body)
+    err = refused_with_studies(monkeypatch, tmp_path, body, "regen", "x")
     assert needle in err and str(tmp_path / "studies" / "x.toml") in err, err
 
 

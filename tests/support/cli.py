@@ -39,13 +39,14 @@ def napsim_main(monkeypatch, *args: str) -> tuple[int, str, str]:
         return code, out.getvalue().decode(), err.getvalue().decode()
 
 
-def regen_refused(monkeypatch, tmp_path: Path, body: str) -> str:
-    """`napsim regen x` on a studies/x.toml holding `body`, which must be refused: exit 2, one line
-    on stderr, nothing on stdout, no results folder. Returns that line."""
+def refused_with_studies(monkeypatch, tmp_path: Path, body: str, *command: str) -> str:
+    """`napsim COMMAND --studies DIR --results DIR2` (`"regen", "x"`) with DIR/x.toml holding `body`,
+    which must be refused: exit 2, one line on stderr, nothing on stdout, no results folder.
+    Returns that line."""
     studies = tmp_path / "studies"
     studies.mkdir()
     (studies / "x.toml").write_text(body)
-    code, out, err = napsim_main(monkeypatch, "regen", "x", "--studies", str(studies), "--results",
+    code, out, err = napsim_main(monkeypatch, *command, "--studies", str(studies), "--results",
                                  str(tmp_path / "results"))
     assert code == 2 and not out and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "results").exists()

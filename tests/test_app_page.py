@@ -14,7 +14,7 @@ pytest.importorskip("streamlit", reason="Streamlit is not installed (pip install
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import napsim  # noqa: E402
-from napsim.app import uploads  # noqa: E402
+from napsim.app import form  # noqa: E402
 from napsim.cli import main  # noqa: E402
 from napsim.model.defaults import SEED  # noqa: E402
 
@@ -129,7 +129,7 @@ def test_a_broken_scenario_upload_is_one_line_and_a_good_one_plays(tmp_path):
 def test_an_oversized_or_binary_upload_is_refused():
     at = page()
     at.selectbox(key="deck|symmetric").set_value("(upload a file)").run()
-    at.file_uploader(key="deck_file").set_value(("big.csv", b"x" * (uploads.MAX_BYTES + 1), "text/csv")).run()
+    at.file_uploader(key="deck_file").set_value(("big.csv", b"x" * (form.MAX_BYTES + 1), "text/csv")).run()
     assert any("too large" in m for m in errors(at))
     at.file_uploader(key="deck_file").set_value(("bin.csv", b"\xff\xfe\x00", "text/csv")).run()
     assert any("bin.csv" in m and "UTF-8" in m for m in errors(at))

@@ -127,6 +127,12 @@ def parse_policy_option(text: str, where: str = "--policy") -> list[tuple[str, d
     return out
 
 
+def policy_text(name: str, params: dict | None = None) -> str:
+    """The inverse of one side of `parse_policy_option`: ('greedy', {'w_c': 2}) -> 'greedy:w_c=2'."""
+    items = ";".join(f"{k}={v}" for k, v in (params or {}).items())
+    return f"{name}:{items}" if items else name
+
+
 def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tuple[str, dict]]:
     """A scenario's optional [policy] table: one [policy.<side>] per side with `name` (default
     greedy) and parameters, e.g. what `napsim tune` prints. It tunes the policy it names: whenever
@@ -146,8 +152,12 @@ def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tu
         if not isinstance(name, str) or name not in DEFAULTS:
             raise NapsimInputError(w, "name", f"unknown policy {name!r}", ", ".join(DEFAULTS))
         for k, v in params.items():
-            if isinstance(v, bool) or not isinstance(v, int | float | str):
-                raise NapsimInputError(w, k, f"{v!r} is not a number or a mode name", "numbers")
+            if k in _CHOICES and isinstance(v, str):
+                continue  # a mode name (policy_vector checks it)
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                modes = SPEND_MODES if k == "g_spend_mode" else GAIN_MODES
+                allowed = f"a number or {', '.join(modes)}" if k in _CHOICES else "a number"
+                raise NapsimInputError(w, k, f"{v!r} is not a number or a mode name", allowed)
         policy_vector(name, params, where=w)
         out[key] = (name, params)
     return out

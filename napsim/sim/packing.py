@@ -21,7 +21,7 @@ from napsim.model.filters import orders_in
 from napsim.model.policies import policy_vector, with_table
 from napsim.model.scenarios import Scenario, load_scenario
 from napsim.sim.result import SimResult
-from napsim.sim.runner import RowSink, check_run, run_games, trace_game
+from napsim.sim.runner import RowSink, run_games, trace_game
 from napsim.sim.tables import (
     KIND_SECTION,
     CardTable,
@@ -189,11 +189,6 @@ class Simulation:
         """Compile (or load from numba's cache) this scenario's kernels by playing one game, so
         that timings and ETAs that follow count games only."""
         self.run(1, 0, chunk=1)
-
-    @staticmethod
-    def check_run(games: int, seed: int, chunk: int = SIM_CHUNK) -> None:
-        """Refuse bad run arguments before anything is played (`napsim.sim.runner.check_run`)."""
-        check_run(games, seed, chunk)
 
     def run(self, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
             check: bool = False, progress: Callable[[int, int], None] | None = None,

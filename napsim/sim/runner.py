@@ -21,7 +21,7 @@ from napsim.engine import epic, lgb, lookahead, lookahead_lgb
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
-from napsim.model.validate import check_count, check_games, check_seed
+from napsim.model.errors import check_count, check_run, check_seed
 from napsim.sim.ahead import one_ahead
 from napsim.sim.result import SimResult
 from napsim.sim.sums import ChunkOut, GameSums
@@ -101,14 +101,6 @@ def compile_notice(kind: str) -> str | None:
 
 
 RowSink = Callable[[int, ChunkOut], None]  # sink(first game, chunk): takes a chunk's per-game rows
-
-
-def check_run(games: int, seed: int, chunk: int) -> None:
-    """The arguments of a run, checked before anything is played (games 1..MAX_GAMES, a 63-bit
-    seed, a positive chunk)."""
-    check_games(games)
-    check_seed(seed)
-    check_count(chunk, "--chunk", "chunk", 1, 10**9)
 
 
 def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,

@@ -96,11 +96,10 @@ from napsim.engine.lgb_choice import _cic_gifts, _pair_gain, gift_table
 from napsim.engine.lgb_corps import (
     _corps_orders,
     _corps_plays,
-    _guerrillas,
     _receive,
-    _scout_gain_corps,
     _take_command_reach,
 )
+from napsim.engine.lgb_guerrilla import _guerrillas, _scout_gain_corps
 from napsim.engine.lgb_phases import (
     _check_guerrillas,
     _cic_draw,

@@ -5,8 +5,8 @@ The package face: the public Python API, gathered from the layers (docs/architec
 
 from napsim.api import Simulated, StudyResult, balance, compare, run_study, simulate, tune
 from napsim.model.cards import Deck, builtin_decks, load_deck
+from napsim.model.defaults import __version__
 from napsim.model.errors import NapsimInputError
-from napsim.model.version import __version__
 from napsim.study.spec import Study, load_study
 
 __all__ = ["Deck", "NapsimInputError", "Simulated", "Study", "StudyResult", "balance", "builtin_decks",

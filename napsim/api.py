@@ -1,9 +1,10 @@
 """The Python API (top layer, beside the command line): play one scenario (`simulate`, `trace_text`),
-run a study and read its results, rerun the flagship studies, play the rule readings, compare and
-balance. Each of these both plays games (the study layer) and writes or words results (the output
-layer), so it sits above both; `napsim/__init__.py` exports the public names (`simulate`,
-`run_study`, `StudyResult`, `compare`, `balance`). The command line and the page of `napsim app`
-call these functions, so the three give the same numbers.
+run a study and read its results, rerun the committed studies, play the rule readings, and the
+variants commands (`compare`, `balance`, `tune`). Each of these both plays games (the study layer)
+and writes or words results (the output layer), so it sits above both; `napsim/__init__.py`
+exports the public names (`simulate`, `run_study`, `StudyResult`, `compare`, `balance`, `tune`).
+The command line and the page of `napsim app` call these functions, so the three give the same
+numbers.
 """
 
 from __future__ import annotations
@@ -17,29 +18,29 @@ from pathlib import Path
 
 import pandas as pd
 
-from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
-from napsim.model.policies import parse_policy_option
+from napsim.model.defaults import SEED, SIM_CHUNK, __version__
+from napsim.model.errors import NapsimInputError, check_run
+from napsim.model.policies import parse_policy_option, policy_text
 from napsim.model.scenarios import (
     apply_override,
     load_scenario,
+    override_text,
     parse_overrides,
     parse_scenario,
     read_toml,
     resolve_scenario_path,
+    toml_text,
 )
-from napsim.model.tomltext import override_text, toml_text
-from napsim.model.version import __version__
-from napsim.output import decisions, frames
+from napsim.output import frames, variants
 from napsim.output.deck_ensemble import balance_ensemble_sentence, ensemble_frame
-from napsim.output.design_report import Answer, write_design_folder
 from napsim.output.findings import deck_note
 from napsim.output.findings.study import engine_findings
 from napsim.output.readings import check_dest, write_readings_folder
 from napsim.output.report import write_report
-from napsim.output.simulated import check_results_dest, result_folder, simulate_lines
+from napsim.output.simulated import check_results_dest, result_folder, section_chart_svg, simulate_lines
 from napsim.output.tracefmt import format_trace
-from napsim.output.tunetext import Tuned
+from napsim.output.tune import Tuned
+from napsim.output.variants_report import Answer, write_variants_folder
 from napsim.sim.packing import Simulation
 from napsim.sim.result import SimResult
 from napsim.sim.runner import ONE_A_SIDE, compile_notice, kernel_compiled, kernel_for
@@ -52,13 +53,14 @@ from napsim.study.deck_ensemble import (
     compare_ensemble,
     run_study_ensemble,
 )
-from napsim.study.design import DesignSpec, is_design_file, load_design_spec
+from napsim.study.ladder import run_ladder
 from napsim.study.readings import ReadingsSpec, is_readings_file, load_readings_spec, run_readings
 from napsim.study.runloop import NoticeFn, ProgressFn, execute
 from napsim.study.spec import Study, load_study
 from napsim.study.store import check_out, read_meta
 from napsim.study.tune import tune_policy
-from napsim.study.variants import Comparison, Variant, compare_variants, variants
+from napsim.study.variants import Comparison, Variant, compare_variants, variant_pair
+from napsim.study.variants_file import VariantsFile, is_variants_file, load_variants_file, resolve
 
 # --------------------------------------------------------------------------------------------
 # one scenario: `napsim simulate`, `napsim trace` and the page of `napsim app`
@@ -127,8 +129,6 @@ class Simulated:
 
     def section_chart_svg(self) -> bytes:
         """The chart of effective orders a turn by section and side (95% intervals), as SVG."""
-        from napsim.output.simchart import section_chart_svg  # lazy: matplotlib is heavy
-
         return section_chart_svg(self.summary, self.sim.scenario.name)
 
     def findings(self) -> list[str]:
@@ -151,7 +151,7 @@ def simulate(scenario: str | Path | Simulation, sets: Sets = (), deck: str | Non
     writes it (the per-game rows streamed to games.parquet unless not `per_game`; refused if it
     holds results, unless `force`); without, no per-game rows are kept. `progress(done, games)`
     after each chunk (an exception raised there stops the run); `notice` as in `simulation`."""
-    Simulation.check_run(games, seed, chunk)
+    check_run(games, seed, chunk)
     if out is not None:
         check_results_dest(out, force)  # refused before anything is played
     if isinstance(scenario, Simulation):
@@ -360,7 +360,7 @@ def write_readings(spec: ReadingsSpec, dest: str | Path, games: int | None = Non
 
 
 # --------------------------------------------------------------------------------------------
-# the flagship studies (`napsim regen`)
+# the committed studies, readings and variants files (`napsim regen`)
 
 
 def study_files(studies_dir: str | Path, names: Sequence[str] = ()) -> list[Path]:
@@ -388,13 +388,13 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
     committed) and its report (summaries, charts, report.md, report.html, manifest.json; neither
     chunks nor the raw histogram CSVs) is written to ``results/<name>/``, committed as an example of
     what a study produces. A readings file (``studies/readings.toml``) writes ``results/readings``,
-    a design file (``studies/tamames_balance.toml``) ``results/<its name>`` (`write_design`).
+    a variants file (``studies/tamames_balance.toml``) ``results/<its name>`` (`write_variants`).
     """
     for f in study_files(studies_dir, names):
-        if is_design_file(f):  # design answers: balance and compare, no chunk files to resume
+        if is_variants_file(f):  # variants answers: tune, ladder, balance, compare; no chunk files to resume
             t0 = time.perf_counter()
-            spec = load_design_spec(f)
-            dest = write_design(spec, Path(results_dir) / spec.name, force=True)
+            spec = load_variants_file(f)
+            dest = write_variants(spec, Path(results_dir) / spec.name, force=True)
             yield f"{f}: {len(spec.entries)} answer(s) in {time.perf_counter() - t0:.1f} s -> {dest}"
             continue
         if is_readings_file(f):  # rule readings: paired runs, no chunk files to resume
@@ -415,7 +415,7 @@ def regenerate(names: Sequence[str] = (), studies_dir: str | Path = "studies",
 
 
 # --------------------------------------------------------------------------------------------
-# design questions: compare two variants, find the balancing setting
+# variants: compare two variants, find the balancing setting
 
 
 def compare_run(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict = (),
@@ -425,13 +425,13 @@ def compare_run(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | 
                 seed: int = SEED, chunk: int = SIM_CHUNK, target_error: float | None = None,
                 chart: str | Path | None = None, progress=None) -> Comparison:
     """`compare`, returning the `Comparison` (frame, variants, games played) behind the frame."""
-    chart_path = decisions.check_chart_path(chart)
-    va, vb = variants(scenario, a, b, scenario_b, deck, deck_a, deck_b, policy, policy_a, policy_b)
+    chart_path = variants.check_chart_path(chart)
+    va, vb = variant_pair(scenario, a, b, scenario_b, deck, deck_a, deck_b, policy, policy_a, policy_b)
     cmp = compare_variants(va, vb, metrics, games, seed, chunk, target_error, progress)
     if chart_path is not None:
-        from napsim.output import decision_charts  # lazy: matplotlib is heavy, and only charts need it
+        from napsim.output.chartkit import write_chart  # lazy: matplotlib is heavy, and only charts need it
 
-        decision_charts.write_chart(decision_charts.compare_figure(cmp), chart_path, "compare")
+        write_chart(variants.compare_figure(cmp), chart_path, "compare")
     return cmp
 
 
@@ -451,10 +451,10 @@ def compare(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict
     n_decks = options.pop("deck_ensemble", None)
     if n_decks is not None:  # checked before anything is played
         check_ensemble(n_decks)
-        check_one_deck(*variants(scenario, a, b, *(options.get(k) for k in _VARIANT_KEYS)))
+        check_one_deck(*variant_pair(scenario, a, b, *(options.get(k) for k in _VARIANT_KEYS)))
     cmp = compare_run(scenario, a, b, **options)
     if n_decks is None:
-        df = decisions.with_sentences(cmp)
+        df = variants.with_sentences(cmp)
     else:
         ens = compare_ensemble(cmp, n_decks, cmp.seed, options.get("chunk", SIM_CHUNK))
         df = ensemble_frame(cmp, ens)
@@ -482,7 +482,7 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
     (seeded by `seed`): `.ensemble.frame` has one row per deck, `.ensemble_sentence` the range of
     the crossings; a deck without a crossing in the range (the file's included) is counted, not an
     error (`.crossed` False)."""
-    chart_path = decisions.check_chart_path(chart)
+    chart_path = variants.check_chart_path(chart)
     if deck_ensemble is not None:
         check_ensemble(deck_ensemble)
     if isinstance(equalize, str):
@@ -491,29 +491,38 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
     res = find_balance(Variant(scenario, overrides, deck, policy), vary, metric, equalize, target,
                        side, games, seed, chunk, progress, target_error,
                        no_crossing_ok=deck_ensemble is not None)
-    res.sentence = decisions.balance_sentence(res)
+    res.sentence = variants.balance_sentence(res)
     if deck_ensemble is not None:
         res.ensemble = balance_ensemble(res, deck_ensemble, seed, progress)
         res.ensemble_sentence = balance_ensemble_sentence(res, res.ensemble)
     if chart_path is not None:
-        from napsim.output import decision_charts  # lazy: matplotlib is heavy, and only charts need it
+        from napsim.output.chartkit import write_chart  # lazy: matplotlib is heavy, and only charts need it
 
-        decision_charts.write_chart(decision_charts.balance_figure(res), chart_path, "balance")
+        write_chart(variants.balance_figure(res), chart_path, "balance")
     return res
 
 
-def write_design(spec: DesignSpec, dest: str | Path, force: bool = False,
-                 progress: Callable[[str], None] | None = None) -> Path:
-    """Answer every entry of a design file (`napsim.study.design`) and write its report folder
-    (`napsim.output.design_report`): report.md, <name>.json and <name>.png per entry, manifest.json."""
+def write_variants(spec: VariantsFile, dest: str | Path, force: bool = False,
+                   progress: Callable[[str], None] | None = None) -> Path:
+    """Answer every entry of a variants file (`napsim.study.variants_file`), in order: a tune's answer
+    played by the later entries that name it ('@name'), a balance's move from the balance it is
+    `against`; write its report folder (`napsim.output.variants_report`): report.md, <name>.json
+    and <name>.png per entry (a tune has no chart), manifest.json."""
     t0 = time.perf_counter()
-    answers = []
+    answers: list[Answer] = []
+    tuned: dict[str, str] = {}  # a tune entry's answer, its side's policy text ('@name')
     for e in spec.entries:
+        e = resolve(e, tuned)
         if progress:
             progress(f"{e.kind} {e.name}: {e.command()}")
+        if e.kind in ("tune", "ladder"):
+            answers.append(_tune_or_ladder(e, tuned, progress))
+            continue
         if e.kind == "balance":
-            res = balance(**e.options, progress=progress)
-            answers.append(Answer(e, res, warnings=tuple(w for w in [res.deck_warning] if w)))
+            o = {k: v for k, v in e.options.items() if k != "against"}
+            res = balance(**o, progress=progress)
+            ref = next((a.result for a in answers if a.entry.name == e.options.get("against")), None)
+            answers.append(Answer(e, res, warnings=tuple(w for w in [res.deck_warning] if w), against=ref))
             continue
         opts = dict(e.options)
         n_decks = opts.pop("deck_ensemble", None)
@@ -524,7 +533,20 @@ def write_design(spec: DesignSpec, dest: str | Path, force: bool = False,
                if n_decks is not None else None)
         warnings = tuple(w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w)
         answers.append(Answer(e, cmp, ens, warnings))
-    return write_design_folder(spec, answers, dest, time.perf_counter() - t0, force)
+    return write_variants_folder(spec, answers, dest, time.perf_counter() - t0, force)
+
+
+def _tune_or_ladder(e, tuned: dict[str, str], progress) -> Answer:
+    """A variants file's tune entry (its answer kept for the entries after it) or ladder entry."""
+    o = dict(e.options)
+    if e.kind == "ladder":
+        lad = run_ladder(**o, progress=progress)
+        return Answer(e, lad, warnings=tuple(w for w in [lad.deck_warning] if w))
+    knobs = o.pop("knob")
+    res = tune(knobs=[knobs] if isinstance(knobs, str) else knobs, **o, progress=progress)
+    r = res.race  # the default kept: the side's own parameters only, not the knobs' defaults spelled out
+    tuned[e.name] = policy_text(r.policy_name, r.best_table() if r.significant else r.table)
+    return Answer(e, res)
 
 
 def tune(scenario: str, side: str, knobs: Sequence[str] | str, metric: str = "effective_per_turn",

@@ -5,10 +5,22 @@ straightforward reference implementation of the same question, so the printed ra
 depend on the machine: a vectorised numpy version for the odds kernel (here), and for the engine
 kernels the pure-Python engines of a source checkout's ``tests/reference``, when
 ``--reference tests/reference`` names that folder (an installed napsim has no tests). One JSON line
-per kernel goes to stdout, a progress line per stage to stderr. `cold` and `study` (napsim.bench_e2e)
-time what a user waits for: the first result from an empty numba cache, and the README study end
-to end; `app` (napsim.bench_app) the page of `napsim app`. Tests never assert timings.
+per kernel goes to stdout, a progress line per stage to stderr. Tests never assert timings;
 docs/speed.md has the measurements.
+
+What a user waits for, end to end (`cold`, `study`): `cold` times the first result of each format
+from an empty numba cache, as a fresh install sees it (a new process: import, compile, play,
+write); `study` times the README's main study with a warm cache: its games, and everything else
+(start-up, report, charts), and plays the same points on the bare kernel (one call per point) so
+that the study path's overhead shows as a ratio.
+
+How long the page of `napsim app` makes a designer wait (`app`): fifty scripted setting changes
+(each one a setting not seen before, across EPIC 1 and 3 a side and La Grande Battles), warm (the
+kernels compiled first): for each, the time from the change to the first numbers (the first batch
+played and its summary and findings ready to draw) and to the full count (20,000 games by
+default), through the page's own path (`napsim.app.jobs.answer` on a `KernelWorker`); then the
+same changes once more through Streamlit's AppTest, the whole page script rerun to the full count.
+p50 and p95 of each.
 """
 
 from __future__ import annotations
@@ -17,6 +29,8 @@ import importlib
 import importlib.util
 import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,15 +43,18 @@ import click
 import numba
 import numpy as np
 
-from napsim.bench_app import bench_app
-from napsim.bench_e2e import bench_cold, bench_study, say
+from napsim import api
+from napsim.app import jobs
+from napsim.app.jobs import Settings
+from napsim.app.worker import KernelWorker
 from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import load_deck
+from napsim.model.defaults import SEED, __version__
 from napsim.model.policies import PARAMS, policy_vector
 from napsim.model.scenarios import load_scenario
-from napsim.model.version import __version__
 from napsim.sim.packing import Simulation
+from napsim.study.spec import load_study
 
 
 def reference_hand_counts_numpy(deck: np.ndarray, value: np.ndarray, hand: int, games: int,
@@ -195,14 +212,20 @@ def bench_guerrilla(games: int, threads: int, reference: Path | None = None) -> 
     return _bench_engine("guerrilla", "tamames", games, threads, reference)
 
 
-def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> dict:
+def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> list[dict]:
     """The lookahead policy (P8, default K and D) for side A against greedy, beside greedy against
-    greedy, on the symmetric armies: turns per second on one core (both sides' turns) and the
-    ratio, i.e. what a turn of planning costs."""
-    out = {"kernel": "lookahead", "scenario": "symmetric", "unit": "turns", "threads": threads}
+    greedy, on the symmetric armies of EPIC and of La Grande Battles, one line each: turns per
+    second on one core (both sides' turns) and the ratio, i.e. what a turn of planning costs."""
+    return [_bench_lookahead("lookahead", "symmetric", 200, games, threads),
+            _bench_lookahead("lookahead-lgb", "lgb-symmetric", 40, games, threads)]
+
+
+def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
+                     threads: int) -> dict:
+    out = {"kernel": kernel, "scenario": scenario, "unit": "turns", "threads": threads}
     for name, n, pols in (("greedy", max(4_000, games // 1000), (("greedy", {}), ("greedy", {}))),
-                          ("lookahead", 200, (("lookahead", {}), ("greedy", {})))):
-        sim = Simulation.build("symmetric", policies=pols)
+                          ("lookahead", planned_games, (("lookahead", {}), ("greedy", {})))):
+        sim = Simulation.build(scenario, policies=pols)
         turns = n * 2 * sim.scenario.turns
         rates = _rates(lambda sim=sim, n=n: sim.run(n, 1, chunk=n), turns, threads, repeats=3)
         out[f"{name}_games"] = n
@@ -213,6 +236,8 @@ def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> 
     out["lookahead_d"] = int(defaults[PARAMS["lookahead_d"]])
     out["greedy_over_lookahead"] = round(out["greedy_turns_per_second_per_core"]
                                          / out["lookahead_turns_per_second_per_core"], 1)
+    # the planned turns are side A's, half of all: their cost beside a greedy turn's
+    out["us_per_planned_turn"] = round(2e6 / out["lookahead_turns_per_second_per_core"], 1)
     out["timing"] = "best of 3"
     out.update(_versions())
     return out
@@ -227,6 +252,197 @@ def bench_formats(games: int, threads: int, reference: Path | None = None) -> li
     return out
 
 
+# --------------------------------------------------------------------------------------------
+# what a user waits for: `cold` and `study`
+
+
+COLD_TARGET_SECONDS = 15.0   # issue 17: the first result of a format from an empty cache
+STUDY_TARGET_SECONDS = 5.0   # issue 17: the README study end to end, cache warm
+STUDY_FILE = Path("studies/courier_rack.toml")  # the README's main command, from a source checkout
+
+# the first result of each format, as a user asks for it on a fresh install
+COLD_COMMANDS = {
+    "epic1": ["simulate", "--scenario", "symmetric", "--games", "1000", "--no-per-game"],
+    "epic3": ["simulate", "--scenario", "epic3-tamames", "--games", "1000", "--no-per-game"],
+    "lgb": ["simulate", "--scenario", "lgb-symmetric", "--games", "1000", "--no-per-game"],
+    "odds": ["odds", "report", "--games", "100000"],
+}
+
+
+def say(text: str) -> None:
+    """One progress line on stderr (stdout carries only the JSON results)."""
+    print(f"bench: {text}", file=sys.stderr, flush=True)
+
+
+def _napsim(args: list[str], cache_dir: str, timeout: float = 900) -> float:
+    """Seconds for `python -m napsim ARGS` in a new process with numba's cache in `cache_dir`."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "napsim", *args], env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    seconds = time.perf_counter() - t0
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+        raise RuntimeError(f"napsim {' '.join(args)} failed: {' '.join(tail)}")
+    return seconds
+
+
+def bench_cold(formats: tuple[str, ...] = tuple(COLD_COMMANDS)) -> list[dict]:
+    """For each format: seconds from an empty numba cache to the first result, then the same
+    command again with the cache that run left (what every later run pays)."""
+    out = []
+    for fmt in formats:
+        with tempfile.TemporaryDirectory(prefix="napsim-cold-") as tmp:
+            args = list(COLD_COMMANDS[fmt])
+            if args[0] == "simulate":
+                args += ["--out", str(Path(tmp) / "out")]
+            say(f"cold start of {fmt}: {' '.join(args[:3])} ... with an empty numba cache")
+            cold = _napsim(args, str(Path(tmp) / "cache"))
+            if args[0] == "simulate":
+                args += ["--force"]
+            warm = _napsim(args, str(Path(tmp) / "cache"))
+            say(f"cold start of {fmt}: {cold:.1f} s (then {warm:.1f} s with the cache)")
+        out.append({"bench": "cold_start", "format": fmt, "command": "napsim " + " ".join(
+            COLD_COMMANDS[fmt]), "seconds_empty_cache": round(cold, 1),
+            "seconds_warm_cache": round(warm, 1), "target_seconds": COLD_TARGET_SECONDS,
+            "meets_target": cold <= COLD_TARGET_SECONDS, "napsim": __version__,
+            "numba": numba.__version__})
+    return out
+
+
+def _bare_kernel_seconds(study_file: Path) -> tuple[float, int]:
+    """(seconds, turns) for the study's points on the bare kernel: one call of all of a point's
+    games each, after a warm-up call; the tables are built outside the timing."""
+    st = load_study(study_file)
+    seconds, turns = 0.0, 0
+    # the thread count the timed `napsim run` had (a new process: numba's default), whatever an
+    # earlier benchmark of `bench all` left set in this one
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for p in st.points:
+        sc, dk, policies = st.load_point(p)
+        sim = Simulation.build(sc, policies, dk)
+        sim.run(100, st.seed, chunk=100)  # compiled and warm
+        t0 = time.perf_counter()
+        sim.run(st.games, st.seed, chunk=st.games)
+        seconds += time.perf_counter() - t0
+        turns += st.games * 2 * sc.turns
+    return seconds, turns
+
+
+def bench_study(study_file: Path = STUDY_FILE) -> list[dict]:
+    """The README study end to end with a warm cache, against the bare kernel on its points."""
+    if not study_file.is_file():
+        say(f"study: skipped ({study_file} not found; run from a source checkout)")
+        return [{"bench": "study_end_to_end", "skipped": f"{study_file} not found"}]
+    cache = os.environ.get("NUMBA_CACHE_DIR") or tempfile.mkdtemp(prefix="napsim-bench-")
+    with tempfile.TemporaryDirectory(prefix="napsim-study-") as tmp:
+        say(f"study: {study_file} once to fill the cache")
+        _napsim(["run", str(study_file), "--out", str(Path(tmp) / "warm-up")], cache)
+        say(f"study: {study_file} again into a new folder, timed (games, report and charts)")
+        out = Path(tmp) / "timed"
+        total = _napsim(["run", str(study_file), "--out", str(out)], cache)
+        games_seconds = json.loads((out / "study.json").read_text(encoding="utf-8"))["wall_seconds"]
+    say("study: the same points on the bare kernel")
+    bare, turns = _bare_kernel_seconds(study_file)
+    study_rate, bare_rate = turns / games_seconds, turns / bare
+    say(f"study: {total:.1f} s end to end, {games_seconds:.1f} s of games "
+        f"({study_rate / bare_rate:.0%} of the bare kernel's rate)")
+    return [{"bench": "study_end_to_end", "study": str(study_file), "seconds_total": round(total, 1),
+             "seconds_games": round(games_seconds, 2),
+             "seconds_other": round(total - games_seconds, 1),
+             "turns": turns, "study_turns_per_second": round(study_rate),
+             "bare_kernel_turns_per_second": round(bare_rate),
+             "study_rate_vs_bare_kernel": round(study_rate / bare_rate, 3),
+             "threads": numba.get_num_threads(), "target_seconds": STUDY_TARGET_SECONDS,
+             "meets_target": total <= STUDY_TARGET_SECONDS, "napsim": __version__}]
+
+
+# --------------------------------------------------------------------------------------------
+# the page of `napsim app`: `app`
+
+
+APP_SCENARIOS = ("talavera-epic", "tamames", "symmetric", "epic3-tamames", "lgb-symmetric")
+
+
+def app_changes(n: int) -> list[Settings]:
+    """n different settings: a scenario and one side's hand size, then the other's."""
+    out = []
+    for i in range(n):
+        name = APP_SCENARIOS[i % len(APP_SCENARIOS)]
+        sc = load_scenario(name)
+        a, b = (s.key for s in sc.sides)
+        out.append(Settings(name, ((f"sides.{a}.hand", 4 + (i // len(APP_SCENARIOS)) % 7),
+                                   (f"sides.{b}.hand", 5 + (i // 35) % 3))))
+    return out
+
+
+def _pct(xs: list[float]) -> dict:
+    xs = sorted(xs)
+    p95 = xs[min(len(xs) - 1, int(0.95 * len(xs)))]
+    return {"p50": round(statistics.median(xs), 3), "p95": round(p95, 3), "max": round(xs[-1], 3)}
+
+
+def bench_worker(settings: list[Settings], games: int) -> tuple[dict, dict]:
+    """(time to first numbers, time to the full count) over the changes, through the page's jobs."""
+    w = KernelWorker("bench-app")
+    first, full = [], []
+    try:
+        for s in settings:
+            t0 = time.perf_counter()
+            job = w.submit(("bench", "answer"), jobs.answer, s, games, SEED)
+            while job.partial is None and not job.wait(0.002):
+                pass
+            quick = job.partial or job.result()
+            quick.summary  # noqa: B018 - what the page draws first: the summary and its findings
+            quick.findings()
+            first.append(time.perf_counter() - t0)
+            run = job.result()
+            run.findings()
+            full.append(time.perf_counter() - t0)
+    finally:
+        w.close()
+    return _pct(first), _pct(full)
+
+
+def bench_page(settings: list[Settings], games: int) -> dict:
+    """The whole page script rerun to the full count (Streamlit's AppTest), per change."""
+    from streamlit.testing.v1 import AppTest  # lazy: Streamlit is the optional app extra
+
+    page = str(Path(__file__).parent / "app" / "page.py")
+    times = []
+    at = AppTest.from_file(page, default_timeout=300)
+    at.session_state["games"] = games
+    for s in settings:
+        at.session_state["scenario"] = s.scenario
+        for path, value in s.overrides:
+            at.session_state[f"{s.scenario}|{path}"] = value
+        jobs.ANSWERS.put((s, games, SEED), None)  # not from the cache: played again
+        t0 = time.perf_counter()
+        at.run()
+        times.append(time.perf_counter() - t0)
+        assert not at.exception and at.metric, at.exception
+    return _pct(times)
+
+
+def bench_app(n: int = 50, games: int = jobs.GAMES) -> dict:
+    """p50/p95 (seconds) of time to first numbers and to the full count over n setting changes."""
+    settings = app_changes(n)
+    for name in dict.fromkeys(s.scenario for s in settings):  # warm: compile (or load) each format
+        api.simulate(name, games=1, seed=0)
+    first, full = bench_worker(settings, games)
+    out = {"bench": "app", "changes": n, "games": games, "first_batch": jobs.QUICK_GAMES,
+           "first_numbers_s": first, "full_count_s": full}
+    try:
+        out["page_rerun_full_s"] = bench_page(app_changes(n), games)
+    except ImportError:
+        out["page_rerun_full_s"] = "streamlit not installed"
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the command
+
+
 BENCHES = {"odds": bench_odds, "epic": bench_epic, "guerrilla": bench_guerrilla,
            "formats": bench_formats, "lookahead": bench_lookahead, "cold": lambda *_: bench_cold(),
            "study": lambda *_: bench_study(), "app": lambda *_: bench_app()}
@@ -235,7 +451,8 @@ STAGES = {  # what each stage does, said on stderr as it starts
     "epic": "EPIC one a side, 1 and N threads (a few minutes, compiling first)",
     "guerrilla": "Tamames with the Guerrilla rules (about a minute)",
     "formats": "EPIC 2-4 a side and La Grande Battles (a few minutes)",
-    "lookahead": "the lookahead policy beside greedy on the symmetric armies (about a minute)",
+    "lookahead": "the lookahead policy beside greedy on the symmetric armies, EPIC and La Grande "
+                 "Battles (a few minutes, compiling first)",
     "cold": "the first result of each format from an empty numba cache (a few minutes)",
     "study": "the README study end to end with a warm cache (a few minutes, compiling first)",
     "app": "napsim app: 50 setting changes to first numbers and full count, warm (a few minutes, "

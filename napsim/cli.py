@@ -1,8 +1,16 @@
-"""The `napsim` command line. Bad input ends in one `napsim: error: ...` line and exit code 2."""
+"""The `napsim` command line. Bad input ends in one `napsim: error: ...` line and exit code 2.
+
+Every command is here but the variants commands (`napsim.cli_variants`: compare, balance, tune);
+`napsim app` runs the page (`napsim/app/page.py`) in a Streamlit server, which it never leaves
+behind.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,25 +19,22 @@ import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
 from napsim import api
-from napsim.app.launch import app_cmd
-from napsim.cli_compare import balance_cmd, compare_cmd
-from napsim.cli_tune import tune_cmd
+from napsim.cli_variants import balance_cmd, compare_cmd, tune_cmd
 from napsim.model.cards import SECTIONS, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
 from napsim.model.scenarios import load_scenario
-from napsim.output import deckview, ruleview, scenarioview
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
+from napsim.output import views
 from napsim.output.deck_ensemble import simulate_ensemble_text
 from napsim.output.formatting import FORMATS, render
 from napsim.output.readings import check_dest
 from napsim.output.simulated import check_results_dest
 from napsim.sim import odds as odds_mod
-from napsim.sim.packing import Simulation
 from napsim.study import backends
 from napsim.study import runloop as runloop_mod
 from napsim.study.deck_ensemble import ENSEMBLE_CSV, check_ensemble, simulate_ensemble
@@ -59,14 +64,14 @@ def cli() -> None:
 def decks(ctx: click.Context) -> None:
     """List the built-in Command decks (or `show` one)."""
     if ctx.invoked_subcommand is None:
-        click.echo(deckview.list_text())
+        click.echo(views.deck_list_text())
 
 
 @decks.command("show")
 @click.argument("deck")
 def decks_show(deck: str) -> None:
     """Print a deck's composition grouped by kind and section."""
-    click.echo(deckview.show_text(deck))
+    click.echo(views.deck_text(deck))
 
 
 def _threads_option(f):
@@ -211,7 +216,7 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
                  deck_ensemble, threads):
     """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
     _use_threads(threads)
-    Simulation.check_run(games, seed, chunk)
+    check_run(games, seed, chunk)
     if deck_ensemble is not None:
         check_ensemble(deck_ensemble)
     check_results_dest(out_dir, force)  # refuse before playing
@@ -239,14 +244,14 @@ def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, forc
 def scenarios(ctx: click.Context) -> None:
     """List the built-in scenarios (or `show` one, or write a `new` one)."""
     if ctx.invoked_subcommand is None:
-        click.echo(scenarioview.list_text())
+        click.echo(views.scenario_list_text())
 
 
 @scenarios.command("show")
 @click.argument("scenario", metavar="NAME")
 def scenarios_show(scenario: str) -> None:
     """A scenario in words: sides, hands, counters, units per section, rule options, examples."""
-    click.echo(scenarioview.show_text(scenario))
+    click.echo(views.scenario_text(scenario))
 
 
 @scenarios.command("new")
@@ -257,7 +262,7 @@ def scenarios_show(scenario: str) -> None:
               help="Where to write it (default NAME.toml here; never overwritten).")
 def scenarios_new(name: str, fmt: str, out_path: str | None) -> None:
     """Write a commented scenario template that validates and plays as written."""
-    path = scenarioview.write_template(name, fmt, out_path)
+    path = views.write_template(name, fmt, out_path)
     click.echo(f"wrote {path}: fill in the example numbers, then `napsim scenarios show {path}`")
 
 
@@ -325,7 +330,7 @@ def _study_side_names(st) -> dict[str, str]:
     if not st.scenario:
         return {}
     try:
-        return {side.key: side.name for side in load_scenario(st.scenario).sides}
+        return load_scenario(st.scenario).side_names
     except NapsimInputError:  # a scenario named by a path relative to the study: keys will do
         return {}
 
@@ -394,7 +399,8 @@ def readings_cmd(readings_file, out_dir, games, force):
               type=click.Path(file_okay=False), help="Run folders (chunks; resumable, not committed).")
 @click.option("--force", is_flag=True, help="Discard run folders of changed studies or engine code.")
 def regen_cmd(names, studies_dir, results_dir, work_dir, force):
-    """Rerun the flagship studies (studies/*.toml) and rewrite their reports in results/."""
+    """Rerun the committed studies, readings and variants files (studies/*.toml) and rewrite their
+    reports in results/."""
     for line in api.regenerate(names, studies_dir, results_dir, work_dir, force):
         click.echo(line)
 
@@ -403,13 +409,63 @@ def regen_cmd(names, studies_dir, results_dir, work_dir, force):
 @click.argument("rule_id", metavar="[ID]", required=False)
 def rules_cmd(rule_id):
     """The rule catalogue (docs/rules.md): every rule, or one rule in full (G5; a group: E9, M6)."""
-    click.echo(ruleview.catalogue_text() if rule_id is None else ruleview.rules_text(rule_id))
+    click.echo(views.catalogue_text() if rule_id is None else views.rules_text(rule_id))
+
+
+@cli.command("app")
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
+              help="Port of the page.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (anything but 127.0.0.1 makes the page reachable from the network).")
+@click.option("--no-browser", is_flag=True, help="Do not open the page in the browser.")
+def app_cmd(port: int, host: str, no_browser: bool) -> None:
+    """A what-if page in the browser: change a scenario, see the card-flow answer in under a second."""
+    # Streamlit is an optional extra (`pip install -e ".[app]"`): without it, one line and exit 2
+    if importlib.util.find_spec("streamlit") is None:
+        raise click.ClickException('Streamlit is not installed; install the app extra: '
+                                   'pip install -e ".[app]"')
+    if host not in LOCAL_HOSTS:
+        click.echo(f"napsim: warning: listening on {host}: the page is reachable from the network, by anyone "
+                   "who can reach this machine", err=True)
+    click.echo(f"napsim app: http://{'localhost' if host in LOCAL_HOSTS else host}:{port} (Ctrl+C stops it)",
+               err=True)
+    sys.exit(run_page(streamlit_command(port, host, not no_browser)))
+
+
+PAGE = Path(__file__).with_name("app") / "page.py"  # the Streamlit script of `napsim app`
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def streamlit_command(port: int, host: str, browser: bool) -> list[str]:
+    """The `streamlit run` command line of the page."""
+    return [sys.executable, "-m", "streamlit", "run", str(PAGE), "--server.port", str(port),
+            "--server.address", host, "--server.headless", "false" if browser else "true",
+            "--browser.gatherUsageStats", "false", "--server.maxUploadSize", "1",
+            "--client.toolbarMode", "viewer", "--global.developmentMode", "false"]
+
+
+def run_page(command: list[str]) -> int:
+    """Run the Streamlit server until it ends, or until Ctrl+C or SIGTERM stop this process (the
+    server is stopped with it, never left behind)."""
+    proc = subprocess.Popen(command)
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 cli.add_command(compare_cmd)
 cli.add_command(balance_cmd)
 cli.add_command(tune_cmd)
-cli.add_command(app_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,8 +12,14 @@ import napsim
 from napsim import api
 from napsim.cli import main
 from napsim.model.errors import NapsimInputError
-from napsim.model.scenarios import builtin_scenarios, parse_overrides, read_toml, resolve_scenario_path
-from napsim.model.tomltext import override_text, toml_text
+from napsim.model.scenarios import (
+    builtin_scenarios,
+    override_text,
+    parse_overrides,
+    read_toml,
+    resolve_scenario_path,
+    toml_text,
+)
 
 SETS = ["sides.A.hand=9", "rules.initiative=no_card_no_orders"]
 

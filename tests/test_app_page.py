@@ -14,7 +14,7 @@ pytest.importorskip("streamlit", reason="Streamlit is not installed (pip install
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import napsim  # noqa: E402
-from napsim.app import uploads  # noqa: E402
+from napsim.app import form  # noqa: E402
 from napsim.cli import main  # noqa: E402
 from napsim.model.defaults import SEED  # noqa: E402
 
@@ -129,7 +129,7 @@ def test_a_broken_scenario_upload_is_one_line_and_a_good_one_plays(tmp_path):
 def test_an_oversized_or_binary_upload_is_refused():
     at = page()
     at.selectbox(key="deck|symmetric").set_value("(upload a file)").run()
-    at.file_uploader(key="deck_file").set_value(("big.csv", b"x" * (uploads.MAX_BYTES + 1), "text/csv")).run()
+    at.file_uploader(key="deck_file").set_value(("big.csv", b"x" * (form.MAX_BYTES + 1), "text/csv")).run()
     assert any("too large" in m for m in errors(at))
     at.file_uploader(key="deck_file").set_value(("bin.csv", b"\xff\xfe\x00", "text/csv")).run()
     assert any("bin.csv" in m and "UTF-8" in m for m in errors(at))
@@ -223,20 +223,32 @@ def test_a_first_start_says_it_compiles_and_the_page_still_answers(monkeypatch):
     assert "tamames-whatif.toml" in at.session_state["downloads"]
 
 
-def test_the_lookahead_policy_is_offered_and_refused_in_one_line_for_la_grande_battles():
-    # rule P8: the planning policy is a choice like any other; LGB says it is not there yet
+def test_the_lookahead_policy_is_offered_for_la_grande_battles_too():
+    # rule P8: the planning policy is a choice like any other, La Grande Battles included (the
+    # page plays it: test_the_page_plays_a_lookahead_lgb_side_as_napsim_simulate_does)
+    from napsim.app.form import errors as form_errors
     from napsim.model.scenarios import load_scenario
 
     at = page("lgb-symmetric")
     key = f"policy|{load_scenario('lgb-symmetric').sides[0].key}"
     assert "lookahead" in at.selectbox(key=key).options
-    at.selectbox(key=key).set_value("lookahead").run()
-    assert not at.exception
-    msgs = errors(at)
-    assert len(msgs) == 1 and "lookahead is not yet available for La Grande Battles" in msgs[0], msgs
-    assert not at.metric
-    at.selectbox(key=key).set_value("greedy").run()
-    assert not errors(at) and at.metric
+    assert form_errors("lgb-symmetric", {}, None, "lookahead,greedy") == {}
+
+
+@pytest.mark.slow  # compiles the planned LGB kernel when the cache lacks it (about a minute)
+def test_the_page_plays_a_lookahead_lgb_side_as_napsim_simulate_does():
+    # rule P8 through the page on La Grande Battles: the numbers of napsim.simulate
+    from napsim.model.scenarios import load_scenario
+
+    games = 60
+    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at.session_state["games"] = games
+    at.session_state["scenario"] = "lgb-symmetric"
+    at.run()
+    at.selectbox(key=f"policy|{load_scenario('lgb-symmetric').sides[0].key}").set_value("lookahead").run()
+    assert not at.exception and not errors(at)
+    run = napsim.simulate("lgb-symmetric", games=games, seed=SEED, policy="lookahead,greedy")
+    assert headline(at) == effective(run)
 
 
 @pytest.mark.slow  # compiles the planned kernel when the cache lacks it (about 30 s)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import napsim
-from napsim.app import jobs, launch, uploads
+import napsim.cli as cli_module
+from napsim.app import form, jobs
 from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, KernelWorker, ResultCache
 from napsim.cli import main
@@ -134,28 +135,28 @@ def test_the_result_cache_drops_the_least_recently_used():
 
 def test_uploads_stay_in_the_temporary_folder_whatever_their_name():
     good = (Path(napsim.__file__).parent / "data" / "scenarios" / "symmetric.toml").read_bytes()
-    path = Path(uploads.scenario_upload("../../../etc/evil name.toml", good))
-    assert path.is_relative_to(uploads.folder()) and path.name == "evil_name.toml"
+    path = Path(form.scenario_upload("../../../etc/evil name.toml", good))
+    assert path.is_relative_to(form.folder()) and path.name == "evil_name.toml"
     assert path.read_bytes() == good
 
 
 @pytest.mark.parametrize(("name", "data", "words"), [
-    ("a.toml", b"x" * (uploads.MAX_BYTES + 1), "too large"),
+    ("a.toml", b"x" * (form.MAX_BYTES + 1), "too large"),
     ("a.toml", b"\xff\xfe", "not UTF-8"),
     ("a.py", b"print(1)", "is not a .toml file"),
     ("a.toml", b"[scenario]\nname = 'x'\n", "a.toml"),
 ])
 def test_a_bad_scenario_upload_is_one_line_naming_the_upload(name, data, words):
     with pytest.raises(NapsimInputError, match=words) as e:
-        uploads.scenario_upload(name, data)
+        form.scenario_upload(name, data)
     assert "\n" not in str(e.value) and str(e.value).startswith(name)
-    assert not list(uploads.folder().rglob(Path(name).name))  # nothing refused was written
+    assert not list(form.folder().rglob(Path(name).name))  # nothing refused was written
 
 
 def test_a_bad_deck_upload_names_the_upload_not_the_copy():
     with pytest.raises(NapsimInputError) as e:
-        uploads.deck_upload("mydeck.csv", b"name,count\nx,1\n")
-    assert str(e.value).startswith("mydeck.csv") and str(uploads.folder()) not in str(e.value)
+        form.deck_upload("mydeck.csv", b"name,count\nx,1\n")
+    assert str(e.value).startswith("mydeck.csv") and str(form.folder()) not in str(e.value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -164,12 +165,12 @@ def test_a_bad_deck_upload_names_the_upload_not_the_copy():
 
 def test_napsim_app_runs_streamlit_on_the_page(monkeypatch, capsys):
     seen = []
-    monkeypatch.setattr(launch, "run_page", lambda cmd: seen.append(cmd) or 0)
+    monkeypatch.setattr(cli_module, "run_page", lambda cmd: seen.append(cmd) or 0)
     with pytest.raises(SystemExit) as e:
         main(["app", "--no-browser", "--port", "8600"])
     assert e.value.code == 0
     cmd = seen[0]
-    assert cmd[:4] == [sys.executable, "-m", "streamlit", "run"] and cmd[4] == str(launch.PAGE)
+    assert cmd[:4] == [sys.executable, "-m", "streamlit", "run"] and cmd[4] == str(cli_module.PAGE)
     assert cmd[cmd.index("--server.port") + 1] == "8600"
     assert cmd[cmd.index("--server.address") + 1] == "127.0.0.1"
     assert cmd[cmd.index("--server.headless") + 1] == "true"
@@ -177,7 +178,7 @@ def test_napsim_app_runs_streamlit_on_the_page(monkeypatch, capsys):
 
 
 def test_napsim_app_on_another_host_warns_in_one_line(monkeypatch, capsys):
-    monkeypatch.setattr(launch, "run_page", lambda cmd: 0)
+    monkeypatch.setattr(cli_module, "run_page", lambda cmd: 0)
     with pytest.raises(SystemExit):
         main(["app", "--host", "0.0.0.0"])
     err = [x for x in capsys.readouterr().err.splitlines() if "warning" in x]
@@ -185,8 +186,8 @@ def test_napsim_app_on_another_host_warns_in_one_line(monkeypatch, capsys):
 
 
 def test_napsim_app_without_streamlit_says_how_to_install_it(monkeypatch, capsys):
-    real = launch.importlib.util.find_spec
-    monkeypatch.setattr(launch.importlib.util, "find_spec",
+    real = cli_module.importlib.util.find_spec
+    monkeypatch.setattr(cli_module.importlib.util, "find_spec",
                         lambda name, *a: None if name == "streamlit" else real(name, *a))
     with pytest.raises(SystemExit) as e:
         main(["app"])

@@ -1,5 +1,5 @@
 """Issue 18, the rest: `napsim balance --deck-ensemble N` and `--target-error E`, `napsim run
---deck-ensemble N` (and a study's `deck_ensemble`), and design files rebuilt by `napsim regen`."""
+--deck-ensemble N` (and a study's `deck_ensemble`), and variants files rebuilt by `napsim regen`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from support.cli import napsim_main
+from support.cli import napsim_main, refused_with_studies
 from support.decks import read_deck_csv, write_deck_csv
 from support.studies import study_text
 
@@ -23,9 +23,9 @@ from napsim.model.deck_ranges import RANGE_COLUMNS
 from napsim.model.defaults import SEED
 from napsim.study.balance import find_balance
 from napsim.study.deck_ensemble import ENSEMBLE_CSV, ENSEMBLE_JSON, balance_summary, load_study_ensemble
-from napsim.study.design import load_design_spec
 from napsim.study.store import read_meta
 from napsim.study.variants import Variant
+from napsim.study.variants_file import is_variants_file, load_variants_file
 
 HAND = dict(scenario="tamames", vary="sides.S.hand=3..9", equalize="F,S")
 
@@ -180,10 +180,10 @@ def test_study_key_deck_ensemble_is_the_flag(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# design files (napsim regen)
+# variants files (napsim regen)
 
-DESIGN = """[design]
-name = "tiny_design"
+VARIANTS = """[variants]
+name = "tiny_variants"
 description = "a test"
 [[balance]]
 name = "hand"
@@ -205,14 +205,14 @@ deck_ensemble = 2
 """
 
 
-def test_design_file_regenerates_its_report(tmp_path):
+def test_variants_file_regenerates_its_report(tmp_path):
     studies = tmp_path / "studies"
     studies.mkdir()
-    (studies / "tiny_design.toml").write_text(DESIGN)
-    (line,) = list(regenerate(["tiny_design"], studies, tmp_path / "results"))
+    (studies / "tiny_variants.toml").write_text(VARIANTS)
+    (line,) = list(regenerate(["tiny_variants"], studies, tmp_path / "results"))
     assert "2 answer(s)" in line
-    out = tmp_path / "results" / "tiny_design"
-    spec = load_design_spec(studies / "tiny_design.toml")
+    out = tmp_path / "results" / "tiny_variants"
+    spec = load_variants_file(studies / "tiny_variants.toml")
     assert sorted(p.name for p in out.iterdir()) == sorted(spec.files())
     hand = json.loads((out / "hand.json").read_text())
     rule = json.loads((out / "rule.json").read_text())
@@ -224,20 +224,30 @@ def test_design_file_regenerates_its_report(tmp_path):
     assert (out / "hand.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_a_variants_file_of_the_old_name_loads_the_same(tmp_path):
+    # files written before the head table had its name call it [design]: they load as they are
+    new, old = tmp_path / "new.toml", tmp_path / "old.toml"
+    new.write_text(VARIANTS)
+    old.write_text(VARIANTS.replace("[variants]", "[design]", 1))
+    assert is_variants_file(new) and is_variants_file(old)
+    a, b = load_variants_file(new), load_variants_file(old)
+    assert (a.name, a.description, a.entries) == (b.name, b.description, b.entries)
+
+
+NO_ENTRY = "has no [[tune]], [[ladder]], [[balance]] or [[compare]] entry"
+
+
 @pytest.mark.parametrize("body,needle", [
-    (DESIGN.replace('games = 200\ndeck_ensemble = 2\n[[compare]]', 'gmaes = 200\n[[compare]]'),
+    (VARIANTS.replace('games = 200\ndeck_ensemble = 2\n[[compare]]', 'gmaes = 200\n[[compare]]'),
      "field 'gmaes': unknown key"),
-    (DESIGN.replace('name = "rule"', 'name = "hand"'), "field 'name': 'hand' is not a new file name"),
-    ("[design]\nname = \"x\"\n", "has no [[balance]] or [[compare]] entry"),
+    (VARIANTS.replace('name = "rule"', 'name = "hand"'), "field 'name': 'hand' is not a new file name"),
+    ("[variants]\nname = \"x\"\n", f"field 'variants': {NO_ENTRY}"),
+    ("[design]\nname = \"x\"\n", f"field 'design': {NO_ENTRY}"),
+    (VARIANTS.replace("[variants]", "[design]\nname = \"y\"\n[variants]", 1), "field 'design': unknown key"),
 ])
-def test_bad_design_file_is_one_line(body, needle, tmp_path, monkeypatch):
-    studies = tmp_path / "studies"
-    studies.mkdir()
-    (studies / "x.toml").write_text(body)
-    code, out, err = napsim_main(monkeypatch, "regen", "x", "--studies", str(studies), "--results",
-                                 str(tmp_path / "results"))
-    assert code == 2 and not out and len(err.strip().splitlines()) == 1 and needle in err, err
-    assert not (tmp_path / "results").exists()
+def test_bad_variants_file_is_one_line(body, needle, tmp_path, monkeypatch):
+    err = refused_with_studies(monkeypatch, tmp_path, body, "regen", "x")
+    assert needle in err, err
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,9 +19,9 @@ from support.decks import write_deck
 
 import napsim
 from napsim.cli import cli
-from napsim.output import decisions
-from napsim.sim import paired
+from napsim.output import variants
 from napsim.sim.metric_table import metric_names
+from napsim.sim.summary import estimate, half_width
 from napsim.study.variants import PlayedGames, Variant
 
 LEFT = "sides.A.sections.L"
@@ -108,7 +108,7 @@ def test_balance_finds_equal_hands_on_the_symmetric_scenario(tmp_path):
     frame = res.frame()
     assert list(frame["value"]) == sorted(frame["value"]) and len(frame) <= 6
     assert "are equal at 5." in res.sentence and "(Command hand size, Red; " in res.sentence
-    text = decisions.balance_text(res, "table", [])
+    text = variants.balance_text(res, "table", [])
     assert re.match(r"Findings:\n- Blue and Red get the same effective orders a turn at Command hand size "
                     r"\(Red\) = [56]\.\d+ \[", text), text
     assert re.search(r"Near the balance, each \+1 in Command hand size \(Red\) moves Red minus Blue by about "
@@ -223,7 +223,7 @@ def test_paired_and_summary_give_every_metric_the_same_value():
             s = [side.key for side in sides].index(r.side_key)
             assert present, r.metric
             assert float(t[:, s].sum()) == (400 if r.kind == "mean_per_game" else r.n), r.metric
-            e = paired.estimate(x[:, s], t[:, s])
+            e = estimate(x[:, s], t[:, s])
             if e is None:  # nothing to count: the summary says so too
                 assert r.n == 0 and (math.isnan(r.value) or r.value == 0), r.metric
                 continue
@@ -234,4 +234,4 @@ def test_paired_and_summary_give_every_metric_the_same_value():
     assert seen == set(metric_names())  # every metric of the table, with something counted
     with pytest.raises(KeyError):
         played.sums.parts("c9.nothing")
-    assert math.isnan(paired.half_width(np.zeros(1)))
+    assert math.isnan(half_width(np.zeros(1)))

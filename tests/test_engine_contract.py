@@ -5,7 +5,7 @@ greedy play on three of them) with the kernel's own recount of every card after 
 (check=True): cards conserved across draw pile, discards, hands, rack and Square Track; the rack
 cycle; hand sizes and turn counts; no negative counter; Tactician cards per game and per commander
 where the format has several. Then identical results for any chunk size and thread count, and the
-first turn's E4 frequency against napsim.sim.exact.
+first turn's E4 frequency against its exact law (napsim.sim.odds).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from support.tracetools import M
 from napsim.engine import layout
 from napsim.model.cards import load_deck
 from napsim.model.scenarios import builtin_scenarios, load_scenario
-from napsim.sim import exact
+from napsim.sim import odds
 from napsim.sim.odds import section_flags
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation, commander_config
 
@@ -261,8 +261,8 @@ def test_first_turn_e4_rate_equals_exact(tmp_path):
     deck = load_deck(path)
     assert deck.n_cards == 30
     hand = 2
-    dist = exact.hand_value_distribution(deck.counts, section_flags(deck), hand + 5,
-                                         exact.COMBINE_OR)
+    dist = odds.hand_value_distribution(deck.counts, section_flags(deck), hand + 5,
+                                         odds.COMBINE_OR)
     p = float(sum(dist.get(f, 0) for f in (1, 2, 4)))
     assert 0.03 < p < 0.05
     sc = load_scenario("symmetric", overrides={"scenario.turns": 1, "sides.A.hand": hand,

@@ -128,7 +128,7 @@ def _returned_names(path: Path, func: str) -> list[str]:
 def test_both_kernels_return_the_outputs_in_one_order():
     epic_names = _returned_names(ENGINE / "epic.py", "chunk_on")
     assert epic_names == ["mom", "rows", "wait_b", "gturn_b", "cmet_b", "crows", "tturn_b", "mom"]
-    assert _returned_names(ENGINE / "lgb.py", "play_chunk_lgb") == epic_names
+    assert _returned_names(ENGINE / "lgb.py", "chunk_on_lgb") == epic_names
 
 
 def _jitted_callees(fn, seen: dict) -> dict:

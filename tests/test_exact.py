@@ -1,4 +1,4 @@
-"""napsim.sim.exact against scipy.stats, closed forms and brute-force enumeration."""
+"""The exact answers of napsim.sim.odds against scipy.stats, closed forms and brute-force enumeration."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from support.laws import e4_closed_form, mvhg_sum_law
 from napsim import load_deck
 from napsim.model.cards import SECTIONS
 from napsim.model.filters import card_filter
-from napsim.sim import exact
+from napsim.sim import odds
 from napsim.sim.odds import RACK, section_flags, section_orders_value
 from napsim.sim.summary import Z95, mean_interval, wilson
 
@@ -57,7 +57,7 @@ def test_at_least_matches_scipy_hypergeom(name):
         k_match = int(deck.counts[match != 0].sum())
         for hand in (1, 2, 5, 6, 8, 11):
             for k in range(0, hand + 2):
-                p = exact.at_least(deck.counts, match, hand, k)
+                p = odds.exact_at_least(deck.counts, match, hand, k)
                 assert isinstance(p, Fraction)
                 ref = stats.hypergeom.sf(k - 1, n_cards, k_match, hand)
                 assert _close(p, ref, 1e-10), (expr, hand, k, float(p), ref)
@@ -67,11 +67,11 @@ def test_at_least_matches_scipy_hypergeom(name):
 
 def test_at_least_edges():
     counts, match = np.array([3, 7]), np.array([1, 0])
-    assert exact.at_least(counts, match, 4, 0) == 1
-    assert exact.at_least(counts, match, 4, 4) == 0
-    assert exact.at_least(counts, match, 10, 3) == 1
+    assert odds.exact_at_least(counts, match, 4, 0) == 1
+    assert odds.exact_at_least(counts, match, 4, 4) == 0
+    assert odds.exact_at_least(counts, match, 10, 3) == 1
     with pytest.raises(ValueError):
-        exact.at_least(counts, match, 11, 1)
+        odds.exact_at_least(counts, match, 11, 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,7 +93,7 @@ def test_orders_law_matches_multivariate_hypergeom(name, hand):  # rule E6: Assa
             elif r["kind"] == "multi":
                 value[i] = r[col]
         assert section_orders_value(deck, s, hand).tolist() == value.tolist()
-        law = exact.hand_value_distribution(deck.counts, value, hand)
+        law = odds.hand_value_distribution(deck.counts, value, hand)
         assert sum(law.values()) == 1
         ref = mvhg_sum_law(deck.counts, value, hand)
         for v in set(law) | set(ref):
@@ -108,7 +108,7 @@ def test_assault_orders_equal_hand_size():  # rule E6
             v = section_orders_value(deck, s, hand)
             assert v[names.index(f"Assault {side}")] == hand
             # P(the hand's orders in s reach at least `hand` from Assault alone) >= P(Assault held)
-            law = exact.hand_value_distribution(deck.counts, v, hand)
+            law = odds.hand_value_distribution(deck.counts, v, hand)
             p_assault = 1 - stats.hypergeom.pmf(0, deck.n_cards, 2, hand)
             assert float(sum(p for o, p in law.items() if o >= hand)) >= p_assault - 1e-12
 
@@ -123,7 +123,7 @@ def test_hand_value_law_brute_force(rows, data):
     counts = [c for c, _ in rows]
     value = [v for _, v in rows]
     hand = data.draw(st.integers(0, sum(counts)))
-    law = exact.hand_value_distribution(counts, value, hand)
+    law = odds.hand_value_distribution(counts, value, hand)
     assert sum(law.values()) == 1
     assert law == {k: p for k, p in _brute_hand_law(counts, value, hand).items() if p}
 
@@ -136,7 +136,7 @@ def test_hand_or_law_brute_force(rows, data):
     counts = [c for c, _ in rows]
     flags = [f for _, f in rows]
     hand = data.draw(st.integers(0, sum(counts)))
-    law = exact.hand_value_distribution(counts, flags, hand, exact.COMBINE_OR)
+    law = odds.hand_value_distribution(counts, flags, hand, odds.COMBINE_OR)
     assert sum(law.values()) == 1
     assert law == {k: p for k, p in _brute_hand_law(counts, flags, hand, "or").items() if p}
 
@@ -148,7 +148,7 @@ def test_hand_value_law_sums_to_one_and_mean(counts, data):
     value = data.draw(st.lists(st.integers(0, 9), min_size=len(counts), max_size=len(counts)))
     n = sum(counts)
     hand = data.draw(st.integers(0, min(n, 12)))
-    law = exact.hand_value_distribution(counts, value, hand)
+    law = odds.hand_value_distribution(counts, value, hand)
     assert sum(law.values()) == 1
     # linearity: E[sum] = hand * mean value per card
     mean = sum(v * p for v, p in law.items())
@@ -162,11 +162,11 @@ def test_hand_value_law_sums_to_one_and_mean(counts, data):
 @pytest.mark.parametrize("n_cards,n_match", [(90, 10), (70, 8), (60, 1), (60, 60), (30, 12),
                                              (5, 2)])
 def test_first_match_law(n_cards, n_match):
-    law = exact.first_match_distribution(n_cards, n_match)
+    law = odds.first_match_distribution(n_cards, n_match)
     assert sum(law.values()) == 1
     mean = sum(m * p for m, p in law.items())
     assert mean == Fraction(n_cards + 1, n_match + 1)
-    assert exact.expected_first_match(n_cards, n_match) == Fraction(n_cards + 1, n_match + 1)
+    assert odds.expected_first_match(n_cards, n_match) == Fraction(n_cards + 1, n_match + 1)
     # scipy: failures (non-matching cards) before the first of the n_match "successes"
     nh = stats.nhypergeom(n_cards, n_cards - n_match, 1)
     for m in range(1, n_cards + 1):
@@ -181,13 +181,13 @@ def test_first_match_brute_force_small():
     for perm in perms:
         first = next(i + 1 for i, c in enumerate(perm) if c < n_match)
         law[first] += Fraction(1, len(perms))
-    assert exact.first_match_distribution(n_cards, n_match) == dict(law)
+    assert odds.first_match_distribution(n_cards, n_match) == dict(law)
 
 
 def test_first_match_none():
-    assert exact.first_match_distribution(20, 0) == {21: 1}
+    assert odds.first_match_distribution(20, 0) == {21: 1}
     with pytest.raises(ValueError):
-        exact.expected_first_match(20, 0)
+        odds.expected_first_match(20, 0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def _brute_mulligan(n_cards, n_keep, hand, below):
 @pytest.mark.parametrize("n_cards,n_keep,below", [(12, 4, 2), (12, 6, 3), (11, 3, 6),
                                                   (10, 0, 1), (10, 10, 5), (12, 5, 0)])
 def test_mulligan_law_brute_force(n_cards, n_keep, below):
-    law = exact.mulligan_distribution(n_cards, n_keep, 5, below)
+    law = odds.mulligan_distribution(n_cards, n_keep, 5, below)
     assert sum(law.values()) == 1
     assert law == {k: p for k, p in _brute_mulligan(n_cards, n_keep, 5, below).items() if p}
 
@@ -223,7 +223,7 @@ def test_mulligan_law_brute_force(n_cards, n_keep, below):
 def test_mulligan_law_matches_two_stage_hypergeom():
     deck = load_deck("epic-tcg-sealed30")
     n_keep = int(deck.counts[card_filter(deck, "category=early") != 0].sum())
-    law = exact.mulligan_distribution(30, n_keep, 5, 2)
+    law = odds.mulligan_distribution(30, n_keep, 5, 2)
     assert sum(law.values()) == 1
     p_mull = sum(stats.hypergeom.pmf(i, 30, n_keep, 5) for i in range(2))
     assert _close(sum(p for (_, s), p in law.items() if s > 0), p_mull)
@@ -242,8 +242,8 @@ def test_mulligan_law_matches_two_stage_hypergeom():
 @pytest.mark.parametrize("hand", [0, 1, 2, 4, 6, 10])
 def test_same_section_closed_form(name, hand):  # rule E4
     deck = load_deck(name)
-    law = exact.hand_value_distribution(deck.counts, section_flags(deck), hand + RACK,
-                                        exact.COMBINE_OR)
+    law = odds.hand_value_distribution(deck.counts, section_flags(deck), hand + RACK,
+                                        odds.COMBINE_OR)
     assert sum(law.values()) == 1
     p = sum(law.get(f, 0) for f in (1, 2, 4))
     assert p == e4_closed_form(deck.cards, deck.n_cards, hand + RACK)
@@ -252,7 +252,7 @@ def test_same_section_closed_form(name, hand):  # rule E4
 def test_dice_double():  # rule D5 die, M6.2 initiative double
     faces = ["inf", "inf", "cav", "art", "flag", "sabre"]
     pairs = list(itertools.product(faces, repeat=2))
-    assert exact.battle_dice_double() == Fraction(sum(a == b for a, b in pairs), len(pairs))
+    assert odds.battle_dice_double() == Fraction(sum(a == b for a, b in pairs), len(pairs))
 
 
 # ---------------------------------------------------------------------------------------------

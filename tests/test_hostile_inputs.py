@@ -67,6 +67,11 @@ SAYS = {
     "--target-error nan": "--target-error: field 'target-error': nan is not positive",
     "deck_ensemble = 0": "field 'deck_ensemble': 0 is out of range (allowed: integers 1-1000)",
     "deck_ensemble = 'many'": "field 'deck_ensemble': 'many' is not an integer",
+    "[policy.A] lookahead_k = 10**9": "[policy.A]: field 'lookahead_k': 1000000000.0 is out of range",
+    "[policy.A] march_prob = nan": "[policy.A]: field 'march_prob': nan is out of range (allowed: 0..1)",
+    '[policy.A] march_prob = "0.5" (a number as text)':
+        "[policy.A]: field 'march_prob': '0.5' is not a number or a mode name (allowed: a number)",
+    '[policy.A] name = "../greedy"': "[policy.A]: field 'name': unknown policy '../greedy'",
 }
 
 

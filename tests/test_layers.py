@@ -1,5 +1,5 @@
 """The package's layers (docs/architecture.md): imports go one way, model -> engine -> sim -> study ->
-output -> top (cli, bench, bench_app, bench_e2e, api, regen, __main__, and the app package `napsim.app`), and
+output -> top (cli, cli_variants, bench, api, regen, __main__, and the app package `napsim.app`), and
 no two modules import each other, directly or round a circle. Function-level imports count too. The
 package face, napsim/__init__.py, may import the public API from any layer.
 
@@ -26,9 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "napsim"
 LAYERS = ("model", "engine", "sim", "study", "output", "top")
-TOP = ("napsim", "napsim.__main__", "napsim.api", "napsim.bench", "napsim.bench_app", "napsim.bench_e2e",
-       "napsim.cli",
-       "napsim.cli_compare", "napsim.cli_tune",
+TOP = ("napsim", "napsim.__main__", "napsim.api", "napsim.bench", "napsim.cli", "napsim.cli_variants",
        "napsim.regen")
 TOP_PACKAGES = ("app",)  # napsim.app.*: the page of `napsim app`, a client of the Python API
 FACE = "napsim"  # napsim/__init__.py

@@ -137,8 +137,8 @@ def test_p8_trace_replays_a_lookahead_game():
     assert (ev[:, CODE] == layout.EV_CHOICE).sum() == 2 * sim.scenario.turns
 
 
-def test_p8_bad_values_and_formats_are_one_line_errors():
-    # rule P8: parameters in range, whole counts, lookahead's own; not yet La Grande Battles
+def test_p8_bad_values_are_one_line_errors():
+    # rule P8: parameters in range, whole counts, lookahead's own
     with pytest.raises(NapsimInputError, match="lookahead_k"):
         policy_vector("lookahead", {"lookahead_k": "0"})
     with pytest.raises(NapsimInputError, match="whole number"):
@@ -147,8 +147,6 @@ def test_p8_bad_values_and_formats_are_one_line_errors():
         policy_vector("lookahead", {"lookahead_discount": "2"})
     with pytest.raises(NapsimInputError, match="not of 'greedy'"):
         policy_vector("greedy", {"lookahead_k": "4"})
-    with pytest.raises(NapsimInputError, match="not yet available for La Grande Battles"):
-        Simulation.build("lgb-symmetric", policies=(("lookahead", {}), ("greedy", {})))
     assert policy_vector("lookahead")[layout.P_KIND] == layout.KIND_LOOKAHEAD
 
 
@@ -165,7 +163,8 @@ def test_p8_lookahead_orders_at_least_greedys_on_symmetric():
 
 
 def test_p8_command_line_plays_traces_and_compares_lookahead(monkeypatch, tmp_path):
-    # rule P8: the policy is a name like the others on simulate, trace and compare; LGB is refused
+    # rule P8: the policy is a name like the others on simulate, trace and compare (La Grande
+    # Battles: tests/test_lookahead_lgb.py)
     code, out, _ = napsim_main(monkeypatch, "simulate", "--scenario", "symmetric", "--games", "20",
                                "--policy", "lookahead:lookahead_k=2,greedy", "--out",
                                str(tmp_path / "run"))
@@ -177,7 +176,3 @@ def test_p8_command_line_plays_traces_and_compares_lookahead(monkeypatch, tmp_pa
                                "--policy-a", "greedy,greedy", "--policy-b",
                                "lookahead:lookahead_k=2,greedy")
     assert code == 0 and "lookahead" in out
-    code, _, err = napsim_main(monkeypatch, "simulate", "--scenario", "lgb-symmetric", "--games",
-                               "5", "--policy", "lookahead,greedy", "--out", str(tmp_path / "lgb"))
-    assert code == 2 and "not yet available for La Grande Battles" in err
-    assert len(err.strip().splitlines()) == 1

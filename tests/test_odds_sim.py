@@ -1,6 +1,7 @@
 """Simulated deck odds (numba kernels, counter-based RNG) against exact values within 4 standard
 errors. The expected values come from scipy.stats or closed forms computed here from the deck
-columns, never from napsim.sim.exact; each row's `exact` column is checked against them too.
+columns, never from the exact answers of napsim.sim.odds; each row's `exact` column is checked
+against them too.
 
 Fixed seeds make every test deterministic; se = sqrt(p(1-p)/n) for probabilities and
 sample sd / sqrt(n) for means.

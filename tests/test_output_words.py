@@ -23,7 +23,7 @@ from support.studies import write_study
 import napsim
 from napsim.cli import cli
 from napsim.model import metrics
-from napsim.output import chartkit, charts, decision_charts, frames, report
+from napsim.output import chartkit, charts, frames, report, variants
 from napsim.sim.metric_table import metric_names
 from napsim.study import runloop
 
@@ -231,7 +231,7 @@ def test_compare_table_and_chart_speak_words():
     assert "the Spanish counters cause" in text
     cmp = napsim.api.compare_run(COMPARE[0], ["sides.S.guerrilla=3"], ["sides.S.guerrilla=0"], games=300,
                                  chunk=300)
-    fig = decision_charts.compare_figure(cmp)
+    fig = variants.compare_figure(cmp)
     chartkit.finish(fig)
     texts = figure_texts(fig)
     assert internal_names(" | ".join(texts)) == []
@@ -244,7 +244,7 @@ def test_balance_table_and_chart_speak_words():
     assert internal_names(text) == [], internal_names(text)
     assert "Effective orders a turn, Red - Blue against Command hand size, Red" in text
     res = napsim.balance("symmetric", "sides.B.hand=4..8", equalize="A,B", games=400)
-    fig = decision_charts.balance_figure(res)
+    fig = variants.balance_figure(res)
     chartkit.finish(fig)
     texts = figure_texts(fig)
     assert internal_names(" | ".join(texts)) == []

@@ -54,7 +54,8 @@ def test_sections_follow_the_questions():
     heads = re.findall(r"^## (.+)$", README, re.M)
     want = ["What the Courier Rack study found", "What are my odds of...?",
             "How much does the Courier Rack give?", "Is my scenario balanced?",
-            "What does a game look like?", "Which scenarios are there, and how do I write one?"]
+            "How much does skill matter?", "What does a game look like?",
+            "Which scenarios are there, and how do I write one?"]
     assert [h for h in heads if h in want] == want, heads
     for doc in ("docs/developing.md", "docs/rules.md", "docs/compare-and-balance.md", "docs/speed.md",
                 "docs/architecture.md"):
@@ -95,3 +96,23 @@ def test_flagship_figures_match_the_committed_results():
     estimated = int(deck.cards.loc[deck.cards["confidence"] == "estimated", "count"].sum())
     assert f"{estimated} of GM&T's {deck.n_cards} cards have estimated counts" in text
     assert "20,000 games a point" in text and "20_000" in (ROOT / "studies" / "courier_rack.toml").read_text()
+
+
+def test_skill_figures_match_the_committed_report():
+    """Every 'value [low, high]' of the skill block is one of results/skill's (a sign may be left
+    out where the words say which way), and the block names the command that rebuilds it."""
+    report = (ROOT / "results" / "skill" / "report.md").read_text(encoding="utf-8")
+    pattern = r"([+-]?\d[\d,]*\.\d+) \[([+-]?\d[\d,]*\.\d+), ([+-]?\d[\d,]*\.\d+)\]"
+
+    def triples(text: str) -> set[tuple[float, float, float]]:
+        out = set()
+        for t in re.findall(pattern, text):
+            v, lo, hi = (float(x.replace(",", "")) for x in t)
+            out |= {(v, lo, hi), (abs(v), *sorted((abs(lo), abs(hi))))}
+        return out
+
+    text = block("skill-results")
+    found = [tuple(float(x) for x in t) for t in re.findall(pattern, text)]
+    assert len(found) >= 15, found
+    assert not [t for t in found if t not in triples(report)], "README skill figures not in results/skill"
+    assert "napsim regen skill" in README and "](results/skill/report.md)" in text

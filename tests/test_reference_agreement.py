@@ -1,4 +1,4 @@
-"""The numba kernel (napsim.engine.epic.play_game) against the pure-Python reference engine of
+"""The numba kernel (napsim.engine.epic.play_blocks) against the pure-Python reference engine of
 tests/reference/engine.py: per-game means of the card-flow metrics must agree statistically.
 
 Rules exercised: E1 setup, E2/E3 choice and placement, E4 same-section exception, E6 command,

@@ -1,4 +1,4 @@
-"""EPIC with 2, 3 and 4 players a side: the kernel (napsim.engine.epic.play_game, commander layer)
+"""EPIC with 2, 3 and 4 players a side: the kernel (napsim.engine.epic.play_blocks, commander layer)
 against the pure-Python reference engine of tests/reference/engine.py. Per-game means of the side
 metrics and the per-commander metrics must agree within Z standard errors of the difference of
 means; a metric without variance in either sample must agree exactly.

@@ -44,7 +44,7 @@ from napsim.engine import epic, layout
 from napsim.engine.rng import battle_die, seed_key, start_game
 from napsim.model.cards import load_deck
 from napsim.model.scenarios import load_scenario
-from napsim.sim import exact
+from napsim.sim.odds import battle_dice_double
 from napsim.sim.packing import Simulation
 from napsim.sim.tables import (
     KIND_MULTI,
@@ -216,8 +216,8 @@ def test_d5_battle_die_faces():
     assert (np.abs(counts - n / 6) < 4 * se).all()
     symbol = np.array([0, 0, 1, 2, 3, 4])[faces]  # infantry appears on two faces
     double = symbol[0::2] == symbol[1::2]
-    p = float(exact.battle_dice_double())
-    assert exact.battle_dice_double() == Fraction(2, 9)
+    p = float(battle_dice_double())
+    assert battle_dice_double() == Fraction(2, 9)
     assert abs(double.mean() - p) < 4 * np.sqrt(p * (1 - p) / double.size)
 
 

@@ -18,13 +18,13 @@ from napsim.model.scenarios import (
     builtin_scenarios,
     load_scenario,
 )
-from napsim.output.scenarioview import list_text, show_text
+from napsim.output.views import scenario_list_text, scenario_text
 from napsim.sim.packing import Simulation
 
 
 def test_list_has_one_line_per_builtin_scenario(monkeypatch, capsys):
     code, text, err = napsim(monkeypatch, capsys, "scenarios")
-    assert code == 0 and err == "" and text.rstrip("\n") == list_text()
+    assert code == 0 and err == "" and text.rstrip("\n") == scenario_list_text()
     lines = text.splitlines()
     for name in builtin_scenarios():
         sc = load_scenario(name)
@@ -37,7 +37,7 @@ def test_list_has_one_line_per_builtin_scenario(monkeypatch, capsys):
 @pytest.mark.parametrize("name", builtin_scenarios())
 def test_show_every_builtin_scenario(name):
     sc = load_scenario(name)
-    text = show_text(name)
+    text = scenario_text(name)
     assert text.startswith(f"{sc.name}: {sc.description}")
     assert f"examples: {sc.examples}" in text and sc.examples
     assert f"{sc.turns} turns a side" in text
@@ -60,7 +60,7 @@ def test_show_names_an_option_off_its_default(tmp_path):
     path = tmp_path / "shuffle.toml"
     path.write_text((SCENARIO_DIR / "symmetric.toml").read_text(encoding="utf-8")
                     + '\n[rules]\nelan_order = "shuffle_first"\n', encoding="utf-8")
-    text = show_text(path)
+    text = scenario_text(path)
     assert "elan_order = shuffle_first (not the default; the default reading is draw_first" in text
     assert "shuffle_first: The Elan reshuffle comes before the Command draw" in text
 
@@ -133,3 +133,31 @@ def test_bad_input_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path, args, w
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("napsim: error:") and words in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_show_names_the_policy_table(tmp_path):
+    path = tmp_path / "tuned.toml"
+    path.write_text((SCENARIO_DIR / "tamames.toml").read_text(encoding="utf-8")
+                    + '\n[policy.S]\nname = "greedy"\ng_spend_mode = "threshold"\ng_threshold = 5\n',
+                    encoding="utf-8")
+    text = scenario_text(path)
+    spanish = text.index("(sides.S)")
+    line = next(ln for ln in text.splitlines() if "policy table" in ln)
+    assert text.index(line) > spanish  # under the Spanish side, not the French
+    assert "whenever this side plays greedy, it plays it with g_spend_mode = threshold, " \
+           "g_threshold = 5" in line
+    assert "policy table" not in scenario_text(SCENARIO_DIR / "tamames.toml")
+
+
+@pytest.mark.parametrize("fmt", ["epic1", "lgb"])
+def test_template_policy_table_plays_when_uncommented(tmp_path, fmt):
+    text = template_text("tuned", fmt)
+    head, sep, tail = text.partition("# [policy.B]")
+    assert sep, "the template shows a [policy.<side>] table"
+    assert "`napsim tune` prints such a table" in head[-700:]  # the comment right above it
+    uncommented = head + "[policy.B]" + "\n".join(
+        ln[2:] if ln.startswith("# ") else ln for ln in tail.splitlines())
+    path = tmp_path / "tuned.toml"
+    path.write_text(uncommented + "\n", encoding="utf-8")
+    sc = load_scenario(path)
+    assert sc.policies == {"B": ("greedy", {"g_spend_mode": "threshold", "g_threshold": 5})}

@@ -11,8 +11,7 @@ from click.testing import CliRunner
 from napsim.cli import cli
 from napsim.engine import layout
 from napsim.model.scenarios import load_scenario
-from napsim.output.tracefmt import format_trace
-from napsim.output.tracewords import plural
+from napsim.output.tracefmt import format_trace, plural
 from napsim.sim.packing import Simulation
 
 # one scenario of every format; tamames and epic3-tamames play the Guerrilla rules

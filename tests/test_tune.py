@@ -60,7 +60,7 @@ def test_racing_drops_a_clearly_worse_candidate_in_the_first_round():
     assert assault.dropped_round == 1 and assault.games == r.schedule[0] == 500
     assert r.best is r.default and not r.significant and len(r.rounds) == 1  # one left: stop
     assert list(r.frame()["status"]) == ["best", "dropped"]
-    from napsim.output.tunetext import tune_sentence
+    from napsim.output.tune import tune_sentence
     assert "every other setting tried was clearly worse" in tune_sentence(r)
 
 

@@ -5,11 +5,24 @@ A field is a `--set` path of the scenario file with its value, its words (the me
 (`FORMATS`, `GUERRILLA_RULES`, the rule catalogue's `[rules]` options with their plain-words
 explanation). The page keeps no range of its own: every value goes through `load_scenario`,
 `load_deck` and `check_deck_plays`, and an error is put beside the field that caused it.
+
+Files uploaded to the page (a scenario TOML or a deck CSV) are checked in memory first: an upload
+is refused over `MAX_BYTES`, or when it is not UTF-8 text of the right kind; it is never
+executed. A scenario is parsed and validated in memory (`tomllib`, `parse_scenario`); then, since
+the Python API takes files, the bytes are written into this process's temporary folder (one
+sub-folder per content hash, so tabs share them and nothing lands anywhere else) and loaded from
+there by the model layer, errors naming the uploaded file, not the temporary copy.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+import tempfile
+import threading
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
 from napsim.model.cards import SECTIONS, builtin_decks, load_deck
 from napsim.model.errors import NapsimInputError
@@ -24,6 +37,7 @@ from napsim.model.scenarios import (
     Scenario,
     builtin_scenarios,
     load_scenario,
+    parse_scenario,
     read_toml,
     resolve_scenario_path,
 )
@@ -65,7 +79,7 @@ def fields(scenario: str, sc: Scenario) -> list[Field]:
     """The fields of a scenario (`sc`: it loaded with the overrides on screen, so that a changed
     format shows that format's fields), in the page's order."""
     doc, _ = read_toml(resolve_scenario_path(scenario))
-    names = {s.key: s.name for s in sc.sides}
+    names = sc.side_names
     out = [Field("scenario.format", "Game format", sc.format, "choice", SCENARIO, FORMATS),
            Field("scenario.turns", "Turns a game, per side", sc.turns, "int", SCENARIO),
            Field("scenario.first", "Side moving first", sc.sides[sc.first].key, "choice", SCENARIO,
@@ -142,10 +156,6 @@ def errors(scenario: str, sets: dict, deck: str | None, policy: str) -> dict[str
     try:
         for name, opts in parse_policy_option(policy):
             policy_vector(name, opts)
-            if name == "lookahead" and sc.format == "lgb":  # as Simulation.build refuses it
-                raise NapsimInputError("--policy", "policy",
-                                       "lookahead is not yet available for La Grande Battles",
-                                       "greedy, random")
     except NapsimInputError as e:
         out[POLICY] = str(e)
     try:
@@ -153,3 +163,72 @@ def errors(scenario: str, sets: dict, deck: str | None, policy: str) -> dict[str
     except NapsimInputError as e:
         out[DECK] = str(e)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# uploaded scenario and deck files
+
+
+MAX_BYTES = 256 * 1024  # a scenario or deck file is a few kB
+SUFFIX = {"scenario": ".toml", "deck": ".csv"}
+_FOLDER: list[Path] = []
+_LOCK = threading.Lock()
+
+
+def folder() -> Path:
+    """The process's temporary folder for uploads (made on first use)."""
+    with _LOCK:
+        if not _FOLDER:
+            _FOLDER.append(Path(tempfile.mkdtemp(prefix="napsim-app-")))
+        return _FOLDER[0]
+
+
+def _safe_name(name: str, kind: str) -> str:
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(name).name)[:80].lstrip(".") or "upload"
+    if not base.lower().endswith(SUFFIX[kind]):
+        raise NapsimInputError(name, None, f"is not a {SUFFIX[kind]} file", f"a {kind} file ({SUFFIX[kind]})")
+    return base
+
+
+def _text(name: str, data: bytes, kind: str) -> str:
+    if len(data) > MAX_BYTES:
+        raise NapsimInputError(name, None, f"{len(data):,} bytes is too large for a {kind} file",
+                               f"at most {MAX_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise NapsimInputError(name, None, f"not UTF-8 text (byte {e.start}); binary file?",
+                               f"a UTF-8 {kind} file") from None
+
+
+def _store(name: str, data: bytes, kind: str) -> Path:
+    path = folder() / hashlib.sha256(data).hexdigest()[:16] / _safe_name(name, kind)
+    path.parent.mkdir(exist_ok=True)
+    if not path.exists():
+        path.write_bytes(data)
+    return path
+
+
+def scenario_upload(name: str, data: bytes) -> str:
+    """The path of an uploaded scenario that loads; `NapsimInputError` naming the upload if not."""
+    _safe_name(name, "scenario")
+    text = _text(name, data, "scenario")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise NapsimInputError(name, None, f"not valid TOML: {e}") from None
+    parse_scenario(doc, Path(name))  # errors name the uploaded file
+    return str(_store(name, data, "scenario"))
+
+
+def deck_upload(name: str, data: bytes) -> str:
+    """The path of an uploaded deck that loads; `NapsimInputError` naming the upload if not."""
+    _safe_name(name, "deck")
+    _text(name, data, "deck")
+    path = _store(name, data, "deck")
+    try:
+        load_deck(path)
+    except NapsimInputError as e:
+        raise NapsimInputError(e.where.replace(str(path), name), e.field, e.problem.replace(str(path), name),
+                               e.allowed) from None
+    return str(path)

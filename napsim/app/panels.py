@@ -1,7 +1,7 @@
 """The panels of the `napsim app` page (Streamlit): scenario, the answer, compare, balance, one
 game, take it away. A thin client: every number, interval and sentence comes from the Python API
 (`napsim.api`, through the jobs of `napsim.app.jobs` on the one kernel worker); every value goes
-through the model layer (`napsim.app.form`, `napsim.app.uploads`), whose one-line error is shown
+through the model layer (`napsim.app.form`: fields and uploaded files), whose one-line error is shown
 beside the field. Nothing here computes a rule or a statistic.
 """
 
@@ -15,19 +15,18 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from napsim import api
-from napsim.app import form, jobs, uploads
+from napsim.app import form, jobs
 from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.scenarios import load_scenario, parse_overrides
-from napsim.sim.runner import check_run
 
 UPLOAD = "(upload a file)"
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
-               "next turns by rollouts (about 250 times slower; not La Grande Battles); random: any "
-               "legal play")
+               "next turns by rollouts (a few hundred times slower; in La Grande Battles the CIC's "
+               "gifts); random: any legal play")
 TABS = ["The answer", "Compare", "Balance", "One game", "Take it away"]
 SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")
 UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders": "leaders",
@@ -93,7 +92,7 @@ def _scenario_ref(errs: dict) -> tuple[str, str] | None:
         st.info("Upload a scenario TOML (`napsim scenarios new NAME` writes a template).")
         return None
     try:
-        return uploads.scenario_upload(up.name, up.getvalue()), up.name
+        return form.scenario_upload(up.name, up.getvalue()), up.name
     except NapsimInputError as e:
         st.error(str(e))
         errs[form.SCENARIO] = str(e)
@@ -110,7 +109,7 @@ def _deck_ref(scenario: str, default: str, errs: dict) -> tuple[str | None, str 
         if up is None:
             return None, None
         try:
-            return uploads.deck_upload(up.name, up.getvalue()), up.name
+            return form.deck_upload(up.name, up.getvalue()), up.name
         except NapsimInputError as e:
             errs[form.DECK] = str(e)
             return None, None

@@ -17,7 +17,8 @@ Modules, each importing only those above it (and numpy, numba):
                trace_game
   lgb_choice   the La Grande Battles choices: the CIC's gifts, a Corps commander's own card
   lgb_phases   the phases of an LGB turn around the Corps commanders' plays
-  lgb_corps    the Corps commanders' plays, Guerrillas, orders and reach
+  lgb_corps    the Corps commanders' plays, orders and reach
+  lgb_guerrilla the Spanish Guerrillas in LGB (G4-G6): the counter spent, the Scout that gains one
   lgb          the LGB kernel: play_game_lgb (the turn loop), play_blocks_lgb,
                play_chunk_lgb, trace_game_lgb
 """

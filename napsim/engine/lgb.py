@@ -29,9 +29,10 @@ Readings of points the rules leave open (policy where the rules say so):
   together hold at least four Spanish units; the gain and the CIC's two-card draw never both happen
   (napsim.engine.cardflow.scout_trade, shared with EPIC).
 
-play_game_lgb is the turn loop; the phases of a turn are napsim.engine.lgb_phases, the choices
-napsim.engine.lgb_choice, the shared card flow napsim.engine.cardflow, every one inlined by LLVM
-(napsim.engine.jit). The names of every array slot are napsim.engine.layout's.
+play_game_lgb is the turn loop and _ply_lgb one turn (the CIC's choice forced or probed for the
+planned kernel, napsim.engine.lookahead_lgb); the phases of a turn are napsim.engine.lgb_phases,
+the choices napsim.engine.lgb_choice, the shared card flow napsim.engine.cardflow, every one
+inlined by LLVM (napsim.engine.jit). The names of every array slot are napsim.engine.layout's.
 """
 
 import numpy as np
@@ -48,10 +49,12 @@ from napsim.engine.cardflow import (
     _types_miscounted,
     scout_trade,
 )
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined, inlined_py
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
+    GR_HAND,
+    GR_RACK,
     KIND_RANDOM,
     LST_DISC_N,
     LST_HAND_N,
@@ -90,15 +93,14 @@ from napsim.engine.layout import (
     TRACE_WIDTH,
     WAIT_BINS,
 )
-from napsim.engine.lgb_choice import _cic_gifts, gift_table
+from napsim.engine.lgb_choice import _cic_gifts, _pair_gain, gift_table
 from napsim.engine.lgb_corps import (
     _corps_orders,
     _corps_plays,
-    _guerrillas,
     _receive,
-    _scout_gain_corps,
     _take_command_reach,
 )
+from napsim.engine.lgb_guerrilla import _guerrillas, _scout_gain_corps
 from napsim.engine.lgb_phases import (
     _check_guerrillas,
     _cic_draw,
@@ -198,6 +200,166 @@ def _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t
             rn[0] += 1
 
 
+@inlined
+def _lst_views(st):
+    """The small per-game counters of st as views (napsim.engine.layout LST_*): draw pile,
+    discards, rack, hands, squares, Tactician pile and discards, each side's last hand card, the
+    Guerrilla pool (the unacquired counters, then those out of play)."""
+    return (st[LST_PILE_N:LST_PILE_N + 1], st[LST_DISC_N:LST_DISC_N + 1],
+            st[LST_RACK_N:LST_RACK_N + 1], st[LST_HAND_N:LST_HAND_N + 2],
+            st[LST_SQ_N:LST_SQ_N + 2], st[LST_TAC_PILE:LST_TAC_PILE + 1],
+            st[LST_TAC_DISC:LST_TAC_DISC + 1], st[LST_LAST_HAND:LST_LAST_HAND + 2],
+            st[LST_POOL:LST_POOL + 2])
+
+
+@inlined
+def _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet, trace, tn,
+                   pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile):
+    """A new game of global index `game`: its stream, the piles and counters (_new_game), the deal
+    (_deal). Returns the Guerrilla counters in all."""
+    start_game(rs, run_key, game)
+    void = ctab.shape[0] - 1
+    g_total = _new_game(void, scfg, deck, pile, st, cn, tac, gst, g_pool0, cmet, ropt)
+    _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t, rn, tac, tac_pile,
+          met, trace, tn)
+    return g_total
+
+
+@inlined
+def _gift_gain(hi, rj, ka, kb, void, pl, gsc, res):
+    """The greedy gain (P6) of the gifts (hand slot hi to ka, rack slot rj to kb; -2, -1 and -1:
+    none) on the gift scores of the turn (gsc, res): what greedy scores a choice made elsewhere."""
+    i = max(hi, 0)
+    j = max(rj, 0)
+    return _pair_gain(i, j, max(ka, 0), max(kb, 0), res[GR_HAND, i] == void,
+                      res[GR_RACK, j] == void, pl, gsc)
+
+
+CHOOSE = -1  # forced_hi of _ply_lgb: the policy chooses
+PROBE = -3   # forced_hi of _ply_lgb: stop at the choice point and return the policy's choice
+
+
+@inlined
+def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first, scfg, sqp, pol,
+             ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met,
+             cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
+             sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, st):
+    """One turn (ply) of play_game_lgb. Draws up to the CIC's choice come from rs, the choice's
+    too; the rest of the turn draws from rs_post (play_game_lgb passes one stream as both).
+    forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played
+    (the gift scores of the turn in gsc, res and pl); else (forced_hi, forced_rj, forced_ka,
+    forced_kb) is given instead of the CIC's choice, whose draws are still made. Returns the
+    policy's choice (hand slot, rack slot, receivers), then the command, E4 and the opponent's
+    last hand card of the turn. st: the per-game counters (_lst_views)."""
+    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
+    void = ctab.shape[0] - 1
+    cmax = best_t.shape[3] - 1
+    s = (first + ply) % 2
+    o = 1 - s
+    is_random = pol[s, P_KIND] == KIND_RANDOM
+    met[s, M_TURNS] += 1
+    _squares(rs, s, ply, scfg, sqp, hand, hn, chand, cn, sq, sq_own, sqn, met, cmet, trace, tn)
+    _spend_tacticians(rs, s, ply // 2, pol, hn, cn, tac, tac_disc, met, cmet, tac_turn)
+    fs_card = _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn, met,
+                            trace, tn)
+    cmd = hn[s]  # E6 for the CIC's cards: his hand at the start of the turn
+    c = min(cmd, cmax)
+    rack_size = rn[0]
+    opp_last = last_hand[o]
+    e4 = _same_section(s, opp_last, void, ctab, hand, hn, rack, rn, met)
+    if check and hn[s] + _cic_squares(sq_own, sqn, s) != scfg[s, S_HAND]:
+        met[s, M_VIOLATIONS] += 1
+    if trace.shape[0] > 0:
+        _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, cn, tac, pn, dn)
+    margin = pol[s, P_CORPS_SWAP_MARGIN]
+    own_min = pol[s, P_CORPS_OWN_MIN]
+    _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, pl)
+    # the CIC's choice: hand slot hi, rack slot rj, receivers ka, kb (L2, P6)
+    hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, hand, hn[s], rack, rn[0],
+                                            opp_last, void, ctab, gift_t, pl, margin, gsc, res)
+    if forced_hi == PROBE:  # the choice point only (napsim.engine.lookahead_lgb)
+        return hi, rj, ka, kb, c, e4, opp_last
+    if forced_hi != CHOOSE:  # the caller's choice replaces the CIC's (its draws are still made)
+        hi, rj, ka, kb = forced_hi, forced_rj, forced_ka, forced_kb
+        if trace.shape[0] > 0:
+            best_score = _gift_gain(hi, rj, ka, kb, void, pl, gsc, res)
+    ta, tb, ra, rb = _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab,
+                                 hand, hn, rack, rack_t, rn, disc, dn, last_hand, met,
+                                 wait_hist)
+    if trace.shape[0] > 0:
+        _trace(trace, tn, EV_GIVE, ply, s, ta, tb, ka, kb, ra, rb, int(round(best_score * 1000)),
+               np.int64(pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
+    _receive(c, ka, kb, ta, tb, ra, rb, void, pl)
+    _corps_plays(rs_post, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand,
+                 cn, disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn)
+    if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
+        null = _guerrillas(rs_post, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
+                           cmet, g_turn, trace, tn, ropt)
+        # D3: the CIC's hand card the Guerrillas nullified gave no orders: nothing to copy
+        if null >= 0 and null == 2 * ka and pl[PL_SOURCE, ka] == SRC_CIC:
+            last_hand[s] = void
+    # orders, stars (L7), initiative (L6), Scout-for-counter (G4) per Corps commander
+    # typed (not literal) starting values: a literal would compile the helpers they reach once
+    # more, for the literal
+    gain_kc, gain_which, n_scouts = _scout_gain_corps(s, void, scfg, pol, ctab, pl, gst, pool)
+    # E9.2 / L9 / G4: the gain and the CIC's two-card draw never both happen
+    gained, scouted = scout_trade(n_scouts, gain_kc >= 0, ropt)
+    if not gained:
+        gain_kc = -1
+    elan = np.bool_(False)
+    wasted = np.int64(0)
+    marched = np.int64(0)
+    nom_w0 = np.int64(0)
+    nom_w1 = np.int64(0)
+    nom_w2 = np.int64(0)
+    eff_w0 = np.int64(0)
+    eff_w1 = np.int64(0)
+    eff_w2 = np.int64(0)
+    for kc in range(3):
+        nom, eff, marched_k, elan_k = _corps_orders(
+            rs_post, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units,
+            pl, gst, pool, met, cmet, trace, tn)
+        wasted += nom - eff
+        marched += marched_k
+        elan = elan or elan_k
+        if kc == 0:
+            nom_w0 += nom
+            eff_w0 += eff
+        elif kc == 1:
+            nom_w1 += nom
+            eff_w1 += eff
+        else:
+            nom_w2 += nom
+            eff_w2 += eff
+    reach0, reach1, reach2, reach = _take_command_reach(s, ply, void, eff_t, pl, cmet, trace, tn)
+    _orders_metrics(s, ply, nom_w0, nom_w1, nom_w2, eff_w0 + reach0, eff_w1 + reach1,
+                    eff_w2 + reach2, wasted - reach, marched, pl, met, trace, tn)
+    _discard_played(void, fs_card, pl, disc, dn)
+    if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
+        _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
+    _cic_draw(rs_post, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc, dn,
+              hand, hn, chand, cn, met, cmet, trace, tn)
+    _corps_draws(rs_post, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met,
+                 cmet, trace, tn)
+    # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
+    # commander of both sides draws a Tactician card
+    if elan:
+        if ropt[R_SHUFFLE_FIRST] == 0:
+            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
+        for k2 in range(2):
+            for kc in range(3):
+                _corps_tactician(tac, tac_pile, tac_disc, met, cmet, (s + k2) % 2, kc, trace,
+                                 tn, ply)
+    # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
+    if rn[0] <= 2:
+        _refill_rack(rs_post, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
+    if check:
+        met[s, M_VIOLATIONS] += _check_lgb(counts, pile, pn, disc, dn, hand, hn, chand, cn,
+                                           rack, rn, sq, sqn, scratch)
+        _check_guerrillas(s, g_total, gst, pool, met)
+    return hi, rj, ka, kb, c, e4, opp_last
+
+
 @njit(cache=True, _nrt=False)
 def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, met, cmet,
@@ -207,124 +369,26 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
     """Play one La Grande Battles game; add its metrics to met[side], cmet[side, commander],
     wait_hist[kind, wait], g_turn[offered/spent/nullified, turn] and tac_turn[side, turn].
     gift_t is napsim.engine.lgb_choice.gift_table(best_t)."""
-    start_game(rs, run_key, game)
-    void = ctab.shape[0] - 1
-    cmax = best_t.shape[3] - 1
-    g_total = _new_game(void, scfg, deck, pile, st, cn, tac, gst, g_pool0, cmet, ropt)
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
-    pn = st[LST_PILE_N:LST_PILE_N + 1]
-    dn = st[LST_DISC_N:LST_DISC_N + 1]
-    rn = st[LST_RACK_N:LST_RACK_N + 1]
-    hn = st[LST_HAND_N:LST_HAND_N + 2]
-    sqn = st[LST_SQ_N:LST_SQ_N + 2]
-    tac_pile = st[LST_TAC_PILE:LST_TAC_PILE + 1]
-    tac_disc = st[LST_TAC_DISC:LST_TAC_DISC + 1]
-    last_hand = st[LST_LAST_HAND:LST_LAST_HAND + 2]
-    pool = st[LST_POOL:LST_POOL + 2]  # the unacquired Guerrilla counters, then those out of play
-    _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t, rn, tac, tac_pile,
-          met, trace, tn)
+    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
+    g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,
+                             trace, tn, pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst,
+                             pn, dn, rn, hn, tac_pile)
     for ply in range(2 * turns):
-        s = (first + ply) % 2
-        o = 1 - s
-        is_random = pol[s, P_KIND] == KIND_RANDOM
-        met[s, M_TURNS] += 1
-        _squares(rs, s, ply, scfg, sqp, hand, hn, chand, cn, sq, sq_own, sqn, met, cmet, trace, tn)
-        _spend_tacticians(rs, s, ply // 2, pol, hn, cn, tac, tac_disc, met, cmet, tac_turn)
-        fs_card = _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn, met,
-                                trace, tn)
-        cmd = hn[s]  # E6 for the CIC's cards: his hand at the start of the turn
-        c = min(cmd, cmax)
-        rack_size = rn[0]
-        opp_last = last_hand[o]
-        e4 = _same_section(s, opp_last, void, ctab, hand, hn, rack, rn, met)
-        if check and hn[s] + _cic_squares(sq_own, sqn, s) != scfg[s, S_HAND]:
-            met[s, M_VIOLATIONS] += 1
-        if trace.shape[0] > 0:
-            _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, cn, tac, pn, dn)
-        margin = pol[s, P_CORPS_SWAP_MARGIN]
-        own_min = pol[s, P_CORPS_OWN_MIN]
-        _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, pl)
-        # the CIC's choice: hand slot hi, rack slot rj, receivers ka, kb (L2, P6)
-        hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, hand, hn[s], rack, rn[0],
-                                                opp_last, void, ctab, gift_t, pl, margin, gsc, res)
-        ta, tb, ra, rb = _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab,
-                                     hand, hn, rack, rack_t, rn, disc, dn, last_hand, met,
-                                     wait_hist)
-        _trace(trace, tn, EV_GIVE, ply, s, ta, tb, ka, kb, ra, rb, int(round(best_score * 1000)),
-               1 if is_random else 0)
-        _receive(c, ka, kb, ta, tb, ra, rb, void, pl)
-        _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand,
-                     cn, disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn)
-        if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
-            null = _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
-                               cmet, g_turn, trace, tn, ropt)
-            # D3: the CIC's hand card the Guerrillas nullified gave no orders: nothing to copy
-            if null >= 0 and null == 2 * ka and pl[PL_SOURCE, ka] == SRC_CIC:
-                last_hand[s] = void
-        # orders, stars (L7), initiative (L6), Scout-for-counter (G4) per Corps commander
-        # typed (not literal) starting values: a literal would compile the helpers they reach once
-        # more, for the literal
-        gain_kc, gain_which, n_scouts = _scout_gain_corps(s, void, scfg, pol, ctab, pl, gst, pool)
-        # E9.2 / L9 / G4: the gain and the CIC's two-card draw never both happen
-        gained, scouted = scout_trade(n_scouts, gain_kc >= 0, ropt)
-        if not gained:
-            gain_kc = -1
-        elan = np.bool_(False)
-        wasted = np.int64(0)
-        marched = np.int64(0)
-        nom_w0 = np.int64(0)
-        nom_w1 = np.int64(0)
-        nom_w2 = np.int64(0)
-        eff_w0 = np.int64(0)
-        eff_w1 = np.int64(0)
-        eff_w2 = np.int64(0)
-        for kc in range(3):
-            nom, eff, marched_k, elan_k = _corps_orders(
-                rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units, pl,
-                gst, pool, met, cmet, trace, tn)
-            wasted += nom - eff
-            marched += marched_k
-            elan = elan or elan_k
-            if kc == 0:
-                nom_w0 += nom
-                eff_w0 += eff
-            elif kc == 1:
-                nom_w1 += nom
-                eff_w1 += eff
-            else:
-                nom_w2 += nom
-                eff_w2 += eff
-        reach0, reach1, reach2, reach = _take_command_reach(s, ply, void, eff_t, pl, cmet, trace, tn)
-        _orders_metrics(s, ply, nom_w0, nom_w1, nom_w2, eff_w0 + reach0, eff_w1 + reach1,
-                        eff_w2 + reach2, wasted - reach, marched, pl, met, trace, tn)
-        _discard_played(void, fs_card, pl, disc, dn)
-        if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
-            _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
-        _cic_draw(rs, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc, dn, hand,
-                  hn, chand, cn, met, cmet, trace, tn)
-        _corps_draws(rs, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met,
-                     cmet, trace, tn)
-        # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
-        # commander of both sides draws a Tactician card
-        if elan:
-            if ropt[R_SHUFFLE_FIRST] == 0:
-                _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
-            for k2 in range(2):
-                for kc in range(3):
-                    _corps_tactician(tac, tac_pile, tac_disc, met, cmet, (s + k2) % 2, kc, trace,
-                                     tn, ply)
-        # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
-        if rn[0] <= 2:
-            _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
-        if check:
-            met[s, M_VIOLATIONS] += _check_lgb(counts, pile, pn, disc, dn, hand, hn, chand, cn,
-                                               rack, rn, sq, sqn, scratch)
-            _check_guerrillas(s, g_total, gst, pool, met)
+        _ply_lgb(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1), first,
+                 scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt,
+                 check, g_total, met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc,
+                 hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t,
+                 st)
     _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
 
 
+@inlined_py
 def _scratch(n_cards, n_types):
-    """Per-block work arrays of play_game_lgb (no allocation per game)."""
+    """Per-block work arrays of play_game_lgb (no allocation per game): (draw pile, discards, CIC
+    hands, Corps hands, rack, rack waits, squares, their owners, D6 scratch, the Corps plan, gift
+    scores, resolved gifts, counters, Corps hand sizes, Tactician cards, Guerrilla counters).
+    Kernels call it jitted; Python (trace_on_lgb) its .py_func, with nothing to compile."""
     cap = MAX_HAND + n_cards
     return (np.empty(n_cards, np.int64), np.empty(n_cards, np.int64), np.empty((2, cap), np.int64),
             np.empty((2, 3, cap), np.int64), np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
@@ -386,6 +450,15 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
     [2, M], per-game metrics [n or 0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns],
     per-commander metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician
     cards held per turn [2, turns], moments of the per-game columns [MO, 2, columns])."""
+    return chunk_on_lgb(play_blocks_lgb, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab,
+                        deck, counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0,
+                        ropt, check, per_game)
+
+
+def chunk_on_lgb(kernel, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts,
+                 nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
+    """play_chunk_lgb on the block kernel `kernel` (play_blocks_lgb, or one with its signature: the
+    planned kernel of napsim.engine.lookahead_lgb)."""
     nb = block_count(n)
     mom_b = block_moments(nb)
     cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
@@ -394,7 +467,7 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
     tturn_b = np.zeros((nb, 2, turns), np.int64)
     rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
     crows = np.zeros((n if per_game else 0, 2, 4, N_CM), np.int64)
-    run_blocks(play_blocks_lgb, nb, (
+    run_blocks(kernel, nb, (
         run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
         rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game, gift_table(best_t),
         mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
@@ -406,18 +479,27 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
 def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
                    rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events=40000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
+    return trace_on_lgb(play_game_lgb, (), run_key, game, turns, first, scfg, sqp, pol, ctab, deck,
+                        counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt,
+                        max_events)
+
+
+def trace_on_lgb(play, extra, run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
+                 eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events):
+    """trace_game_lgb on the game kernel `play` (play_game_lgb, or one with its signature followed
+    by the arguments `extra`: the planned kernel of napsim.engine.lookahead_lgb)."""
     n_cards = deck.shape[0]
     met = np.zeros((2, N_METRICS), np.int64)
     cmet = np.zeros((2, 4, N_CM), np.int64)
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
     pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
-        _scratch(n_cards, counts.shape[0])
-    play_game_lgb(np.empty(2, np.uint64), game, run_key, turns, first, scfg, sqp, pol, ctab, deck,
-                  counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, met,
-                  cmet, np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
-                  np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t,
-                  sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_table(best_t))
+        _scratch.py_func(n_cards, counts.shape[0])
+    play(np.empty(2, np.uint64), game, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts,
+         nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, met, cmet,
+         np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
+         np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
+         sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_table(best_t), *extra)
     return met, trace[: min(tn[0], max_events)]
 
 

@@ -1,7 +1,8 @@
 """The Corps commanders' part of a La Grande Battles turn, in the order
 napsim.engine.lgb.play_game_lgb runs it: the gifts received, the L5 plays (play it, swap it for an
-own card, play an own card, hold, or roll for initiative), the Guerrillas (G5 in LGB), orders,
-stars and initiative (L6, L7, G4) and a Take Command's reach (E7).
+own card, play an own card, hold, or roll for initiative), orders, stars and initiative (L6, L7,
+the Scout-for-counter gain of G4) and a Take Command's reach (E7). The Guerrillas' attempt (G5)
+and the choice of the Scout that gains a counter are napsim.engine.lgb_guerrilla.
 
 Every phase is inlined into play_game_lgb by LLVM (napsim.engine.jit.inlined) and takes the same
 random draws, in the same order, as the single loop it came from. The per-turn plan of the three
@@ -10,23 +11,18 @@ Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.lay
 
 import numpy as np
 
-from napsim.engine.cardflow import _resolve, _trace, guerrilla_attempt
+from napsim.engine.cardflow import _resolve, _trace
 from napsim.engine.commanders import roll_initiative
 from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     C_COUNTER,
     C_ELAN,
-    C_EQ,
-    C_KIND,
-    C_SCOUT,
     C_STARS,
     C_TDRAW,
     CM_BLOCKS_LOST,
     CM_EFF,
     CM_EFF_A,
     CM_G_ACQUIRED,
-    CM_G_NULLIFIED,
-    CM_G_SPENT,
     CM_NO_CARD,
     CM_NOM,
     CM_OWN_PLAYED,
@@ -38,23 +34,11 @@ from napsim.engine.layout import (
     EV_G_GAIN,
     EV_INITIATIVE,
     EV_REJECT,
-    G_OUT_DECLINED,
-    G_OUT_NULLIFIED,
-    GAIN_BELOW,
-    GAIN_NEVER,
-    KIND_MULTI,
     M_COUNTER,
     M_G_ACQUIRED,
-    M_G_DENIED_EFF,
-    M_G_DENIED_EFF_SEC,
-    M_G_DENIED_NOM,
-    M_G_FRENCH_TURNS,
     M_INIT_ORDERS,
     M_STARS_MARCH,
     M_STARS_TAC,
-    P_G_GAIN_BELOW,
-    P_G_GAIN_MODE,
-    P_G_SPEND_MODE,
     P_MARCH_PROB,
     PL_CARD,
     PL_CARD2,
@@ -71,9 +55,6 @@ from napsim.engine.layout import (
     PL_PHYS2,
     PL_SOURCE,
     PL_TAC_DRAWS,
-    S_G_RULE,
-    S_SPAN,
-    SPEND_ASSAULT,
     SRC_CIC,
     SRC_HOLD,
     SRC_INITIATIVE,
@@ -169,88 +150,6 @@ def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax
                 pl[PL_SOURCE, kc] = SRC_INITIATIVE
             else:
                 pl[PL_SOURCE, kc] = SRC_HOLD
-
-
-@inlined
-def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet, g_turn,
-                trace, tn, ropt):
-    """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
-    (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
-    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt. Returns the
-    card nullified, 2 * Corps commander + which of his cards, or -1."""
-    met[o, M_G_FRENCH_TURNS] += 1
-    target = np.int64(-1)
-    t_second = np.int64(0)
-    t_eff = np.int64(-1)
-    t_assault = np.int64(0)
-    for kc in range(3):
-        if gst[o, 2 - kc] == 0 or (pl[PL_SOURCE, kc] != SRC_CIC and pl[PL_SOURCE, kc] != SRC_OWN):
-            continue  # S4: only the Spanish Corps facing his wing may spend against it
-        src = int(pl[PL_SOURCE, kc])
-        for which in range(2):
-            r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
-            if r == void or ctab[r, C_KIND] == KIND_MULTI:
-                continue  # G5: multi-section cards cannot be stopped
-            q = int(pl[PL_OPT, kc]) if which == 0 else int(pl[PL_OPT2, kc])
-            cc = int(pl[PL_CMD, kc])
-            e_card = eff_t[s, kc, src, cc, r, q, 0] + eff_t[s, kc, src, cc, r, q, 1]
-            better = e_card > t_eff
-            if pol[o, P_G_SPEND_MODE] == SPEND_ASSAULT and ctab[r, C_EQ] != t_assault:
-                better = ctab[r, C_EQ] > t_assault
-            if better:
-                target = kc
-                t_second = which
-                t_eff = e_card
-                t_assault = ctab[r, C_EQ]
-    if target < 0:
-        return np.int64(-1)
-    out = guerrilla_attempt(rs, o, ply, t_second, target, t_eff, t_assault, 1, target, gst[o],
-                            2 - target, pool, pol, met, g_turn, trace, tn, ropt)
-    if out == G_OUT_DECLINED:
-        return np.int64(-1)
-    cmet[o, 3 - target, CM_G_SPENT] += 1  # the facing Spanish Corps spent it (S4)
-    if out == G_OUT_NULLIFIED:
-        src = int(pl[PL_SOURCE, target])
-        cc = int(pl[PL_CMD, target])
-        r = int(pl[PL_CARD, target]) if t_second == 0 else int(pl[PL_CARD2, target])
-        q = int(pl[PL_OPT, target]) if t_second == 0 else int(pl[PL_OPT2, target])
-        cmet[o, 3 - target, CM_G_NULLIFIED] += 1
-        met[o, M_G_DENIED_NOM] += nom_t[s, target, src, cc, r, q]
-        met[o, M_G_DENIED_EFF] += t_eff
-        met[o, M_G_DENIED_EFF_SEC + target] += t_eff
-        if t_second == 0:
-            pl[PL_CARD, target] = void
-        else:
-            pl[PL_CARD2, target] = void
-        return 2 * target + t_second
-    return np.int64(-1)
-
-
-@inlined
-def _scout_gain_corps(s, void, scfg, pol, ctab, pl, gst, pool):
-    """G4 in LGB: (the Corps commander whose Scout gains this turn's counter or -1, which of his
-    cards it is, Scouts played this turn). The first Scout, left wing first, whose Corps commander's
-    two sections hold at least four Spanish units, while the pool has one and the policy wants it
-    (P5); whether it is gained is napsim.engine.cardflow.scout_trade's call."""
-    n_scouts = 0
-    gain_kc = -1
-    gain_which = 0
-    held = gst[s, 0] + gst[s, 1] + gst[s, 2]
-    gm = pol[s, P_G_GAIN_MODE]
-    wants = scfg[s, S_G_RULE] != 0 and pool[0] > 0 and not (
-        gm == GAIN_NEVER or (gm == GAIN_BELOW and held >= pol[s, P_G_GAIN_BELOW]))
-    for kc in range(3):
-        if pl[PL_SOURCE, kc] != SRC_CIC and pl[PL_SOURCE, kc] != SRC_OWN:
-            continue
-        for which in range(2):
-            r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
-            if r == void or ctab[r, C_SCOUT] != 1:
-                continue
-            n_scouts += 1
-            if wants and gain_kc < 0 and scfg[s, S_SPAN + kc] >= 4:
-                gain_kc = kc
-                gain_which = which
-    return gain_kc, gain_which, n_scouts
 
 
 @inlined

@@ -1,4 +1,5 @@
-"""The values napsim uses when a user leaves them out: the seed, and the chunk sizes.
+"""napsim's version (`__version__`, recorded in every manifest and study.json; pyproject.toml says
+the same), and the values napsim uses when a user leaves them out: the seed, and the chunk sizes.
 
 The three chunk sizes are different things and keep different values:
 
@@ -9,6 +10,8 @@ The three chunk sizes are different things and keep different values:
 - `ODDS_CHUNK`: simulated hands per kernel call of the odds commands; the results do not depend
   on it.
 """
+
+__version__ = "0.1.0"
 
 SEED = 20261130
 SIM_CHUNK = 20_000

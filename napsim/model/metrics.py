@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from napsim.model.errors import NapsimInputError
+from napsim.model.policies import parse_policy_option
 
 # whose side a metric speaks for: its own row's side, or the other side's cards counted on this
 # row (the Guerrilla counters act on French cards, and napsim keeps those counts on the row of
@@ -304,9 +305,10 @@ def known(name: str) -> bool:
     return True
 
 
-def title(name: str, roles: dict[str, str] | None = None) -> str:
-    """The metric's title; see `describe`."""
-    return describe(name, roles).title
+def metric_title(name: str, side: str | None = None) -> str:
+    """A metric's title (an axis label, a panel title); on a row that names its side (`side`), an
+    OPPONENT metric still says whose counters acted (`MetricInfo.row_title`)."""
+    return describe(name).row_title(side)
 
 
 def catalogue_names() -> list[str]:
@@ -352,7 +354,9 @@ _POLICY_FIELDS = {
     "g_threshold": "orders that make a counter worth spending", "g_gain_mode": "when to gain counters",
     "g_gain_below": "counters held below which to gain one",
     "corps_own_min": "score for a Corps commander's own card", "corps_swap_margin":
-    "margin to swap the CIC's card",
+    "margin to swap the CIC's card", "lookahead_k": "rollouts per candidate",
+    "lookahead_d": "own turns looked ahead", "lookahead_discount": "weight of each later turn",
+    "lookahead_top": "candidates examined (0: every one)",
 }
 _TOP = {"deck": "Command deck", "hand": "Hand size", "k": "Cards needed", "policy": "Policy"}
 
@@ -372,6 +376,35 @@ def policy_param_words(name: str) -> str:
     return _POLICY_FIELDS.get(name, name)
 
 
+def policy_words(name: str, params: dict | None = None) -> str:
+    """One side's policy in words: 'greedy play', 'tuned greedy play (weight of the hand card kept:
+    0.5)', 'planning play (lookahead: 8 rollouts per candidate, 1 own turn looked ahead)'."""
+    params = dict(params or {})
+    if name == "lookahead":
+        k, d = params.pop("lookahead_k", 8), params.pop("lookahead_d", 2)
+        head = f"planning play (lookahead: {_count(k)} rollout{'s' * (float(k) != 1)} per candidate, " \
+               f"{_count(d)} own turn{'s' * (float(d) != 1)} looked ahead"
+        rest = "".join(f", {policy_param_words(p)}: {value_words(p, v)}" for p, v in params.items())
+        return head + rest + ")"
+    words = _VALUE_WORDS["policy"].get(name, name)
+    if not params:
+        return words
+    listed = ", ".join(f"{policy_param_words(p)}: {value_words(p, v)}" for p, v in params.items())
+    return f"tuned {words} ({listed})" if name == "greedy" else f"{words} ({listed})"
+
+
+def policy_label(text: str) -> str:
+    """One side's policy as written ('lookahead:lookahead_k=8;lookahead_d=1') in words
+    (`policy_words`: 'planning play (lookahead: 8 rollouts per candidate, 1 own turn looked ahead)')."""
+    ((name, params),) = parse_policy_option(text, "policy")
+    return policy_words(name, params)
+
+
+def _count(v) -> str:
+    f = float(v)
+    return str(int(f)) if f.is_integer() else f"{f:g}"
+
+
 def value_words(path: str, value) -> str:
     """A parameter value in words: 'policy.S.g_spend_mode', 'always' -> 'spend at every chance';
     a value napsim has no words for prints as it is; a list (joined paths) as 'a/b'."""
@@ -379,6 +412,10 @@ def value_words(path: str, value) -> str:
         return "/".join(value_words(path, v) for v in value)
     parts = path.split(".")
     field = "policy" if parts[0] == "policy" and len(parts) == 2 else parts[-1]
+    if field == "policy" and isinstance(value, str) and ":" in value and "," not in value:
+        name, _, rest = value.partition(":")  # 'greedy:keep_weight=0.75' -> tuned greedy play (...)
+        params = dict(item.partition("=")[::2] for item in rest.split(";") if "=" in item)
+        return policy_words(name.strip(), {k.strip(): v.strip() for k, v in params.items()})
     return _VALUE_WORDS.get(field, {}).get(str(value), str(value))
 
 

@@ -4,9 +4,10 @@ A policy is a name plus float parameters. `greedy` scores every legal (hand card
 placement) by weighted effective orders plus bonuses (P1), keeps the better Scout card (P2),
 March Moves with its stars when units are free (P3) and plays First Strike with a probability
 (P7). `random` picks uniformly among legal plays and otherwise uses the same parameters.
-`lookahead` (P8) plans its card choice: each candidate (hand card, rack card, placement) is played
-out in short rollouts, both sides greedy, and the one with the most effective orders over this
-turn and the next `lookahead_d` own turns wins; its stars, Scout keep and counters are greedy's.
+`lookahead` (P8) plans its card choice: each candidate (hand card, rack card, placement; in La
+Grande Battles the CIC's hand card, rack card and their receivers) is played out in short rollouts,
+both sides greedy, and the one with the most effective orders over this turn and the next
+`lookahead_d` own turns wins; its stars, Scout keep and counters are greedy's.
 """
 
 from __future__ import annotations
@@ -126,6 +127,12 @@ def parse_policy_option(text: str, where: str = "--policy") -> list[tuple[str, d
     return out
 
 
+def policy_text(name: str, params: dict | None = None) -> str:
+    """The inverse of one side of `parse_policy_option`: ('greedy', {'w_c': 2}) -> 'greedy:w_c=2'."""
+    items = ";".join(f"{k}={v}" for k, v in (params or {}).items())
+    return f"{name}:{items}" if items else name
+
+
 def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tuple[str, dict]]:
     """A scenario's optional [policy] table: one [policy.<side>] per side with `name` (default
     greedy) and parameters, e.g. what `napsim tune` prints. It tunes the policy it names: whenever
@@ -145,8 +152,12 @@ def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tu
         if not isinstance(name, str) or name not in DEFAULTS:
             raise NapsimInputError(w, "name", f"unknown policy {name!r}", ", ".join(DEFAULTS))
         for k, v in params.items():
-            if isinstance(v, bool) or not isinstance(v, int | float | str):
-                raise NapsimInputError(w, k, f"{v!r} is not a number or a mode name", "numbers")
+            if k in _CHOICES and isinstance(v, str):
+                continue  # a mode name (policy_vector checks it)
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                modes = SPEND_MODES if k == "g_spend_mode" else GAIN_MODES
+                allowed = f"a number or {', '.join(modes)}" if k in _CHOICES else "a number"
+                raise NapsimInputError(w, k, f"{v!r} is not a number or a mode name", allowed)
         policy_vector(name, params, where=w)
         out[key] = (name, params)
     return out

@@ -164,4 +164,18 @@ def template_text(name: str, fmt: str = "epic1", path: str | None = None) -> str
         out += _side_lines(key, side, fmt, i == 0)
     out.append("")
     out += _rules_lines(fmt)
+    out.append("")
+    out += _policy_lines()
     return "\n".join(out) + "\n"
+
+
+def _policy_lines() -> list[str]:
+    """The optional [policy.<side>] tables, commented out: what `napsim tune` prints to paste."""
+    out = _comment("Optional: a [policy.<side>] table tunes the policy a side plays (docs/rules.md "
+                   "P1-P8, docs/tune.md): `name` is greedy, random or lookahead, and the other keys "
+                   "are that policy's parameters. Whenever the side plays the named policy, it "
+                   "starts from these values (a --policy NAME:PARAM=VALUE on the command line still "
+                   "wins). `napsim tune` prints such a table. Remove the '# ' to use it.")
+    out += ["# [policy.B]", '# name = "greedy"', '# g_spend_mode = "threshold"   # P4: always, '
+            "threshold or assault", "# g_threshold = 5"]
+    return out

@@ -11,19 +11,36 @@ or a section split in two with the odd unit in its first half), so one army can 
 every format. The multi-player formats read a few more side keys: `cic_section` (epic3: the
 section the CIC commands), `corps_hand`, `corps_tactician` and `corps_guerrilla` (lgb: one value
 per Corps commander, left, centre, right wing).
+
+A scenario document is written back as TOML text by `toml_text` (what `napsim app` downloads as a
+scenario file; a `[policy.<side>]` table `napsim tune` prints), and a value as `--set` text by
+`override_text`. The standard library reads TOML (`tomllib`) but does not write it; scenario
+documents hold only tables, strings, integers, floats, booleans and lists of them, so a small
+writer suffices. Its output reads back to the same document (`tomllib.loads(toml_text(doc)) == doc`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from napsim.model.cards import SECTIONS, resolve_named_file
-from napsim.model.errors import NapsimInputError, excerpt
+from napsim.model.errors import (
+    NapsimInputError,
+    check_keys,
+    excerpt,
+    get_bool,
+    get_choice,
+    get_float,
+    get_int,
+    get_str,
+)
 from napsim.model.policies import policy_tables
-from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
 
 SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
 FORMATS = ("standard", "epic1", "epic2", "epic3", "epic4", "lgb")
@@ -111,6 +128,11 @@ class Scenario:
     def rule(self, name: str) -> str:
         """The reading in force for one open point (a key of RULE_OPTIONS)."""
         return self.rules[name]
+
+    @property
+    def side_names(self) -> dict[str, str]:
+        """{side key: side name}, in the file's order ({'F': 'French', 'S': 'Spanish'})."""
+        return {s.key: s.name for s in self.sides}
 
 
 def builtin_scenarios() -> list[str]:
@@ -310,3 +332,65 @@ def _parse_side(where: str, key: str, t: dict, fmt: str = "epic1") -> Side:
         corps_tactician=_triple(where, t, "corps_tactician", 0, 20, lgb),
         corps_guerrilla=_triple(where, t, "corps_guerrilla", 0, 9, False),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# a scenario document written back as TOML text
+
+_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(k: str) -> str:
+    return k if _BARE.match(k) else json.dumps(k, ensure_ascii=False)
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        text = repr(v)
+        return text if any(c in text for c in ".en") else text + ".0"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)  # JSON escapes are TOML basic-string escapes
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    raise TypeError(f"no TOML form for {type(v).__name__}")
+
+
+def toml_text(doc: dict, comments: list[str] = ()) -> str:
+    """The document as TOML text, `comments` first (one '# ' line each); tables after their
+    parent's plain values, in the document's order."""
+    lines = [f"# {c}" for c in comments]
+
+    def table(node: dict, path: list[str]) -> None:
+        plain = [(k, v) for k, v in node.items() if not isinstance(v, dict)]
+        subs = [(k, v) for k, v in node.items() if isinstance(v, dict)]
+        if path and (plain or not subs):
+            if lines:
+                lines.append("")
+            lines.append("[" + ".".join(_key(k) for k in path) + "]")
+        lines.extend(f"{_key(k)} = {_value(v)}" for k, v in plain)
+        for k, v in subs:
+            table(v, [*path, k])
+
+    table(doc, [])
+    return "\n".join(lines) + "\n"
+
+
+def override_text(value) -> str:
+    """A value as the text after '=' of `--set PATH=VALUE` that reads back to it
+    (`napsim.model.scenarios.parse_overrides`): a string as it is where that reads back as the
+    same string, else quoted."""
+    if isinstance(value, str):
+        try:
+            back = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            back = value
+        return value if back == value and value.strip() == value and value else _value(value)
+    return _value(value)

@@ -28,7 +28,8 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from PIL import Image
 
-from napsim.model.metrics import describe, parameter_title, value_words
+from napsim.model.metrics import parameter_title, value_words
+from napsim.study.chunks import side_names
 from napsim.study.store import atomic_write_bytes
 
 MAX_PANELS = 16
@@ -131,15 +132,25 @@ def render_all(make: Callable[[str], Chart], kinds: Sequence[str], workers: int 
     return [make(k) for k in kinds]
 
 
-def write_chart(c: Chart, folder: Path) -> None:
-    """The chart's SVG, and its PNG when it has one (a PNG left by an earlier report with PNGs is
-    removed: it would show an older result than the SVG beside it)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(folder / f"{c.name}.svg", c.svg)
-    if c.png is not None:
-        atomic_write_bytes(folder / f"{c.name}.png", c.png)
+def write_chart(chart: Chart | Figure, dest: str | Path, title: str = "") -> Path:
+    """Write a chart, atomically (a figure is rendered first, titled `title`). A `dest` ending in
+    .svg or .png (`napsim compare --chart`) gets that one file; any other `dest` is a folder that
+    gets <name>.svg and, when the chart has one, <name>.png (a PNG left there by an earlier report
+    with PNGs is removed: it would show an older result than the SVG beside it)."""
+    dest = Path(dest)
+    suffix = dest.suffix.lower()
+    if isinstance(chart, Figure):
+        chart = render(chart, dest.stem, title, "", png=suffix == ".png")
+    if suffix in (".svg", ".png"):
+        atomic_write_bytes(dest, chart.svg if suffix == ".svg" else chart.png)
+        return dest
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(dest / f"{chart.name}.svg", chart.svg)
+    if chart.png is not None:
+        atomic_write_bytes(dest / f"{chart.name}.png", chart.png)
     else:
-        (folder / f"{c.name}.png").unlink(missing_ok=True)
+        (dest / f"{chart.name}.png").unlink(missing_ok=True)
+    return dest
 
 
 # --------------------------------------------------------------------------------------------
@@ -150,20 +161,9 @@ def numeric(values) -> bool:
     return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
 
 
-def names(inp: dict) -> dict[str, str]:
-    """{side key: side name} of a study's chart inputs (its first point's names)."""
-    pts = inp.get("points") or [{}]
-    return dict(zip(inp.get("side_keys", []), pts[0].get("side_names", []), strict=False))
-
-
 def param_title(inp: dict, path: str) -> str:
     """A swept parameter in words ('Command hand size, both sides'), from the metric catalogue."""
-    return parameter_title(path, names(inp))
-
-
-def metric_title(metric: str) -> str:
-    """A metric's title in words (an axis label, a panel title)."""
-    return describe(metric).title
+    return parameter_title(path, side_names(inp))
 
 
 def setting(inp: dict, path: str, value) -> str:
@@ -258,7 +258,7 @@ def side_name(inp: dict, key: str) -> str:
     """A side by its name ('French'); its key when the study names none."""
     s = inp["summary"]
     found = s.loc[s["side_key"] == key, "side"] if "side_key" in s else []
-    return str(found.iloc[0]) if len(found) else names(inp).get(key, key)
+    return str(found.iloc[0]) if len(found) else side_names(inp).get(key, key)
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from napsim.model.errors import NapsimInputError
-from napsim.model.metrics import KIND_WORDS, OPPONENT, SECTION_WORDS, describe, value_words
+from napsim.model.metrics import KIND_WORDS, OPPONENT, SECTION_WORDS, describe, metric_title, value_words
 from napsim.output.chartkit import (
     MAX_COLUMNS,
     MAX_LINES,
@@ -45,7 +45,6 @@ from napsim.output.chartkit import (
     finish,
     games_note,
     games_tick,
-    metric_title,
     numeric,
     palette,
     panels,

@@ -16,8 +16,10 @@ import math
 
 import pandas as pd
 
-from napsim.model.metrics import describe
-from napsim.output.decisions import (
+from napsim.model.metrics import describe, metric_title
+from napsim.output.findings import setting_title
+from napsim.output.formatting import _json_value, render
+from napsim.output.variants import (
     balance_doc,
     balance_head,
     balance_text,
@@ -25,11 +27,8 @@ from napsim.output.decisions import (
     crossing_decimals,
     decimals,
     f_words,
-    metric_title,
     with_sentences,
 )
-from napsim.output.findings import setting_title
-from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
 from napsim.study.deck_ensemble import DeckEnsemble, balance_summary, load_study_ensemble, simulate_summary
 from napsim.study.variants import Comparison

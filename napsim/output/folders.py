@@ -1,5 +1,6 @@
-"""Result folders (`napsim simulate --out`, `napsim readings --out`): checked before any game is
-played, written whole or not at all, claimed by exactly one run, replaced only when napsim wrote them.
+"""Result folders (`napsim simulate --out`, `napsim readings --out`, a variants file's report):
+checked before any game is played, written whole or not at all, claimed by exactly one run,
+replaced only when napsim wrote them; `manifest`, the versions every manifest.json records.
 
 `check_result_dest` refuses, before playing: a path under a file or in a folder that is not
 writable; a folder that holds anything, unless --force; with --force, a folder that is not a napsim
@@ -18,19 +19,33 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import json
 import os
+import platform
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from napsim.model.defaults import __version__
 from napsim.model.errors import NapsimInputError
 from napsim.study.store import check_writable, pid_alive
 
 Writer = Callable[[Path], None]  # writes one file at the path it is given
 Notice = Callable[[str], None]
 TAG = ".napsim-"  # in the names of the temporary folders: .<name>.napsim-<pid>-<random>
+
+
+def manifest(fields: dict, libraries: Sequence[str] = ()) -> dict:
+    """What a result folder's manifest.json records: napsim's version; the versions of `libraries`
+    (the packages its numbers or charts come from, imported here if not yet) and Python's, when
+    any is named; then `fields`."""
+    out = {"napsim": __version__}
+    if libraries:
+        out.update({name: importlib.import_module(name).__version__ for name in libraries})
+        out["python"] = platform.python_version()
+    return {**out, **fields}
 
 
 def is_napsim_manifest(path: Path) -> bool:

@@ -112,13 +112,6 @@ def _with_params(data: StudyData, df: pd.DataFrame) -> pd.DataFrame:
     return _param_frame(data).merge(df, on="point", how="right")
 
 
-def side_names(data: StudyData) -> dict[str, str]:
-    """{side key: side name} of the study (its first point's names)."""
-    pts = data.meta["points"]
-    names = pts[0].get("side_names", []) if pts else []
-    return dict(zip(data.meta.get("side_keys", []), names, strict=False))
-
-
 def point_format(data: StudyData, point: dict) -> str | None:
     """The game format a point plays (its sweep value, the study's [set] value or its scenario's);
     None when the scenario no longer loads (the words then name commanders generically)."""

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from napsim.model.version import __version__
-from napsim.output.folders import check_result_dest, write_result_folder
+from napsim.model.defaults import __version__
+from napsim.output.folders import check_result_dest, manifest, write_result_folder
 from napsim.study.readings import MATTERS_RELATIVE, ReadingsSpec, case_label
 
 READINGS_FILES = ("readings.csv", "report.md", "manifest.json")  # all `napsim readings` writes
@@ -72,10 +72,9 @@ def write_readings_folder(spec: ReadingsSpec, df: pd.DataFrame, dest: str | Path
                           wall_seconds: float, force: bool = False) -> Path:
     """Write readings.csv, report.md and manifest.json as the folder dest, whole or not at all
     (`napsim.output.folders.write_result_folder`)."""
-    meta = {"napsim": __version__, "readings_file": spec.path.name, "seed": spec.seed,
-            "games": games or spec.games,
-            "cases": [[o, case_label(s, sets)] for o, s, sets in spec.cases],
-            "wall_seconds": round(wall_seconds, 1)}
+    meta = manifest({"readings_file": spec.path.name, "seed": spec.seed, "games": games or spec.games,
+                     "cases": [[o, case_label(s, sets)] for o, s, sets in spec.cases],
+                     "wall_seconds": round(wall_seconds, 1)})
     files = {
         "readings.csv": lambda p: df.to_csv(p, index=False),
         "report.md": lambda p: p.write_text(report_markdown(spec, df), encoding="utf-8"),

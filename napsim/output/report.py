@@ -12,14 +12,13 @@ import base64
 import html
 import json
 import math
-import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numba
 import numpy as np
 import pandas as pd
 
+from napsim.model.defaults import __version__
 from napsim.model.metrics import (
     KIND_WORDS,
     OPPONENT,
@@ -28,10 +27,10 @@ from napsim.model.metrics import (
     policy_param_words,
     value_words,
 )
-from napsim.model.version import __version__
 from napsim.output import findings as fnd
 from napsim.output.deck_ensemble import study_ensemble_sentence, study_ensemble_summary, study_ensemble_table
 from napsim.output.findings import study as study_findings
+from napsim.output.folders import manifest
 from napsim.output.frames import (
     StudyData,
     chart_inputs,
@@ -40,10 +39,10 @@ from napsim.output.frames import (
     points_frame,
     rack_wait_frame,
     rack_wait_summary,
-    side_names,
     study_decks,
     summary_cells,
 )
+from napsim.study.chunks import side_names
 from napsim.study.store import atomic_write_bytes, atomic_write_files
 
 CSV_FLOAT = "%.10g"
@@ -121,7 +120,7 @@ def _side_label(key: str, name: str, counters: bool = False) -> str:
 
 def param_words(data: StudyData, path: str) -> str:
     """A swept or fixed parameter in words ('Command hand size, both sides')."""
-    return parameter_title(path, side_names(data))
+    return parameter_title(path, side_names(data.meta))
 
 
 def _sweep_columns(data: StudyData, df: pd.DataFrame) -> pd.DataFrame:
@@ -220,7 +219,7 @@ def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
     if data.kind == "engine":
         rows.append(("scenario", str(spec["scenario"])))
         rows.append(("deck", str(spec["deck"] or "the scenario's")))
-        names = side_names(data)
+        names = side_names(data.meta)
         rows.append(("policies", "; ".join(
             f"{names.get(k, k)}: {value_words('policy.*', n)}"
             + ("" if not o else " (" + ", ".join(f"{policy_param_words(a)}: {value_words(a, b)}"
@@ -239,7 +238,7 @@ def _setup_rows(data: StudyData) -> list[tuple[str, str]]:
                      + f" ({len(meta['points'])} points)"))
     run = meta["run"]
     if run.get("target_error") is not None and spec.get("main_metric"):
-        who = side_names(data).get(spec["main_side"], spec["main_side"])
+        who = side_names(data.meta).get(spec["main_side"], spec["main_side"])
         rows.append(("games per point", f"until the 95% half-width of {describe(spec['main_metric']).phrase} "
                      f"({who}) is below {run['target_error']}, at most {run['cap']:,}"))
     elif run.get("target_error") is not None:  # no main metric (an odds study): every answer's
@@ -261,7 +260,7 @@ def _incomplete(data: StudyData) -> list[str]:
 
 def _joined_words(data: StudyData, key: str) -> str:
     """A sweep key in words; paths joined by '+' move together ('Game format and Command deck')."""
-    words = parameter_title(key, side_names(data))
+    words = parameter_title(key, side_names(data.meta))
     return words if words != key else " and ".join(param_words(data, p) for p in key.split("+"))
 
 
@@ -346,7 +345,7 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
             frames["deck_ensemble_summary.csv"] = ens[0]
             deck = spec["deck"] or "the scenario's deck"
             main = describe(spec["main_metric"]).title
-            side = side_names(data).get(ens[1]["side_key"])
+            side = side_names(data.meta).get(ens[1]["side_key"])
             words = {p: param_words(data, p) for p in data.sweep_paths}
             sections.append(Section(f"Deck ensemble: {main} on plausible decks",
                                     study_ensemble_sentence(ens[0], ens[1], deck, side),
@@ -465,21 +464,18 @@ def render_html(data: StudyData, sections: list[Section]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def manifest(data: StudyData) -> dict:
-    import matplotlib  # lazy: only its version is recorded here
-
+def study_manifest(data: StudyData) -> dict:
+    """manifest.json of a study report: versions, the study's file, hashes, seed, points and games."""
     meta = data.meta
-    return {
-        "napsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
-        "pandas": pd.__version__, "matplotlib": matplotlib.__version__,
-        "python": platform.python_version(), "study": meta["spec"]["name"],
+    return manifest({
+        "study": meta["spec"]["name"],
         "study_file": meta["study_file"], "study_sha256": meta["study_sha256"],
         "identity_sha256": meta["identity_sha256"], "code_sha256": meta["identity"]["code"],
         "seed": meta["spec"]["seed"], "points": {p["id"]: p["label"] for p in meta["points"]},
         "games": {p: (data.accs[p].games if data.kind == "engine" else meta["spec"]["games"])
                   for p in data.complete},
         "complete": all(data.complete.values()),
-    }
+    }, ("numba", "numpy", "pandas", "matplotlib"))
 
 
 def write_report(out: str | Path, dest: str | Path | None = None, with_charts: bool = True,
@@ -503,7 +499,7 @@ def write_report(out: str | Path, dest: str | Path | None = None, with_charts: b
             df = df.drop(columns=["label"], errors="ignore")  # the point id and parameters say it
         atomic_write_bytes(dest / name, df.to_csv(index=False, float_format=CSV_FLOAT).encode())
     atomic_write_bytes(dest / "manifest.json",
-                          (json.dumps(manifest(data), indent=1, default=str) + "\n").encode())
+                          (json.dumps(study_manifest(data), indent=1, default=str) + "\n").encode())
     atomic_write_files({dest / "report.md": render_markdown(data, sections, list(frames)).encode(),
                         dest / "report.html": render_html(data, sections).encode()})  # both or neither
     return dest

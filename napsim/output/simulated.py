@@ -11,6 +11,10 @@ commander_games.parquet. The per-game rows are streamed to Parquet as they are p
 (`GameRowsWriter`): one row group per chunk of games, so memory stays flat whatever the number of
 games; rows come game by game (sides, then commanders, in order), the same frame
 `SimResult.per_game_frame` and `commander_games_frame` give for a run kept in memory.
+
+The chart (`section_chart_svg`): effective orders a turn by section and side, with 95% intervals,
+as an SVG file a designer can take away from the page (`napsim app`); matplotlib is imported only
+when it is drawn.
 """
 
 from __future__ import annotations
@@ -18,21 +22,18 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import platform
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from napsim.engine.layout import COMMANDER_ROLES
-from napsim.model.metrics import describe
-from napsim.model.version import __version__
-from napsim.output.folders import check_result_dest, staged_result_folder
+from napsim.model.metrics import SECTION_WORDS, describe
+from napsim.output.folders import check_result_dest, manifest, staged_result_folder
 from napsim.sim.result import commander_rows_frame, game_rows_frame
 from napsim.sim.runner import ONE_A_SIDE, ChunkOut
 
@@ -115,12 +116,47 @@ def rate_table(rates: pd.DataFrame) -> list[str]:
     return out
 
 
-def manifest(res) -> dict:
+def section_figure(summary: pd.DataFrame, title: str):
+    """Bars of effective orders a turn per section, one colour per side, the 95% interval as an
+    error bar; `summary` is `napsim.simulate(...).summary`."""
+    import matplotlib  # lazy: matplotlib is heavy, and only the chart needs it
+    from matplotlib.figure import Figure
+
+    from napsim.output.chartkit import RC, palette
+
+    sections = ("L", "C", "R")
+    rows = summary[summary["metric"].isin([f"effective_per_turn_{s}" for s in sections])]
+    sides = list(dict.fromkeys(rows["side"]))
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+        ax = fig.subplots()
+        width = 0.8 / max(len(sides), 1)
+        for i, (side, colour) in enumerate(zip(sides, palette(len(sides)), strict=True)):
+            d = rows[rows["side"] == side].set_index("metric")
+            d = d.reindex([f"effective_per_turn_{s}" for s in sections])
+            x = np.arange(len(sections)) + (i - (len(sides) - 1) / 2) * width
+            err = np.vstack([d["value"] - d["ci_low"], d["ci_high"] - d["value"]])
+            ax.bar(x, d["value"], width * 0.95, color=colour, label=side,
+                   yerr=np.nan_to_num(err), capsize=3, ecolor="0.25")
+        ax.set_xticks(np.arange(len(sections)), [SECTION_WORDS.get(s, s) for s in sections])
+        ax.set_ylabel("effective orders a turn")
+        ax.set_title(f"{title}\neffective orders a turn by section (95% intervals)")
+        ax.legend(frameon=False, title="side")
+        ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def section_chart_svg(summary: pd.DataFrame, title: str) -> bytes:
+    """The SVG bytes of `section_figure` (deterministic: the same games give the same file)."""
+    from napsim.output.chartkit import render  # lazy: matplotlib is heavy, and only the chart needs it
+
+    return render(section_figure(summary, title), "sections", title, "").svg
+
+
+def simulate_manifest(res) -> dict:
     """What a reader needs to reproduce or audit a run."""
     sim = res.sim
-    return {
-        "napsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
-        "pandas": pd.__version__, "python": platform.python_version(),
+    return manifest({
         "seed": res.seed, "games": res.games, "wall_seconds": round(res.wall_seconds, 3),
         "scenario": sim.scenario.name, "scenario_file": str(sim.scenario.path),
         "scenario_sha256": sim.scenario.sha256, "format": sim.scenario.format,
@@ -128,7 +164,7 @@ def manifest(res) -> dict:
         "deck_warning": sim.deck.estimated_warning(),
         "policies": list(sim.policy_names), "policy_vectors": sim.policies.tolist(),
         "examples_note": sim.scenario.examples,
-    }
+    }, ("numba", "numpy", "pandas"))
 
 
 # every file `napsim simulate --out` writes (--force replaces a folder of these only)
@@ -191,7 +227,7 @@ def result_files(res) -> dict[str, Callable[[Path], None]]:
         if res.commander_rows is not None:
             files["commander_games.parquet"] = lambda p: res.commander_games_frame().to_parquet(
                 p, index=False)
-    files["manifest.json"] = lambda p: p.write_text(json.dumps(manifest(res), indent=2))
+    files["manifest.json"] = lambda p: p.write_text(json.dumps(simulate_manifest(res), indent=2))
     return files
 
 

@@ -5,8 +5,8 @@ game has t = 1, a mean per turn t = turns, a rate t = its trials. A `Metric` nam
 columns: the per-game columns (`COLUMNS`: the kernel's metrics, then the derived totals) or, for a
 commander metric, that commander's columns (`napsim.engine.layout.CM_NAMES`). Both paths read the
 one table: a summary (`napsim.sim.summary`) adds x and t from a run's sums (`counts`), paired
-differences (`napsim.sim.paired`) take them game by game from the per-game rows (`parts`); the
-words (title, unit, what it counts) come from the metric catalogue (`napsim.model.metrics`).
+differences (`napsim.sim.summary.estimate`) take them game by game from the per-game rows
+(`parts`); the words (title, unit, what it counts) come from the metric catalogue (`napsim.model.metrics`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,20 @@
-"""Deck-odds questions, each answered exactly (napsim.sim.exact) and by simulation (engine.odds).
+"""Deck-odds questions, each answered exactly and by simulation (engine.odds).
 
-Every function returns a tidy DataFrame, one row per outcome, with columns
+Every question returns a tidy DataFrame, one row per outcome, with columns
 question, outcome, exact, simulated, ci_low, ci_high, n (games simulated), interval
 (`wilson95` for probabilities, `normal95` for means).
+
+The exact answers (the last section) are what the Monte Carlo kernels are checked against. Hands
+are uniform subsets of the deck, so every deck question reduces to a multivariate hypergeometric
+law. Cards are grouped by the value they contribute and the law is enumerated by a small dynamic
+programme over groups with exact integer counts (`fractions.Fraction` out).
 """
 
 from __future__ import annotations
+
+from collections import defaultdict
+from fractions import Fraction
+from math import comb
 
 import numpy as np
 import pandas as pd
@@ -14,10 +23,8 @@ from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import ODDS_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_count, check_run
 from napsim.model.filters import FilterMatchesNothing, card_filter, matching_cards
-from napsim.model.validate import check_count, check_games, check_seed
-from napsim.sim import exact
 from napsim.sim.summary import mean_interval, wilson
 
 RACK = 5
@@ -38,13 +45,6 @@ def run_chunks(kernel, args: tuple, games: int, seed: int, chunk: int = ODDS_CHU
             h = kernel(*args, key, np.int64(first), np.int64(n))
         total = h if total is None else total + h
     return total
-
-
-def check_run(games: int, seed: int, chunk: int) -> None:
-    """The run arguments every odds question takes, checked before anything is simulated."""
-    check_games(games)
-    check_seed(seed)
-    check_count(chunk, "--chunk", "chunk", 1, 10**9)
 
 
 def check_k(k: int, hand: int, where: str = "-k") -> None:
@@ -92,7 +92,7 @@ def at_least(deck: Deck, filter_expr: str, hand: int, k: int, games: int, seed: 
     pick = matching_cards if require_match else card_filter
     match = pick(deck, filter_expr).astype(np.int64)
     hist = _sim_values(deck, match, hand, kernels.COMBINE_SUM, games, seed, chunk)
-    p = exact.at_least(deck.counts, match, hand, k)
+    p = exact_at_least(deck.counts, match, hand, k)
     q = f"P(at least {k} of {hand} cards match '{filter_expr}')"
     return pd.DataFrame([_prob_row(q, f">= {k}", p, int(hist[k:].sum()), games)], columns=ROW_COLUMNS)
 
@@ -129,7 +129,7 @@ def orders_distribution(deck: Deck, hand: int, games: int, seed: int,
     for s in SECTIONS:
         value = section_orders_value(deck, s, hand)
         hist = _sim_values(deck, value, hand, kernels.COMBINE_SUM, games, seed, chunk)
-        dist = exact.hand_value_distribution(deck.counts, value, hand)
+        dist = hand_value_distribution(deck.counts, value, hand)
         q = f"orders in section {s} held in a {hand}-card hand"
         for v in sorted(set(dist) | set(np.flatnonzero(hist).tolist())):
             rows.append(_prob_row(q, f"= {v}", dist.get(v, 0), int(hist[v]), games))
@@ -152,7 +152,7 @@ def same_section(deck: Deck, hand: int, games: int, seed: int, chunk: int = ODDS
     check_run(games, seed, chunk)
     flags = section_flags(deck)
     hist = _sim_values(deck, flags, hand + RACK, kernels.COMBINE_OR, games, seed, chunk)
-    dist = exact.hand_value_distribution(deck.counts, flags, hand + RACK, exact.COMBINE_OR)
+    dist = hand_value_distribution(deck.counts, flags, hand + RACK, COMBINE_OR)
     p = sum(dist.get(f, 0) for f in (1, 2, 4))
     q = f"P(E4: {hand}-card hand and {RACK}-card rack all section cards of one section)"
     return pd.DataFrame([_prob_row(q, "yes", p, int(hist[1] + hist[2] + hist[4]), games)],
@@ -174,7 +174,7 @@ def first_draw(deck: Deck, filter_expr: str, games: int, seed: int, chunk: int =
     total, total_sq = float((hist * pos).sum()), float((hist * pos * pos).sum())
     lo, hi = mean_interval(total, total_sq, games)
     q = f"draws until the first card matching '{filter_expr}' ({k} of {deck.n_cards})"
-    row = dict(question=q, outcome="mean draws", exact=float(exact.expected_first_match(deck.n_cards, k)),
+    row = dict(question=q, outcome="mean draws", exact=float(expected_first_match(deck.n_cards, k)),
                simulated=total / games, ci_low=lo, ci_high=hi, n=games, interval="normal95")
     return pd.DataFrame([row], columns=ROW_COLUMNS)
 
@@ -197,7 +197,7 @@ def mulligan(deck: Deck, keep_expr: str, mulligan_below: int, target: int, games
     keep = matching_cards(deck, keep_expr, "--keep").astype(np.int64)
     args = (deck.card_types(), keep, np.int64(hand), np.int64(mulligan_below))
     hist = run_chunks(_mulligan_kernel, args, games, seed, chunk)
-    dist = exact.mulligan_distribution(deck.n_cards, int(deck.counts[keep != 0].sum()), hand,
+    dist = mulligan_distribution(deck.n_cards, int(deck.counts[keep != 0].sum()), hand,
                                        mulligan_below)
     rule = f"keep '{keep_expr}', mulligan the rest when fewer than {mulligan_below} kept"
     p_hit = sum((p for (f, _), p in dist.items() if f >= target), 0)
@@ -297,3 +297,108 @@ def answer_questions(questions: list, deck_ref: Deck | str, hand: int, games: in
     out = pd.concat(frames, ignore_index=True)
     out["deck_warning"] = deck.estimated_warning() or ""
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# exact answers (multivariate hypergeometric enumeration)
+
+
+COMBINE_SUM = "sum"
+COMBINE_OR = "or"
+
+
+def hand_value_distribution(
+    counts: np.ndarray, value: np.ndarray, hand: int, combine: str = COMBINE_SUM
+) -> dict[int, Fraction]:
+    """Exact law of sum (or bitwise OR) of value[type] over a uniform `hand`-card subset."""
+    counts = [int(c) for c in counts]
+    value = [int(v) for v in value]
+    total = sum(counts)
+    if not 0 <= hand <= total:
+        raise ValueError(f"hand size {hand} is outside 0..{total}")
+    groups: dict[int, int] = defaultdict(int)
+    for c, v in zip(counts, value, strict=True):
+        groups[v] += c
+    # ways[(cards taken, accumulated value)] = number of card subsets
+    ways: dict[tuple[int, int], int] = {(0, 0): 1}
+    for v, c in groups.items():
+        nxt: dict[tuple[int, int], int] = defaultdict(int)
+        for (taken, acc), w in ways.items():
+            for t in range(0, min(c, hand - taken) + 1):
+                if t == 0:
+                    new = acc
+                elif combine == COMBINE_SUM:
+                    new = acc + t * v
+                else:
+                    new = acc | v
+                nxt[(taken + t, new)] += w * comb(c, t)
+        ways = nxt
+    denom = comb(total, hand)
+    out: dict[int, Fraction] = defaultdict(Fraction)
+    for (taken, acc), w in ways.items():
+        if taken == hand:
+            out[acc] += Fraction(w, denom)
+    return dict(sorted(out.items()))
+
+
+def exact_at_least(counts: np.ndarray, match: np.ndarray, hand: int, k: int) -> Fraction:
+    """P(at least k of the hand's cards match), match[type] in {0, 1}."""
+    dist = hand_value_distribution(counts, (np.asarray(match) != 0).astype(int), hand)
+    return sum((p for v, p in dist.items() if v >= k), Fraction(0))
+
+
+def first_match_distribution(n_cards: int, n_match: int) -> dict[int, Fraction]:
+    """Law of the draw on which the first of n_match marked cards appears (negative hypergeom).
+
+    Key n_cards + 1 stands for "never" (only when n_match == 0).
+    """
+    if n_match == 0:
+        return {n_cards + 1: Fraction(1)}
+    denom = comb(n_cards, n_match)
+    return {
+        m: Fraction(comb(n_cards - m, n_match - 1), denom)
+        for m in range(1, n_cards - n_match + 2)
+    }
+
+
+def expected_first_match(n_cards: int, n_match: int) -> Fraction:
+    """E[draw of the first marked card] = (N + 1) / (K + 1)."""
+    if n_match == 0:
+        raise ValueError("no card matches, so the first match never comes")
+    return Fraction(n_cards + 1, n_match + 1)
+
+
+def mulligan_distribution(
+    n_cards: int, n_keep: int, hand: int, mulligan_below: int
+) -> dict[tuple[int, int], Fraction]:
+    """Exact joint law of (final keepers, cards mulliganed) for the one-mulligan rule.
+
+    Opening hand of `hand` cards; if it holds fewer than `mulligan_below` keepers, every other
+    card goes to the bottom and as many replacements are drawn from the unseen cards.
+    """
+    out: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
+    denom = comb(n_cards, hand)
+    rest = n_cards - hand
+    for i in range(0, min(hand, n_keep) + 1):
+        p_i = Fraction(comb(n_keep, i) * comb(n_cards - n_keep, hand - i), denom)
+        if p_i == 0:
+            continue
+        if i >= mulligan_below:
+            out[(i, 0)] += p_i
+            continue
+        sent = hand - i
+        left = n_keep - i
+        d2 = comb(rest, sent)
+        for j in range(0, min(sent, left) + 1):
+            p_j = Fraction(comb(left, j) * comb(rest - left, sent - j), d2)
+            if p_j:
+                out[(i + j, sent)] += p_i * p_j
+    return dict(sorted(out.items()))
+
+
+def battle_dice_double(n_dice: int = 2) -> Fraction:
+    """P(two battle dice show the same symbol) for the D5 die (faces 2 inf, cav, art, flag, sabre)."""
+    if n_dice != 2:
+        raise ValueError("only two dice are rolled for initiative")
+    faces = [2, 1, 1, 1, 1]
+    return sum((Fraction(f, 6) ** 2 for f in faces), Fraction(0))

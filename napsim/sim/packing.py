@@ -21,7 +21,7 @@ from napsim.model.filters import orders_in
 from napsim.model.policies import policy_vector, with_table
 from napsim.model.scenarios import Scenario, load_scenario
 from napsim.sim.result import SimResult
-from napsim.sim.runner import RowSink, check_run, run_games, trace_game
+from napsim.sim.runner import RowSink, run_games, trace_game
 from napsim.sim.tables import (
     KIND_SECTION,
     CardTable,
@@ -118,10 +118,6 @@ class Simulation:
         if len(policies) != 2:
             raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
                                    "one per side, e.g. greedy,random")
-        if sc.format == "lgb" and any(name == "lookahead" for name, _ in policies):
-            raise NapsimInputError("--policy", "policy",
-                                   "lookahead is not yet available for La Grande Battles",
-                                   "greedy, random")
         dk = deck if isinstance(deck, Deck) else load_deck(deck or sc.deck)
         check_deck_plays(sc, dk)
         # a scenario's [policy.<side>] table tunes the policy it names (napsim tune)
@@ -200,22 +196,18 @@ class Simulation:
 
     def kernel_args(self) -> tuple:
         """(kernel name, EpicArgs or LgbArgs): what `play_chunk` needs; plain, picklable arrays.
-        "lookahead" (EPIC and the standard game with a side of that policy, P8) is the planned
-        kernel of napsim.engine.lookahead; "epic" the greedy one, which never compiles it."""
-        if self.scenario.format == "lgb":
-            return ("lgb", self._lgb_args())
+        With a side of the lookahead policy (P8) the kernel is the planned one, "lookahead"
+        (napsim.engine.lookahead) or "lookahead_lgb" (napsim.engine.lookahead_lgb); "epic" and
+        "lgb", the greedy ones, never compile it."""
         planned = bool((self.policies[:, layout.P_KIND] == layout.KIND_LOOKAHEAD).any())
+        if self.scenario.format == "lgb":
+            return ("lookahead_lgb" if planned else "lgb", self._lgb_args())
         return ("lookahead" if planned else "epic", self._args())
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) this scenario's kernels by playing one game, so
         that timings and ETAs that follow count games only."""
         self.run(1, 0, chunk=1)
-
-    @staticmethod
-    def check_run(games: int, seed: int, chunk: int = SIM_CHUNK) -> None:
-        """Refuse bad run arguments before anything is played (`napsim.sim.runner.check_run`)."""
-        check_run(games, seed, chunk)
 
     def run(self, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,
             check: bool = False, progress: Callable[[int, int], None] | None = None,

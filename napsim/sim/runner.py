@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from napsim.engine import epic, lgb, lookahead
+from napsim.engine import epic, lgb, lookahead, lookahead_lgb
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
-from napsim.model.validate import check_count, check_games, check_seed
+from napsim.model.errors import check_count, check_run, check_seed
 from napsim.sim.ahead import one_ahead
 from napsim.sim.result import SimResult
 from napsim.sim.sums import ChunkOut, GameSums
@@ -29,9 +29,9 @@ from napsim.sim.sums import ChunkOut, GameSums
 # the chunk kernel of each kernel name of `Simulation.kernel_args()`: the planned one of a
 # lookahead side (P8) is a kernel of its own, compiled only when a game needs it
 CHUNK_KERNELS = {"epic": epic.play_chunk, "lookahead": lookahead.play_chunk_planned,
-                 "lgb": lgb.play_chunk_lgb}
+                 "lgb": lgb.play_chunk_lgb, "lookahead_lgb": lookahead_lgb.play_chunk_planned_lgb}
 TRACE_KERNELS = {"epic": epic.trace_game, "lookahead": lookahead.trace_game_planned,
-                 "lgb": lgb.trace_game_lgb}
+                 "lgb": lgb.trace_game_lgb, "lookahead_lgb": lookahead_lgb.trace_game_planned_lgb}
 
 
 def play_chunk(args: tuple, key, first: int, n: int, check: bool, per_game: bool) -> ChunkOut:
@@ -65,23 +65,26 @@ def play_chunks(args: tuple, key, first: int, n: int, chunk: int, check: bool = 
         yield from played
 
 
-KERNEL_NAMES = {"epic": "EPIC", "lookahead": "EPIC lookahead (P8)", "lgb": "La Grande Battles"}
+KERNEL_NAMES = {"epic": "EPIC", "lookahead": "EPIC lookahead (P8)", "lgb": "La Grande Battles",
+                "lookahead_lgb": "La Grande Battles lookahead (P8)"}
 ONE_A_SIDE = ("standard", "epic1")  # formats with one commander a side: no commander rows
 
 
 def kernel_for(fmt: str, policies=()) -> str:
     """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game),
-    "lookahead" for EPIC and the standard game when one of `policies` ((name, overrides) per side)
-    is lookahead (P8)."""
+    "lookahead_lgb" or "lookahead" when one of `policies` ((name, overrides) per side) is
+    lookahead (P8)."""
+    planned = any(name == "lookahead" for name, _ in policies)
     if fmt == "lgb":
-        return "lgb"
-    return "lookahead" if any(name == "lookahead" for name, _ in policies) else "epic"
+        return "lookahead_lgb" if planned else "lgb"
+    return "lookahead" if planned else "epic"
 
 
 def kernel_compiled(kind: str) -> bool | None:
     """Whether the chunk kernel `kind` is compiled already (in this process, or in numba's on-disk
     cache for the current source); None when numba's cache cannot be read."""
-    kernel = {"lgb": lgb.play_blocks_lgb, "lookahead": lookahead.play_blocks_planned}.get(
+    kernel = {"lgb": lgb.play_blocks_lgb, "lookahead": lookahead.play_blocks_planned,
+              "lookahead_lgb": lookahead_lgb.play_blocks_planned_lgb}.get(
         kind, epic.play_blocks)  # the compiled part
     if kernel.signatures:
         return True
@@ -100,14 +103,6 @@ def compile_notice(kind: str) -> str | None:
 
 
 RowSink = Callable[[int, ChunkOut], None]  # sink(first game, chunk): takes a chunk's per-game rows
-
-
-def check_run(games: int, seed: int, chunk: int) -> None:
-    """The arguments of a run, checked before anything is played (games 1..MAX_GAMES, a 63-bit
-    seed, a positive chunk)."""
-    check_games(games)
-    check_seed(seed)
-    check_count(chunk, "--chunk", "chunk", 1, 10**9)
 
 
 def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool = False,

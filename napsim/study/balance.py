@@ -11,7 +11,7 @@ across settings as well as between the sides.
 The search is a bisection on the sign of f: both ends first (no sign change: an error), then the
 midpoint of the bracket, until the bracket is two neighbouring integers, or (real ranges) narrower
 than the crossing's own 95% interval or `MAX_STEPS` midpoints. The crossing is interpolated
-linearly in the last bracket, with a delta-method interval (`napsim.sim.paired.crossing`).
+linearly in the last bracket, with a delta-method interval (`napsim.sim.summary.crossing`).
 
 With a target error the search runs on 1,000 games per setting, then every setting played is
 extended with the next games of the same seed (still paired) and the bisection redone from the
@@ -32,12 +32,12 @@ import pandas as pd
 
 from napsim.model.cards import Deck
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_seed
 from napsim.model.policies import PARAMS
 from napsim.model.scenarios import RULE_OPTIONS
-from napsim.sim import paired
 from napsim.sim.packing import Simulation
-from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics, check_seed
+from napsim.sim.summary import Estimate, crossing
+from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics
 
 MAX_STEPS = 40
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -99,8 +99,8 @@ class Setting:
     """One evaluated setting: the metric per side and f with its per-game influences."""
 
     value: float
-    metric: list[paired.Estimate | None]
-    f: paired.Estimate
+    metric: list[Estimate | None]
+    f: Estimate
 
 
 @dataclass
@@ -123,7 +123,7 @@ class Balance:
     bracket: tuple[float, float] = (math.nan, math.nan)
     crossing: tuple[float, float, float] = (math.nan, math.nan, math.nan)
     deck_warning: str | None = None  # the deck's note on estimated card counts, if any
-    sentence: str = ""  # the finding in words (`napsim.output.decisions.balance_sentence`)
+    sentence: str = ""  # the finding in words (`napsim.output.variants.balance_sentence`)
     crossed: bool = True
     target_error: float | None = None
     stopped: str = ""
@@ -265,7 +265,7 @@ class _Search:
             if rng.integer and b - a <= 1:
                 break
             if not rng.integer:
-                _, lo, hi = paired.crossing(a, self.cache[a].f, b, self.cache[b].f)
+                _, lo, hi = crossing(a, self.cache[a].f, b, self.cache[b].f)
                 if b - a <= max(hi - lo, 1e-9 * (rng.high - rng.low)):
                     break
             m = (a + b) // 2 if rng.integer else (a + b) / 2
@@ -274,11 +274,11 @@ class _Search:
             else:
                 b = m
         self.r.bracket = (a, b)
-        self.r.crossing = paired.crossing(a, self.cache[a].f, b, self.cache[b].f)
+        self.r.crossing = crossing(a, self.cache[a].f, b, self.cache[b].f)
         return True
 
 
-def _positive(f: paired.Estimate) -> bool:
+def _positive(f: Estimate) -> bool:
     return f.value >= 0
 
 

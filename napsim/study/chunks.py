@@ -71,16 +71,23 @@ def target_met(meta: dict, point_id: str, sums: GameSums) -> bool:
     target, spec = meta["run"]["target_error"], meta["spec"]
     if target is None:
         return False
-    rows = sums.summary_rows(meta["side_keys"], side_names(meta, point_id), spec["main_metric"])
+    rows = sums.summary_rows(meta["side_keys"], list(side_names(meta, point_id).values()),
+                             spec["main_metric"])
     halves = [(r["ci_high"] - r["ci_low"]) / 2 for r in rows if r["side_key"] == spec["main_side"]]
     return bool(halves) and halves[0] < target  # NaN never is
 
 
-def side_names(meta: dict, point_id: str) -> list[str]:
-    for p in meta["points"]:
-        if p["id"] == point_id:
-            return p["side_names"]
-    raise KeyError(point_id)
+def side_names(meta: dict, point_id: str | None = None) -> dict[str, str]:
+    """{side key: side name} of a point of a run (`study.json`'s `meta`, or anything that holds its
+    `side_keys` and `points`, such as a report's chart inputs); without `point_id` the first
+    point's ({} when there is none, as in an odds study)."""
+    points = meta.get("points") or []
+    if point_id is not None:
+        points = [p for p in points if p["id"] == point_id]
+        if not points:
+            raise KeyError(point_id)
+    names = points[0].get("side_names", []) if points else []
+    return dict(zip(meta.get("side_keys", []), names, strict=False))
 
 
 RECORD_VERSION = 1

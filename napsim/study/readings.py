@@ -20,9 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from napsim.engine import layout
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_keys, get_int, get_str, read_toml_file
 from napsim.model.scenarios import RULE_OPTIONS, load_scenario
-from napsim.model.validate import check_keys, get_int, get_str, read_toml_file
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
 from napsim.sim.result import SimResult
 from napsim.sim.summary import Z95

@@ -26,7 +26,8 @@ product, first key slowest). Paths joined by ``+`` move together: ``"scenario.fo
     "policy.*" = ["greedy", "random"]
 
 Parameter paths: every scenario value (``scenario.turns``, ``scenario.format``, ``sides.A.hand``,
-``sides.A.sections.L.infantry``), ``deck``, ``policy.<side>`` (policy name) and
+``sides.A.sections.L.infantry``), ``deck``, ``policy.<side>`` (a policy name, or one policy with
+parameters over the side's own: ``"greedy:keep_weight=0.75;scout_bonus=0.5"``) and
 ``policy.<side>.<param>``. A ``*`` in place of a side key (or of a section) sets every side (every
 section) to the same value: a symmetric sweep. Unknown paths are rejected naming the valid ones.
 
@@ -48,7 +49,16 @@ from pathlib import Path
 from napsim.engine import layout
 from napsim.model.cards import Deck, load_deck, resolve_deck_path
 from napsim.model.defaults import MAX_CHUNKS, MAX_DECK_ENSEMBLE, MAX_GAMES, SEED, STUDY_CHUNK
-from napsim.model.errors import NapsimInputError, excerpt
+from napsim.model.errors import (
+    NapsimInputError,
+    check_keys,
+    excerpt,
+    get_bool,
+    get_choice,
+    get_float,
+    get_int,
+    get_str,
+)
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import (
     RULE_OPTIONS,
@@ -59,7 +69,6 @@ from napsim.model.scenarios import (
     read_toml,
     resolve_scenario_path,
 )
-from napsim.model.validate import check_keys, get_bool, get_choice, get_float, get_int, get_str
 from napsim.sim.metric_table import metric_names, per_game_columns
 from napsim.sim.odds import check_question
 from napsim.sim.packing import Simulation
@@ -170,8 +179,9 @@ class Study:
                     if side in ("*", key):
                         if param:
                             policies[i][1][param] = value
-                        else:
-                            policies[i] = (value, policies[i][1])
+                        else:  # a name, or 'name:param=value;...' over the side's parameters
+                            name, params = _point_policy(value, path)
+                            policies[i] = (name, {**policies[i][1], **params})
             else:
                 for p in _expand(path, self.side_keys):
                     overrides[p] = _resolve_file(value, self.path, ".csv") if p == "scenario.deck" \
@@ -180,8 +190,8 @@ class Study:
 
     def load_point(self, point: Point):
         """(Scenario, Deck, policies) of a point, validated; errors name the study and point."""
-        overrides, deck, policies = self.point_inputs(point)
         try:
+            overrides, deck, policies = self.point_inputs(point)
             sc = load_scenario(self.scenario, overrides)
             dk = _load_deck(deck or sc.deck)
             for key, (name, o) in zip(self.side_keys, policies, strict=True):
@@ -229,6 +239,19 @@ class Study:
                     chunk=self.chunk, main_metric=self.main_metric, main_side=self.main_side,
                     metrics=self.metrics, distribution=self.distribution, per_game=self.per_game,
                     hand=self.hand, questions=self.questions, set=self.fixed, sweep=self.sweep)
+
+
+def _point_policy(value, path: str) -> tuple[str, dict]:
+    """A value of `policy.<side>`: 'lookahead' or 'greedy:keep_weight=0.75;scout_bonus=0.5' (one
+    policy: its name and parameters); the names and values are checked when the point loads."""
+    if not isinstance(value, str) or ":" not in value:
+        return value, {}
+    parsed = parse_policy_option(value, where=path)
+    if len(parsed) != 1:
+        raise NapsimInputError(path, "policy", f"{excerpt(value)!r} names more than one policy",
+                               "one policy a value: 'name' or 'name:param=value;param=value'")
+    name, params = parsed[0]
+    return name, {k: _num(v) for k, v in params.items()}
 
 
 def _expand(path: str, side_keys) -> list[str]:

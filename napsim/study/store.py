@@ -34,9 +34,8 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from napsim.model.defaults import MAX_CHUNKS, MAX_GAMES
+from napsim.model.defaults import MAX_CHUNKS, MAX_GAMES, __version__
 from napsim.model.errors import NapsimInputError, excerpt
-from napsim.model.version import __version__
 from napsim.sim.metric_table import metric_names, per_game_columns
 from napsim.sim.sums import GameSums
 from napsim.study.chunks import chunk_bytes, chunk_record, load_chunk, sha, target_met

@@ -31,12 +31,11 @@ import numpy as np
 import pandas as pd
 
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_seed
 from napsim.model.policies import DEFAULTS, GAIN_MODES, PARAMS, SPEND_MODES, policy_vector, with_table
 from napsim.model.scenarios import parse_overrides
-from napsim.sim import paired
-from napsim.sim.summary import Z95
-from napsim.study.variants import PlayedGames, Variant, check_counts, check_metrics, check_seed
+from napsim.sim.summary import Z95, Estimate, half_width
+from napsim.study.variants import PlayedGames, Variant, check_counts, check_metrics
 
 ALPHA = 0.05            # the family-wise error rate of the race's intervals (Bonferroni)
 MAX_CANDIDATES = 64
@@ -150,7 +149,7 @@ class Candidate:
     played: PlayedGames | None = field(default=None, repr=False)
     dropped_round: int | None = None   # 1-based round after which it was dropped
     dropped_games: int | None = None   # games played by then
-    estimate: paired.Estimate | None = field(default=None, repr=False)  # the objective metric
+    estimate: Estimate | None = field(default=None, repr=False)  # the objective metric
     vs_leader: tuple[float, float, float] = (math.nan, math.nan, math.nan)  # at its last look
 
     @property
@@ -359,8 +358,8 @@ def _run(race: Race, progress: Callable[[str], None] | None) -> None:
     race.best = leader if race.significant else race.default
 
 
-def _interval(d: paired.Estimate, z: float) -> tuple[float, float, float]:
-    half = paired.half_width(d.influence) * z / Z95
+def _interval(d: Estimate, z: float) -> tuple[float, float, float]:
+    half = half_width(d.influence) * z / Z95
     return d.value, d.value - half, d.value + half
 
 

@@ -5,9 +5,12 @@ study's `[set]` table: scenario paths (``sides.S.guerrilla``, ``rules.initiative
 ``policy.<side>`` / ``policy.<side>.<param>``. `PlayedGames` plays a variant's games [0, n) chunk
 by chunk (`napsim.sim.runner.play_chunks`) and keeps the per-game rows, so that two variants with
 the same seed play the same games (common random numbers) and every difference between them is
-paired (`napsim.sim.paired`).
+paired (`napsim.sim.summary.paired_difference`).
 `compare_variants` plays A and B, optionally until the main metric's paired half-width is below
 a target, and returns one row per metric and side.
+
+A variants file (``studies/tamames_balance.toml``, `napsim.study.variants_file`) writes such
+questions down once, so that `napsim regen` rebuilds their report in results/.
 """
 
 from __future__ import annotations
@@ -22,13 +25,13 @@ import pandas as pd
 
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, check_seed
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
-from napsim.sim import paired
 from napsim.sim.metric_table import metric_names
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
 from napsim.sim.runner import play_chunks
+from napsim.sim.summary import Estimate, estimate, paired_difference
 from napsim.sim.sums import GameSums
 
 DEFAULT_METRICS = ("effective_per_turn", "nominal_per_turn")
@@ -82,11 +85,6 @@ class Variant:
         return Simulation.build(sc, policies, deck)
 
 
-def check_seed(seed: int) -> None:
-    if not 0 <= int(seed) < 2**63:
-        raise NapsimInputError("--seed", "seed", f"{seed} is out of range", f"0..{2**63 - 1}")
-
-
 def check_counts(games: int, chunk: int, target_error: float | None = None) -> None:
     if games < 2:
         raise NapsimInputError("--games", "games", f"{games} is too few for an interval", ">= 2")
@@ -123,12 +121,12 @@ class PlayedGames:
         for _, out in play_chunks(self.args, self.key, self.games, games - self.games, self.chunk):
             self.sums.add_chunk(out)
 
-    def estimates(self, metric: str) -> list[paired.Estimate | None]:
+    def estimates(self, metric: str) -> list[Estimate | None]:
         """The metric's estimate per side (None where it counts nothing for that side)."""
         x, t, present = self.sums.parts(metric)
         if not present:
             return [None, None]
-        return [paired.estimate(x[:, s], t[:, s]) for s in range(2)]
+        return [estimate(x[:, s], t[:, s]) for s in range(2)]
 
 
 def check_metrics(metrics: Sequence[str]) -> list[str]:
@@ -162,6 +160,11 @@ class Comparison:
     seed: int
     target_error: float | None
     target_reached: bool | None
+
+    @property
+    def side_names(self) -> dict[str, str]:
+        """{side key: side name} of variant A's scenario (B's has the same keys)."""
+        return self.sims[0].scenario.side_names
 
 
 def compare_variants(a: Variant, b: Variant, metrics: Sequence[str] = (), games: int = 10_000,
@@ -220,10 +223,10 @@ def compare_frame(played: Sequence[PlayedGames], metrics: Sequence[str]) -> pd.D
             if (x is None and y is None) or _all_zero(m, x, y):
                 continue
             if x is None or y is None:  # counted in one variant only: show it without a difference
-                x = x or paired.Estimate(math.nan, np.zeros(played[0].games))
-                y = y or paired.Estimate(math.nan, np.zeros(played[0].games))
+                x = x or Estimate(math.nan, np.zeros(played[0].games))
+                y = y or Estimate(math.nan, np.zeros(played[0].games))
             found = True
-            rows.append(dict(metric=m, side_key=side.key, side=side.name, **paired.paired_difference(x, y)))
+            rows.append(dict(metric=m, side_key=side.key, side=side.name, **paired_difference(x, y)))
         if not found:
             raise NapsimInputError("--metric", m, "counts nothing for either side in these games",
                                    "a metric of this scenario's summary")
@@ -236,7 +239,7 @@ def _all_zero(metric: str, x, y) -> bool:
             and not x.influence.any() and not y.influence.any())
 
 
-def variants(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict = (),
+def variant_pair(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict = (),
              scenario_b: str | None = None, deck: str | None = None, deck_a: str | None = None,
              deck_b: str | None = None, policy: str = "greedy,greedy", policy_a: str | None = None,
              policy_b: str | None = None) -> tuple[Variant, Variant]:
@@ -268,3 +271,4 @@ def base_value(v: Variant, path: str):
             return None
         node = node[k]
     return node
+

@@ -1,4 +1,4 @@
-"""A slow, obvious, pure-Python re-implementation of the card flow of napsim.engine.epic.play_game.
+"""A slow, obvious, pure-Python re-implementation of the card flow of napsim.engine.epic.play_blocks.
 
 EPIC one a side (format 'epic1'), the standard one-card game, and EPIC with 2, 3 and 4 players a
 side (formats 'epic2'-'epic4', docs/rules.md, M: E's card flow plus the commander layer below). It reads

@@ -37,3 +37,17 @@ def napsim_main(monkeypatch, *args: str) -> tuple[int, str, str]:
         except SystemExit as e:
             code = e.code
         return code, out.getvalue().decode(), err.getvalue().decode()
+
+
+def refused_with_studies(monkeypatch, tmp_path: Path, body: str, *command: str) -> str:
+    """`napsim COMMAND --studies DIR --results DIR2` (`"regen", "x"`) with DIR/x.toml holding `body`,
+    which must be refused: exit 2, one line on stderr, nothing on stdout, no results folder.
+    Returns that line."""
+    studies = tmp_path / "studies"
+    studies.mkdir()
+    (studies / "x.toml").write_text(body)
+    code, out, err = napsim_main(monkeypatch, *command, "--studies", str(studies), "--results",
+                                 str(tmp_path / "results"))
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "results").exists()
+    return err

@@ -22,6 +22,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from napsim.model.cards import COLUMNS, HEADER_KEYS
+from napsim.model.policies import PARAMS as POLICY_PARAMS
 from napsim.model.scenarios import SCENARIO_KEYS, SECTION_KEYS, SIDE_KEYS
 from support.hostile import GMT90, OUT, SYMMETRIC
 from support.tomlwrite import dump_toml
@@ -284,6 +285,8 @@ def broken_toml(draw, base: dict, required: list[tuple], numeric: list[tuple],
 # scenario TOML
 
 _SCENARIO = tomllib.loads(SYMMETRIC.decode())
+# a [policy.<side>] table (what `napsim tune` prints): its fields are mutated like the others
+_SCENARIO["policy"] = {"A": {"name": "lookahead", "lookahead_k": 4, "march_prob": 0.5}}
 _SCEN_REQUIRED = ([("scenario", k) for k in ("name", "format", "deck", "turns", "first")]
                   + [("sides", s, k) for s in "AB" for k in ("name", "hand", "tactician", "sections")]
                   + [("sides", s, "sections", x, u) for s in "AB" for x in "LCR"
@@ -292,8 +295,10 @@ _SCEN_REQUIRED = ([("scenario", k) for k in ("name", "format", "deck", "turns", 
 _SCEN_NUMERIC = ([("scenario", "turns")] + [("sides", s, k) for s in "AB" for k in ("hand", "tactician")]
                  + [("sides", s, "sections", x, u) for s in "AB" for x in "LCR"
                     for u in ("infantry", "cavalry", "artillery", "leaders")]
-                 + [("sides", "A", "square_form")])
-_SCEN_ALLOWED = {(): ("scenario", "sides", "rules"), ("scenario",): SCENARIO_KEYS,
+                 + [("sides", "A", "square_form"), ("policy", "A", "lookahead_k"),
+                    ("policy", "A", "march_prob")])
+_SCEN_ALLOWED = {(): ("scenario", "sides", "rules", "policy"), ("scenario",): SCENARIO_KEYS,
+                 ("policy",): ("A", "B"), ("policy", "A"): ("name", *POLICY_PARAMS),
                  ("sides", "A"): SIDE_KEYS, ("sides", "B"): SIDE_KEYS,
                  **{("sides", s, "sections", x): SECTION_KEYS for s in "AB" for x in "LCR"}}
 

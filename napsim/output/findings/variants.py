@@ -1,6 +1,6 @@
 """Findings of `napsim compare` and `napsim balance`: the sentences their table output opens with,
 computed from the comparison frame (`napsim.study.variants.Comparison`, with the sentences of
-`napsim.output.decisions.with_sentences`) or the balance search (`napsim.study.balance.Balance`)
+`napsim.output.variants.with_sentences`) or the balance search (`napsim.study.balance.Balance`)
 by generic rules: the largest clear change and how many rows change at all, what pairing bought,
 where the balance lies and how steeply the difference moves near it, and what the deck-data
 warning means (with a deck ensemble: whether the spread across plausible decks is larger than

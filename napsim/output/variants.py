@@ -1,18 +1,22 @@
-"""Words and tables of `napsim compare` and `napsim balance`: sentences built from the numbers of
-`napsim.study.variants.compare_variants` and `napsim.study.balance.find_balance`, and the three
-output formats. Their charts are in `napsim.output.decision_charts` (matplotlib: imported only
-when a chart is asked for)."""
+"""What `napsim compare` and `napsim balance` show, the variants commands: sentences built from
+the numbers of `napsim.study.variants.compare_variants` and `napsim.study.balance.find_balance`,
+the three output formats, and their charts (matplotlib: imported only when a chart is drawn).
+The report folder of a variants file (`napsim regen`) is `napsim.output.variants_report`.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import textwrap
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from napsim.model.errors import NapsimInputError
-from napsim.model.metrics import OPPONENT, describe, parameter_title, value_words
+from napsim.model.metrics import OPPONENT, describe, metric_title, parameter_title, policy_words, value_words
+from napsim.model.policies import parse_policy_option
 from napsim.output.findings import deck_note, render_plain, setting_title
 from napsim.output.findings.variants import balance_findings, compare_findings
 from napsim.output.formatting import _json_value, render
@@ -27,11 +31,6 @@ def metric_words(metric: str) -> tuple[str, bool]:
     (`napsim.model.metrics`): "0.41 fewer effective orders a turn", else "0.02 lower <words>"."""
     info = describe(metric)
     return info.phrase, info.countable
-
-
-def metric_title(metric: str, side: str | None = None) -> str:
-    """The title of a metric on a row that names its side (an OPPONENT metric says whose counters)."""
-    return describe(metric).row_title(side)
 
 
 def decimals(half: float) -> int:
@@ -74,17 +73,23 @@ def _differences(a: Variant, b: Variant, names: dict[str, str] | None) -> list[t
     if a.deck != b.deck:
         out.append(("Command deck", a.deck or "the scenario's", b.deck or "the scenario's"))
     if a.policy != b.policy:
-        out.append(("Policies", _policies(a.policy), _policies(b.policy)))
+        out += _policy_differences(a.policy, b.policy, names)
     return out
 
 
-def _policies(text: str) -> str:
-    return ", ".join(value_words("policy.*", p.strip()) for p in text.split(","))
-
-
-def side_names(cmp: Comparison) -> dict[str, str]:
-    """{side key: side name} of a comparison (variant A's scenario)."""
-    return {s.key: s.name for s in cmp.sims[0].scenario.sides}
+def _policy_differences(pa: str, pb: str, names: dict[str, str] | None) -> list[tuple[str, str, str]]:
+    """Each side whose policy differs, its A and B policies in words (`policy_words`: 'planning play
+    (lookahead: 4 rollouts per candidate, ...)', not the option's text); one row for both sides
+    when every side changes alike."""
+    wa = [policy_words(n, o) for n, o in parse_policy_option(pa)]
+    wb = [policy_words(n, o) for n, o in parse_policy_option(pb)]
+    keys = list(names or {})
+    if len(wa) != len(wb) or len(keys) != len(wa):
+        return [("Policies", ", ".join(wa), ", ".join(wb))]
+    if len(set(wa)) == len(set(wb)) == 1 and len(wa) > 1:
+        return [(parameter_title("policy.*", names), wa[0], wb[0])]
+    return [(parameter_title(f"policy.{k}", names), x, y) for k, x, y in zip(keys, wa, wb, strict=True)
+            if x != y]
 
 
 def variant_labels(a: Variant, b: Variant, names: dict[str, str] | None = None) -> tuple[str, str]:
@@ -139,7 +144,7 @@ def compare_sentence(r: dict, change: str) -> str:
 
 def with_sentences(cmp: Comparison) -> pd.DataFrame:
     """The comparison frame with a `sentence` column."""
-    change = instead(cmp.a, cmp.b, side_names(cmp))
+    change = instead(cmp.a, cmp.b, cmp.side_names)
     df = cmp.frame.copy()
     df.insert(df.columns.get_loc("metric") + 1, "title",
               [metric_title(m, side) for m, side in zip(df["metric"], df["side"], strict=True)])
@@ -167,7 +172,7 @@ def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.Data
     """The comparison as a table (opening with its findings, then the table, the pairing line and
     the sentences), CSV or JSON; `spread`: a deck ensemble's summary, for the findings."""
     df = with_sentences(cmp)
-    la, lb = variant_labels(cmp.a, cmp.b, side_names(cmp))
+    la, lb = variant_labels(cmp.a, cmp.b, cmp.side_names)
     notes = [f"A: {la}", f"B: {lb}", f"{cmp.games:,} games each (seed {cmp.seed}), the same games in both"]
     if cmp.target_error is not None:
         notes.append(f"target error ±{cmp.target_error:g} on {metric_words(df['metric'].iloc[0])[0]}: "
@@ -320,7 +325,7 @@ def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# chart files
+# charts
 
 
 def check_chart_path(path: str | Path | None) -> Path | None:
@@ -337,3 +342,66 @@ def check_chart_path(path: str | Path | None) -> Path | None:
     if p.is_dir():
         raise NapsimInputError("--chart", "chart", f"'{p}' is a folder", "a file path")
     return p
+
+
+def compare_figure(cmp: Comparison):
+    """One panel per metric: B - A per side with its paired 95% interval (thick) and the unpaired
+    one (thin), around a zero line."""
+    from napsim.output import chartkit  # lazy: matplotlib is heavy, and only charts need it
+
+    df = cmp.frame
+    metrics = list(dict.fromkeys(df["metric"]))
+    fig, axes = chartkit.panels(len(metrics), ncols=min(3, len(metrics)), w=3.6, h=2.6)
+    colours = chartkit.palette(2)
+    la, lb = variant_labels(cmp.a, cmp.b, cmp.side_names)
+    keys = [side.key for side in cmp.sims[0].scenario.sides]
+    for ax, m in zip(axes, metrics, strict=True):
+        part = df[df["metric"] == m].reset_index(drop=True)
+        y = np.arange(len(part))
+        for i, r in part.iterrows():
+            c = colours[keys.index(r["side_key"])]
+            ax.errorbar(r["difference"], i, xerr=r["half_width_unpaired"], fmt="none", ecolor=c,
+                        alpha=0.35, elinewidth=1, capsize=2)
+            ax.errorbar(r["difference"], i, xerr=r["half_width"], fmt="o", color=c, elinewidth=3,
+                        capsize=3, markersize=4)
+        ax.axvline(0, color="0.5", linewidth=0.8)
+        info = describe(m)
+        who = " counters" if info.viewpoint == OPPONENT else ""
+        ax.set_yticks(y, [f"{side}{who}" for side in part["side"]])
+        ax.set_ylim(-0.7, len(part) - 0.3)
+        ax.set_title(textwrap.fill(info.title, 40))
+        ax.set_xlabel(f"B - A ({info.unit})")
+    fig.suptitle(textwrap.fill(f"B ({lb}) - A ({la}); thick: paired 95% interval, thin: unpaired; "
+                               f"{cmp.games:,} games", 110), fontsize=8.5)
+    chartkit.deck_note(fig, [s.deck.estimated_warning() for s in cmp.sims])
+    return fig
+
+
+def balance_figure(b: Balance):
+    """The difference against the parameter at every setting played, with its 95% band, the zero
+    line and the crossing with its interval."""
+    from napsim.output import chartkit  # lazy: matplotlib is heavy, and only charts need it
+
+    df = b.frame()
+    fig, (ax,) = chartkit.panels(1, w=7.0, h=3.8)
+    (c,) = chartkit.palette(1)
+    chartkit.band(ax, df["value"], df["ci_low"], df["ci_high"], c, lw=1.5, alpha=0.25, label="95% interval")
+    ax.plot(df["value"], df["difference"], "o-", color=c, markersize=4, label=f_words(b))
+    ax.axhline(0, color="0.5", linewidth=0.8)
+    v, lo, hi = b.crossing
+    if b.crossed:
+        ax.axvspan(lo, hi, color="0.3", alpha=0.15, linewidth=0)
+        ax.axvline(v, color="0.3", linewidth=1, linestyle="--",
+                   label=f"crossing {v:.3g} [{lo:.3g}, {hi:.3g}]")
+    if b.ensemble is not None:
+        ens = b.ensemble.frame
+        x = ens.loc[(ens["deck_index"] >= 0) & ens["crossed"], "crossing"].to_numpy(float)
+        if x.size:
+            ax.plot(x, np.zeros_like(x), "|", color="C3", markersize=14, markeredgewidth=1.2,
+                    label=f"crossing on {x.size} of {b.ensemble.n} plausible decks")
+    ax.set_xlabel(vary_title(b))
+    ax.set_ylabel(textwrap.fill(f_words(b), 40))
+    ax.set_title(f"Balance over {vary_title(b)} ({b.games:,} games per setting)")
+    ax.legend(loc="best")
+    chartkit.deck_note(fig, [b.deck_warning])
+    return fig

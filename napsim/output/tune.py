@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from napsim.model.metrics import describe, policy_param_words, value_words
-from napsim.model.tomltext import toml_text
-from napsim.output.decisions import decimals, interval_text
+from napsim.model.scenarios import toml_text
 from napsim.output.formatting import _json_value, render
+from napsim.output.variants import decimals, interval_text
 from napsim.study.tune import Candidate, Race
 
 

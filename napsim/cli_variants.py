@@ -1,6 +1,8 @@
-"""The design commands of the command line: `napsim compare` (two variants of one question on the
-same games) and `napsim balance` (the setting that evens out a metric). `napsim.cli` adds them to
-its group; bad input ends there in one `napsim: error: ...` line and exit code 2."""
+"""The variants commands of the command line, each playing variants of one question on the same
+games: `napsim compare` (two variants), `napsim balance` (the setting that evens out a metric) and
+`napsim tune` (a racing search over the knobs of a scripted policy, `napsim.api.tune`,
+docs/tune.md). `napsim.cli` adds them to its group; bad input ends there in one `napsim: error:
+...` line and exit code 2."""
 
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ import click
 
 from napsim import api
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.output import decisions
+from napsim.output import variants
 from napsim.output.deck_ensemble import balance_ensemble_text, compare_ensemble_text
 from napsim.output.formatting import FORMATS
 from napsim.study import backends
 from napsim.study.deck_ensemble import check_ensemble, check_one_deck, compare_ensemble
-from napsim.study.variants import variants
+from napsim.study.tune import GOALS, MAX_CANDIDATES, ROUNDS, WHOSE
+from napsim.study.variants import variant_pair
 
 
 def _common_options(f):
@@ -36,6 +39,12 @@ def _common_options(f):
 
 def _echo(text: str) -> None:
     click.echo(text, nl=not text.endswith("\n"))
+
+
+def _progress(line: str) -> None:
+    """A search's line per setting or round, on a terminal only (stdout keeps the answer alone)."""
+    if sys.stderr.isatty():
+        click.echo(line, err=True)
 
 
 @click.command("compare")
@@ -68,13 +77,13 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
     backends.use_threads(threads)
     if deck_ensemble is not None:  # checked before anything is played or written
         check_ensemble(deck_ensemble)
-        check_one_deck(*variants(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b,
-                                          policy, policy_a, policy_b))
+        check_one_deck(*variant_pair(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b, policy,
+                                    policy_a, policy_b))
     cmp = api.compare_run(scenario, sets_a, sets_b, scenario_b, deck, deck_a, deck_b, policy, policy_a,
                           policy_b, metrics, games, seed, chunk, target_error, chart)
     warnings = [w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w]
     if deck_ensemble is None:
-        _echo(decisions.compare_text(cmp, fmt, warnings))
+        _echo(variants.compare_text(cmp, fmt, warnings))
     else:
         ens = compare_ensemble(cmp, deck_ensemble, seed, chunk)
         _echo(compare_ensemble_text(cmp, ens, fmt, warnings))
@@ -112,17 +121,51 @@ def balance_cmd(scenario, vary, metric, equalize, target, side, sets, deck, poli
         target = math.nan  # refused by the search, naming --target
     if target_error is not None and not math.isfinite(target_error):
         target_error = math.nan  # refused by the search, naming --target-error
-    def progress(line: str) -> None:  # a line per setting, on a terminal only
-        if sys.stderr.isatty():
-            click.echo(line, err=True)
-
     res = api.balance(scenario, vary, metric, equalize, target, side, sets, deck, policy, games, seed,
-                      chunk, chart, progress=progress, target_error=target_error,
+                      chunk, chart, progress=_progress, target_error=target_error,
                       deck_ensemble=deck_ensemble)
     warnings = [res.deck_warning] if res.deck_warning else []
     if res.ensemble is None:
-        _echo(decisions.balance_text(res, fmt, warnings))
+        _echo(variants.balance_text(res, fmt, warnings))
     else:
         _echo(balance_ensemble_text(res, res.ensemble, fmt, warnings))
     if chart:
         click.echo(f"wrote {chart}", err=True)
+
+
+@click.command("tune")
+@click.argument("scenario")
+@click.option("--side", required=True, help="The side whose policy is tuned (a side key).")
+@click.option("--knob", "knobs", multiple=True, required=True, metavar="NAME=V1,V2,...|NAME=LO:HI:STEP",
+              help="A policy parameter and its values (repeatable: the candidates are the product), "
+                   "e.g. --knob g_spend_mode=always,threshold --knob g_threshold=2:5:1.")
+@click.option("--metric", default="effective_per_turn", show_default=True, help="Summary metric.")
+@click.option("--of", "of", type=click.Choice(WHOSE), default="own", show_default=True,
+              help="Whose row of the metric: the tuned side's (raised) or the opponent's (lowered).")
+@click.option("--goal", type=click.Choice(GOALS), default=None,
+              help="Raise (max) or lower (min) the metric (default: max for own, min for opponent).")
+@click.option("--policy", default="greedy,greedy", show_default=True,
+              help="One policy per side: the default candidate, and the opponent's policy.")
+@click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")
+@click.option("--set", "sets", multiple=True, help="Scenario overrides, e.g. --set sides.S.hand=7.")
+@click.option("--games", type=int, default=20_000, show_default=True,
+              help="Games of the last round (every candidate left plays the same games).")
+@click.option("--rounds", type=int, default=ROUNDS, show_default=True,
+              help="Rounds of doubling size (looks at the intervals).")
+@click.option("--max-candidates", type=int, default=MAX_CANDIDATES, show_default=True,
+              help="Refuse a grid with more candidates than this.")
+@click.option("--seed", type=int, default=SEED, show_default=True)
+@click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
+              help="Games per kernel call (results do not depend on it).")
+@click.option("--threads", type=int, default=None,
+              help="Numba threads for the kernels (results do not depend on it).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="Output format.")
+def tune_cmd(scenario, side, knobs, metric, of, goal, policy, deck, sets, games, rounds, max_candidates,
+             seed, chunk, threads, fmt):
+    """Race the settings of one side's policy knobs on the same games and print the best, with its
+    paired interval against the default policy and the [policy] table to paste into SCENARIO."""
+    backends.use_threads(threads)
+    res = api.tune(scenario, side, knobs, metric, of, goal, policy, deck, sets, games, seed, chunk, rounds,
+                   max_candidates, _progress)
+    _echo(res.text(fmt))

@@ -1,0 +1,124 @@
+"""The Spanish Guerrillas in La Grande Battles (G4-G6 in LGB, S4): the one counter a French turn
+that the Spanish Corps commander facing a card may spend against it (G5), and which Scout of the
+turn gains a counter (G4). EPIC's are napsim.engine.epic_guerrilla; the attempt itself (the roll,
+the pool, the counters' return) is napsim.engine.cardflow.guerrilla_attempt, shared by both.
+
+Inlined into napsim.engine.lgb._ply_lgb by LLVM (napsim.engine.jit.inlined).
+"""
+
+import numpy as np
+
+from napsim.engine.cardflow import guerrilla_attempt
+from napsim.engine.jit import inlined
+from napsim.engine.layout import (
+    C_EQ,
+    C_KIND,
+    C_SCOUT,
+    CM_G_NULLIFIED,
+    CM_G_SPENT,
+    G_OUT_DECLINED,
+    G_OUT_NULLIFIED,
+    GAIN_BELOW,
+    GAIN_NEVER,
+    KIND_MULTI,
+    M_G_DENIED_EFF,
+    M_G_DENIED_EFF_SEC,
+    M_G_DENIED_NOM,
+    M_G_FRENCH_TURNS,
+    P_G_GAIN_BELOW,
+    P_G_GAIN_MODE,
+    P_G_SPEND_MODE,
+    PL_CARD,
+    PL_CARD2,
+    PL_CMD,
+    PL_OPT,
+    PL_OPT2,
+    PL_SOURCE,
+    S_G_RULE,
+    S_SPAN,
+    SPEND_ASSAULT,
+    SRC_CIC,
+    SRC_OWN,
+)
+
+
+@inlined
+def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet, g_turn,
+                trace, tn, ropt):
+    """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
+    (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
+    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt. Returns the
+    card nullified, 2 * Corps commander + which of his cards, or -1."""
+    met[o, M_G_FRENCH_TURNS] += 1
+    target = np.int64(-1)
+    t_second = np.int64(0)
+    t_eff = np.int64(-1)
+    t_assault = np.int64(0)
+    for kc in range(3):
+        if gst[o, 2 - kc] == 0 or (pl[PL_SOURCE, kc] != SRC_CIC and pl[PL_SOURCE, kc] != SRC_OWN):
+            continue  # S4: only the Spanish Corps facing his wing may spend against it
+        src = int(pl[PL_SOURCE, kc])
+        for which in range(2):
+            r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
+            if r == void or ctab[r, C_KIND] == KIND_MULTI:
+                continue  # G5: multi-section cards cannot be stopped
+            q = int(pl[PL_OPT, kc]) if which == 0 else int(pl[PL_OPT2, kc])
+            cc = int(pl[PL_CMD, kc])
+            e_card = eff_t[s, kc, src, cc, r, q, 0] + eff_t[s, kc, src, cc, r, q, 1]
+            better = e_card > t_eff
+            if pol[o, P_G_SPEND_MODE] == SPEND_ASSAULT and ctab[r, C_EQ] != t_assault:
+                better = ctab[r, C_EQ] > t_assault
+            if better:
+                target = kc
+                t_second = which
+                t_eff = e_card
+                t_assault = ctab[r, C_EQ]
+    if target < 0:
+        return np.int64(-1)
+    out = guerrilla_attempt(rs, o, ply, t_second, target, t_eff, t_assault, 1, target, gst[o],
+                            2 - target, pool, pol, met, g_turn, trace, tn, ropt)
+    if out == G_OUT_DECLINED:
+        return np.int64(-1)
+    cmet[o, 3 - target, CM_G_SPENT] += 1  # the facing Spanish Corps spent it (S4)
+    if out == G_OUT_NULLIFIED:
+        src = int(pl[PL_SOURCE, target])
+        cc = int(pl[PL_CMD, target])
+        r = int(pl[PL_CARD, target]) if t_second == 0 else int(pl[PL_CARD2, target])
+        q = int(pl[PL_OPT, target]) if t_second == 0 else int(pl[PL_OPT2, target])
+        cmet[o, 3 - target, CM_G_NULLIFIED] += 1
+        met[o, M_G_DENIED_NOM] += nom_t[s, target, src, cc, r, q]
+        met[o, M_G_DENIED_EFF] += t_eff
+        met[o, M_G_DENIED_EFF_SEC + target] += t_eff
+        if t_second == 0:
+            pl[PL_CARD, target] = void
+        else:
+            pl[PL_CARD2, target] = void
+        return 2 * target + t_second
+    return np.int64(-1)
+
+
+@inlined
+def _scout_gain_corps(s, void, scfg, pol, ctab, pl, gst, pool):
+    """G4 in LGB: (the Corps commander whose Scout gains this turn's counter or -1, which of his
+    cards it is, Scouts played this turn). The first Scout, left wing first, whose Corps commander's
+    two sections hold at least four Spanish units, while the pool has one and the policy wants it
+    (P5); whether it is gained is napsim.engine.cardflow.scout_trade's call."""
+    n_scouts = 0
+    gain_kc = -1
+    gain_which = 0
+    held = gst[s, 0] + gst[s, 1] + gst[s, 2]
+    gm = pol[s, P_G_GAIN_MODE]
+    wants = scfg[s, S_G_RULE] != 0 and pool[0] > 0 and not (
+        gm == GAIN_NEVER or (gm == GAIN_BELOW and held >= pol[s, P_G_GAIN_BELOW]))
+    for kc in range(3):
+        if pl[PL_SOURCE, kc] != SRC_CIC and pl[PL_SOURCE, kc] != SRC_OWN:
+            continue
+        for which in range(2):
+            r = int(pl[PL_CARD, kc]) if which == 0 else int(pl[PL_CARD2, kc])
+            if r == void or ctab[r, C_SCOUT] != 1:
+                continue
+            n_scouts += 1
+            if wants and gain_kc < 0 and scfg[s, S_SPAN + kc] >= 4:
+                gain_kc = kc
+                gain_which = which
+    return gain_kc, gain_which, n_scouts

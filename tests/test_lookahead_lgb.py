@@ -1,0 +1,262 @@
+"""The lookahead policy (rule P8) in La Grande Battles: the CIC's gifts planned by rollouts. Its
+equality with greedy where it must equal it, its reproducibility and trace, its truth on a toy deck
+where the best two-turn gift is known, and the paired gain over greedy on lgb-symmetric."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba
+import numpy as np
+import pytest
+from support.cli import napsim_main
+from support.decks import write_deck
+from support.lgbtools import both, corps_card, units6
+from support.tracetools import CODE, PLY, SIDE, A, C, D, E, H, M
+
+from napsim.engine import layout
+from napsim.engine.lgb import _lst_views, _open_game_lgb, _ply_lgb, _scratch
+from napsim.engine.lgb_choice import gift_table
+from napsim.engine.lookahead_lgb import _copy_state_lgb, work_scratch_lgb
+from napsim.engine.rng import seed_key
+from napsim.model.scenarios import load_scenario
+from napsim.sim.packing import Simulation
+from napsim.sim.runner import play_chunk
+from napsim.sim.tables_lgb import SRC_CIC
+
+EFF = slice(M["effective_L"], M["effective_R"] + 1)
+QUIET = {"first_strike_prob": 0.0, "tactician_use_prob": 0.0}
+# G4-G6 in LGB: Spanish side A against French B (tests/test_lgb_flow.py), so the rollouts copy
+# and play the Corps commanders' counters and the pool too
+GUERRILLA = {
+    "sides.B.french": True, "sides.A.guerrilla_rule": "epic", "sides.A.corps_guerrilla": [1, 1, 1],
+    "scenario.guerrilla_pool": 6, "sides.A.sections.L1.spanish": 3, "sides.A.sections.L2.spanish": 2,
+    "sides.A.sections.C1.spanish": 2, "sides.A.sections.C2.spanish": 2,
+    "sides.A.sections.R1.spanish": 2, "sides.A.sections.R2.spanish": 1,
+}
+
+
+def _outputs(sim: Simulation, games: int = 40) -> list[bytes]:
+    """Every chunk output of games [0, games), with the D6 checks on: totals, per-game rows, rack
+    waits, Guerrilla and Tactician histograms, commander metrics."""
+    out = play_chunk(sim.kernel_args(), seed_key(11), 0, games, True, True)
+    assert out.totals[:, M["invariant_violations"]].sum() == 0
+    return [np.asarray(getattr(out, f.name)).tobytes() for f in dataclasses.fields(out)]
+
+
+@pytest.mark.parametrize("over", [{}, GUERRILLA], ids=["lgb-symmetric", "guerrillas"])
+def test_p8_lgb_horizon_zero_and_one_candidate_equal_greedy_bit_for_bit(over):
+    # rule P8, rule L2: D = 0 is the greedy choice; so is a lookahead that examines the greedy
+    # choice alone (its probe of the choice point on the copied state then replays the real turn)
+    sc = load_scenario("lgb-symmetric", over)
+    greedy = _outputs(Simulation.build(sc))
+    for params in ({"lookahead_d": 0}, {"lookahead_top": 1}):
+        sim = Simulation.build(sc, policies=(("lookahead", params), ("lookahead", params)))
+        assert sim.kernel_args()[0] == "lookahead_lgb"
+        assert _outputs(sim) == greedy, params
+    planned = Simulation.build(sc, policies=(("lookahead", {"lookahead_k": 2}), ("greedy", {})))
+    assert _outputs(planned) != greedy  # it did plan
+
+
+def _digest(sim: Simulation, games: int, chunk: int):
+    r = sim.run(games, 11, chunk=chunk, per_game=True)
+    return r.totals.tolist(), r.per_game.tobytes(), r.commander_rows.tobytes()
+
+
+def test_p8_lgb_same_results_whatever_threads_and_chunks(restore_threads):
+    # rule P8: rollout streams are keyed on (seed, game, ply, rollout), never on a block
+    sim = Simulation.build(load_scenario("lgb-symmetric", GUERRILLA),
+                           policies=(("lookahead", {"lookahead_k": 2}), ("greedy", {})))
+    numba.set_num_threads(1)
+    one = _digest(sim, 12, 12)
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    assert _digest(sim, 12, 5) == one
+
+
+def test_p8_lgb_trace_replays_a_lookahead_game():
+    # rule P8: a lookahead game is a function of (seed, game index), its event log too; the log
+    # names the lookahead's gifts as its own
+    sim = Simulation.build("lgb-symmetric", policies=(("lookahead", {"lookahead_k": 2}), ("greedy", {})))
+    met, ev = sim.trace(5, 3)
+    r = sim.run(4, 5, chunk=4, per_game=True)
+    assert (r.per_game[3] == met).all()
+    gifts = ev[ev[:, CODE] == layout.EV_GIVE]
+    assert len(gifts) == 2 * sim.scenario.turns
+    kinds = {s: set(gifts[gifts[:, SIDE] == s, H].tolist()) for s in (0, 1)}
+    assert kinds == {0: {2}, 1: {0}}  # the policy kind: 2 lookahead, 0 greedy
+
+
+# rule P8, rule L2: the trap of tests/test_lookahead.py on the LGB turn. Units only in the centre
+# wing (4 infantry in C1 and in C2), CIC hands of 4, no Corps hands: an Assault Center from the CIC
+# orders 4 (E6: the CIC's hand), an Attack Center 3, a Probe Left nothing (the left wing has no
+# units), a Counter-Attack the opponent CIC's last hand card (D3). With the opponent's Attack
+# Center just played and {Counter-Attack, Assault Center} in hand, greedy gives the Assault and
+# its Counter-Attack then copies a Probe; the two-turn optimum gives the Counter-Attack now (3)
+# and the Assault next turn (4).
+TRAP = {"Attack Center": 1, "Assault Center": 1, "Counter-Attack": 1, "Probe Left": 17}
+TRAP_GAMES = 400
+
+
+@pytest.fixture(scope="module")
+def trap(tmp_path_factory):
+    deck = write_deck(tmp_path_factory.mktemp("trap_lgb") / "trap.csv", TRAP)
+    over = {"scenario.deck": str(deck), "scenario.turns": 60,
+            **both(hand=4, tactician=0, corps_hand=[0, 0, 0], corps_tactician=[0, 0, 0],
+                   square_form=0.0)}
+    for s in "AB":
+        for sec in ("L1", "L2", "C1", "C2", "R1", "R2"):
+            for unit in ("infantry", "cavalry", "artillery", "leaders"):
+                centre = sec in ("C1", "C2") and unit == "infantry"
+                over[f"sides.{s}.sections.{sec}.{unit}"] = 4 if centre else 0
+    return load_scenario("lgb-symmetric", over)
+
+
+def _two_turn_best(names: list[str], hand: list[int]) -> dict[int, int]:
+    """Brute force: each hand card given to the centre wing now, plus the best gift of the next own
+    turn, when the opponent's next card and the Command draw are Probe Lefts (all the other cards
+    are in this hand or played): effective orders of the centre wing, the only one with units."""
+    u = units6(C1=(4, 0, 0, 0), C2=(4, 0, 0, 0))
+
+    def eff(name: str) -> int:
+        played = [corps_card(name, SRC_CIC, q, 4, u, 1) for q in (0, 1)]
+        return max((p[1] + p[2] for p in played if p is not None), default=0)
+
+    now = {"Counter-Attack": eff("Attack Center")}  # it copies the opponent's Attack Center
+    later = {"Counter-Attack": eff("Probe Right")}  # ... next turn a Probe Left, mirrored
+    probe = names.index("Probe Left")
+    out = {}
+    for i, t in enumerate(hand):
+        rest = hand[:i] + hand[i + 1:] + [probe]
+        out[t] = now.get(names[t], eff(names[t])) + max(later.get(names[r], eff(names[r]))
+                                                       for r in rest)
+    return out
+
+
+def _trap_turns(sim: Simulation, games: int):
+    """(hand, card given) of side A's turns in the trap, without a reshuffle before its next turn
+    (a reshuffle could bring the Attack Center back) and not in the last turn."""
+    ct = sim.cards
+    specials = {ct.names.index(n) for n in ("Assault Center", "Counter-Attack")}
+    attack = ct.names.index("Attack Center")
+    for g in range(games):
+        _, ev = sim.trace(3, g)
+        shuffled = set(ev[ev[:, CODE] == layout.EV_RESHUFFLE, PLY].tolist())
+        last, hand = ct.void, []
+        for row in ev:
+            if row[CODE] == layout.EV_TURN and row[SIDE] == 0:
+                hand = row[layout.TR_HAND:layout.TR_HAND + row[D]].tolist()
+                if row[PLY] + 2 >= 2 * sim.scenario.turns or {row[PLY], row[PLY] + 1} & shuffled:
+                    hand = []
+            if row[CODE] == layout.EV_GIVE:
+                if row[SIDE] == 0 and last == attack and specials <= set(hand):
+                    assert row[C] == 1  # the hand card goes to the centre wing
+                    yield hand, int(row[A])
+                if row[SIDE] == 1:
+                    last = int(row[E])
+
+
+def test_p8_lgb_lookahead_finds_the_two_turn_gift_that_greedy_misses(trap):
+    # rules P1, P6, P8, L2: greedy's myopic gift, the lookahead's two-turn optimum
+    found = {}
+    for name, pol in (("greedy", ("greedy", QUIET)),
+                      ("lookahead", ("lookahead", dict(QUIET, lookahead_d=1)))):
+        sim = Simulation.build(trap, policies=(pol, ("greedy", QUIET)))
+        hits = list(_trap_turns(sim, TRAP_GAMES))
+        assert len(hits) >= 5, name
+        found[name] = [(_two_turn_best(sim.cards.names, hand), given) for hand, given in hits]
+    for best, given in found["lookahead"]:
+        assert best[given] == max(best.values()) == 7
+    assert all(best[given] == 4 < max(best.values()) for best, given in found["greedy"])
+
+
+def test_p8_lgb_command_line_plays_traces_and_compares_lookahead(monkeypatch, tmp_path):
+    # rule P8: La Grande Battles takes the policy on simulate, trace and compare like EPIC
+    code, out, _ = napsim_main(monkeypatch, "simulate", "--scenario", "lgb-symmetric", "--games",
+                               "6", "--policy", "lookahead:lookahead_k=2,greedy", "--out",
+                               str(tmp_path / "run"))
+    assert code == 0 and "effective orders a turn" in out
+    code, out, _ = napsim_main(monkeypatch, "trace", "--scenario", "lgb-symmetric", "--game", "1",
+                               "--policy", "lookahead:lookahead_k=2,greedy")
+    assert code == 0 and "the most orders in rollouts (lookahead, P8; greedy's gain" in out
+    code, out, _ = napsim_main(monkeypatch, "compare", "--scenario", "lgb-symmetric", "--games",
+                               "12", "--policy-a", "greedy,greedy", "--policy-b",
+                               "lookahead:lookahead_k=2,greedy")
+    assert code == 0 and "lookahead" in out
+
+
+PAIRED_GAMES = 800  # about +0.135 orders a turn, 0.011 standard error at 2,000 games
+
+
+@pytest.mark.slow
+def test_p8_lgb_lookahead_orders_at_least_greedys_on_lgb_symmetric():
+    # rule P8: the same games (seed, game index) played by greedy and by lookahead (default K = 8,
+    # D = 2) for side A; the paired difference of A's effective orders a turn is not below zero
+    # (4 standard errors), and on these games above it
+    n = PAIRED_GAMES
+    g = Simulation.build("lgb-symmetric").run(n, 2, chunk=n, per_game=True).per_game
+    sim = Simulation.build("lgb-symmetric", policies=(("lookahead", {}), ("greedy", {})))
+    la = sim.run(n, 2, chunk=n, per_game=True).per_game
+    diff = (la[:, 0, EFF].sum(1) - g[:, 0, EFF].sum(1)) / la[:, 0, M["turns"]]
+    se = diff.std(ddof=1) / np.sqrt(n)
+    assert diff.mean() + 4 * se >= 0.0
+    assert diff.mean() - 4 * se > 0.0, (diff.mean(), se)
+
+
+@numba.njit
+def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t, val_t,
+          best_t, bopt_t, units, g_pool0, ropt, gift_t):
+    """A greedy game, and from ply `at` on its continuation on the rollout scratch: the state copied
+    there by the lookahead's copy (_copy_state_lgb), the game's own stream copied with it. Returns
+    (the game's metrics, the continuation's: the metrics up to `at` copied over)."""
+    pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
+        _scratch(deck.shape[0], counts.shape[0])
+    (wrs, _, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wst,
+     wcn, wtac, wgst, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn) = \
+        work_scratch_lgb(deck.shape[0], counts.shape[0], turns, pol)[1]
+    rs = np.empty(2, np.uint64)
+    met = np.zeros(wmet.shape, np.int64)
+    cmet = np.zeros(wcmet.shape, np.int64)
+    wait = np.zeros(wwait.shape, np.int64)
+    gturn = np.zeros(wgturn.shape, np.int64)
+    tturn = np.zeros(wtturn.shape, np.int64)
+    no = np.bool_(False)
+    choose = np.int64(-1)  # CHOOSE of napsim.engine.lgb: the policy chooses
+    pn, dn, rn, hn, _, tac_pile, _, _, _ = _lst_views(st)
+    g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,
+                             wtrace, wtn, pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst,
+                             pn, dn, rn, hn, tac_pile)
+    for ply in range(2 * turns):
+        if ply == at:
+            _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
+                            wrs, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst,
+                            wcn, wtac, wgst)
+            wmet[:, :] = met
+            for t in range(at, 2 * turns):
+                _ply_lgb(t, wrs, wrs, choose, np.int64(-1), np.int64(-1), np.int64(-1),
+                         first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
+                         units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
+                         wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl,
+                         wgsc, wres, wcn, wtac, wgst, gift_t, wst)
+        _ply_lgb(ply, rs, rs, choose, np.int64(-1), np.int64(-1), np.int64(-1), first,
+                 scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
+                 g_total, met, cmet, wait, gturn, tturn, wtrace, wtn, pile, disc, hand, chand, rack,
+                 rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, st)
+    return met, wmet
+
+
+@pytest.mark.slow  # compiles two more copies of the LGB turn (about a minute)
+def test_p8_lgb_rollouts_copy_the_whole_game_state():
+    # rule P8: a rollout starts from a copy of everything the game goes on with (cards, Corps
+    # hands, squares, Tactician cards, Guerrilla counters and pool): played on from the copy with
+    # the game's own stream, a greedy game ends exactly as the game itself
+    sc = load_scenario("lgb-symmetric", {**GUERRILLA, **both(square_form=0.3, square_leave=0.4)})
+    a = Simulation.build(sc).kernel_args()[1]
+    forks = 0
+    for game in range(6):
+        for at in (1, 14, 33, 58):
+            met, wmet = _fork(seed_key(7), np.int64(game), np.int64(at), a.turns, a.first, a.scfg,
+                              a.sqp, a.pol, a.ctab, a.deck, a.counts, a.nom_t, a.eff_t, a.val_t,
+                              a.best_t, a.bopt_t, a.units, a.g_pool0, a.ropt, gift_table(a.best_t))
+            assert (met == wmet).all(), (game, at)
+            forks += met[:, M["squares_formed"]].sum() > 0 and met[0, M["g_spent"]] > 0
+    assert forks > 0  # squares and counters were there to copy

@@ -88,14 +88,14 @@ def _hash_pick(key, code, n):
 
 
 @inlined
-def _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc, whand,
-                wrack, wrack_t, wsq, wst, wgst, wtacc):
-    """The game's state (its cards, counters, Guerrilla state and stream) into the scratch."""
+def copy_cards(rs, st, pn, dn, rn, hn, sqn, pile, disc, hand, rack, rack_t, sq, wrs, wst, wpile,
+               wdisc, whand, wrack, wrack_t, wsq):
+    """What EPIC and LGB games share into the rollout scratch: the stream, the counters array st
+    (pn ... sqn: its views), the draw pile, discards, rack, the CIC hands and Square Tracks."""
     wrs[0] = rs[0]
     wrs[1] = rs[1]
     for i in range(st.shape[0]):
         wst[i] = st[i]
-    pn, dn, rn, hn, sqn = _st_views(st)[:5]
     for i in range(pn[0]):
         wpile[i] = pile[i]
     for i in range(dn[0]):
@@ -108,6 +108,16 @@ def _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpil
             whand[k, i] = hand[k, i]
         for i in range(sqn[k]):
             wsq[k, i] = sq[k, i]
+
+
+@inlined
+def _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc, whand,
+                wrack, wrack_t, wsq, wst, wgst, wtacc):
+    """The game's state (its cards, counters, Guerrilla state and stream) into the scratch."""
+    pn, dn, rn, hn, sqn = _st_views(st)[:5]
+    copy_cards(rs, st, pn, dn, rn, hn, sqn, pile, disc, hand, rack, rack_t, sq, wrs, wst, wpile,
+               wdisc, whand, wrack, wrack_t, wsq)
+    for k in range(2):
         for i in range(gst.shape[1]):
             wgst[k, i] = gst[k, i]
         for i in range(tacc.shape[1]):

@@ -65,7 +65,7 @@ from napsim.engine.lgb import (
     trace_on_lgb,
 )
 from napsim.engine.lgb_choice import _pairs_ok
-from napsim.engine.lookahead import _effective, rollout_key
+from napsim.engine.lookahead import _effective, copy_cards, rollout_key
 
 N_CAND = 5   # columns of a candidate: hand slot, rack slot, receivers, card code
 
@@ -76,23 +76,11 @@ def _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, c
                     wgst):
     """The game's state (its cards, counters, Guerrilla counters and pool, stream) into the
     scratch."""
-    wrs[0] = rs[0]
-    wrs[1] = rs[1]
-    for i in range(st.shape[0]):
-        wst[i] = st[i]
     pn, dn, rn, hn, sqn = _lst_views(st)[:5]
-    for i in range(pn[0]):
-        wpile[i] = pile[i]
-    for i in range(dn[0]):
-        wdisc[i] = disc[i]
-    for j in range(rn[0]):
-        wrack[j] = rack[j]
-        wrack_t[j] = rack_t[j]
+    copy_cards(rs, st, pn, dn, rn, hn, sqn, pile, disc, hand, rack, rack_t, sq, wrs, wst, wpile,
+               wdisc, whand, wrack, wrack_t, wsq)
     for k in range(2):
-        for i in range(hn[k]):
-            whand[k, i] = hand[k, i]
         for i in range(sqn[k]):
-            wsq[k, i] = sq[k, i]
             wsq_own[k, i] = sq_own[k, i]
         for kc in range(3):
             wcn[k, kc] = cn[k, kc]

@@ -36,7 +36,7 @@ inlined by LLVM (napsim.engine.jit). The names of every array slot are napsim.en
 """
 
 import numpy as np
-from numba import njit
+from numba import literally, njit
 
 from napsim.engine import freshness
 from napsim.engine.blocks import add_game, block_count, run_blocks
@@ -242,7 +242,7 @@ PROBE = -3   # forced_hi of _ply_lgb: stop at the choice point and return the po
 def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first, scfg, sqp, pol,
              ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met,
              cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
-             sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, st):
+             sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, may_int, st):
     """One turn (ply) of play_game_lgb. Draws up to the CIC's choice come from rs, the choice's
     too; the rest of the turn draws from rs_post (play_game_lgb passes one stream as both).
     forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played
@@ -250,9 +250,11 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
     forced_kb) is given instead of the CIC's choice, whose draws are still made. Returns the
     policy's choice (hand slot, rack slot, receivers), then the command, E4 and the opponent's
     last hand card of the turn. st: the per-game counters (_lst_views). gift_t and grec: the gift
-    tables of napsim.engine.lgb_choice (gift_table, gift_records); a choice the policy makes is
-    searched on grec's integer keys where they allow it (PROBE and a forced choice leave the float
-    gift scores in gsc, res)."""
+    tables of napsim.engine.lgb_choice (gift_table, gift_records); may_int, a literal: the policy's
+    choice may be searched on grec's integer keys, which leaves the float gift scores of gsc and res
+    unset (numba compiles the turn once per value, each without the other's code: as a runtime flag
+    the two searches made play_game_lgb's turn 25% slower)."""
+    literally(may_int)  # one compiled turn per value: the other search is left out
     pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
     void = ctab.shape[0] - 1
     cmax = best_t.shape[3] - 1
@@ -279,7 +281,7 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
     # the CIC's choice: hand slot hi, rack slot rj, receivers ka, kb (L2, P6)
     hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, hand, hn[s], rack, rn[0],
                                             opp_last, void, ctab, gift_t, pl, margin, gsc, res,
-                                            grec, forced_hi == CHOOSE)
+                                            grec, may_int)
     if forced_hi == PROBE:  # the choice point only (napsim.engine.lookahead_lgb)
         return hi, rj, ka, kb, c, e4, opp_last
     if forced_hi != CHOOSE:  # the caller's choice replaces the CIC's (its draws are still made)
@@ -382,7 +384,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                  scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt,
                  check, g_total, met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc,
                  hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t,
-                 grec, st)
+                 grec, True, st)
     _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
 
 

@@ -185,7 +185,7 @@ def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_ro
         ply, wrs, wrs, np.int64(PROBE), np.int64(-1), np.int64(-1), np.int64(-1), first, scfg, sqp,
         pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no, g_total, wmet,
         wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq,
-        wsq_own, wscratch, wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, wst)
+        wsq_own, wscratch, wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
     void = ctab.shape[0] - 1
     _, _, rn, hn = _lst_views(wst)[:4]
     n = _candidates_lgb(s, hn[s], rn[0], e4, void, ctab, ghi, grj, gka, gkb, whand, wrack, wpl,
@@ -219,7 +219,7 @@ def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_ro
                          pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt,
                          no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc,
                          whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
-                         wcn, wtac, wgst, gift_t, grec, wst)
+                         wcn, wtac, wgst, gift_t, grec, False, wst)
                 if (t - ply) % 2 == 0:  # an own turn
                     cval[m] += weight * (_effective(wmet, s) - before)
                     weight *= discount
@@ -255,7 +255,7 @@ def play_game_planned_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab,
         _ply_lgb(ply, rs, rs, fh, fr, fa, fb, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t,
                  val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet, wait_hist, g_turn,
                  tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch,
-                 pl, gsc, res, cn, tac, gst, gift_t, grec, st)
+                 pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
     _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
 
 

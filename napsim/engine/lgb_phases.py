@@ -81,7 +81,7 @@ from napsim.engine.layout import (
     WAIT_BINS,
 )
 from napsim.engine.lgb_choice import _own_best
-from napsim.engine.rng import bounded, uniform
+from napsim.engine.rng import bounded, uniform, uniform_when
 
 
 @inlined
@@ -149,11 +149,12 @@ def _spend_tacticians(rs, s, turn, pol, hn, cn, tac, tac_disc, met, cmet, tac_tu
         cmet[s, c + 1, CM_TAC_HELD_SUM] += tac[s, c]
         cmet[s, c + 1, CM_HAND_SUM] += cn[s, c]
         tac_turn[s, turn] += tac[s, c]
-        if tac[s, c] > 0 and uniform(rs) < pol[s, P_TACTICIAN_USE_PROB]:
-            tac[s, c] -= 1
-            tac_disc[0] += 1
-            met[s, M_TAC_PLAYED] += 1
-            cmet[s, c + 1, CM_TAC_PLAYED] += 1
+        has = tac[s, c] > 0  # a draw only then; without a branch (the use is a coin toss)
+        used = np.int64(has & (uniform_when(rs, has) < pol[s, P_TACTICIAN_USE_PROB]))
+        tac[s, c] -= used
+        tac_disc[0] += used
+        met[s, M_TAC_PLAYED] += used
+        cmet[s, c + 1, CM_TAC_PLAYED] += used
     cmet[s, 0, CM_HAND_SUM] += hn[s]
 
 
@@ -164,13 +165,11 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn
     fs_card = -1
     if pol[o, P_FIRST_STRIKE_PROB] > 0.0:
         for holder in range(4):
-            found = -1
+            found = -1  # his first First Strike, found without a branch per card
             n_hold = hn[o] if holder == 0 else cn[o, holder - 1]
-            for i in range(n_hold):
+            for i in range(n_hold - 1, -1, -1):
                 t = hand[o, i] if holder == 0 else chand[o, holder - 1, i]
-                if ctab[t, C_FS] == 1:
-                    found = i
-                    break
+                found = i if ctab[t, C_FS] == 1 else found
             if found < 0:
                 continue
             if uniform(rs) < pol[o, P_FIRST_STRIKE_PROB]:

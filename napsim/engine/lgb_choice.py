@@ -449,17 +449,18 @@ def _best_of(g, h, m, bit):
 
 
 @inlined
-def _gain_key(rank, key, thr, own, alt):
-    """A card's gain key to one receiver: its score key, or his own card's when he would swap the
-    gift for it (rank below his threshold); without a branch."""
-    return own + ((np.int64(key) - own) & -np.int64(rank >= thr)) - alt
+def _gain_key(rank, key, thr, own):
+    """A card's score key to one receiver: its own, or his own card's when he would swap the gift
+    for it (rank below his threshold); without a branch. Less his alternative's key, the gain."""
+    return own + ((np.int64(key) - own) & -np.int64(rank >= thr))
 
 
 @inlined
 def _key_gains(s, c, cards, n, tr, mirror, void, ctab, grec, res):
     """Pass one of _greedy_int over the CIC's hand or rack: each card as it plays into res[tr,
     slot]; returns the best gain key per receiver, the bit masks of the cards holding it and the
-    bit mask of the cards that play as nothing (their records hold KEY_NONE)."""
+    bit mask of the cards that play as nothing (their records hold KEY_NONE). The alternative's key
+    is taken off the best key only: it is the same for every card of a receiver."""
     thr0 = res[GR_OWN_THR, 0]
     thr1 = res[GR_OWN_THR, 1]
     thr2 = res[GR_OWN_THR, 2]
@@ -477,13 +478,13 @@ def _key_gains(s, c, cards, n, tr, mirror, void, ctab, grec, res):
         res[tr, i] = t
         bit = np.int64(1) << i
         voids |= bit & -np.int64(t == void)
-        g0 = _gain_key(grec[s, c, t, GI_RANK], grec[s, c, t, GI_KEY], thr0, own0, alt0)
-        g1 = _gain_key(grec[s, c, t, GI_RANK + 2], grec[s, c, t, GI_KEY + 2], thr1, own1, alt1)
-        g2 = _gain_key(grec[s, c, t, GI_RANK + 4], grec[s, c, t, GI_KEY + 4], thr2, own2, alt2)
+        g0 = _gain_key(grec[s, c, t, GI_RANK], grec[s, c, t, GI_KEY], thr0, own0)
+        g1 = _gain_key(grec[s, c, t, GI_RANK + 2], grec[s, c, t, GI_KEY + 2], thr1, own1)
+        g2 = _gain_key(grec[s, c, t, GI_RANK + 4], grec[s, c, t, GI_KEY + 4], thr2, own2)
         h0, m0 = _best_of(g0, h0, m0, bit)
         h1, m1 = _best_of(g1, h1, m1, bit)
         h2, m2 = _best_of(g2, h2, m2, bit)
-    return h0, h1, h2, m0, m1, m2, voids
+    return h0 - alt0, h1 - alt1, h2 - alt2, m0, m1, m2, voids
 
 
 @inlined

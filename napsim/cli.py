@@ -306,6 +306,8 @@ def run_cmd(study_file, out_dir, force, target_error, no_report, png, threads, s
             click.echo(f"running on {runner.describe()}", err=True)
         else:  # a cluster's workers compile their own kernels
             runloop_mod.warm_up(st, _notice)
+        if not no_report:
+            report_mod.preload_charts()  # matplotlib loads while the games play (without the GIL)
         with _study_bar(st, target_error) as progress:
             res = api.run_study(st, out_dir, force, target_error, progress, runner=runner,
                                 deck_ensemble=deck_ensemble, notice=_notice)

@@ -36,7 +36,7 @@ inlined by LLVM (napsim.engine.jit). The names of every array slot are napsim.en
 """
 
 import numpy as np
-from numba import njit
+from numba import literally, njit
 
 from napsim.engine import freshness
 from napsim.engine.blocks import add_game, block_count, block_moments, run_blocks
@@ -93,7 +93,7 @@ from napsim.engine.layout import (
     TRACE_WIDTH,
     WAIT_BINS,
 )
-from napsim.engine.lgb_choice import _cic_gifts, _pair_gain, gift_table
+from napsim.engine.lgb_choice import _cic_gifts, _pair_gain, gift_records, gift_table
 from napsim.engine.lgb_corps import (
     _corps_orders,
     _corps_plays,
@@ -243,14 +243,19 @@ PROBE = -3   # forced_hi of _ply_lgb: stop at the choice point and return the po
 def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first, scfg, sqp, pol,
              ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met,
              cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
-             sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, st):
+             sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, may_int, st):
     """One turn (ply) of play_game_lgb. Draws up to the CIC's choice come from rs, the choice's
     too; the rest of the turn draws from rs_post (play_game_lgb passes one stream as both).
     forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played
     (the gift scores of the turn in gsc, res and pl); else (forced_hi, forced_rj, forced_ka,
     forced_kb) is given instead of the CIC's choice, whose draws are still made. Returns the
     policy's choice (hand slot, rack slot, receivers), then the command, E4 and the opponent's
-    last hand card of the turn. st: the per-game counters (_lst_views)."""
+    last hand card of the turn. st: the per-game counters (_lst_views). gift_t and grec: the gift
+    tables of napsim.engine.lgb_choice (gift_table, gift_records); may_int, a literal: the policy's
+    choice may be searched on grec's integer keys, which leaves the float gift scores of gsc and res
+    unset (numba compiles the turn once per value, each without the other's code: as a runtime flag
+    the two searches made play_game_lgb's turn 25% slower)."""
+    literally(may_int)  # one compiled turn per value: the other search is left out
     pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
     void = ctab.shape[0] - 1
     cmax = best_t.shape[3] - 1
@@ -273,10 +278,11 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
         _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, cn, tac, pn, dn)
     margin = pol[s, P_CORPS_SWAP_MARGIN]
     own_min = pol[s, P_CORPS_OWN_MIN]
-    _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, pl)
+    _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, grec, pl, res)
     # the CIC's choice: hand slot hi, rack slot rj, receivers ka, kb (L2, P6)
     hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, hand, hn[s], rack, rn[0],
-                                            opp_last, void, ctab, gift_t, pl, margin, gsc, res)
+                                            opp_last, void, ctab, gift_t, pl, margin, gsc, res,
+                                            grec, may_int)
     if forced_hi == PROBE:  # the choice point only (napsim.engine.lookahead_lgb)
         return hi, rj, ka, kb, c, e4, opp_last
     if forced_hi != CHOOSE:  # the caller's choice replaces the CIC's (its draws are still made)
@@ -365,10 +371,10 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, met, cmet,
                   wait_hist,
                   g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,
-                  scratch, pl, gsc, res, st, cn, tac, gst, gift_t):
+                  scratch, pl, gsc, res, st, cn, tac, gst, gift_t, grec):
     """Play one La Grande Battles game; add its metrics to met[side], cmet[side, commander],
     wait_hist[kind, wait], g_turn[offered/spent/nullified, turn] and tac_turn[side, turn].
-    gift_t is napsim.engine.lgb_choice.gift_table(best_t)."""
+    gift_t and grec are napsim.engine.lgb_choice.gift_table(best_t) and gift_records(best_t, pol)."""
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
     pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
     g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,
@@ -379,7 +385,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                  scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt,
                  check, g_total, met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc,
                  hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t,
-                 st)
+                 grec, True, st)
     _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
 
 
@@ -401,7 +407,7 @@ def _scratch(n_cards, n_types):
 @njit(cache=True, nogil=True)
 def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck,
                     counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
-                    per_game, gift_t, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
+                    per_game, gift_t, grec, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
     """Play blocks [b_lo, b_hi) of a chunk's nb blocks of games (play_chunk_lgb), adding each
     block's sums into its own row of mom_b (the moments of its per-game columns, blocks.add_game),
     wait_b, gturn_b, cmet_b and tturn_b; without the GIL."""
@@ -438,7 +444,7 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, 
                           counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
                           met, cmet, wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand,
                           chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst,
-                          gift_t)
+                          gift_t, grec)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, True)
 
 
@@ -470,7 +476,7 @@ def chunk_on_lgb(kernel, run_key, first_game, n, turns, first, scfg, sqp, pol, c
     run_blocks(kernel, nb, (
         run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
         rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game, gift_table(best_t),
-        mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
+        gift_records(best_t, pol), mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
     mom = mom_b.sum(axis=0)
     return (mom[MO_SUM, :, :N_METRICS], rows, wait_b.sum(axis=0), gturn_b.sum(axis=0),
             cmet_b.sum(axis=0), crows, tturn_b.sum(axis=0), mom)
@@ -499,7 +505,8 @@ def trace_on_lgb(play, extra, run_key, game, turns, first, scfg, sqp, pol, ctab,
          nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, met, cmet,
          np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
          np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
-         sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_table(best_t), *extra)
+         sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_table(best_t),
+         gift_records(best_t, pol), *extra)
     return met, trace[: min(tn[0], max_events)]
 
 

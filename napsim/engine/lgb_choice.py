@@ -5,15 +5,27 @@ same with the option)."""
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from napsim.engine.cardflow import _resolve
 from napsim.engine.jit import inlined
 from napsim.engine.layout import (
+    C_COUNTER,
+    C_FS,
     C_KIND,
+    C_MIRROR,
     GB_HAND,
     GB_RACK,
+    GI_KEY,
+    GI_OK,
+    GI_OWN_KEY,
+    GI_OWN_THR,
+    GI_RANK,
+    GR_ALT_KEY,
     GR_HAND,
     GR_HAND_OK,
+    GR_OWN_KEY,
+    GR_OWN_THR,
     GR_RACK,
     GR_RACK_OK,
     GSC_BOUND,
@@ -24,6 +36,8 @@ from napsim.engine.layout import (
     GSC_RACK_GAIN,
     GSC_RACK_PAIR,
     KIND_SECTION,
+    N_GI,
+    P_CORPS_SWAP_MARGIN,
     PL_ALT,
     PL_OWN_BEST,
 )
@@ -33,18 +47,30 @@ NEG_HALF = -5.0e8  # a table score below this marks an illegal card or option
 
 
 @inlined
-def _own_best(s, k, chand, cn, ctab, opp_last, void, best, cmax):
-    """(score, hand slot) of the best card in Corps commander k's own hand; (-1e18, -1) if empty."""
+def _own_best(s, k, chand, cn, ctab, mirror, void, best, cmax):
+    """(score, hand slot, card as it plays) of the best card in Corps commander k's own hand (the
+    first of equal scores); (-1e18, -1, void) if empty. mirror: what a Counter-Attack plays as.
+    Without branches in the loop (which card is best is random from turn to turn)."""
     b = -1.0e18
     slot = -1
+    rb = void
     c = min(cn[s, k], cmax)
     for i in range(cn[s, k]):
-        r = _resolve(ctab, chand[s, k, i], opp_last, void)
+        r = _plays_as(chand[s, k, i], mirror, void, ctab)
         v = best[s, k, 1, c, r]
-        if v > b + 1e-9:
-            b = v
-            slot = i
-    return b, slot
+        up = v > b + 1e-9
+        b = v if up else b
+        slot = i if up else slot
+        rb = r if up else rb
+    return b, slot, rb
+
+
+@inlined
+def _plays_as(t, mirror, void, ctab):
+    """cardflow._resolve without branches: mirror is what a Counter-Attack plays as this turn
+    (ctab[opp_last, C_MIRROR], void when the opponent has played no hand card)."""
+    r = mirror if ctab[t, C_COUNTER] == 1 else t
+    return void if ctab[t, C_FS] == 1 else r
 
 
 @inlined
@@ -69,6 +95,83 @@ def gift_table(best_t):
                 for q in range(nq):
                     out[s, c, t, q] = best_t[s, q, 0, c, t]
     return out
+
+
+KEY_NONE = -(1 << 30)  # the gain key of a receiver who may not take the card: below every sum
+RANK_NONE = 1 << 30  # its swap rank: never below a threshold, so its key stays KEY_NONE
+KEY_BOUND = 1 << 26  # every score key is smaller in size (legal sums stay above KEY_NONE // 2)
+KEY_DIGITS = 6  # scores are tried as multiples of 1, 0.1, ... 1e-6
+KEY_TOL = 1.0e-11  # how close to such a multiple a score must lie
+KEY_LIMIT = 1.0e4  # ... and how small it must be
+
+
+@njit(cache=True)
+def _key_scale(best_s):
+    """The smallest 10**d (d <= KEY_DIGITS) of which every legal score of one side's best_s
+    [corps, source, command, type] lies within KEY_TOL of a multiple; 0.0 if none does."""
+    for d in range(KEY_DIGITS + 1):
+        scale = 10.0 ** d
+        good = True
+        for x in best_s.ravel():
+            if x < NEG_HALF:
+                continue
+            k = np.floor(x * scale + 0.5)
+            if not (abs(x) <= KEY_LIMIT and abs(x - k / scale) <= KEY_TOL and abs(k) < KEY_BOUND):
+                good = False
+                break
+        if good:
+            return scale
+    return 0.0
+
+
+@njit(cache=True)
+def gift_records(best_t, pol):
+    """The CIC's gift scores as integer records, per scenario: grec[side, command, card type, GI_*]
+    (napsim.engine.layout) with, per Corps commander q, the swap rank and score key of the card
+    given by the CIC and the swap threshold and score key of the card from his own hand; grec[0, 0,
+    0, GI_OK] is 1 when the integer search (_greedy_int) may play.
+
+    A score key is the score in units of the side's scale (_key_scale): every gain and every sum of
+    two gains then lies within 1e-10 of its key's multiple, and two different keys at least 1e-6
+    apart, so comparing keys compares the float gains as the float search does (ties within its 1e-9
+    are equal keys). The swap test (the receiver keeps his own card when the gift's score plus the
+    swap margin is below his own card's, P6) is exact: the swap rank is the place of the gift's score
+    plus the margin among all such sums of the side and receiver, the swap threshold the number of
+    those sums below the own card's score. GI_OK is 0 when a side's scores have no such scale (the
+    kernel then searches in floats)."""
+    ns, nq, _, nc, nt = best_t.shape
+    grec = np.zeros((ns, nc, nt, N_GI), np.int32)
+    ok = True
+    for s in range(ns):
+        scale = _key_scale(best_t[s])
+        margin = pol[s, P_CORPS_SWAP_MARGIN]
+        if scale == 0.0 or not abs(margin) < np.inf:
+            ok = False
+            continue
+        for q in range(nq):
+            sums = np.empty(nc * nt, np.float64)
+            n = 0
+            for c in range(nc):
+                for t in range(nt):
+                    if best_t[s, q, 0, c, t] > NEG_HALF:
+                        sums[n] = best_t[s, q, 0, c, t] + margin
+                        n += 1
+            ranked = np.unique(sums[:n])
+            for c in range(nc):
+                for t in range(nt):
+                    v = best_t[s, q, 0, c, t]
+                    rec = grec[s, c, t]
+                    rec[GI_RANK + 2 * q] = RANK_NONE
+                    rec[GI_KEY + 2 * q] = KEY_NONE
+                    if v > NEG_HALF and t < nt - 1:  # the void type: a card that plays as nothing
+                        rec[GI_RANK + 2 * q] = np.searchsorted(ranked, v + margin)
+                        rec[GI_KEY + 2 * q] = np.int64(np.floor(v * scale + 0.5))
+                    o = best_t[s, q, 1, c, t]
+                    if o > NEG_HALF:
+                        rec[GI_OWN_THR + 2 * q] = np.searchsorted(ranked, o)
+                        rec[GI_OWN_KEY + 2 * q] = np.int64(np.floor(o * scale + 0.5))
+    grec[0, 0, 0, GI_OK] = 1 if ok else 0
+    return grec
 
 
 @njit(inline="always")  # a leaf called with layout constants: inlined at numba IR level, one copy
@@ -325,16 +428,201 @@ def _greedy_ties(tie_key, n_h, n_r, void, ctab, pl, gsc, res):
     return found, hi, rj, ka, kb, best_score
 
 
+@inlined
+def _gain_f(v, own, alt, margin):
+    """A gift's float gain to one receiver (what _card_scores stores in the gain rows)."""
+    return (v if v + margin >= own else own) - alt
+
+
+# SPREAD[m]: bit i of m (a hand slot) moved to bit 8 i, so that SPREAD[hand mask] * rack mask has
+# bit 8 i + j for every hand slot i and rack slot j of the two masks (the choice's code / 16)
+SPREAD = np.array([sum(1 << (8 * i) for i in range(8) if (m >> i) & 1) for m in range(256)], np.int64)
+MAX_INT_HAND = 8  # the integer search's masks hold up to 8 hand cards (the rack holds 5)
+
+
+@inlined
+def _best_of(g, h, m, bit):
+    """(best key, bit mask of the cards holding it) after a card with key g at bit, without
+    branches (which of the keys wins is random from turn to turn)."""
+    gt = np.int64(g > h)
+    return max(g, h), (m & (gt - 1)) | (bit & -(gt | np.int64(g == h)))
+
+
+@inlined
+def _gain_key(rank, key, thr, own):
+    """A card's score key to one receiver: its own, or his own card's when he would swap the gift
+    for it (rank below his threshold); without a branch. Less his alternative's key, the gain."""
+    return own + ((np.int64(key) - own) & -np.int64(rank >= thr))
+
+
+@inlined
+def _key_gains(s, c, cards, n, tr, mirror, void, ctab, grec, res):
+    """Pass one of _greedy_int over the CIC's hand or rack: each card as it plays into res[tr,
+    slot]; returns the best gain key per receiver, the bit masks of the cards holding it and the
+    bit mask of the cards that play as nothing (their records hold KEY_NONE). The alternative's key
+    is taken off the best key only: it is the same for every card of a receiver."""
+    thr0 = res[GR_OWN_THR, 0]
+    thr1 = res[GR_OWN_THR, 1]
+    thr2 = res[GR_OWN_THR, 2]
+    own0 = res[GR_OWN_KEY, 0]
+    own1 = res[GR_OWN_KEY, 1]
+    own2 = res[GR_OWN_KEY, 2]
+    alt0 = res[GR_ALT_KEY, 0]
+    alt1 = res[GR_ALT_KEY, 1]
+    alt2 = res[GR_ALT_KEY, 2]
+    h0 = h1 = h2 = np.int64(2 * KEY_NONE)  # below every key
+    m0 = m1 = m2 = voids = np.int64(0)
+    for i in range(max(n, 1)):
+        card = cards[i]  # loaded before the test: a load inside a conditional stays a branch
+        t = _plays_as(card if n > 0 else void, mirror, void, ctab)
+        res[tr, i] = t
+        bit = np.int64(1) << i
+        voids |= bit & -np.int64(t == void)
+        g0 = _gain_key(grec[s, c, t, GI_RANK], grec[s, c, t, GI_KEY], thr0, own0)
+        g1 = _gain_key(grec[s, c, t, GI_RANK + 2], grec[s, c, t, GI_KEY + 2], thr1, own1)
+        g2 = _gain_key(grec[s, c, t, GI_RANK + 4], grec[s, c, t, GI_KEY + 4], thr2, own2)
+        h0, m0 = _best_of(g0, h0, m0, bit)
+        h1, m1 = _best_of(g1, h1, m1, bit)
+        h2, m2 = _best_of(g2, h2, m2, bit)
+    return h0 - alt0, h1 - alt1, h2 - alt2, m0, m1, m2, voids
+
+
+@inlined
+def _max3(a, b, c):
+    x = a if a > b else b
+    return x if x > c else c
+
+
+@inlined
+def _lowest(tie_key, w, low, best_pr, best_code):
+    """The lowest candidate of one pair of receivers (w: bit 8 i + j per hand slot i and rack slot
+    j, low = 4 qa + qb; none when w is 0) against the best so far: the larger hash of the tie key
+    and the code wins. Without branches."""
+    code = trailing_zeros(w) * 16 + low
+    pr = mix64(tie_key ^ np.uint64(code))
+    take = (w != 0) & ((best_code < 0) | (pr > best_pr))
+    return (pr if take else best_pr), (code if take else best_code)
+
+
+@inlined
+def _pick_bits(tie_key, w, low, best_pr, best_code):
+    """Every candidate of one pair of receivers (see _lowest)."""
+    while w != 0:
+        best_pr, best_code = _lowest(tie_key, w, low, best_pr, best_code)
+        w &= w - 1
+    return best_pr, best_code
+
+
+@inlined
+def _first(w, low, first_code):
+    """The smaller of first_code and the code of w's lowest candidate (trailing_zeros(0) is 64:
+    above every code)."""
+    code = trailing_zeros(w) * 16 + low
+    return code if code < first_code else first_code
+
+
+@inlined
+def _greedy_int(tie_key, s, c, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t, grec, pl,
+                margin, res):
+    """The greedy choice without E4 (what _greedy_gifts returns) on the integer records of
+    gift_records, for up to MAX_INT_HAND hand cards: the best gain key, ties to the largest hash of
+    the tie key and the choice ((hand slot x 8 + rack slot) x 16 + receivers); the score is the
+    float gain of the first best choice in search order, as the float search returns it. res rows
+    GR_OWN_THR, GR_OWN_KEY and GR_ALT_KEY hold the receivers' own cards
+    (napsim.engine.lgb_phases._own_alternatives). The cards that reach the best gain are bit masks:
+    no search over pairs."""
+    mirror = ctab[opp_last, C_MIRROR]  # read before the test: the void type's row exists
+    mirror = mirror if opp_last != void else void
+    h0, h1, h2, hm0, hm1, hm2, hv = _key_gains(s, c, hand[s], n_h, np.int64(GR_HAND), mirror, void,
+                                                ctab, grec, res)
+    r0, r1, r2, rm0, rm1, rm2, rv = _key_gains(s, c, rack, n_r, np.int64(GR_RACK), mirror, void,
+                                               ctab, grec, res)
+    top = _max3(_max3(h0 + r1, h0 + r2, h1 + r0), _max3(h1 + r2, h2 + r0, h2 + r1),
+                _max3(r0, r1, r2) if hv != 0 else np.int64(KEY_NONE))
+    top = _max3(top, _max3(h0, h1, h2) if rv != 0 else np.int64(KEY_NONE),
+                np.int64(0) if hv != 0 and rv != 0 else np.int64(KEY_NONE))
+    if top < KEY_NONE // 2:  # no legal choice
+        return -2, -1, -1, -1, -1.0e18
+    s0 = SPREAD[hm0]
+    s1 = SPREAD[hm1]
+    s2 = SPREAD[hm2]
+    sv = SPREAD[hv]
+    # the candidates per (qa, qb): two receivers, or a card that plays as nothing (receiver 0)
+    w00 = ((sv * rm0 if r0 == top else 0) | (s0 * rv if h0 == top else 0)
+           | (sv * rv if top == 0 else 0))
+    w01 = (s0 * rm1 if h0 + r1 == top else 0) | (sv * rm1 if r1 == top else 0)
+    w02 = (s0 * rm2 if h0 + r2 == top else 0) | (sv * rm2 if r2 == top else 0)
+    w10 = (s1 * rm0 if h1 + r0 == top else 0) | (s1 * rv if h1 == top else 0)
+    w12 = s1 * rm2 if h1 + r2 == top else 0
+    w20 = (s2 * rm0 if h2 + r0 == top else 0) | (s2 * rv if h2 == top else 0)
+    w21 = s2 * rm1 if h2 + r1 == top else 0
+    # the lowest candidate of each pair of receivers, then (ties within a pair: rarer) the others
+    best_pr = np.uint64(0)
+    best_code = np.int64(-1)
+    best_pr, best_code = _lowest(tie_key, w00, np.int64(0), best_pr, best_code)
+    best_pr, best_code = _lowest(tie_key, w01, np.int64(1), best_pr, best_code)
+    best_pr, best_code = _lowest(tie_key, w02, np.int64(2), best_pr, best_code)
+    best_pr, best_code = _lowest(tie_key, w10, np.int64(4), best_pr, best_code)
+    best_pr, best_code = _lowest(tie_key, w12, np.int64(6), best_pr, best_code)
+    best_pr, best_code = _lowest(tie_key, w20, np.int64(8), best_pr, best_code)
+    best_pr, best_code = _lowest(tie_key, w21, np.int64(9), best_pr, best_code)
+    x00 = w00 & (w00 - 1)
+    x01 = w01 & (w01 - 1)
+    x02 = w02 & (w02 - 1)
+    x10 = w10 & (w10 - 1)
+    x12 = w12 & (w12 - 1)
+    x20 = w20 & (w20 - 1)
+    x21 = w21 & (w21 - 1)
+    if (x00 | x01 | x02 | x10 | x12 | x20 | x21) != 0:
+        best_pr, best_code = _pick_bits(tie_key, x00, np.int64(0), best_pr, best_code)
+        best_pr, best_code = _pick_bits(tie_key, x01, np.int64(1), best_pr, best_code)
+        best_pr, best_code = _pick_bits(tie_key, x02, np.int64(2), best_pr, best_code)
+        best_pr, best_code = _pick_bits(tie_key, x10, np.int64(4), best_pr, best_code)
+        best_pr, best_code = _pick_bits(tie_key, x12, np.int64(6), best_pr, best_code)
+        best_pr, best_code = _pick_bits(tie_key, x20, np.int64(8), best_pr, best_code)
+        best_pr, best_code = _pick_bits(tie_key, x21, np.int64(9), best_pr, best_code)
+    first_code = _first(w00, np.int64(0), np.int64(1 << 30))
+    first_code = _first(w01, np.int64(1), first_code)
+    first_code = _first(w02, np.int64(2), first_code)
+    first_code = _first(w10, np.int64(4), first_code)
+    first_code = _first(w12, np.int64(6), first_code)
+    first_code = _first(w20, np.int64(8), first_code)
+    first_code = _first(w21, np.int64(9), first_code)
+    i = best_code >> 7
+    j = (best_code >> 4) & 7
+    hi = i if n_h > 0 else -2
+    rj = j if n_r > 0 else -1
+    ka = -1 if (hv >> i) & 1 else (best_code >> 2) & 3
+    kb = -1 if (rv >> j) & 1 else best_code & 3
+    # the score, in floats, of the first best choice (the float search returns that one's)
+    i = first_code >> 7
+    j = (first_code >> 4) & 7
+    qa = (first_code >> 2) & 3
+    qb = first_code & 3
+    ga = 0.0
+    if not (hv >> i) & 1:
+        ga = _gain_f(gift_t[s, c, res[GR_HAND, i], qa], pl[PL_OWN_BEST, qa], pl[PL_ALT, qa], margin)
+    if (rv >> j) & 1:
+        return hi, rj, ka, kb, ga + 0.0
+    return hi, rj, ka, kb, ga + _gain_f(gift_t[s, c, res[GR_RACK, j], qb], pl[PL_OWN_BEST, qb],
+                                        pl[PL_ALT, qb], margin)
+
+
 @inlined  # the CIC's choice: 41% of a turn; LLVM inlines it (a plain call before)
 def _cic_gifts(rs, s, c, e4, is_random, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t, pl,
-               margin, gsc, res):
+               margin, gsc, res, grec, may_int):
     """L2 / P6: the CIC's hand card, rack card and their receivers: (hand slot or -2, rack slot or
     -1, receiver of the hand card or -1, of the rack card or -1, score).
 
     greedy: each gift scores what the receiver gains over his own alternative (pl rows PL_OWN_BEST and
     PL_ALT: his best own card's score, and what he would do without a gift); ties go to the largest hash
     of a per-turn draw. random: uniform over every legal (hand card, rack card, receivers).
-    Each card's score per receiver is computed once (gsc) before the pairs are combined."""
+    Each card's score per receiver is computed once (gsc) before the pairs are combined; a greedy
+    CIC without E4 compares integer keys instead (_greedy_int on the records grec of gift_records,
+    when they allow it and may_int; the gift scores gsc and res are then left as they were)."""
+    if may_int and grec[0, 0, 0, GI_OK] == 1 and not is_random and not e4 and n_h <= MAX_INT_HAND:
+        return _greedy_int(next_u64(rs), s, c, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t,
+                           grec, pl, margin, res)
     _gift_scores(s, c, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t, pl, margin, gsc, res)
     tie_key = next_u64(rs)
     if is_random:

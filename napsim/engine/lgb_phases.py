@@ -17,6 +17,7 @@ from napsim.engine.layout import (
     C_COUNTER,
     C_FS,
     C_KIND,
+    C_MIRROR,
     C_SEC,
     CM_HAND_END,
     CM_HAND_SUM,
@@ -37,6 +38,11 @@ from napsim.engine.layout import (
     EV_SQUARE,
     EV_TURN,
     EV_UNSQUARE,
+    GI_OWN_KEY,
+    GI_OWN_THR,
+    GR_ALT_KEY,
+    GR_OWN_KEY,
+    GR_OWN_THR,
     KIND_SECTION,
     M_COUNTER,
     M_E4,
@@ -75,7 +81,7 @@ from napsim.engine.layout import (
     WAIT_BINS,
 )
 from napsim.engine.lgb_choice import _own_best
-from napsim.engine.rng import bounded, uniform
+from napsim.engine.rng import bounded, uniform, uniform_when
 
 
 @inlined
@@ -143,11 +149,12 @@ def _spend_tacticians(rs, s, turn, pol, hn, cn, tac, tac_disc, met, cmet, tac_tu
         cmet[s, c + 1, CM_TAC_HELD_SUM] += tac[s, c]
         cmet[s, c + 1, CM_HAND_SUM] += cn[s, c]
         tac_turn[s, turn] += tac[s, c]
-        if tac[s, c] > 0 and uniform(rs) < pol[s, P_TACTICIAN_USE_PROB]:
-            tac[s, c] -= 1
-            tac_disc[0] += 1
-            met[s, M_TAC_PLAYED] += 1
-            cmet[s, c + 1, CM_TAC_PLAYED] += 1
+        has = tac[s, c] > 0  # a draw only then; without a branch (the use is a coin toss)
+        used = np.int64(has & (uniform_when(rs, has) < pol[s, P_TACTICIAN_USE_PROB]))
+        tac[s, c] -= used
+        tac_disc[0] += used
+        met[s, M_TAC_PLAYED] += used
+        cmet[s, c + 1, CM_TAC_PLAYED] += used
     cmet[s, 0, CM_HAND_SUM] += hn[s]
 
 
@@ -158,13 +165,11 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn
     fs_card = -1
     if pol[o, P_FIRST_STRIKE_PROB] > 0.0:
         for holder in range(4):
-            found = -1
+            found = -1  # his first First Strike, found without a branch per card
             n_hold = hn[o] if holder == 0 else cn[o, holder - 1]
-            for i in range(n_hold):
+            for i in range(n_hold - 1, -1, -1):
                 t = hand[o, i] if holder == 0 else chand[o, holder - 1, i]
-                if ctab[t, C_FS] == 1:
-                    found = i
-                    break
+                found = i if ctab[t, C_FS] == 1 else found
             if found < 0:
                 continue
             if uniform(rs) < pol[o, P_FIRST_STRIKE_PROB]:
@@ -227,14 +232,24 @@ def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, cn, tac, pn
 
 
 @inlined
-def _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, pl):
+def _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, grec, pl, res):
     """What each Corps commander would do without a gift (P6: the CIC scores gifts by the gain):
-    pl rows PL_OWN_BEST, PL_OWN_SLOT and PL_ALT."""
+    pl rows PL_OWN_BEST, PL_OWN_SLOT and PL_ALT, and their integer keys for the CIC's search (res
+    rows GR_OWN_THR, GR_OWN_KEY, GR_ALT_KEY; grec: napsim.engine.lgb_choice.gift_records)."""
+    mirror = ctab[opp_last, C_MIRROR]  # read before the test: the void type's row exists
+    mirror = mirror if opp_last != void else void
     for kc in range(3):
-        b, slot = _own_best(s, kc, chand, cn, ctab, opp_last, void, best_t, cmax)
+        b, slot, r = _own_best(s, kc, chand, cn, ctab, mirror, void, best_t, cmax)
         pl[PL_OWN_BEST, kc] = b
         pl[PL_OWN_SLOT, kc] = slot
-        pl[PL_ALT, kc] = b if (slot >= 0 and b >= own_min) else 0.0
+        plays = (slot >= 0) & (b >= own_min)
+        pl[PL_ALT, kc] = b if plays else 0.0
+        cq = min(cn[s, kc], cmax)
+        thr = np.int64(grec[s, cq, r, GI_OWN_THR + 2 * kc])  # r: void without a card (a row too)
+        key = np.int64(grec[s, cq, r, GI_OWN_KEY + 2 * kc])
+        res[GR_OWN_THR, kc] = thr if slot >= 0 else 0
+        res[GR_OWN_KEY, kc] = key
+        res[GR_ALT_KEY, kc] = key if plays else 0
 
 
 @inlined

@@ -159,7 +159,7 @@ def _candidates_lgb(s, n_h, n_r, e4, void, ctab, ghi, grj, gka, gkb, hand, rack,
 
 @inlined
 def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_roll, ctab, counts,
-                     nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, rs, pile,
+                     nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs, pile,
                      disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand,
                      cscore, cval):
     """The lookahead's (hand slot, rack slot, receivers) at ply `ply` of side s (module text), or
@@ -173,7 +173,7 @@ def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_ro
         ply, wrs, wrs, np.int64(PROBE), np.int64(-1), np.int64(-1), np.int64(-1), first, scfg, sqp,
         pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no, g_total, wmet,
         wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq,
-        wsq_own, wscratch, wpl, wgsc, wres, wcn, wtac, wgst, gift_t, wst)
+        wsq_own, wscratch, wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
     void = ctab.shape[0] - 1
     _, _, rn, hn = _lst_views(wst)[:4]
     n = _candidates_lgb(s, hn[s], rn[0], e4, void, ctab, ghi, grj, gka, gkb, whand, wrack, wpl,
@@ -207,7 +207,7 @@ def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_ro
                          pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt,
                          no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc,
                          whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
-                         wcn, wtac, wgst, gift_t, wst)
+                         wcn, wtac, wgst, gift_t, grec, False, wst)
                 if (t - ply) % 2 == 0:  # an own turn
                     cval[m] += weight * (_effective(wmet, s) - before)
                     weight *= discount
@@ -223,7 +223,7 @@ def play_game_planned_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab,
                           nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
                           met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand,
                           chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst,
-                          gift_t, pol_roll, work, cand, cscore, cval):
+                          gift_t, grec, pol_roll, work, cand, cscore, cval):
     """napsim.engine.lgb.play_game_lgb with the lookahead's gifts (module text) for every side whose
     policy is `lookahead` with lookahead_d > 0; the other sides play as there. pol_roll: the
     policies of the rollouts (greedy both); work: the rollout scratch (work_scratch_lgb); cand,
@@ -238,12 +238,12 @@ def play_game_planned_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab,
         if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
             fh, fr, fa, fb = _lookahead_gifts(
                 ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_roll, ctab, counts, nom_t,
-                eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, rs, pile, disc, hand,
+                eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs, pile, disc, hand,
                 chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand, cscore, cval)
         _ply_lgb(ply, rs, rs, fh, fr, fa, fb, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t,
                  val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet, wait_hist, g_turn,
                  tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch,
-                 pl, gsc, res, cn, tac, gst, gift_t, st)
+                 pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
     _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
 
 
@@ -270,7 +270,8 @@ def work_scratch_lgb(n_cards, n_types, turns, pol):
 @njit(cache=True, nogil=True)
 def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, sqp, pol,
                             ctab, deck, counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units,
-                            g_pool0, ropt, check, per_game, gift_t, mom_b, rows, wait_b, gturn_b,
+                            g_pool0, ropt, check, per_game, gift_t, grec, mom_b, rows, wait_b,
+                            gturn_b,
                             cmet_b, crows, tturn_b):
     """napsim.engine.lgb.play_blocks_lgb on the planned kernel."""
     for b in range(b_lo, b_hi):
@@ -290,7 +291,7 @@ def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first
                 rs, first_game + g, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts,
                 nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, met, cmet,
                 wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand, chand, rack,
-                rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_t, pol_roll, work,
+                rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_t, grec, pol_roll, work,
                 cand, cscore, cval)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, True)
 

@@ -116,6 +116,15 @@ def uniform(rs):
     return np.float64(next_u64(rs) >> _S11) * _INV53
 
 
+@inlined
+def uniform_when(rs, cond):
+    """uniform(rs) when cond, else a number without a draw (the stream does not move), without a
+    branch: `cond and uniform(rs) < p` as `cond & (uniform_when(rs, cond) < p)` draws as it does."""
+    c = rs[1]
+    rs[1] = c + np.uint64(cond)
+    return np.float64(draw_u64(rs[0], c) >> _S11) * _INV53
+
+
 @inlined_py
 def battle_die(rs):
     """One battle die (RULES D5): 0,1 infantry, 2 cavalry, 3 artillery, 4 flag, 5 sabre."""

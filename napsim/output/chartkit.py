@@ -115,21 +115,38 @@ def _cpus() -> int:
 
 def render_all(make: Callable[[str], Chart], kinds: Sequence[str], workers: int | None = None) -> list[Chart]:
     """[make(kind) for kind in kinds], drawn by up to `workers` (default: one per CPU) worker
-    processes forked from this one: each builds and renders its charts from the same inputs, as
-    this process would, so the files are the same. Drawn here with one CPU or one chart, off Linux
-    (no fork), or when a worker fails (an error then shows as itself, raised here)."""
+    processes forked from this one (`start_all`)."""
+    return start_all(make, kinds, workers)()
+
+
+def start_all(make: Callable[[str], Chart], kinds: Sequence[str],
+              workers: int | None = None) -> Callable[[], list[Chart]]:
+    """render_all begun: up to `workers` (default: one per CPU) processes forked from this one start
+    drawing, each building and rendering its charts from the same inputs, as this process would (so
+    the files are the same), while the caller goes on; the function returned waits for them and
+    returns [make(kind) for kind in kinds]. Drawn here, by that function, with one CPU or one chart,
+    off Linux (no fork), or when a worker fails (an error then shows as itself, raised here)."""
     global _MAKE
     workers = min(len(kinds), _cpus() if workers is None else workers)
-    if workers > 1 and sys.platform.startswith("linux"):  # fork: safe on Linux, not on macOS
-        _MAKE = make
+    if not (workers > 1 and sys.platform.startswith("linux")):  # fork: safe on Linux, not on macOS
+        return lambda: [make(k) for k in kinds]
+    _MAKE = make
+    try:  # a fork pool starts all its processes at the first submit: they inherit _MAKE
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        jobs = [pool.submit(_make_in_worker, k) for k in kinds]
+    except Exception:  # noqa: BLE001 - no worker could start: draw every chart here
+        return lambda: [make(k) for k in kinds]
+    finally:
+        _MAKE = None
+
+    def collect() -> list[Chart]:
         try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                return list(pool.map(_make_in_worker, kinds))
+            return [job.result() for job in jobs]
         except Exception:  # noqa: BLE001 - a worker that raised or died: draw every chart here
-            pass
+            return [make(k) for k in kinds]
         finally:
-            _MAKE = None
-    return [make(k) for k in kinds]
+            pool.shutdown(cancel_futures=True)
+    return collect
 
 
 def write_chart(chart: Chart | Figure, dest: str | Path, title: str = "") -> Path:

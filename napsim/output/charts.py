@@ -53,11 +53,11 @@ from napsim.output.chartkit import (
     point_label,
     point_values,
     render,
-    render_all,
     setting,
     shown_labels,
     shown_points,
     side_name,
+    start_all,
     write_chart,
     x_path,
 )
@@ -563,8 +563,14 @@ TITLES = {"main": "Main result", "sweep": "Reported metrics", "convergence": "Co
 def all_charts(inp: dict, workers: int | None = None, png: bool = False) -> list[Chart]:
     """Every chart of a study, rendered as SVG (and PNG with `png`; empty when no point has results
     yet), by up to `workers` processes (default: one per CPU; `napsim.output.chartkit.render_all`)."""
+    return start_charts(inp, workers, png)()
+
+
+def start_charts(inp: dict, workers: int | None = None, png: bool = False):
+    """all_charts begun in worker processes (`napsim.output.chartkit.start_all`): returns the
+    function that waits for the charts, so that the caller can make its tables meanwhile."""
     if inp["summary"].empty:
-        return []
+        return list
     kinds = (*(ENGINE_KINDS if inp["kind"] == "engine" else ODDS_KINDS), *_extra_kinds(inp))
     main = inp["spec"].get("main_metric")
     words = dict(metric=describe(main).title, metric_phrase=describe(main).phrase) if main else {}
@@ -572,4 +578,4 @@ def all_charts(inp: dict, workers: int | None = None, png: bool = False) -> list
     def make(k: str) -> Chart:
         return render(figure(inp, k), k, TITLES[k], CAPTIONS[k].format(**words), png)
 
-    return render_all(make, kinds, workers)
+    return start_all(make, kinds, workers)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib
 import json
 import math
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -312,10 +314,12 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
 
     inputs = chart_inputs(data)
     summ = inputs["summary"]
+    # the charts draw in worker processes while the tables below are made (napsim.output.chartkit)
+    collect = charts.start_charts(inputs, png=png) if with_charts else list
     frames = {"summary.csv": summ, "points.csv": points_frame(data)}
     sections = []
-    made = charts.all_charts(inputs, png=png) if with_charts else []
-    by_name = {c.name: c for c in made}
+    main_charts: list = []  # filled once the charts are in
+    chart_section = Section("Charts")  # kept only where it holds charts
     found = report_findings(data, summ)
     if found:
         sections.append(Section("Findings", findings=found))
@@ -328,13 +332,11 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
             frames["distribution.csv"] = inputs["distribution"]
         if not summ.empty:
             sections.append(Section(f"Main result: {describe(spec['main_metric']).title}",
-                                    charts=[c for c in (by_name.get("main"),) if c],
-                                    table=main_table(data, summ)))
+                                    charts=main_charts, table=main_table(data, summ)))
             sections.append(Section("Reported metrics", "Value and 95% interval per point and side. "
                                     "Every metric, with std and n, is in summary.csv.",
                                     table=metrics_table(data, summ)))
-        if len(made) > 1:
-            sections.append(Section("Charts", charts=[c for c in made if c.name != "main"]))
+        sections.append(chart_section)
         rw = frames["rack_wait_summary.csv"]
         if not rw.empty:
             sections.append(Section("Courier Rack waiting times", "Cards taken from the rack, by the "
@@ -364,11 +366,16 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
             skipped = summ[summ["n"] == 0]
             if not skipped.empty:
                 sections.append(Section("Not applicable", table=skipped[["label", "deck", "hand", "note"]]))
-        if made:
-            sections.append(Section("Charts", charts=made))
+        sections.append(chart_section)
         sections.append(Section("Method", METHOD_ODDS))
     sections.append(Section("Points", table=_sweep_columns(data, points_frame(data).drop(columns=["label"]))))
-    return sections, frames
+    made = collect()
+    if data.kind == "engine":
+        main_charts.extend(c for c in made if c.name == "main")
+        chart_section.charts = [c for c in made if c.name != "main"] if len(made) > 1 else []
+    else:
+        chart_section.charts = made
+    return [x for x in sections if x is not chart_section or x.charts], frames
 
 
 RACK_COLUMNS = {"kind": "cards", "cards": "cards taken", "mean_wait": "mean wait (turns)",
@@ -476,6 +483,16 @@ def study_manifest(data: StudyData) -> dict:
                   for p in data.complete},
         "complete": all(data.complete.values()),
     }, ("numba", "numpy", "pandas", "matplotlib"))
+
+
+def preload_charts() -> threading.Thread:
+    """Import the chart module (matplotlib: about 0.3 s) on a thread of its own, for a command that
+    writes a report after it has played its games: the kernels play without the GIL, so the import
+    runs beside them instead of after them."""
+    thread = threading.Thread(target=importlib.import_module, args=("napsim.output.charts",),
+                              name="napsim-preload-charts", daemon=True)
+    thread.start()
+    return thread
 
 
 def write_report(out: str | Path, dest: str | Path | None = None, with_charts: bool = True,

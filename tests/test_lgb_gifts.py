@@ -1,4 +1,4 @@
-"""The CIC's gift choice on integer records (napsim.engine.lgb_choice._greedy_int) against the float
+"""The CIC's gift choice on integer records (napsim.engine.lgb_gifts._greedy_int) against the float
 search it replaces (rule L2, P6): the same hand slot, rack slot, receivers and score, bit for bit, on
 random turns of lgb-symmetric under policies whose scores tie, nearly tie and round."""
 
@@ -10,7 +10,7 @@ from numba import njit
 from support.lgbtools import sim_for
 
 from napsim.engine import freshness, layout
-from napsim.engine.lgb_choice import _cic_gifts, gift_records, gift_table
+from napsim.engine.lgb_gifts import _cic_gifts, gift_records, gift_table
 from napsim.engine.lgb_phases import _own_alternatives
 
 N_STATES = 40_000

@@ -16,7 +16,7 @@ from support.tracetools import CODE, PLY, SIDE, A, C, D, E, H, M
 
 from napsim.engine import layout
 from napsim.engine.lgb import _lst_views, _open_game_lgb, _ply_lgb, _scratch
-from napsim.engine.lgb_choice import gift_table
+from napsim.engine.lgb_gifts import gift_table
 from napsim.engine.lookahead_lgb import _copy_state_lgb, work_scratch_lgb
 from napsim.engine.rng import seed_key
 from napsim.model.scenarios import load_scenario

@@ -15,7 +15,8 @@ Modules, each importing only those above it (and numpy, numba):
   epic_guerrilla the Guerrilla phase of an EPIC turn: target, attempt, counter gain, checks
   epic         the EPIC / standard kernel: _ply (a turn), play_blocks (the games), play_chunk,
                trace_game
-  lgb_choice   the La Grande Battles choices: the CIC's gifts, a Corps commander's own card
+  lgb_choice   a Corps commander's choices in LGB: his best own card, a card's option
+  lgb_gifts    the CIC's gifts in LGB: integer-record and float greedy searches, random gifts
   lgb_phases   the phases of an LGB turn around the Corps commanders' plays
   lgb_corps    the Corps commanders' plays, orders and reach
   lgb_guerrilla the Spanish Guerrillas in LGB (G4-G6): the counter spent, the Scout that gains one

@@ -249,11 +249,11 @@ GB_HAND, GB_RACK = 0, 1
 # gres[GR, slot]: each CIC hand card (GR_HAND) and rack card (GR_RACK) as it plays, and the
 # receivers it may go to (GR_HAND_OK, GR_RACK_OK: bit q for Corps commander q)
 GR_HAND, GR_RACK, GR_HAND_OK, GR_RACK_OK = 0, 1, 2, 3
-# the integer gift search (napsim.engine.lgb_choice._greedy_int): per Corps commander q (column q),
+# the integer gift search (napsim.engine.lgb_gifts._greedy_int): per Corps commander q (column q),
 # the swap threshold of his best own card, its score key and his alternative's key
 GR_OWN_THR, GR_OWN_KEY, GR_ALT_KEY = 4, 5, 6
 N_GR = 7
-# the integer records grec[side, command, card type, GI] (napsim.engine.lgb_choice.gift_records),
+# the integer records grec[side, command, card type, GI] (napsim.engine.lgb_gifts.gift_records),
 # + 2 q for Corps commander q: the card given by the CIC (its swap rank and score key), the card
 # from his own hand (its swap threshold and score key); GI_OK (record [0, 0, 0] only): 1 when the
 # integer search may play

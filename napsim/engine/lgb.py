@@ -31,8 +31,8 @@ Readings of points the rules leave open (policy where the rules say so):
 
 play_game_lgb is the turn loop and _ply_lgb one turn (the CIC's choice forced or probed for the
 planned kernel, napsim.engine.lookahead_lgb); the phases of a turn are napsim.engine.lgb_phases,
-the choices napsim.engine.lgb_choice, the shared card flow napsim.engine.cardflow, every one
-inlined by LLVM (napsim.engine.jit). The names of every array slot are napsim.engine.layout's.
+the choices napsim.engine.lgb_gifts (the CIC's) and lgb_choice (a Corps commander's), the shared
+card flow napsim.engine.cardflow, every one inlined by LLVM (napsim.engine.jit). The names of every array slot are napsim.engine.layout's.
 """
 
 import numpy as np
@@ -93,7 +93,7 @@ from napsim.engine.layout import (
     TRACE_WIDTH,
     WAIT_BINS,
 )
-from napsim.engine.lgb_choice import _cic_gifts, _pair_gain, gift_records, gift_table
+from napsim.engine.lgb_gifts import _cic_gifts, _pair_gain, gift_records, gift_table
 from napsim.engine.lgb_corps import (
     _corps_orders,
     _corps_plays,
@@ -251,7 +251,7 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
     forced_kb) is given instead of the CIC's choice, whose draws are still made. Returns the
     policy's choice (hand slot, rack slot, receivers), then the command, E4 and the opponent's
     last hand card of the turn. st: the per-game counters (_lst_views). gift_t and grec: the gift
-    tables of napsim.engine.lgb_choice (gift_table, gift_records); may_int, a literal: the policy's
+    tables of napsim.engine.lgb_gifts (gift_table, gift_records); may_int, a literal: the policy's
     choice may be searched on grec's integer keys, which leaves the float gift scores of gsc and res
     unset (numba compiles the turn once per value, each without the other's code: as a runtime flag
     the two searches made play_game_lgb's turn 25% slower)."""
@@ -374,7 +374,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
                   scratch, pl, gsc, res, st, cn, tac, gst, gift_t, grec):
     """Play one La Grande Battles game; add its metrics to met[side], cmet[side, commander],
     wait_hist[kind, wait], g_turn[offered/spent/nullified, turn] and tac_turn[side, turn].
-    gift_t and grec are napsim.engine.lgb_choice.gift_table(best_t) and gift_records(best_t, pol)."""
+    gift_t and grec are napsim.engine.lgb_gifts.gift_table(best_t) and gift_records(best_t, pol)."""
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
     pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
     g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,

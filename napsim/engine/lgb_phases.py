@@ -235,7 +235,7 @@ def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, cn, tac, pn
 def _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, grec, pl, res):
     """What each Corps commander would do without a gift (P6: the CIC scores gifts by the gain):
     pl rows PL_OWN_BEST, PL_OWN_SLOT and PL_ALT, and their integer keys for the CIC's search (res
-    rows GR_OWN_THR, GR_OWN_KEY, GR_ALT_KEY; grec: napsim.engine.lgb_choice.gift_records)."""
+    rows GR_OWN_THR, GR_OWN_KEY, GR_ALT_KEY; grec: napsim.engine.lgb_gifts.gift_records)."""
     mirror = ctab[opp_last, C_MIRROR]  # read before the test: the void type's row exists
     mirror = mirror if opp_last != void else void
     for kc in range(3):

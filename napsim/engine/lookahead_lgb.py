@@ -64,7 +64,7 @@ from napsim.engine.lgb import (
     chunk_on_lgb,
     trace_on_lgb,
 )
-from napsim.engine.lgb_choice import _pairs_ok
+from napsim.engine.lgb_gifts import _pairs_ok
 from napsim.engine.lookahead import _effective, copy_cards, rollout_key
 
 N_CAND = 5   # columns of a candidate: hand slot, rack slot, receivers, card code
@@ -96,7 +96,7 @@ def _candidates_lgb(s, n_h, n_r, e4, void, ctab, ghi, grj, gka, gkb, hand, rack,
     """The candidates of the CIC's choice into cand[m] = (hand slot, rack slot, receiver of each,
     card code), in greedy order: the greedy choice (ghi, grj, gka, gkb) first, then by greedy's
     gain (napsim.engine.lgb._gift_gain on the turn's gift scores gsc, res, pl), one per (hand card
-    type, rack card type, receivers); the legal ones of napsim.engine.lgb_choice's search. Returns
+    type, rack card type, receivers); the legal ones of napsim.engine.lgb_gifts's search. Returns
     how many."""
     n = 0
     found = False

@@ -32,7 +32,8 @@ Readings of points the rules leave open (policy where the rules say so):
 play_game_lgb is the turn loop and _ply_lgb one turn (the CIC's choice forced or probed for the
 planned kernel, napsim.engine.lookahead_lgb); the phases of a turn are napsim.engine.lgb_phases,
 the choices napsim.engine.lgb_gifts (the CIC's) and lgb_choice (a Corps commander's), the shared
-card flow napsim.engine.cardflow, every one inlined by LLVM (napsim.engine.jit). The names of every array slot are napsim.engine.layout's.
+card flow napsim.engine.cardflow, every one inlined by LLVM (napsim.engine.jit). The names of every
+array slot are napsim.engine.layout's.
 """
 
 import numpy as np
@@ -93,13 +94,13 @@ from napsim.engine.layout import (
     TRACE_WIDTH,
     WAIT_BINS,
 )
-from napsim.engine.lgb_gifts import _cic_gifts, _pair_gain, gift_records, gift_table
 from napsim.engine.lgb_corps import (
     _corps_orders,
     _corps_plays,
     _receive,
     _take_command_reach,
 )
+from napsim.engine.lgb_gifts import _cic_gifts, _pair_gain, gift_records, gift_table
 from napsim.engine.lgb_guerrilla import _guerrillas, _scout_gain_corps
 from napsim.engine.lgb_phases import (
     _check_guerrillas,

@@ -16,7 +16,7 @@ from support.tracetools import CODE, PLY, SIDE, A, C, D, E, H, M
 
 from napsim.engine import layout
 from napsim.engine.lgb import _lst_views, _open_game_lgb, _ply_lgb, _scratch
-from napsim.engine.lgb_gifts import gift_table
+from napsim.engine.lgb_gifts import gift_records, gift_table
 from napsim.engine.lookahead_lgb import _copy_state_lgb, work_scratch_lgb
 from napsim.engine.rng import seed_key
 from napsim.model.scenarios import load_scenario
@@ -204,7 +204,7 @@ def test_p8_lgb_lookahead_orders_at_least_greedys_on_lgb_symmetric():
 
 @numba.njit
 def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t, val_t,
-          best_t, bopt_t, units, g_pool0, ropt, gift_t):
+          best_t, bopt_t, units, g_pool0, ropt, gift_t, grec):
     """A greedy game, and from ply `at` on its continuation on the rollout scratch: the state copied
     there by the lookahead's copy (_copy_state_lgb), the game's own stream copied with it. Returns
     (the game's metrics, the continuation's: the metrics up to `at` copied over)."""
@@ -236,11 +236,11 @@ def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, n
                          first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
                          units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
                          wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl,
-                         wgsc, wres, wcn, wtac, wgst, gift_t, wst)
+                         wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
         _ply_lgb(ply, rs, rs, choose, np.int64(-1), np.int64(-1), np.int64(-1), first,
                  scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
                  g_total, met, cmet, wait, gturn, tturn, wtrace, wtn, pile, disc, hand, chand, rack,
-                 rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, st)
+                 rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
     return met, wmet
 
 
@@ -256,7 +256,8 @@ def test_p8_lgb_rollouts_copy_the_whole_game_state():
         for at in (1, 14, 33, 58):
             met, wmet = _fork(seed_key(7), np.int64(game), np.int64(at), a.turns, a.first, a.scfg,
                               a.sqp, a.pol, a.ctab, a.deck, a.counts, a.nom_t, a.eff_t, a.val_t,
-                              a.best_t, a.bopt_t, a.units, a.g_pool0, a.ropt, gift_table(a.best_t))
+                              a.best_t, a.bopt_t, a.units, a.g_pool0, a.ropt, gift_table(a.best_t),
+                              gift_records(a.best_t, a.pol))
             assert (met == wmet).all(), (game, at)
             forks += met[:, M["squares_formed"]].sum() > 0 and met[0, M["g_spent"]] > 0
     assert forks > 0  # squares and counters were there to copy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 # before numba is imported: at least two numba threads, so that the thread-count checks
@@ -14,8 +15,53 @@ os.environ.setdefault("NUMBA_NUM_THREADS", str(max(2, _CORES)))
 import numba  # noqa: E402
 import pytest  # noqa: E402
 from support.studies import write_study  # noqa: E402
+from support.warmup import WarmUp, wait_before_compiling  # noqa: E402
 
 from napsim.model.cards import DECK_DIR  # noqa: E402
+
+
+def _whole_run(config) -> bool:
+    """Whether pytest runs the whole suite (its testpaths, perhaps filtered by -m or -k), not
+    files or tests named on the command line."""
+    return config.args_source != pytest.Config.ArgsSource.ARGS
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto` (pyproject's addopts): a worker per core for the whole suite; one process, no
+    workers, for tests named on the command line (`-n 2` still spreads them)."""
+    return _CORES if _whole_run(config) and _CORES > 1 else 0
+
+
+_WARM_UP: list[WarmUp] = []  # the controller's warm-up, when it started one
+_DONE = "NAPSIM_TEST_WARMUP_DONE"  # the file the warm-up creates when it ends (for the workers)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Before pytest-xdist's workers start: the kernels of the run compiling once, in parallel
+    processes (tests/support/warmup.py), into the numba cache every worker reads."""
+    config = session.config
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", 0):
+        return
+    if config.option.collectonly:
+        return
+    done = Path(tempfile.mkdtemp(prefix="napsim-warmup-")) / "done"
+    os.environ[_DONE] = str(done)  # before the workers start: they inherit it
+    _WARM_UP.append(WarmUp("slow" in (config.option.markexpr or "").replace("not slow", ""), done))
+
+
+def pytest_runtest_setup(item):
+    """A worker, while the warm-up runs: a kernel it needs waits for the warm-up instead of
+    compiling its own copy (the modules loaded since the last test too)."""
+    done = os.environ.get(_DONE)
+    if done and os.environ.get("PYTEST_XDIST_WORKER") and not Path(done).exists():
+        wait_before_compiling(Path(done))
+
+
+def pytest_terminal_summary(terminalreporter):
+    for warm in _WARM_UP:
+        for line in warm.summary():
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture

@@ -101,7 +101,11 @@ def _digest(sim: Simulation, games: int = 60, chunk: int = 60):
     return r.totals.tolist(), r.per_game.tobytes(), r.rack_wait.tolist()
 
 
-@pytest.mark.parametrize("scenario", ["symmetric", "epic3-tamames", "standard"])
+# the commanders' kernel (epic3-tamames) compiles a planned copy of its own (about 20 s): slow
+FULL = pytest.param("epic3-tamames", marks=pytest.mark.slow)
+
+
+@pytest.mark.parametrize("scenario", ["symmetric", FULL, "standard"])
 def test_p8_horizon_zero_and_one_candidate_equal_greedy_bit_for_bit(scenario):
     # rule P8: D = 0 is the greedy choice; so is a lookahead that examines the greedy choice alone
     # (its probe of the choice point then replays the real turn exactly)
@@ -114,18 +118,15 @@ def test_p8_horizon_zero_and_one_candidate_equal_greedy_bit_for_bit(scenario):
         assert _digest(sim) == greedy, params
 
 
-def test_p8_same_results_whatever_threads_and_chunks():
+@pytest.mark.parametrize("scenario", ["symmetric", pytest.param("tamames", marks=pytest.mark.slow)])
+def test_p8_same_results_whatever_threads_and_chunks(scenario, restore_threads):
     # rule P8: rollout streams are keyed on (seed, game, ply, rollout), never on a block
-    sim = Simulation.build("tamames", policies=(("lookahead", {"lookahead_k": 2}), ("greedy", {})))
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = _digest(sim, 24, 24)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        assert _digest(sim, 24, 5) == one
-    finally:
-        numba.set_num_threads(before)
-    assert _digest(Simulation.build("tamames"), 24, 24) != one  # it did plan
+    sim = Simulation.build(scenario, policies=(("lookahead", {"lookahead_k": 2}), ("greedy", {})))
+    numba.set_num_threads(1)
+    one = _digest(sim, 24, 24)
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    assert _digest(sim, 24, 5) == one
+    assert _digest(Simulation.build(scenario), 24, 24) != one  # it did plan
 
 
 def test_p8_trace_replays_a_lookahead_game():

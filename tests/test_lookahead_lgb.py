@@ -1,6 +1,9 @@
 """The lookahead policy (rule P8) in La Grande Battles: the CIC's gifts planned by rollouts. Its
 equality with greedy where it must equal it, its reproducibility and trace, its truth on a toy deck
-where the best two-turn gift is known, and the paired gain over greedy on lgb-symmetric."""
+where the best two-turn gift is known, and the paired gain over greedy on lgb-symmetric.
+
+All slow: the planned LGB kernel is a compile of its own (about 20 s); the default run checks P8 on
+EPIC's planned kernel (tests/test_lookahead.py), and the app's LGB lookahead offer without playing."""
 
 from __future__ import annotations
 
@@ -23,6 +26,8 @@ from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import play_chunk
 from napsim.sim.tables_lgb import SRC_CIC
+
+pytestmark = pytest.mark.slow
 
 EFF = slice(M["effective_L"], M["effective_R"] + 1)
 QUIET = {"first_strike_prob": 0.0, "tactician_use_prob": 0.0}
@@ -187,7 +192,6 @@ def test_p8_lgb_command_line_plays_traces_and_compares_lookahead(monkeypatch, tm
 PAIRED_GAMES = 800  # about +0.135 orders a turn, 0.011 standard error at 2,000 games
 
 
-@pytest.mark.slow
 def test_p8_lgb_lookahead_orders_at_least_greedys_on_lgb_symmetric():
     # rule P8: the same games (seed, game index) played by greedy and by lookahead (default K = 8,
     # D = 2) for side A; the paired difference of A's effective orders a turn is not below zero
@@ -244,7 +248,7 @@ def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, n
     return met, wmet
 
 
-@pytest.mark.slow  # compiles two more copies of the LGB turn (about a minute)
+# compiles two more copies of the LGB turn (about a minute)
 def test_p8_lgb_rollouts_copy_the_whole_game_state():
     # rule P8: a rollout starts from a copy of everything the game goes on with (cards, Corps
     # hands, squares, Tactician cards, Guerrilla counters and pool): played on from the copy with

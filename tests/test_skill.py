@@ -56,6 +56,7 @@ def _small(text: str) -> str:
     return text.replace("lookahead_k=8", "lookahead_k=2")
 
 
+@pytest.mark.slow  # its tamames ladders play the commanders' planned kernel (a compile of its own)
 def test_a_small_version_of_the_skill_study_runs(tmp_path):
     studies = tmp_path / "studies"
     studies.mkdir()

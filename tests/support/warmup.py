@@ -1,7 +1,6 @@
 """Compile the kernels a test run plays into numba's on-disk cache, one process per group, all at
-once, before pytest-xdist's workers start (tests/conftest.py). Each worker then loads the compiled
-kernels instead of compiling its own copy of each: on two cores the compile of a cold run takes
-about half the time, and no kernel is compiled twice.
+once, while pytest-xdist's workers start (tests/conftest.py). A worker that needs a kernel waits
+for them and then loads it instead of compiling its own copy: no kernel is compiled twice.
 
 Run as a script, `python tests/support/warmup.py GROUP`: it plays a few games of each scenario
 and policy of GROUP, and a trace, through the Python API, so that the kernels are compiled for
@@ -18,14 +17,16 @@ import threading
 import time
 from pathlib import Path
 
-# group -> (scenario, policy of side A) pairs; side B plays greedy. "slow": only for a run of the
+LOOKAHEAD = ("lookahead", {"lookahead_k": 2})
+GREEDY = ("greedy", {})
+# group -> (slow only, (scenario, policy of side A) pairs); side B plays greedy. "slow": only for a run of the
 # tests marked slow, whose planned kernels the default run never compiles.
-GROUPS: dict[str, tuple[bool, tuple[tuple[str, str], ...]]] = {
-    "EPIC": (False, (("tamames", "greedy"), ("symmetric", "greedy"))),
-    "La Grande Battles": (False, (("lgb-symmetric", "greedy"),)),
-    "EPIC lookahead, one a side": (False, (("symmetric", "lookahead:lookahead_k=2"),)),
-    "EPIC lookahead, commanders": (True, (("tamames", "lookahead:lookahead_k=2"),)),
-    "La Grande Battles lookahead": (True, (("lgb-symmetric", "lookahead:lookahead_k=2"),)),
+GROUPS: dict[str, tuple[bool, tuple[tuple[str, tuple[str, dict]], ...]]] = {
+    "EPIC": (False, (("tamames", GREEDY), ("symmetric", GREEDY))),
+    "La Grande Battles": (False, (("lgb-symmetric", GREEDY),)),
+    "EPIC lookahead, one a side": (False, (("symmetric", LOOKAHEAD),)),
+    "EPIC lookahead, commanders": (True, (("tamames", LOOKAHEAD),)),
+    "La Grande Battles lookahead": (True, (("lgb-symmetric", LOOKAHEAD),)),
 }
 
 
@@ -39,14 +40,9 @@ def compile_group(name: str) -> None:
     from napsim.sim.packing import Simulation
 
     for scenario, policy in GROUPS[name][1]:
-        sim = Simulation.build(scenario, policies=(_policy(policy), ("greedy", {})))
+        sim = Simulation.build(scenario, policies=(policy, GREEDY))
         sim.run(4, 1, chunk=4, per_game=True)
         sim.trace(1, 0)
-
-
-def _policy(text: str) -> tuple[str, dict[str, str]]:
-    name, _, params = text.partition(":")
-    return name, dict(p.split("=") for p in params.split(";") if p)
 
 
 class WarmUp:

@@ -46,7 +46,7 @@ from napsim.engine.epic_phases import (
     _trace_turn,
     _turn_tacticians,
 )
-from napsim.engine.jit import inlined
+from napsim.engine.jit import counted, inlined, inlined_ir
 from napsim.engine.layout import (
     C_COUNTER,
     C_ELAN,
@@ -188,7 +188,7 @@ def _deal(rs, standard, first, multi, hand0, tac0, tac_start, pile, pn, disc, dn
                 rn[0] += 1
 
 
-@inlined
+@inlined_ir
 def _st_views(st):
     """The small per-game counters of st as views (napsim.engine.layout ST_*): draw pile, discards,
     rack, hands, squares, Tactician cards, Tactician pile and discards, each side's last hand card,
@@ -353,7 +353,7 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
     return hi, rj, p, c, n_h, n_r, e4, pin_y
 
 
-@inlined
+@counted
 def _game_scratch(n_cards, n_types):
     """The state of one game, allocated once per block and reused by its games: (stream, draw
     pile, discards, hands, rack, rack waits, squares, D6 scratch, choice scratch, counters,

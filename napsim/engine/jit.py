@@ -12,15 +12,32 @@ code lives in its callers' cached code).
 A constant argument compiles a helper once more: numba types a call with a literal argument, or
 with a variable that starts as one, for that literal first. Such call sites pass np.int64(...) or
 np.bool_(...).
+
+Every helper states its reference counting. numba otherwise compiles a helper with the setting of
+whichever caller compiles it first, and keeps that one copy for every later caller: a helper first
+compiled for a kernel without counting (`_nrt=False`) and then called from one with it (a block
+loop, a test kernel) handed back uncounted views, which the counting caller freed while the game
+still wrote to them (heap corruption, seen as an abort in the slow tests). Stated, the helper
+compiles the same whoever calls it first, and the kernels' code no longer depends on the order.
 """
 
 from numba import njit
 
-inlined = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-"""Decorator of a kernel helper: compiled on its own, inlined by LLVM into every caller."""
+inlined = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)
+"""Decorator of a kernel helper: compiled on its own, inlined by LLVM into every caller, without
+reference counting. A helper takes arrays and returns numbers, never an array: a caller that counts
+references would free a returned array's memory under it (an array-returning leaf is `inlined_ir`)."""
 
-inlined_py = njit(forceinline=True, no_cfunc_wrapper=True)
-"""Decorator of a kernel helper that Python also calls (keeps the CPython wrapper): tests, and the
-pure-Python reference engines, which run `eval_pair` and `eval_corps_card` as Python functions that
-call the pair-table helpers. Python calling an `inlined` helper crashes the interpreter: numba
-gives it no entry point for Python."""
+inlined_py = njit(forceinline=True, no_cfunc_wrapper=True, _nrt=False)
+"""Decorator of a kernel helper that Python also calls (keeps the CPython wrapper): tests and the
+pure-Python reference engines call the streams and draws (napsim.engine.rng, cardflow). Python
+calling an `inlined` helper crashes the interpreter: numba gives it no entry point for Python."""
+
+counted = njit(forceinline=True, no_cfunc_wrapper=True, _nrt=True)
+"""Decorator of a helper that allocates (a block's scratch arrays, the pair tables' work arrays):
+compiled with numba's reference counting, which allocation needs, and called only by callers that
+count too (the block loops, the table builders) and by Python."""
+
+inlined_ir = njit(inline="always")
+"""Decorator of a leaf that returns views of its argument (`_st_views`): inlined at numba's IR level,
+so the views are counted exactly where the caller counts references and nowhere else."""

@@ -50,7 +50,7 @@ from napsim.engine.cardflow import (
     _types_miscounted,
     scout_trade,
 )
-from napsim.engine.jit import inlined, inlined_py
+from napsim.engine.jit import counted, inlined, inlined_ir
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
@@ -201,7 +201,7 @@ def _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t
             rn[0] += 1
 
 
-@inlined
+@inlined_ir
 def _lst_views(st):
     """The small per-game counters of st as views (napsim.engine.layout LST_*): draw pile,
     discards, rack, hands, squares, Tactician pile and discards, each side's last hand card, the
@@ -390,7 +390,7 @@ def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, c
     _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
 
 
-@inlined_py
+@counted
 def _scratch(n_cards, n_types):
     """Per-block work arrays of play_game_lgb (no allocation per game): (draw pile, discards, CIC
     hands, Corps hands, rack, rack waits, squares, their owners, D6 scratch, the Corps plan, gift

@@ -46,7 +46,7 @@ from napsim.engine.epic import (
     chunk_on,
     trace_on,
 )
-from napsim.engine.jit import inlined, inlined_py
+from napsim.engine.jit import counted, inlined
 from napsim.engine.kernel_args import EpicArgs
 from napsim.engine.layout import (
     KIND_LOOKAHEAD,
@@ -306,7 +306,7 @@ def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq
     _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
 
 
-@inlined_py
+@counted
 def work_scratch(n_cards, n_types, turns, pol):
     """The rollout scratch of one block: (the rollout policies (greedy both sides), the state
     arrays of napsim.engine.epic._game_scratch and a second stream, rollout metrics and histograms,

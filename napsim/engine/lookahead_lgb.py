@@ -34,7 +34,7 @@ from numba import njit
 
 from napsim.engine import freshness
 from napsim.engine.blocks import add_game
-from napsim.engine.jit import inlined, inlined_py
+from napsim.engine.jit import counted, inlined
 from napsim.engine.kernel_args import LgbArgs
 from napsim.engine.layout import (
     GR_HAND,
@@ -247,7 +247,7 @@ def play_game_planned_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab,
     _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
 
 
-@inlined_py
+@counted
 def work_scratch_lgb(n_cards, n_types, turns, pol):
     """The rollout scratch of one block: (the rollout policies (greedy both sides), the state
     arrays of napsim.engine.lgb._scratch with two streams, rollout metrics and histograms, the

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from napsim.engine import freshness, layout
-from napsim.engine.jit import inlined_py
+from napsim.engine.jit import counted
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE, SECTIONS, UNIT_FILTERS, Deck
 from napsim.model.policies import PARAMS
 from napsim.model.scenarios import Scenario
@@ -111,7 +111,7 @@ def units_array(scenario: Scenario, six: bool = False) -> np.ndarray:
     return u
 
 
-@inlined_py
+@counted
 def _eligible(units, filt, x):
     """Units in section x that a tactic with unit filter `filt` may order."""
     inf, cav, art, lead = units[0, x], units[1, x], units[2, x], units[3, x]
@@ -128,7 +128,7 @@ def _eligible(units, filt, x):
     return inf + cav + art + lead
 
 
-@inlined_py
+@counted
 def _placed_section(kind, sec, t, p):
     """Section a card is placed in (E3): its own for section cards, p for tactics, else -1."""
     if kind[t] == KIND_SECTION:
@@ -138,7 +138,7 @@ def _placed_section(kind, sec, t, p):
     return -1
 
 
-@inlined_py
+@counted
 def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, take_command,
               fallback, standard, nominal, eff, rem):
     """Nominal and effective orders per section of playing card a at pa and card b at pb (S2, E5,
@@ -216,7 +216,7 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
             left -= took
 
 
-@inlined_py
+@counted
 def _legal_placements(kind, sec, ta, tb, standard, out):
     """Legal placements of (a, b) into out; returns (count, e4_only)."""
     n = 0
@@ -237,7 +237,7 @@ def _legal_placements(kind, sec, ta, tb, standard, out):
     return n, e4_only
 
 
-@inlined_py
+@counted
 def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
     """The two cards as they give orders: under cic_keeps = one (M6.1, `forbid` >= 0 the CIC's
     section) a card placed in the CIC's section beside a multi-section card goes to a

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from napsim.engine import freshness
-from napsim.engine.jit import inlined_py
+from napsim.engine.jit import counted
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE
 from napsim.model.scenarios import Scenario
 from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, NEG, CardTable, _eligible, units_array
@@ -47,7 +47,7 @@ def units6_array(scenario: Scenario) -> np.ndarray:
     return units_array(scenario, six=True)
 
 
-@inlined_py
+@counted
 def _split(n, cap_a, cap_b):
     """n orders over two sections as evenly as their units allow (effective per half)."""
     a = min(cap_a, max(n - cap_b, (n + 1) // 2))
@@ -56,7 +56,7 @@ def _split(n, cap_a, cap_b):
     return a, max(b, 0)
 
 
-@inlined_py
+@counted
 def eval_corps_card(t, src, opt, cmd, units, k, kind, sec, orders, eq_cmd, cap, filt, fallback,
                     force_march, out):
     """Orders of card t for Corps commander k (sections 2k, 2k+1): out = [nominal, effective in

@@ -1,0 +1,94 @@
+"""The kernels' helpers compile the same whoever calls them first (napsim.engine.jit).
+
+numba gives a helper that does not state its reference counting the setting of the caller that
+compiles it first, and keeps that copy for every later caller. A view-returning helper first
+compiled for a kernel without counting, then called from a counting one, freed the game's state
+under it: heap corruption that aborted the slow tests only in some orders of compilation.
+"""
+
+import importlib
+import pkgutil
+
+import numba
+import numpy as np
+import pytest
+from numba import njit
+
+import napsim
+from napsim.engine.jit import inlined, inlined_py
+
+
+def _napsim_dispatchers():
+    """(module.name, dispatcher) of every numba function defined in a napsim module."""
+    for info in pkgutil.walk_packages(napsim.__path__, "napsim."):
+        if info.name.startswith("napsim.app") or info.name.endswith("__main__"):
+            continue  # the page (streamlit, no kernels) and the command line's entry
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if isinstance(obj, numba.core.registry.CPUDispatcher) and obj.py_func.__module__ == info.name:
+                yield f"{info.name}.{name}", obj
+
+
+def test_every_helper_states_its_reference_counting():
+    # a helper (inlined by LLVM, or without an entry for Python) either says _nrt or is inlined at
+    # numba's IR level, where it takes its caller's setting by construction
+    helpers = [(name, d) for name, d in _napsim_dispatchers()
+               if d.targetoptions.get("forceinline") or d.targetoptions.get("no_cpython_wrapper")]
+    assert len(helpers) > 50, len(helpers)
+    unstated = [name for name, d in helpers if "_nrt" not in d.targetoptions]
+    assert unstated == []
+
+
+def _first_row_helper(decorator):
+    @decorator
+    def first(a):
+        return a[0] + 1
+    return first
+
+
+@pytest.mark.parametrize("decorator", [inlined, inlined_py], ids=["inlined", "inlined_py"])
+def test_a_helper_compiles_without_counting_even_when_a_counting_caller_comes_first(decorator):
+    helper = _first_row_helper(decorator)
+
+    @njit  # counts references, and compiles the helper first
+    def counting(a):
+        return helper(a)
+
+    @njit(_nrt=False)
+    def uncounted(a):
+        return helper(a)
+
+    a = np.arange(3, dtype=np.int64)
+    assert counting(a) == uncounted(a) == 1
+    overloads = list(helper.overloads.values())
+    assert len(overloads) == 1  # one copy, shared by both callers
+    assert overloads[0].target_context.enable_nrt is False
+
+
+def test_views_of_a_counted_array_keep_it_alive_in_a_counting_caller():
+    # rule P8's rollout test plays the LGB turn from a counting test kernel on _lst_views of a
+    # state it allocated: the views are counted there, so the state outlives them (with the
+    # uncounted copy the state was freed at the first view's release)
+    from napsim.engine.layout import LST_HAND_N, N_LST
+    from napsim.engine.lgb import _lst_views
+
+    @njit(_nrt=False)
+    def uncounted(st):  # compiled first, as the La Grande Battles kernel is
+        _, _, _, hn = _lst_views(st)[:4]
+        return hn[0]
+
+    @njit
+    def counting(k):
+        st = np.zeros(N_LST, np.int64)
+        total = 0
+        for _ in range(k):
+            hn = _lst_views(st)[3]
+            hn[0] += 1
+            junk = np.full(N_LST, -7, np.int64)  # would reuse a freed state's memory
+            total += hn[0] + junk[0] + 7
+        return total, st[LST_HAND_N]
+
+    st = np.zeros(N_LST, np.int64)
+    st[LST_HAND_N] = 5
+    assert uncounted(st) == 5
+    assert counting(200) == (200 * 201 // 2, 200)

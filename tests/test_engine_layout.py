@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from napsim.engine import commanders, epic, layout, lgb
-from napsim.engine.kernel_args import CHUNK_OUTPUTS, EpicArgs, LgbArgs
+from napsim.engine.layout import CHUNK_OUTPUTS, EpicArgs, LgbArgs
 from napsim.model import policies
 from napsim.sim import tables
 from napsim.sim.packing import Simulation

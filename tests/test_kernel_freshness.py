@@ -1,4 +1,4 @@
-"""The stale-kernel guard (napsim.engine.freshness): numba's cache checks only the file a function is
+"""The stale-kernel guard (napsim.engine.jit): numba's cache checks only the file a function is
 defined in, so napsim stamps every cached kernel with a hash of all kernel sources."""
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ import pytest
 import napsim.sim.odds  # noqa: F401 - imports the odds kernels
 import napsim.sim.packing  # noqa: F401 - imports the pair tables
 import napsim.sim.runner  # noqa: F401 - imports the EPIC and LGB kernels
-from napsim.engine import freshness
+from napsim.engine import jit
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cached_dispatchers():
     for name, mod in list(sys.modules.items()):
-        if name.startswith(freshness.KERNEL_MODULES) and mod is not None:
+        if name.startswith(jit.KERNEL_MODULES) and mod is not None:
             for obj in vars(mod).values():
                 if isinstance(obj, numba.core.registry.CPUDispatcher) and obj._cache is not None \
                         and hasattr(obj._cache, "_cache_file"):
@@ -33,24 +33,24 @@ def test_every_cached_kernel_carries_the_source_hash():
     found = dict(_cached_dispatchers())
     assert {"napsim.engine.epic.play_blocks", "napsim.engine.lgb.play_blocks_lgb",
             "napsim.sim.tables._build"} <= set(found)
-    digest = freshness.kernel_source_hash()
+    digest = jit.kernel_source_hash()
     unstamped = [n for n, d in found.items() if d._cache._cache_file._source_stamp[:2]
                  != ("napsim-sources", digest)]
     assert unstamped == []
-    assert freshness.stamp_loaded() == 0  # stamping twice changes nothing
+    assert jit.stamp_loaded() == 0  # stamping twice changes nothing
 
 
 def test_the_hash_covers_every_engine_file_and_the_tables():
-    files = {f.relative_to(freshness.PACKAGE_DIR).as_posix() for p in freshness.KERNEL_SOURCES
-             for f in freshness.PACKAGE_DIR.glob(p)}
+    files = {f.relative_to(jit.PACKAGE_DIR).as_posix() for p in jit.KERNEL_SOURCES
+             for f in jit.PACKAGE_DIR.glob(p)}
     assert {"engine/epic_phases.py", "engine/cardflow.py", "sim/tables.py", "sim/tables_lgb.py"} <= files
-    assert len(freshness.kernel_source_hash()) == 64
+    assert len(jit.kernel_source_hash()) == 64
 
 
 _KERNEL = """
 from numba import njit
 from toy.helper import value
-from napsim.engine import freshness
+from napsim.engine import jit
 
 @njit(cache=True)
 def kernel():
@@ -59,7 +59,7 @@ def kernel():
 if STAMP:
     import os
     digest = open(os.path.join(os.path.dirname(__file__), "helper.py")).read()
-    freshness.stamp_dispatchers(globals(), digest)
+    jit.stamp_dispatchers(globals(), digest)
 print(kernel())
 """
 

@@ -9,7 +9,7 @@ import pytest
 from numba import njit
 from support.lgbtools import sim_for
 
-from napsim.engine import freshness, layout
+from napsim.engine import jit, layout
 from napsim.engine.lgb_gifts import _cic_gifts, gift_records, gift_table
 from napsim.engine.lgb_phases import _own_alternatives
 
@@ -78,7 +78,7 @@ def _turns(sim, rng: np.random.Generator, n: int):
     return (a.ctab, a.best_t, a.pol, hands, n_hs, racks, n_rs, chands, cns, opp, sides, cmds, cap)
 
 
-freshness.stamp_dispatchers(globals(), freshness.kernel_source_hash())  # _choices compiles the engine
+jit.stamp_dispatchers(globals(), jit.kernel_source_hash())  # _choices compiles the engine
 
 
 POLICIES = {

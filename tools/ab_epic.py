@@ -139,8 +139,10 @@ def _row_moments(rows, derived, turns_col):
 
 
 def _new_order(package_dir: Path) -> bool:
-    """True when the package's chunk kernels return napsim.engine.kernel_args.CHUNK_OUTPUTS."""
-    return (package_dir / "kernel_args.py").is_file()
+    """True when the package's chunk kernels return napsim.engine.layout.CHUNK_OUTPUTS."""
+    # CHUNK_OUTPUTS was engine/kernel_args.py's until it joined layout.py
+    layout = (package_dir / "layout.py").read_text()
+    return (package_dir / "kernel_args.py").is_file() or "CHUNK_OUTPUTS" in layout
 
 
 def _load_file(path: str, name: str) -> Version:

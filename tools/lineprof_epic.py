@@ -43,7 +43,7 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
 
     from napsim.engine import epic as E
     from napsim.engine.blocks import block_moments
-    from napsim.engine.kernel_args import EpicArgs
+    from napsim.engine.layout import EpicArgs
     from napsim.engine.rng import seed_key
     from napsim.sim.packing import Simulation
 

@@ -2,10 +2,12 @@
 
 Modules, each importing only those above it (and numpy, numba):
   layout       the name of every slot of every packed array (M_*, CM_*, C_*, G_*, R_*, P_*, ...)
-  kernel_args  the chunk kernels' arguments (EpicArgs, LgbArgs) and outputs (CHUNK_OUTPUTS)
+               and of the chunk kernels' arguments (EpicArgs, LgbArgs) and outputs (CHUNK_OUTPUTS)
   jit          how the kernels' helpers are compiled (inlined by LLVM: napsim.engine.jit.inlined)
+               and kept fresh in numba's cache (stamp_loaded)
   rng          the counter-based per-game random streams
-  blocks       a chunk's fixed blocks of games on Python threads (GIL-free block kernels)
+  blocks       kernel calls on Python threads: a chunk's fixed blocks of games (GIL-free block
+               kernels) and the next chunk one ahead (one_ahead)
   odds         the deck-odds kernels (block kernels on Python threads, like the games)
   cardflow     the card flow EPIC and LGB share: trace, draws, Elan, rack refill, one Guerrilla
                attempt
@@ -15,10 +17,10 @@ Modules, each importing only those above it (and numpy, numba):
   epic_guerrilla the Guerrilla phase of an EPIC turn: target, attempt, counter gain, checks
   epic         the EPIC / standard kernel: _ply (a turn), play_blocks (the games), play_chunk,
                trace_game
-  lgb_choice   a Corps commander's choices in LGB: his best own card, a card's option
+  lgb_corps    the Corps commanders' choices (best own card, a card's option), plays, orders
+               and reach
   lgb_gifts    the CIC's gifts in LGB: integer-record and float greedy searches, random gifts
   lgb_phases   the phases of an LGB turn around the Corps commanders' plays
-  lgb_corps    the Corps commanders' plays, orders and reach
   lgb_guerrilla the Spanish Guerrillas in LGB (G4-G6): the counter spent, the Scout that gains one
   lgb          the LGB kernel: play_game_lgb (the turn loop), play_blocks_lgb,
                play_chunk_lgb, trace_game_lgb

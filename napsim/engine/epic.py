@@ -15,7 +15,7 @@ slot are napsim.engine.layout's.
 import numpy as np
 from numba import njit
 
-from napsim.engine import freshness
+from napsim.engine import jit
 from napsim.engine.blocks import add_game, block_count, block_moments, run_blocks
 from napsim.engine.cardflow import (
     _count_common_places,
@@ -440,8 +440,8 @@ def play_chunk(run_key, first_game, n, standard, turns, first, hand0, tac0, sq_f
                place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
                ropt, check, per_game):
     """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). The
-    arguments between n and check are napsim.engine.kernel_args.EpicArgs. Returns the eight chunk
-    outputs in the order of napsim.engine.kernel_args.CHUNK_OUTPUTS: (metrics summed over the chunk
+    arguments between n and check are napsim.engine.layout.EpicArgs. Returns the eight chunk
+    outputs in the order of napsim.engine.layout.CHUNK_OUTPUTS: (metrics summed over the chunk
     [2, M], per-game metrics [n, 2, M] when per_game else [0, 2, M], rack wait histogram [4, bins],
     guerrilla per-turn histogram [offered/spent/nullified, turn], per-commander metrics [2, 4, CM],
     per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per turn [2, turns],
@@ -539,4 +539,4 @@ def trace_on(play, extra, run_key, game, standard, turns, first, hand0, tac0, sq
     return met, trace[: min(tn[0], max_events)]
 
 
-freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -1,13 +1,14 @@
-"""How the kernels' helpers are compiled: the one place for their numba options (issue 17).
+"""How the kernels are compiled and kept fresh: the one place for their numba options (issue 17),
+and the guard that recompiles a cached kernel when any source compiled into it changes.
 
-An entry kernel (called from Python: `play_blocks`, which a trace plays too, the odds blocks) is
-cached on disk with everything it calls. A helper it calls is `inlined`: numba compiles the helper
-as a small function of its own, and LLVM inlines it into the caller (numba's forceinline: LLVM's
-alwaysinline), so a game still runs as one straight body of machine code. numba's own inlining
-(`inline="always"`, at the level of its IR) gave the same speed, but ran numba's passes (type
-inference, SSA, lowering) over the whole inlined game and cost the EPIC kernel about twice the
-compile time. A helper has no CPython wrapper (Python never calls it) and no cache of its own (its
-code lives in its callers' cached code).
+Compiling. An entry kernel (called from Python: `play_blocks`, which a trace plays too, the odds
+blocks) is cached on disk with everything it calls. A helper it calls is `inlined`: numba compiles
+the helper as a small function of its own, and LLVM inlines it into the caller (numba's
+forceinline: LLVM's alwaysinline), so a game still runs as one straight body of machine code.
+numba's own inlining (`inline="always"`, at the level of its IR) gave the same speed, but ran
+numba's passes (type inference, SSA, lowering) over the whole inlined game and cost the EPIC kernel
+about twice the compile time. A helper has no CPython wrapper (Python never calls it) and no cache
+of its own (its code lives in its callers' cached code).
 
 A constant argument compiles a helper once more: numba types a call with a literal argument, or
 with a variable that starts as one, for that literal first. Such call sites pass np.int64(...) or
@@ -19,7 +20,21 @@ compiled for a kernel without counting (`_nrt=False`) and then called from one w
 loop, a test kernel) handed back uncounted views, which the counting caller freed while the game
 still wrote to them (heap corruption, seen as an abort in the slow tests). Stated, the helper
 compiles the same whoever calls it first, and the kernels' code no longer depends on the order.
+
+Keeping fresh. numba's on-disk cache checks only the file a jitted function is defined in. A
+kernel cached before an edit of another file it compiles in (a phase inlined from epic_phases.py, a
+helper from cardflow.py, the pair tables of sim/tables.py) would otherwise load from the cache
+unchanged, and play the old rules without a word. `stamp_loaded()` adds a hash of every source file
+compiled into the kernels to the cache stamp of each cached function already imported, so that a
+change to any of them makes numba compile again. Called at the end of every module that defines an
+entry kernel (epic, lgb, lookahead, lookahead_lgb, odds, sim.tables, sim.tables_lgb).
 """
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
 
 from numba import njit
 
@@ -41,3 +56,48 @@ count too (the block loops, the table builders) and by Python."""
 inlined_ir = njit(inline="always")
 """Decorator of a leaf that returns views of its argument (`_st_views`): inlined at numba's IR level,
 so the views are counted exactly where the caller counts references and nowhere else."""
+
+
+# ------------------------------------------------------------ the stale-kernel guard
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+# the source files compiled into the kernels, relative to the package
+KERNEL_SOURCES = ("engine/*.py", "sim/tables.py", "sim/tables_lgb.py")
+KERNEL_MODULES = ("napsim.engine.", "napsim.sim.tables")
+
+_digest: str | None = None
+
+
+def kernel_source_hash() -> str:
+    """sha256 of every file compiled into the kernels (names and contents)."""
+    global _digest
+    if _digest is None:
+        h = hashlib.sha256()
+        for pattern in KERNEL_SOURCES:
+            for f in sorted(PACKAGE_DIR.glob(pattern)):
+                h.update(f.relative_to(PACKAGE_DIR).as_posix().encode())
+                h.update(f.read_bytes())
+        _digest = h.hexdigest()
+    return _digest
+
+
+def stamp_dispatchers(namespace: dict, digest: str) -> int:
+    """Make `digest` part of the cache stamp of every cached numba function in `namespace`; the
+    number stamped now. numba keeps the stamp on the cache's index file object
+    (`_cache._cache_file._source_stamp`): its stamp of the defining file stays, the digest joins
+    it, so an index written under other sources no longer matches and numba compiles anew."""
+    count = 0
+    for obj in list(namespace.values()):
+        cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
+        stamp = getattr(cache_file, "_source_stamp", None)
+        if stamp is None or (isinstance(stamp, tuple) and stamp[:1] == ("napsim-sources",)):
+            continue
+        cache_file._source_stamp = ("napsim-sources", digest, stamp)
+        count += 1
+    return count
+
+
+def stamp_loaded() -> int:
+    """Stamp the cached functions of every kernel module imported so far (see the module text)."""
+    digest = kernel_source_hash()
+    return sum(stamp_dispatchers(vars(m), digest) for name, m in list(sys.modules.items())
+               if name.startswith(KERNEL_MODULES) and m is not None)

@@ -31,7 +31,7 @@ Readings of points the rules leave open (policy where the rules say so):
 
 play_game_lgb is the turn loop and _ply_lgb one turn (the CIC's choice forced or probed for the
 planned kernel, napsim.engine.lookahead_lgb); the phases of a turn are napsim.engine.lgb_phases,
-the choices napsim.engine.lgb_gifts (the CIC's) and lgb_choice (a Corps commander's), the shared
+the choices napsim.engine.lgb_gifts (the CIC's) and lgb_corps (a Corps commander's), the shared
 card flow napsim.engine.cardflow, every one inlined by LLVM (napsim.engine.jit). The names of every
 array slot are napsim.engine.layout's.
 """
@@ -39,7 +39,7 @@ array slot are napsim.engine.layout's.
 import numpy as np
 from numba import literally, njit
 
-from napsim.engine import freshness
+from napsim.engine import jit
 from napsim.engine.blocks import add_game, block_count, block_moments, run_blocks
 from napsim.engine.cardflow import (
     _count_common_places,
@@ -452,8 +452,8 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, 
 def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
                    eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
     """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). The
-    arguments between n and check are napsim.engine.kernel_args.LgbArgs. Returns the eight chunk
-    outputs in the order of napsim.engine.kernel_args.CHUNK_OUTPUTS, the EPIC kernel's: (metrics
+    arguments between n and check are napsim.engine.layout.LgbArgs. Returns the eight chunk
+    outputs in the order of napsim.engine.layout.CHUNK_OUTPUTS, the EPIC kernel's: (metrics
     [2, M], per-game metrics [n or 0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns],
     per-commander metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician
     cards held per turn [2, turns], moments of the per-game columns [MO, 2, columns])."""
@@ -511,4 +511,4 @@ def trace_on_lgb(play, extra, run_key, game, turns, first, scfg, sqp, pol, ctab,
     return met, trace[: min(tn[0], max_events)]
 
 
-freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

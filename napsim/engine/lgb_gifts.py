@@ -2,7 +2,7 @@
 rack card he gives, and to which two Corps commanders. The greedy search runs on per-scenario
 integer records (gift_records, _greedy_int) where the scores allow, else on the float gift scores
 (_gift_scores, _greedy_gifts); random play draws among the legal gifts. A Corps commander's own
-choices are napsim.engine.lgb_choice."""
+choices are napsim.engine.lgb_corps."""
 
 import numpy as np
 from numba import njit
@@ -40,7 +40,7 @@ from napsim.engine.layout import (
     PL_ALT,
     PL_OWN_BEST,
 )
-from napsim.engine.lgb_choice import NEG_HALF, _plays_as
+from napsim.engine.lgb_corps import NEG_HALF, _plays_as
 from napsim.engine.rng import bounded, mix64, next_u64
 
 

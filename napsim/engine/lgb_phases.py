@@ -80,7 +80,7 @@ from napsim.engine.layout import (
     TR_RACK,
     WAIT_BINS,
 )
-from napsim.engine.lgb_choice import _own_best
+from napsim.engine.lgb_corps import _own_best
 from napsim.engine.rng import bounded, uniform, uniform_when
 
 

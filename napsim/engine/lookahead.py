@@ -32,7 +32,7 @@ choice is forced, and listing them among the candidates.
 import numpy as np
 from numba import njit
 
-from napsim.engine import freshness
+from napsim.engine import jit
 from napsim.engine.blocks import add_game
 from napsim.engine.choice import _pin_of
 from napsim.engine.epic import (
@@ -47,7 +47,6 @@ from napsim.engine.epic import (
     trace_on,
 )
 from napsim.engine.jit import counted, inlined
-from napsim.engine.kernel_args import EpicArgs
 from napsim.engine.layout import (
     KIND_LOOKAHEAD,
     M_EFF,
@@ -66,6 +65,7 @@ from napsim.engine.layout import (
     RES_RACK,
     RES_RMAP,
     WAIT_BINS,
+    EpicArgs,
 )
 from napsim.engine.rng import game_key, mix64
 
@@ -360,4 +360,4 @@ def trace_game_planned(run_key, game, *args, max_events=20000):
     return trace_on(play_game_planned, extra, run_key, game, *args, max_events)
 
 
-freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -32,10 +32,9 @@ gaining (P4, P5) and First Strike (P7) are greedy's.
 import numpy as np
 from numba import njit
 
-from napsim.engine import freshness
+from napsim.engine import jit
 from napsim.engine.blocks import add_game
 from napsim.engine.jit import counted, inlined
-from napsim.engine.kernel_args import LgbArgs
 from napsim.engine.layout import (
     GR_HAND,
     GR_RACK,
@@ -51,6 +50,7 @@ from napsim.engine.layout import (
     RACK,
     TRACE_WIDTH,
     WAIT_BINS,
+    LgbArgs,
 )
 from napsim.engine.lgb import (
     CHOOSE,
@@ -308,4 +308,4 @@ def trace_game_planned_lgb(run_key, game, *args, max_events=40000):
     return trace_on_lgb(play_game_planned_lgb, extra, run_key, game, *args, max_events)
 
 
-freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

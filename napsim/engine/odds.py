@@ -12,7 +12,7 @@ by Lemire's method.
 import numpy as np
 from numba import njit
 
-from napsim.engine import freshness
+from napsim.engine import jit
 from napsim.engine.blocks import block_count, run_blocks
 from napsim.engine.jit import inlined
 from napsim.engine.rng import draw_u64, game_key, lemire32, lemire_threshold
@@ -182,4 +182,4 @@ def mulligan_hist(deck: np.ndarray, keeper: np.ndarray, hand: int, mulligan_belo
                             (card_keep, np.int64(hand), np.int64(mulligan_below)), run_key, first)
 
 
-freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

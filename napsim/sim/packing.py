@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from napsim.engine import layout
-from napsim.engine.kernel_args import EpicArgs, LgbArgs
+from napsim.engine.layout import EpicArgs, LgbArgs
 from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import SIM_CHUNK
 from napsim.model.errors import NapsimInputError

@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from napsim.engine import epic, lgb, lookahead, lookahead_lgb
+from napsim.engine.blocks import one_ahead
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
 from napsim.model.errors import check_count, check_run, check_seed
-from napsim.sim.ahead import one_ahead
 from napsim.sim.result import SimResult
 from napsim.sim.sums import ChunkOut, GameSums
 
@@ -51,7 +51,7 @@ def play_chunks(args: tuple, key, first: int, n: int, chunk: int, check: bool = 
     """(first game, `ChunkOut`) of games [first, first + n) in calls of at most `chunk` games, in
     order, each with its per-game rows unless not `rows` (an empty range is one call of no
     games). `ahead`: the next call plays while the caller handles this one
-    (`napsim.sim.ahead`); the same numbers."""
+    (`napsim.engine.blocks`); the same numbers."""
     starts = range(first, first + max(n, 1), chunk)
 
     def play(lo: int) -> ChunkOut:
@@ -117,7 +117,7 @@ def run_games(sim, games: int, seed: int, chunk: int = SIM_CHUNK, per_game: bool
     per_game = per_game and sink is None
     sums = GameSums(rows=per_game, commander_rows=per_game and multi)
     t0 = time.perf_counter()
-    # the next chunk plays while this one is added up and its rows written (napsim.sim.ahead)
+    # the next chunk plays while this one is added up and its rows written (napsim.engine.blocks)
     # per-game rows only where they are kept or written: the kernel adds up the moments itself
     for first, out in play_chunks(sim.kernel_args(), seed_key(seed), 0, games, chunk, check, ahead=True,
                                   rows=sums.wants_rows or sink is not None):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from napsim.engine import freshness, layout
+from napsim.engine import jit, layout
 from napsim.engine.jit import counted
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE, SECTIONS, UNIT_FILTERS, Deck
 from napsim.model.policies import PARAMS
@@ -444,4 +444,4 @@ def play_keys(play_val: np.ndarray) -> np.ndarray:
 assert PARAMS["w_l"] == 1 and PARAMS["march_prob"] == 9  # _build reads these slots
 
 
-freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from napsim.engine import freshness
+from napsim.engine import jit
 from napsim.engine.jit import counted
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE
 from napsim.model.scenarios import Scenario
@@ -198,4 +198,4 @@ def lgb_tables(cards: CardTable, force_march: np.ndarray, units: np.ndarray, cma
     return LgbTables(nom, eff, rem, val, best, bopt, units)
 
 
-freshness.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

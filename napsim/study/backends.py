@@ -40,8 +40,8 @@ from collections.abc import Iterable, Iterator
 
 import numba
 
+from napsim.engine.blocks import one_ahead
 from napsim.model.errors import NapsimInputError
-from napsim.sim.ahead import one_ahead
 from napsim.sim.odds import answer_questions
 from napsim.sim.packing import Simulation
 from napsim.study.chunks import code_sha256, compute_chunk
@@ -197,7 +197,7 @@ class LocalRunner:
 
     def stream(self, fn, items: Iterable[tuple], args_of, tag: str = "napsim") -> Iterator[tuple]:
         """Run ``fn(*args_of(item))`` for every item here, in order; yields (item, result). The
-        next item plays while the caller writes this one (`napsim.sim.ahead.one_ahead`; one at a
+        next item plays while the caller writes this one (`napsim.engine.blocks.one_ahead`; one at a
         time with ``--threads 1``). Closing the generator starts nothing more."""
         return one_ahead(fn, items, args_of, tag)
 

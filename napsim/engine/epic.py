@@ -524,7 +524,10 @@ def trace_on(play, extra, run_key, game, standard, turns, first, hand0, tac0, sq
     wait = np.zeros((4, WAIT_BINS), np.int64)
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
-    units, g_turn = specialised(fmt, gcfg, units, np.zeros((3, turns), np.int64))  # as its runs
+    # as its runs: the planned kernel plays a lean scenario without the commander layer, with an
+    # array for the Guerrilla histogram (napsim.engine.lookahead.play_blocks_planned)
+    units, _ = specialised(fmt, gcfg, units, None)
+    g_turn = np.zeros((3, turns), np.int64)
     play(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
               ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
               n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,

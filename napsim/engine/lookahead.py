@@ -46,7 +46,7 @@ from napsim.engine.epic import (
     chunk_on,
     trace_on,
 )
-from napsim.engine.jit import counted, inlined
+from napsim.engine.jit import counted, inlined, outlined
 from napsim.engine.layout import (
     KIND_LOOKAHEAD,
     M_EFF,
@@ -73,6 +73,10 @@ _SALT = np.uint64(0x6C6F6F6B61686561)  # "lookahea": rollout streams apart from 
 _GAMMA = np.uint64(0xD1B54A32D192ED03)
 _S32 = np.uint64(32)
 N_WORK = 20  # arrays of the rollout scratch (work_scratch)
+
+
+# the turn of napsim.engine.epic, called (not inlined) from this kernel's three call sites
+_turn = outlined(_ply.py_func)
 
 
 @inlined
@@ -217,7 +221,7 @@ def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_f
     no = np.bool_(False)
     _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc, whand,
                 wrack, wrack_t, wsq, wst, wgst, wtacc)
-    ghi, grj, gp, c, n_h, n_r, e4, pin_y = _ply(
+    ghi, grj, gp, c, n_h, n_r, e4, pin_y = _turn(
         ply, wrs, wrs, np.int64(PROBE), np.int64(-1), np.int64(0), standard, first, hand0, sq_form,
         sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
         place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca,
@@ -253,7 +257,7 @@ def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_f
                     pre = wrs
                     forced = cand[m, 0]
                 before = _effective(wmet, s)
-                _ply(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], standard, first, hand0,
+                _turn(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], standard, first, hand0,
                      sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list,
                      nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
                      gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile, wdisc, whand,
@@ -298,7 +302,7 @@ def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq
                 place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
                 g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore,
                 cval)
-        _ply(ply, rs, rs, fh, fr, fp, standard, first, hand0, sq_form, sq_leave, pol, ctab, counts,
+        _turn(ply, rs, rs, fh, fr, fp, standard, first, hand0, sq_form, sq_leave, pol, ctab, counts,
              best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
              play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
              disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet, wait_hist,
@@ -333,7 +337,10 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
     (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
      _, _) = state
     for b in range(b_lo, b_hi):
-        g_turn = None if gturn_b is None else gturn_b[b]  # None: no Guerrilla code (epic.specialised)
+        # a lean scenario (no Guerrillas: gturn_b None, epic.specialised) still passes an array, so
+        # that the real turn and the rollouts' turns call _turn with one signature (one compiled
+        # copy); the Guerrilla phase of such a game changes nothing (the full kernel plays it alike)
+        g_turn = np.zeros((3, turns), np.int64) if gturn_b is None else gturn_b[b]
         pol_roll, work, cand, cscore, cval = work_scratch(deck.shape[0], counts.shape[0], turns, pol)
         for g in range((n * b) // nb, (n * (b + 1)) // nb):
             met[:, :] = 0

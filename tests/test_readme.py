@@ -47,7 +47,7 @@ def test_ci_runs_the_command_the_readme_shows():
     got = subprocess.run(["bash", "-c", extract], cwd=ROOT, capture_output=True, text=True, check=True)
     assert got.stdout.strip() == command("test-command")
     # then the slow tests, in the same shell (the README command's venv and compiled kernels)
-    assert 'slow="python -m pytest -q -m slow -n 0"' in script and 'bash -c "$cmd && $slow"' in script
+    assert 'slow="python -m pytest -q -m slow -n auto"' in script and 'bash -c "$cmd && $slow"' in script
 
 
 def test_sections_follow_the_questions():

@@ -76,7 +76,7 @@ N_WORK = 20  # arrays of the rollout scratch (work_scratch)
 
 
 # the turn of napsim.engine.epic, called (not inlined) from this kernel's three call sites
-_turn = outlined(_ply.py_func)
+_turn = outlined(getattr(_ply, "py_func", _ply))  # the plain function under NUMBA_DISABLE_JIT
 
 
 @inlined

@@ -1,6 +1,11 @@
 """The CIC's gift choice on integer records (napsim.engine.lgb_gifts._greedy_int) against the float
 search it replaces (rule L2, P6): the same hand slot, rack slot, receivers and score, bit for bit, on
-random turns of lgb-symmetric under policies whose scores tie, nearly tie and round."""
+random turns of lgb-symmetric under policies whose scores tie, nearly tie and round.
+
+Slow: its test kernel compiles the engine's two gift searches once more (about 10 s of CPU, a
+tenth of the default run's compile). The default run checks the integer search's choices through
+the La Grande Battles kernel against the pure-Python reference engine, which searches floats
+(tests/test_reference_lgb.py, quick size)."""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from napsim.engine.lgb_gifts import _cic_gifts, gift_records, gift_table
 from napsim.engine.lgb_phases import _own_alternatives
 
 N_STATES = 40_000
+
+pytestmark = pytest.mark.slow
 
 
 @njit(cache=True)

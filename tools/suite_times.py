@@ -14,7 +14,8 @@ numba cache each time:
 - NEW's `python -m pytest -q -m slow -n auto` (the slow run, as .ci/run runs it after the default
   one, in the same numba cache).
 
-It prints each run's wall time and test count, the default run's share of OLD's suite and the two
+It prints each run's wall time, CPU time (all its processes; a steadier figure than the wall on a
+busy host) and test count, the default run's share of OLD's suite and the two
 runs of CI together against OLD's suite.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,13 +60,15 @@ def pytest_run(python: Path, source: Path, args: list[str], cache: Path) -> dict
     """Wall seconds and the outcome counts of one pytest run in `source` on numba cache `cache`."""
     env = {"PATH": f"{python.parent}:/usr/bin:/bin", "HOME": str(Path.home()),
            "NUMBA_CACHE_DIR": str(cache)}
-    t0 = time.perf_counter()
+    t0, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
                           cwd=source, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)  # the run's processes, all cores
     last = (done.stdout.strip().splitlines() or [""])[-1]
     counts = {k: int(n) for n, k in re.findall(r"(\d+) (passed|failed|skipped|deselected|error)", last)}
-    return {"wall_s": round(wall, 1), "rc": done.returncode, "summary": last, **counts}
+    return {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "rc": done.returncode, "summary": last,
+            **counts}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,6 +99,10 @@ def main(argv: list[str] | None = None) -> int:
           f"(target <= 0.333)")
     print(f"CI's two runs together / the whole suite: {default + slow:.1f} / {old:.1f} s = "
           f"{(default + slow) / old:.3f} (target <= 1)")
+    cpu = {k: statistics.median(x["cpu_s"] for x in rows if x["run"].endswith(k))
+           for k in ("whole suite", "default run", "slow run")}
+    print(f"CPU: whole suite {cpu['whole suite']:.0f} s, default run {cpu['default run']:.0f} s "
+          f"({cpu['default run'] / cpu['whole suite']:.3f}), slow run {cpu['slow run']:.0f} s")
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -1,6 +1,8 @@
 """The lookahead's value and its planned Guerrilla spend (rules P8, P4): the two readings of what a
 rollout counts (`lookahead_value`: own orders, or own less the opponent's), the spend decision of
-a planning Spanish side in tamames, its replay and its errors."""
+a planning Spanish side in tamames, its replay and its errors. The tamames games run on the planned
+kernel with the Guerrilla and commander code (about 20 s to compile), which only the slow run
+compiles (tests/support/warmup.py): they are marked slow."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ def _spent(per_game: np.ndarray) -> float:
     return per_game[:, SPANISH, M["g_spent"]].sum() / per_game[:, FRENCH, M["turns"]].sum()
 
 
+@pytest.mark.slow
 def test_p8_p4_the_planner_spends_where_the_margin_pays_and_own_does_not():
     # rules P8, P4: greedy with g_threshold 99 never spends (P4), nor do the rollouts, which play
     # it. A counter spent then takes the French card's orders off this turn (5 times in 6) and
@@ -56,6 +59,7 @@ def test_p8_p4_the_planner_spends_where_the_margin_pays_and_own_does_not():
     assert attempts > 0
 
 
+@pytest.mark.slow
 def test_p8_p4_a_planning_spanish_side_nullifies_more_french_orders_under_margin():
     # rules P8, P4: tamames, the Spanish planning (their counters spent as P4's greedy rule offers
     # them: at every chance), the French greedy, the same games under both readings: under
@@ -73,6 +77,7 @@ def test_p8_p4_a_planning_spanish_side_nullifies_more_french_orders_under_margin
     assert paired_difference(french["own"], french["margin"])["ci_high"] < 0.0  # the French get fewer
 
 
+@pytest.mark.slow
 def test_p8_p4_a_trace_replays_a_planned_spend():
     # rule P8: a game with planned spend decisions is a function of (seed, game index): the trace
     # plays it again, its metrics those of the run's game

@@ -36,6 +36,7 @@ def test_policy_mode_values_equal_policies():
         policies.SPEND_MODES[k] for k in ("always", "threshold", "assault"))
     assert (layout.GAIN_ALWAYS, layout.GAIN_NEVER, layout.GAIN_BELOW) == tuple(
         policies.GAIN_MODES[k] for k in ("always", "never", "below"))
+    assert (layout.VALUE_OWN, layout.VALUE_MARGIN) == tuple(policies.VALUES[k] for k in ("own", "margin"))
 
 
 def test_card_kinds_and_records_equal_tables():

@@ -67,8 +67,8 @@ def test_a_helper_compiles_without_counting_even_when_a_counting_caller_comes_fi
 
 def test_views_of_a_counted_array_keep_it_alive_in_a_counting_caller():
     # the planned LGB kernel's rollout-copy test plays the LGB turn from a counting test kernel
-    # on _lst_views of a state it allocated: the views are counted there, so the state outlives them (with the
-    # uncounted copy the state was freed at the first view's release)
+    # on _lst_views of a state it allocated: the views are counted there, so the state outlives
+    # them (with the uncounted copy the state was freed at the first view's release)
     from napsim.engine.layout import LST_HAND_N, N_LST
     from napsim.engine.lgb import _lst_views
 

@@ -105,10 +105,12 @@ def _digest(sim: Simulation, games: int = 60, chunk: int = 60):
 FULL = pytest.param("epic3-tamames", marks=pytest.mark.slow)
 
 
-@pytest.mark.parametrize("scenario", ["symmetric", FULL, "standard"])
+@pytest.mark.parametrize("scenario", ["symmetric", pytest.param("tamames", marks=pytest.mark.slow), FULL,
+                                      "standard"])
 def test_p8_horizon_zero_and_one_candidate_equal_greedy_bit_for_bit(scenario):
     # rule P8: D = 0 is the greedy choice; so is a lookahead that examines the greedy choice alone
-    # (its probe of the choice point then replays the real turn exactly)
+    # (its probe of the choice point then replays the real turn exactly; its Guerrilla spend, P4,
+    # one candidate too, is greedy's)
     sc = (load_scenario("symmetric", overrides={"scenario.format": "standard"})
           if scenario == "standard" else load_scenario(scenario))
     greedy = _digest(Simulation.build(sc))

@@ -25,6 +25,7 @@ from napsim.engine.rng import seed_key
 from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import play_chunk
+from napsim.sim.summary import estimate, paired_difference
 from napsim.sim.tables_lgb import SRC_CIC
 
 pytestmark = pytest.mark.slow
@@ -161,10 +162,12 @@ def _trap_turns(sim: Simulation, games: int):
 
 
 def test_p8_lgb_lookahead_finds_the_two_turn_gift_that_greedy_misses(trap):
-    # rules P1, P6, P8, L2: greedy's myopic gift, the lookahead's two-turn optimum
+    # rules P1, P6, P8, L2: greedy's myopic gift, the lookahead's two-turn optimum of its own
+    # orders (lookahead_value own, what the brute force counts: under margin the planner may
+    # rather take the rack's Attack Center from the opponent and keep both cards)
     found = {}
     for name, pol in (("greedy", ("greedy", QUIET)),
-                      ("lookahead", ("lookahead", dict(QUIET, lookahead_d=1)))):
+                      ("lookahead", ("lookahead", dict(QUIET, lookahead_d=1, lookahead_value="own")))):
         sim = Simulation.build(trap, policies=(pol, ("greedy", QUIET)))
         hits = list(_trap_turns(sim, TRAP_GAMES))
         assert len(hits) >= 5, name
@@ -265,3 +268,20 @@ def test_p8_lgb_rollouts_copy_the_whole_game_state():
             assert (met == wmet).all(), (game, at)
             forks += met[:, M["squares_formed"]].sum() > 0 and met[0, M["g_spent"]] > 0
     assert forks > 0  # squares and counters were there to copy
+
+
+def test_p8_lgb_the_value_reading_is_read_margin_takes_orders_from_the_opponent():
+    # rule P8: the CIC's gifts valued by his side's effective orders less the opponent's (margin)
+    # or by his own alone (own), on the same games: under margin the opponent gets fewer orders
+    # (paired interval)
+    n = 200
+    runs = {}
+    for value in ("own", "margin"):
+        sim = Simulation.build("lgb-symmetric", policies=(
+            ("lookahead", {"lookahead_k": "4", "lookahead_d": "1", "lookahead_value": value}),
+            ("greedy", {})))
+        runs[value] = sim.run(n, 11, chunk=n, per_game=True).per_game
+    red = {v: estimate(r[:, 1, EFF].sum(1).astype(float), r[:, 1, M["turns"]].astype(float))
+           for v, r in runs.items()}
+    d = paired_difference(red["own"], red["margin"])
+    assert d["n"] == n and d["ci_high"] < 0.0, d

@@ -20,9 +20,12 @@ from napsim.engine.layout import (
     EV_REFILL,
     EV_RESHUFFLE,
     EV_STARVED,
+    G_KEEP_DIE,
     G_OUT_DECLINED,
     G_OUT_NULLIFIED,
     G_OUT_SABRE,
+    G_POLICY,
+    G_SPEND,
     GT_NULLIFIED,
     GT_OFFERED,
     GT_SPENT,
@@ -178,7 +181,7 @@ def scout_trade(n_scouts, can_gain, ropt):
 
 @inlined
 def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec, held, col, pool,
-                      pol, met, g_turn, trace, tn, ropt):
+                      pol, met, g_turn, trace, tn, ropt, forced_g):
     """One Spanish Guerrilla attempt of side o against the French card its kernel chose (G1, G5,
     P4): the offer, the P4 spend decision, the counter spent (held[col], -1: none), the battle die
     (a sabre stops it) and the metrics of each outcome. The counter a sabre stopped returns to the
@@ -190,14 +193,21 @@ def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec
     t_eff: the target's effective orders; t_assault: 1 for an Assault card; n_null: cards a
     success nullifies (met M_G_NULLIFIED); null_sec: the French section of the target, counted
     in M_G_NULL_SEC (-1: not counted); tr_a, tr_b: the first two fields of the EV_G_ATTEMPT
-    event (which card, and where), then t_eff, the die (-1: not rolled) and the outcome."""
+    event (which card, and where), then t_eff, the die (-1: not rolled) and the outcome.
+    forced_g (layout G_*): G_POLICY, P4 decides; G_SPEND or G_KEEP replace its decision (the
+    lookahead's, P8); G_KEEP_DIE keeps and draws the die all the same, so that a rollout's later
+    draws are those of its spend twin (napsim.engine.lookahead._lookahead_spend)."""
     turn = ply // 2
     met[o, M_G_OFFERED] += 1
     g_turn[GT_OFFERED, turn] += 1
     mode = pol[o, P_G_SPEND_MODE]
     spend = mode == SPEND_ALWAYS or (mode == SPEND_THRESHOLD and t_eff >= pol[o, P_G_THRESHOLD]) or (
         mode == SPEND_ASSAULT and t_assault == 1)
+    if forced_g != G_POLICY:
+        spend = forced_g == G_SPEND
     if not spend:
+        if forced_g == G_KEEP_DIE:
+            battle_die(rs)
         met[o, M_G_NOT_SPENT] += 1
         _trace(trace, tn, EV_G_ATTEMPT, ply, o, tr_a, tr_b, t_eff, -1, G_OUT_DECLINED, 0, 0, 0)
         return G_OUT_DECLINED

@@ -57,6 +57,7 @@ from napsim.engine.layout import (
     G_HELD_ANY,
     G_HELD_L,
     G_OFF,
+    G_POLICY,
     G_POOL,
     G_POOL0,
     G_RULE,
@@ -223,7 +224,7 @@ PROBE = -3   # forced_hi of _ply: stop at the choice point and return the policy
 
 
 @inlined
-def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand0, sq_form,
+def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, forced_g, standard, first, hand0, sq_form,
          sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
          place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check,
          n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc,
@@ -233,7 +234,8 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
     too; the rest of the turn draws from rs_post (play_blocks passes one stream as both).
     forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played;
     else (forced_hi, forced_rj, forced_p) is played instead of the policy's choice, whose draws
-    are still made.
+    are still made. forced_g: the Spanish side's Guerrilla spend decision this French turn
+    (layout G_*: G_POLICY, P4 decides; napsim.engine.cardflow.guerrilla_attempt).
     Returns the policy's choice (hand slot, rack slot, placement), then the command, hand and
     rack cards, E4 and the Counter-Attack pin of the turn. pn ... last_rack_p: the views of
     _st_views(st), one by one; rmap: the card map res_scratch[RES_RMAP]."""
@@ -294,7 +296,7 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, standard, first, hand
     else:
         pq, ra, rb, turn_over = _guerrillas(rs_post, s, o, c, ra, rb, pa, pb, p, void, ply, multi,
                                             gcfg, gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
-                                            g_turn, trace, tn, ropt)
+                                            g_turn, trace, tn, ropt, forced_g)
     # D3: a card the Guerrillas nullified gave no orders, so a Counter-Attack cannot copy it
     if ra0 != void and ra == void:
         last_hand[s] = void
@@ -425,10 +427,10 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
                                        res_scratch, st, views, cmd_sec, tac_start, tacc, cmet, met,
                                        trace, tn, ropt)
             for ply in range(2 * turns):
-                _ply(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0), standard, first,
-                     hand0, sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k,
-                     best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
-                     play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
+                _ply(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY),
+                     standard, first, hand0, sq_form, sq_leave, pol, ctab, counts, best_val,
+                     ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
+                     play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
                      disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet,
                      wait_hist, g_turn, tturn, trace, tn, *views, rmap)
             _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)

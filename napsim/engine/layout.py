@@ -169,12 +169,16 @@ P_G_SPEND_MODE, P_G_THRESHOLD = 12, 13   # P4
 P_G_GAIN_MODE, P_G_GAIN_BELOW = 14, 15   # P5
 P_CORPS_OWN_MIN, P_CORPS_SWAP_MARGIN = 16, 17  # P6 (LGB)
 P_LOOKAHEAD_K, P_LOOKAHEAD_D, P_LOOKAHEAD_DISCOUNT, P_LOOKAHEAD_TOP = 18, 19, 20, 21  # P8
-N_POLICY = 22
-# values of the mode slots (napsim.model.policies.KIND_*, SPEND_MODES, GAIN_MODES)
+P_LOOKAHEAD_VALUE = 22      # P8: what a rollout counts (VALUE_OWN, VALUE_MARGIN)
+N_POLICY = 23
+# values of the mode slots (napsim.model.policies.KIND_*, SPEND_MODES, GAIN_MODES, VALUES)
 KIND_RANDOM = 1.0
 KIND_LOOKAHEAD = 2.0        # P8: the planned kernel (napsim.engine.lookahead) plays this side
 SPEND_ALWAYS, SPEND_THRESHOLD, SPEND_ASSAULT = 0.0, 1.0, 2.0
 GAIN_ALWAYS, GAIN_NEVER, GAIN_BELOW = 0.0, 1.0, 2.0
+VALUE_OWN, VALUE_MARGIN = 0.0, 1.0  # P8: own effective orders; own less the opponent's
+# forced_g of the turn (napsim.engine.epic._ply): the Guerrilla spend decision (P4, P8)
+G_POLICY, G_KEEP, G_SPEND, G_KEEP_DIE = -1, 0, 1, 2  # G_KEEP_DIE: keep, the die drawn all the same
 
 # ---------------------------------------------------------------- trace events
 # one row trace[k, TR]: code, ply, side, then the event's fields a..h

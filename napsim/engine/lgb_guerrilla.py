@@ -18,6 +18,7 @@ from napsim.engine.layout import (
     CM_G_SPENT,
     G_OUT_DECLINED,
     G_OUT_NULLIFIED,
+    G_POLICY,
     GAIN_BELOW,
     GAIN_NEVER,
     KIND_MULTI,
@@ -76,7 +77,7 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
     if target < 0:
         return np.int64(-1)
     out = guerrilla_attempt(rs, o, ply, t_second, target, t_eff, t_assault, 1, target, gst[o],
-                            2 - target, pool, pol, met, g_turn, trace, tn, ropt)
+                            2 - target, pool, pol, met, g_turn, trace, tn, ropt, np.int64(G_POLICY))
     if out == G_OUT_DECLINED:
         return np.int64(-1)
     cmet[o, 3 - target, CM_G_SPENT] += 1  # the facing Spanish Corps spent it (S4)

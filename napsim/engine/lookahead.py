@@ -12,21 +12,31 @@ At each turn of a lookahead side, `_lookahead_choice` (no recursion, no allocati
 2. lists the candidates, every legal (hand card, rack card) pair with one placement, in greedy
    order (the greedy choice first, then by P1 score); cards of the same types count once; only the
    first `lookahead_top` when that is not 0;
-3. plays each candidate out K = `lookahead_k` times: the state copied again, the turn played with
-   the candidate forced, then the next 2 D plies (D = `lookahead_d` own turns), both sides greedy.
-   The draws before the choice are the game's own (already made when the player chooses); from
-   the choice on they come from rollout stream k, keyed on (run key, game, ply, k) with a salt, the
-   same for every candidate (common random numbers). A candidate's value is the mean over the K
-   rollouts of its effective orders this turn plus discount ** n times those of the n-th own turn
-   ahead;
+3. plays each candidate out K = `lookahead_k` times (`_rollouts`): the state copied again, the
+   turn played with the candidate forced, then the next 2 D plies (D = `lookahead_d` own turns),
+   both sides greedy. The draws before the choice are the game's own (already made when the
+   player chooses); from the choice on they come from rollout stream k, keyed on (run key, game,
+   ply, k) with a salt, the same for every candidate (common random numbers). A candidate's value
+   is the mean over the K rollouts of what each ply of the window adds (`ply_gain`), the ply n
+   turns after the decision's weighed by discount ** n: the side's effective orders in its own
+   plies (`lookahead_value` own), or its effective orders less the opponent's in every ply
+   (margin, the default);
 4. returns the candidate of the highest value (ties: the earlier in greedy order).
 
-The real turn is then played with that choice forced, on the game's own stream; the policy's own
-draws of the choice are still made, so the stream is consumed exactly as greedy would consume it.
-D = 0, or a turn with a single candidate, plays the greedy choice. The lookahead plans the card
-choice only: its stars (P3), Scout keep (P2), Guerrilla spending and gaining (P4, P5) and First
-Strike (P7) are greedy's. Extending it to those means forcing them in `_ply` the way the card
-choice is forced, and listing them among the candidates.
+5. In a French turn, once the French card is chosen (by a planning French side as above, else by
+   its policy), a planning Spanish side holding a counter decides whether to spend it
+   (`_lookahead_spend`): the French turn is played on a copy as the real one will be; where P4
+   offers a counter, the two candidates, greedy's decision first, are played out as in 3 from that
+   turn (rollout streams k + 512), the keep candidate drawing and dropping the battle die the spend
+   rolls (layout G_KEEP_DIE) so that both see the same numbers afterwards.
+
+The real turn is then played with those choices forced, on the game's own stream; the policy's own
+draws of the card choice are still made, so the stream is consumed as greedy would consume it up
+to the spend (a counter spent rolls its die, one kept does not). D = 0, or a turn with a single
+candidate, plays the greedy choice. The lookahead plans the card choice and the Spanish spend: its
+stars (P3), Scout keep (P2), Guerrilla gaining (P5), the target of a counter (P4) and First Strike
+(P7) are greedy's. Extending it to those means forcing them in `_ply` the way the card choice and
+the spend are forced, and listing them among the candidates.
 """
 
 import numpy as np
@@ -48,8 +58,19 @@ from napsim.engine.epic import (
 )
 from napsim.engine.jit import counted, inlined, outlined
 from napsim.engine.layout import (
+    G_FRENCH,
+    G_HELD_ANY,
+    G_HELD_L,
+    G_KEEP,
+    G_KEEP_DIE,
+    G_OFF,
+    G_POLICY,
+    G_RULE,
+    G_SPEND,
     KIND_LOOKAHEAD,
     M_EFF,
+    M_G_OFFERED,
+    M_G_SPENT,
     MAX_HAND,
     P_KEEP_WEIGHT,
     P_KIND,
@@ -57,6 +78,7 @@ from napsim.engine.layout import (
     P_LOOKAHEAD_DISCOUNT,
     P_LOOKAHEAD_K,
     P_LOOKAHEAD_TOP,
+    P_LOOKAHEAD_VALUE,
     PIN_LAYER,
     PIN_LIST,
     RACK,
@@ -64,6 +86,7 @@ from napsim.engine.layout import (
     RES_HAND,
     RES_RACK,
     RES_RMAP,
+    VALUE_MARGIN,
     WAIT_BINS,
     EpicArgs,
 )
@@ -207,13 +230,97 @@ def _effective(met, s):
 
 
 @inlined
-def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
-                      pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
-                      rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
-                      cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq,
-                      st, gst, tacc, work, cand, cscore, cval):
-    """The lookahead's (hand slot, rack slot, placement) at ply `ply` of side s (module text), or
-    (CHOOSE, -1, 0) to leave the choice to the greedy policy."""
+def _value(met, s, margin):
+    """What a rollout counts for side s (P8, `lookahead_value`): its effective orders, less the
+    opponent's under the margin reading."""
+    v = _effective(met, s)
+    if margin:
+        v -= _effective(met, 1 - s)
+    return v
+
+
+@inlined
+def ply_gain(met, s, before, margin, own, off, weight, discount):
+    """The rollout value of one ply (module text, 3) and the weight of the next: `before` is
+    _value(met, s, margin) before the ply, `own` whether the ply is side s's, `off` the ply's
+    distance from the decision's. Ply `off` weighs discount ** (off // 2); the own reading counts
+    own plies only."""
+    gain = 0.0
+    if margin or own:
+        gain = weight * (_value(met, s, margin) - before)
+    if off % 2 == 1:
+        weight *= discount
+    return gain, weight
+
+
+@inlined
+def _rollouts(ply, s, n, gcol, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
+              pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
+              rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
+              units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
+              work, cand, cval):
+    """cval[m]: the value to side s of candidate cand[m] (m < n) of the decision at ply `ply`, the
+    mean over K = lookahead_k rollouts (module text, 3). Ply `ply` plays (cand[m, 0], cand[m, 1],
+    cand[m, 2]) forced (CHOOSE: the mover's policy), with the Spanish spend decision cand[m, 3]
+    when gcol (else the policy's); rollout stream k + 512 when gcol, else k."""
+    (wrs, wrs2, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wtacc, wmet,
+     wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
+    wviews = _st_views(wst)
+    wrmap = wres[RES_RMAP]
+    no = np.bool_(False)
+    k_roll = np.int64(pol[s, P_LOOKAHEAD_K])
+    end = min(ply + 2 * np.int64(pol[s, P_LOOKAHEAD_D]) + 1, 2 * turns)
+    discount = pol[s, P_LOOKAHEAD_DISCOUNT]
+    margin = pol[s, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
+    for m in range(n):
+        cval[m] = 0.0
+    for k in range(k_roll):
+        for m in range(n):
+            _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
+                        whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
+            stream = k + 512 if gcol else k
+            wrs2[0] = rollout_key(run_key, game, ply, stream)
+            wrs2[1] = np.uint64(0)
+            weight = 1.0
+            for t in range(ply, end):
+                pre = wrs2  # the game's draws before this turn's choice, then the rollout's
+                forced = np.int64(CHOOSE)
+                fg = np.int64(G_POLICY)
+                if t == ply:
+                    pre = wrs
+                    forced = cand[m, 0]
+                    if gcol:
+                        fg = cand[m, 3]
+                before = _value(wmet, s, margin)
+                _turn(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], fg, standard, first, hand0,
+                     sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
+                     best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
+                     play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile,
+                     wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
+                     wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
+                gain, weight = ply_gain(wmet, s, before, margin, (first + t) % 2 == s, t - ply,
+                                        weight, discount)
+                cval[m] += gain
+
+
+@inlined
+def _best(n, cval):
+    """The candidate of the highest value (ties: the earlier)."""
+    best = 0
+    for m in range(1, n):
+        if cval[m] > cval[best] + 1e-9:
+            best = m
+    return best
+
+
+@inlined
+def _probe(ply, fh, fr, fp, standard, first, hand0, sq_form, sq_leave, pol, ctab, counts, best_val,
+           ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
+           play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand,
+           rack, rack_t, sq, st, gst, tacc, work):
+    """The game's state and stream copied into the scratch `work` and ply `ply` played there as the
+    real turn will play it, with the card choice (fh, fr, fp) (PROBE: up to the choice point only;
+    CHOOSE: the policy's): _ply's results."""
     (wrs, wrs2, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wtacc, wmet,
      wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
     wviews = _st_views(wst)
@@ -221,56 +328,92 @@ def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_f
     no = np.bool_(False)
     _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc, whand,
                 wrack, wrack_t, wsq, wst, wgst, wtacc)
-    ghi, grj, gp, c, n_h, n_r, e4, pin_y = _turn(
-        ply, wrs, wrs, np.int64(PROBE), np.int64(-1), np.int64(0), standard, first, hand0, sq_form,
-        sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-        place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca,
-        g_total, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
-        wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
+    return _turn(ply, wrs, wrs, fh, fr, fp, np.int64(G_POLICY), standard, first, hand0, sq_form,
+                sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
+                rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
+                units, ropt, no, n_ca, g_total, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch,
+                wres, wgst, wtacc, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
+
+
+@inlined
+def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
+                      pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
+                      rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
+                      cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq,
+                      st, gst, tacc, work, cand, cscore, cval):
+    """The lookahead's (hand slot, rack slot, placement) at ply `ply` of side s (module text), or
+    (CHOOSE, -1, 0) to leave the choice to the greedy policy."""
+    ghi, grj, gp, c, n_h, n_r, e4, pin_y = _probe(
+        ply, np.int64(PROBE), np.int64(-1), np.int64(0), standard, first, hand0, sq_form, sq_leave,
+        pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
+        place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
+        g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work)
     if ghi == -1:  # nothing legal
         return np.int64(CHOOSE), np.int64(-1), np.int64(0)
     void = ctab.shape[0] - 1
     n = _candidates(s, c, n_h, n_r, e4, pin_y, ghi, grj, gp, void, pol, ctab, best_val, best_k,
-                    best_list, play_val, whand, wrack, wres,
+                    best_list, play_val, work[4], work[5], work[9],
                     rollout_key(run_key, game, ply, np.int64(1023)), cand, cscore)
     top = np.int64(pol[s, P_LOOKAHEAD_TOP])
     if top > 0:
         n = min(n, top)
     if n <= 1:
         return ghi, grj, gp
-    k_roll = np.int64(pol[s, P_LOOKAHEAD_K])
-    end = min(ply + 2 * np.int64(pol[s, P_LOOKAHEAD_D]) + 1, 2 * turns)
-    discount = pol[s, P_LOOKAHEAD_DISCOUNT]
-    for m in range(n):
-        cval[m] = 0.0
-    for k in range(k_roll):
-        for m in range(n):
-            _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
-                        whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
-            wrs2[0] = rollout_key(run_key, game, ply, k)
-            wrs2[1] = np.uint64(0)
-            weight = 1.0
-            for t in range(ply, end):
-                pre = wrs2  # the game's draws before this turn's choice, then the rollout's
-                forced = np.int64(CHOOSE)
-                if t == ply:
-                    pre = wrs
-                    forced = cand[m, 0]
-                before = _effective(wmet, s)
-                _turn(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], standard, first, hand0,
-                     sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list,
-                     nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
-                     gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile, wdisc, whand,
-                     wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet, wwait,
-                     wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
-                if (t - ply) % 2 == 0:  # an own turn
-                    cval[m] += weight * (_effective(wmet, s) - before)
-                    weight *= discount
-    best = 0
-    for m in range(1, n):
-        if cval[m] > cval[best] + 1e-9:
-            best = m
+    _rollouts(ply, s, n, np.bool_(False), run_key, game, turns, standard, first, hand0, sq_form,
+              sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
+              rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
+              units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
+              work, cand, cval)
+    best = _best(n, cval)
     return cand[best, 0], cand[best, 1], cand[best, 2]
+
+
+@inlined
+def _lookahead_spend(ply, o, fh, fr, fp, run_key, game, turns, standard, first, hand0, sq_form,
+                     sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list,
+                     nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
+                     gcfg, fmt, cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack,
+                     rack_t, sq, st, gst, tacc, work, cand, cval):
+    """The Spanish side o's spend decision (layout G_*) at French ply `ply`, whose card choice is
+    (fh, fr, fp) (CHOOSE: greedy's): G_POLICY where no counter is offered (module text, 5)."""
+    wmet = work[13]
+    for x in range(2):  # x 0: the French policy's choice, if it is its; 1: the French turn
+        if x == 1 or fh == CHOOSE:
+            offered = wmet[o, M_G_OFFERED]
+            spent = wmet[o, M_G_SPENT]
+            how = np.int64(PROBE) if x == 0 else fh
+            hi, rj, p = _probe(ply, how, fr, fp, standard, first,
+                               hand0, sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t,
+                               best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
+                               play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
+                               g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
+                               work)[:3]
+            if x == 0:  # forced, the policy's own choice plays as it would (a random one's too)
+                fh, fr, fp = hi, rj, p
+    if wmet[o, M_G_OFFERED] == offered:
+        return np.int64(G_POLICY)
+    greedy = G_SPEND if wmet[o, M_G_SPENT] > spent else G_KEEP_DIE
+    for m in range(2):
+        cand[m, 0] = fh
+        cand[m, 1] = fr
+        cand[m, 2] = fp
+        cand[m, 3] = greedy if m == 0 else G_SPEND + G_KEEP_DIE - greedy
+    _rollouts(ply, o, np.int64(2), np.bool_(True), run_key, game, turns, standard, first, hand0,
+              sq_form, sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list,
+              nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
+              cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst,
+              tacc, work, cand, cval)
+    return np.int64(G_SPEND if cand[_best(np.int64(2), cval), 3] == G_SPEND else G_KEEP)
+
+
+@inlined
+def _spend_planned(s, o, pol, gcfg, gst):
+    """Whether the Spanish side o plans its spend decision in French turn of side s (P8, P4): it
+    plays `lookahead` with lookahead_d > 0 and more than one candidate (lookahead_top not 1), the
+    Guerrilla rules are on for it, s is French and o holds a counter."""
+    return (pol[o, P_KIND] == KIND_LOOKAHEAD and pol[o, P_LOOKAHEAD_D] > 0
+            and pol[o, P_LOOKAHEAD_TOP] != 1 and gcfg[o, G_RULE] != G_OFF and gcfg[s, G_FRENCH] == 1
+            and gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2] > 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -294,7 +437,7 @@ def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq
         wres[RES_CA, i] = res_scratch[RES_CA, i]
     for ply in range(2 * turns):
         s = (first + ply) % 2
-        fh, fr, fp = np.int64(CHOOSE), np.int64(-1), np.int64(0)
+        fh, fr, fp, fg = np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY)
         if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
             fh, fr, fp = _lookahead_choice(
                 ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave, pol,
@@ -302,11 +445,18 @@ def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq
                 place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
                 g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore,
                 cval)
-        _turn(ply, rs, rs, fh, fr, fp, standard, first, hand0, sq_form, sq_leave, pol, ctab, counts,
-             best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
-             play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
-             disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet, wait_hist,
-             g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
+        if _spend_planned(s, 1 - s, pol, gcfg, gst):
+            fg = _lookahead_spend(
+                ply, 1 - s, fh, fr, fp, run_key, game, turns, standard, first, hand0, sq_form,
+                sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
+                eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
+                cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st,
+                gst, tacc, work, cand, cval)
+        _turn(ply, rs, rs, fh, fr, fp, fg, standard, first, hand0, sq_form, sq_leave, pol, ctab,
+             counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+             e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca,
+             g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met,
+             cmet, wait_hist, g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
     _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
 
 

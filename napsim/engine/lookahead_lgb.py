@@ -18,15 +18,16 @@ At each turn of a lookahead side, `_lookahead_gifts` (no recursion, no allocatio
    The draws up to the choice are the game's own; from the choice on they come from rollout stream
    k, keyed on (run key, game, ply, k) as in EPIC (napsim.engine.lookahead.rollout_key), the same
    for every candidate (common random numbers). A candidate's value is the mean over the K rollouts
-   of its side's effective orders this turn plus discount ** n times those of the n-th own turn
-   ahead;
+   of what each ply adds (napsim.engine.lookahead.ply_gain): its side's effective orders, less the
+   opponent's under `lookahead_value` margin (the default), the ply n turns ahead weighed by
+   discount ** n;
 4. returns the candidate of the highest value (ties: the earlier in greedy order).
 
 The real turn is then played with that choice forced, on the game's own stream; the CIC's own draw
 of the choice (its tie key) is still made, so the stream is consumed exactly as greedy consumes it.
 D = 0, or a turn with a single candidate, plays the greedy choice. Only the CIC's gifts are
 planned: the Corps commanders' plays (L5), stars (L7), the Scout gift (P2), Guerrilla spending and
-gaining (P4, P5) and First Strike (P7) are greedy's.
+gaining (P4, P5; EPIC plans the spend, napsim.engine.lookahead) and First Strike (P7) are greedy's.
 """
 
 import numpy as np
@@ -47,8 +48,10 @@ from napsim.engine.layout import (
     P_LOOKAHEAD_DISCOUNT,
     P_LOOKAHEAD_K,
     P_LOOKAHEAD_TOP,
+    P_LOOKAHEAD_VALUE,
     RACK,
     TRACE_WIDTH,
+    VALUE_MARGIN,
     WAIT_BINS,
     LgbArgs,
 )
@@ -65,7 +68,7 @@ from napsim.engine.lgb import (
     trace_on_lgb,
 )
 from napsim.engine.lgb_gifts import _pairs_ok
-from napsim.engine.lookahead import _effective, copy_cards, rollout_key
+from napsim.engine.lookahead import _best, _value, copy_cards, ply_gain, rollout_key
 
 N_CAND = 5   # columns of a candidate: hand slot, rack slot, receivers, card code
 
@@ -186,6 +189,7 @@ def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_ro
     k_roll = np.int64(pol[s, P_LOOKAHEAD_K])
     end = min(ply + 2 * np.int64(pol[s, P_LOOKAHEAD_D]) + 1, 2 * turns)
     discount = pol[s, P_LOOKAHEAD_DISCOUNT]
+    margin = pol[s, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
     for m in range(n):
         cval[m] = 0.0
     for k in range(k_roll):
@@ -202,19 +206,16 @@ def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_ro
                 if t == ply:
                     pre = wrs
                     forced = cand[m, 0]
-                before = _effective(wmet, s)
+                before = _value(wmet, s, margin)
                 _ply_lgb(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], cand[m, 3], first, scfg, sqp,
                          pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt,
                          no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc,
                          whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
                          wcn, wtac, wgst, gift_t, grec, False, wst)
-                if (t - ply) % 2 == 0:  # an own turn
-                    cval[m] += weight * (_effective(wmet, s) - before)
-                    weight *= discount
-    best = 0
-    for m in range(1, n):
-        if cval[m] > cval[best] + 1e-9:
-            best = m
+                gain, weight = ply_gain(wmet, s, before, margin, (t - ply) % 2 == 0, t - ply,
+                                        weight, discount)
+                cval[m] += gain
+    best = _best(n, cval)
     return cand[best, 0], cand[best, 1], cand[best, 2], cand[best, 3]
 
 

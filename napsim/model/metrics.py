@@ -357,6 +357,7 @@ _POLICY_FIELDS = {
     "margin to swap the CIC's card", "lookahead_k": "rollouts per candidate",
     "lookahead_d": "own turns looked ahead", "lookahead_discount": "weight of each later turn",
     "lookahead_top": "candidates examined (0: every one)",
+    "lookahead_value": "what the planner counts",
 }
 _TOP = {"deck": "Command deck", "hand": "Hand size", "k": "Cards needed", "policy": "Policy"}
 
@@ -368,6 +369,8 @@ _VALUE_WORDS = {
     "g_gain_mode": {"always": "always gain", "never": "never gain", "below": "gain below a count"},
     "guerrilla_rule": {"base": "base game rule", "epic": "EPIC rule"},
     "policy": {"greedy": "greedy play", "random": "random play", "lookahead": "lookahead play"},
+    "lookahead_value": {"own": "its own orders", "margin": "its orders less the opponent's",
+                        "0": "its own orders", "1": "its orders less the opponent's"},
 }
 
 

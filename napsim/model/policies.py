@@ -4,10 +4,12 @@ A policy is a name plus float parameters. `greedy` scores every legal (hand card
 placement) by weighted effective orders plus bonuses (P1), keeps the better Scout card (P2),
 March Moves with its stars when units are free (P3) and plays First Strike with a probability
 (P7). `random` picks uniformly among legal plays and otherwise uses the same parameters.
-`lookahead` (P8) plans its card choice: each candidate (hand card, rack card, placement; in La
-Grande Battles the CIC's hand card, rack card and their receivers) is played out in short rollouts,
-both sides greedy, and the one with the most effective orders over this turn and the next
-`lookahead_d` own turns wins; its stars, Scout keep and counters are greedy's.
+`lookahead` (P8) plans its card choice and, for the Spanish in EPIC, whether to spend a Guerrilla
+counter: each candidate (hand card, rack card, placement; in La Grande Battles the CIC's hand card,
+rack card and their receivers; spend or keep) is played out in short rollouts, both sides greedy,
+and the one of the highest value over this turn and the next `lookahead_d` own turns wins: its
+effective orders less the opponent's (`lookahead_value` margin, the default) or its own alone
+(own). Its stars, Scout keep and counter gain are greedy's.
 """
 
 from __future__ import annotations
@@ -45,10 +47,13 @@ PARAMS = {
     "lookahead_d": 19,     # P8: own turns looked ahead after this one (0: the greedy choice)
     "lookahead_discount": 20,  # P8: weight of the orders of the n-th own turn ahead: discount ** n
     "lookahead_top": 21,   # P8: candidates examined, the greedy-best first (0: every legal one)
+    "lookahead_value": 22,  # P8: what a rollout counts: 0 own effective orders, 1 own less the
+                            # opponent's (VALUES)
 }
 N_PARAMS = len(PARAMS)
 
-_LOOKAHEAD = dict(lookahead_k=8, lookahead_d=2, lookahead_discount=1.0, lookahead_top=0)
+_LOOKAHEAD = dict(lookahead_k=8, lookahead_d=2, lookahead_discount=1.0, lookahead_top=0,
+                  lookahead_value=1)
 DEFAULTS = {
     "greedy": dict(kind=0, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=1.0,
@@ -67,9 +72,12 @@ _RANGES = {"kind": (0, 2), "march_prob": (0, 1), "first_strike_prob": (0, 1),
            "lookahead_k": (1, 256), "lookahead_d": (0, 20), "lookahead_discount": (0, 1),
            "lookahead_top": (0, 64)}
 _INTEGERS = ("lookahead_k", "lookahead_d", "lookahead_top")  # counts: a fraction is refused
-_CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2)}
+_CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2), "lookahead_value": (0, 1)}
 SPEND_MODES = {"always": 0, "threshold": 1, "assault": 2}
 GAIN_MODES = {"always": 0, "never": 1, "below": 2}
+VALUES = {"own": 0, "margin": 1}  # P8: the two readings of the planner's value (rule text)
+MODES = {"g_spend_mode": SPEND_MODES, "g_gain_mode": GAIN_MODES, "lookahead_value": VALUES}
+"""The parameters that take a name: the names of their values."""
 
 
 def policy_vector(name: str, overrides: dict[str, float] | None = None,
@@ -86,7 +94,7 @@ def policy_vector(name: str, overrides: dict[str, float] | None = None,
             raise NapsimInputError(where, key, f"a parameter of the lookahead policy, not of '{name}'",
                                    "lookahead:" + ";".join(f"{k}=..." for k in _LOOKAHEAD))
         if key in _CHOICES and isinstance(value, str) and not value.lstrip("-").isdigit():
-            names = SPEND_MODES if key == "g_spend_mode" else GAIN_MODES
+            names = MODES[key]
             if value not in names:
                 raise NapsimInputError(where, key, f"'{value}' is not a mode", ", ".join(names))
             value = names[value]
@@ -95,7 +103,7 @@ def policy_vector(name: str, overrides: dict[str, float] | None = None,
         except (TypeError, ValueError):
             raise NapsimInputError(where, key, f"{value!r} is not a number", "numbers") from None
         if key in _CHOICES and v not in _CHOICES[key]:
-            names = SPEND_MODES if key == "g_spend_mode" else GAIN_MODES
+            names = MODES[key]
             raise NapsimInputError(where, key, f"{value!r} is not a mode",
                                    ", ".join(f"{k} ({n})" for k, n in names.items()))
         lo, hi = _RANGES.get(key, (-1e6, 1e6))
@@ -155,7 +163,7 @@ def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tu
             if k in _CHOICES and isinstance(v, str):
                 continue  # a mode name (policy_vector checks it)
             if isinstance(v, bool) or not isinstance(v, int | float):
-                modes = SPEND_MODES if k == "g_spend_mode" else GAIN_MODES
+                modes = MODES.get(k, {})
                 allowed = f"a number or {', '.join(modes)}" if k in _CHOICES else "a number"
                 raise NapsimInputError(w, k, f"{v!r} is not a number or a mode name", allowed)
         policy_vector(name, params, where=w)

@@ -32,7 +32,7 @@ import pandas as pd
 
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError, check_seed
-from napsim.model.policies import DEFAULTS, GAIN_MODES, PARAMS, SPEND_MODES, policy_vector, with_table
+from napsim.model.policies import DEFAULTS, MODES, PARAMS, policy_vector, with_table
 from napsim.model.scenarios import parse_overrides
 from napsim.sim.summary import Z95, Estimate, half_width
 from napsim.study.variants import PlayedGames, Variant, check_counts, check_metrics
@@ -42,7 +42,7 @@ MAX_CANDIDATES = 64
 ROUNDS = 5
 GOALS = ("max", "min")
 WHOSE = ("own", "opponent")
-MODE_NAMES = {"g_spend_mode": SPEND_MODES, "g_gain_mode": GAIN_MODES}
+MODE_NAMES = MODES  # the parameters that take a name (modes, the lookahead's value)
 
 
 @dataclass(frozen=True)

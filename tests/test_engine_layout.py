@@ -86,7 +86,7 @@ def test_the_slot_names_are_read_from_layout_only():
     assert not bad, "\n".join(bad)
     for name in ("play_blocks", "play_chunk", "trace_game"):
         assert hasattr(epic, name)
-    for name in ("play_game_lgb", "play_chunk_lgb", "trace_game_lgb"):
+    for name in ("play_blocks_lgb", "play_chunk_lgb", "trace_game_lgb"):
         assert hasattr(lgb, name)
     assert hasattr(commanders, "roll_initiative")
 

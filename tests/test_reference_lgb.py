@@ -1,4 +1,4 @@
-"""The La Grande Battles kernel (napsim.engine.lgb.play_game_lgb) against the pure-Python reference
+"""The La Grande Battles kernel (napsim.engine.lgb.play_blocks_lgb) against the pure-Python reference
 engine of tests/reference/lgb.py: per-game means of the card-flow, per-commander and Guerrilla
 metrics must agree within Z standard errors of the difference of means.
 

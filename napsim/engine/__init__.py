@@ -22,6 +22,6 @@ Modules, each importing only those above it (and numpy, numba):
   lgb_gifts    the CIC's gifts in LGB: integer-record and float greedy searches, random gifts
   lgb_phases   the phases of an LGB turn around the Corps commanders' plays
   lgb_guerrilla the Spanish Guerrillas in LGB (G4-G6): the counter spent, the Scout that gains one
-  lgb          the LGB kernel: play_game_lgb (the turn loop), play_blocks_lgb,
+  lgb          the LGB kernel: play_blocks_lgb (the games: the turn loop, compiled once),
                play_chunk_lgb, trace_game_lgb
 """

@@ -97,6 +97,7 @@ from napsim.engine.layout import (
     ST_TAC_PILE,
     TRACE_WIDTH,
     WAIT_BINS,
+    EpicArgs,
 )
 from napsim.engine.rng import start_game
 
@@ -468,9 +469,10 @@ def specialised(fmt, gcfg, units, gturn_b):
 def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0, sq_form,
              sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
-             tac_start, units, ropt, check, per_game):
+             tac_start, units, ropt, check, per_game, state=None):
     """play_chunk on the block kernel `kernel` (play_blocks, or one with its signature: the planned
-    kernel of napsim.engine.lookahead)."""
+    kernel of napsim.engine.lookahead). `state`: what gives each thread's call its state, its last
+    argument (default: game_state)."""
     nb = block_count(n)
     mom_b = block_moments(nb)
     wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
@@ -486,62 +488,39 @@ def chunk_on(kernel, run_key, first_game, n, standard, turns, first, hand0, tac0
         e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units_k, ropt, check,
         per_game, mom_b, rows, wait_b, gturn_k, cmet_b, crows, tturn_b,
         np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)),  # no trace buffer
-        lambda: game_state(deck, counts))
+        state or (lambda: game_state(deck, counts)))
     mom = mom_b.sum(axis=0)
     return (mom[MO_SUM, :, :N_METRICS], rows, wait_b.sum(axis=0), gturn_b.sum(axis=0),
             cmet_b.sum(axis=0), crows, tturn_b.sum(axis=0), mom)
 
 
-def trace_game(run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol, ctab,
-               deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-               place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
-               ropt, max_events=20000):
+def trace_game(run_key, game, *args, max_events=20000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH]); one block of
     one game on play_blocks, with the D6 checks on."""
+    a = EpicArgs(*args)
+    return trace_on(play_blocks, game_state(a.deck, a.counts), run_key, game, *args,
+                    max_events=max_events)
+
+
+def trace_on(blocks, state, run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave,
+             pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
+             n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start,
+             units, ropt, max_events=20000):
+    """trace_game on the block kernel `blocks` (play_blocks, or one with its signature: the planned
+    kernel of napsim.engine.lookahead) with its state `state`: one block of one game."""
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
     mom_b = block_moments(1)
     units, gturn_b = specialised(fmt, gcfg, units, np.zeros((1, 3, turns), np.int64))
-    play_blocks(0, 1, 1, run_key, np.int64(game), np.int64(1), standard, turns, first, hand0, tac0,
-                sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
-                nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
-                fmt, cmd_sec, tac_start, units, ropt, True, False, mom_b,
-                np.zeros((0, 2, N_METRICS), np.int64), np.zeros((1, 4, WAIT_BINS), np.int64),
-                gturn_b, np.zeros((1, 2, 4, N_CM), np.int64),
-                np.zeros((0, 2, 4, N_CM), np.int64), np.zeros((1, 2, turns), np.int64), trace, tn,
-                game_state(deck, counts))
+    blocks(0, 1, 1, run_key, np.int64(game), np.int64(1), standard, turns, first, hand0, tac0,
+           sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
+           nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
+           fmt, cmd_sec, tac_start, units, ropt, True, False, mom_b,
+           np.zeros((0, 2, N_METRICS), np.int64), np.zeros((1, 4, WAIT_BINS), np.int64),
+           gturn_b, np.zeros((1, 2, 4, N_CM), np.int64),
+           np.zeros((0, 2, 4, N_CM), np.int64), np.zeros((1, 2, turns), np.int64), trace, tn,
+           state)
     return mom_b[0, MO_SUM, :, :N_METRICS].copy(), trace[: min(tn[0], max_events)]
-
-
-def trace_on(play, extra, run_key, game, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-             pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-             place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, tac_start, units,
-             ropt, max_events):
-    """trace_game on a game kernel `play` of the signature play(rs, game, run_key, *EpicArgs,
-    gst, g_turn, check, met, wait, trace, tn, *state, ...) followed by the arguments `extra`:
-    the planned kernel of napsim.engine.lookahead."""
-    n_cards = deck.shape[0]
-    rs = np.empty(2, np.uint64)
-    met = np.zeros((2, N_METRICS), np.int64)
-    wait = np.zeros((4, WAIT_BINS), np.int64)
-    trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
-    tn = np.zeros(1, np.int64)
-    # as its runs: the planned kernel plays a lean scenario without the commander layer, with an
-    # array for the Guerrilla histogram (napsim.engine.lookahead.play_blocks_planned)
-    units, _ = specialised(fmt, gcfg, units, None)
-    g_turn = np.zeros((3, turns), np.int64)
-    play(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave, pol,
-              ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
-              n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
-              np.zeros((2, N_GST), np.int64), g_turn, True, met, wait, trace, tn,
-              np.empty(n_cards, np.uint16), np.empty(n_cards, np.uint16),
-              np.empty((2, MAX_HAND + n_cards), np.uint16),
-              np.zeros(RACK, np.uint16), np.zeros(RACK, np.int64),
-              np.empty((2, MAX_HAND), np.uint16), np.zeros(counts.shape[0], np.int64),
-              np.zeros((N_RES, (MAX_HAND + n_cards) * RACK), np.uint16), np.zeros(N_ST, np.int64),
-              fmt, cmd_sec, tac_start, units, np.zeros((2, 4, N_CM), np.int64),
-              np.zeros((2, 4), np.int64), np.zeros((2, turns), np.int64), ropt, *extra)
-    return met, trace[: min(tn[0], max_events)]
 
 
 jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

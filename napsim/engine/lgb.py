@@ -29,7 +29,7 @@ Readings of points the rules leave open (policy where the rules say so):
   together hold at least four Spanish units; the gain and the CIC's two-card draw never both happen
   (napsim.engine.cardflow.scout_trade, shared with EPIC).
 
-play_game_lgb is the turn loop and _ply_lgb one turn (the CIC's choice forced or probed for the
+play_blocks_lgb holds the turn loop and _ply_lgb one turn (the CIC's choice forced or probed for the
 planned kernel, napsim.engine.lookahead_lgb); the phases of a turn are napsim.engine.lgb_phases,
 the choices napsim.engine.lgb_gifts (the CIC's) and lgb_corps (a Corps commander's), the shared
 card flow napsim.engine.cardflow, every one inlined by LLVM (napsim.engine.jit). The names of every
@@ -93,6 +93,7 @@ from napsim.engine.layout import (
     SRC_CIC,
     TRACE_WIDTH,
     WAIT_BINS,
+    LgbArgs,
 )
 from napsim.engine.lgb_corps import (
     _corps_orders,
@@ -245,8 +246,8 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
              ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met,
              cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
              sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, may_int, st):
-    """One turn (ply) of play_game_lgb. Draws up to the CIC's choice come from rs, the choice's
-    too; the rest of the turn draws from rs_post (play_game_lgb passes one stream as both).
+    """One turn (ply) of a game of play_blocks_lgb. Draws up to the CIC's choice come from rs, the choice's
+    too; the rest of the turn draws from rs_post (play_blocks_lgb passes one stream as both).
     forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played
     (the gift scores of the turn in gsc, res and pl); else (forced_hi, forced_rj, forced_ka,
     forced_kb) is given instead of the CIC's choice, whose draws are still made. Returns the
@@ -255,7 +256,7 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
     tables of napsim.engine.lgb_gifts (gift_table, gift_records); may_int, a literal: the policy's
     choice may be searched on grec's integer keys, which leaves the float gift scores of gsc and res
     unset (numba compiles the turn once per value, each without the other's code: as a runtime flag
-    the two searches made play_game_lgb's turn 25% slower)."""
+    the two searches made the game's turn 25% slower)."""
     literally(may_int)  # one compiled turn per value: the other search is left out
     pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
     void = ctab.shape[0] - 1
@@ -367,35 +368,12 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
     return hi, rj, ka, kb, c, e4, opp_last
 
 
-@njit(cache=True, _nrt=False)
-def play_game_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
-                  eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, met, cmet,
-                  wait_hist,
-                  g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,
-                  scratch, pl, gsc, res, st, cn, tac, gst, gift_t, grec):
-    """Play one La Grande Battles game; add its metrics to met[side], cmet[side, commander],
-    wait_hist[kind, wait], g_turn[offered/spent/nullified, turn] and tac_turn[side, turn].
-    gift_t and grec are napsim.engine.lgb_gifts.gift_table(best_t) and gift_records(best_t, pol)."""
-    # small counters live in caller-owned arrays: no allocation (and no reference counting) here
-    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
-    g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,
-                             trace, tn, pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst,
-                             pn, dn, rn, hn, tac_pile)
-    for ply in range(2 * turns):
-        _ply_lgb(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1), first,
-                 scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt,
-                 check, g_total, met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc,
-                 hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t,
-                 grec, True, st)
-    _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
-
-
 @counted
 def _scratch(n_cards, n_types):
-    """Per-block work arrays of play_game_lgb (no allocation per game): (draw pile, discards, CIC
+    """Per-thread work arrays of play_blocks_lgb (no allocation per game): (draw pile, discards, CIC
     hands, Corps hands, rack, rack waits, squares, their owners, D6 scratch, the Corps plan, gift
     scores, resolved gifts, counters, Corps hand sizes, Tactician cards, Guerrilla counters).
-    Kernels call it jitted; Python (trace_on_lgb) its .py_func, with nothing to compile."""
+    Python (lgb_state) calls its .py_func, with nothing to compile."""
     cap = MAX_HAND + n_cards
     return (np.empty(n_cards, np.int64), np.empty(n_cards, np.int64), np.empty((2, cap), np.int64),
             np.empty((2, 3, cap), np.int64), np.zeros(RACK, np.int64), np.zeros(RACK, np.int64),
@@ -405,47 +383,46 @@ def _scratch(n_cards, n_types):
             np.zeros((2, 3), np.int64), np.zeros((2, 3), np.int64))
 
 
-@njit(cache=True, nogil=True)
+def lgb_state(deck: np.ndarray, counts: np.ndarray) -> tuple:
+    """The state of one thread's call of play_blocks_lgb: its stream, metrics, commander metrics
+    and the work arrays of _scratch, allocated here because the kernel counts no references."""
+    return (np.empty(2, np.uint64), np.zeros((2, N_METRICS), np.int64),
+            np.zeros((2, 4, N_CM), np.int64), *_scratch.py_func(deck.shape[0], counts.shape[0]))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck,
                     counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
-                    per_game, gift_t, grec, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b):
-    """Play blocks [b_lo, b_hi) of a chunk's nb blocks of games (play_chunk_lgb), adding each
-    block's sums into its own row of mom_b (the moments of its per-game columns, blocks.add_game),
-    wait_b, gturn_b, cmet_b and tturn_b; without the GIL."""
-    n_cards = deck.shape[0]
-    cap = MAX_HAND + n_cards
+                    per_game, gift_t, grec, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b,
+                    trace, tn, state):
+    """Play blocks [b_lo, b_hi) of a chunk's nb blocks of La Grande Battles games (play_chunk_lgb),
+    adding each block's sums into its own row of mom_b (the moments of its per-game columns,
+    blocks.add_game), wait_b, gturn_b, cmet_b and tturn_b; without the GIL. The game loop is here,
+    not in a function of its own, so that numba optimises and compiles the game once (a trace plays
+    one block of one game on it, with a trace buffer); without reference counting, on the state
+    lgb_state allocates. gift_t and grec are napsim.engine.lgb_gifts.gift_table(best_t) and
+    gift_records(best_t, pol)."""
+    (rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn,
+     tac, gst) = state
+    # small counters live in caller-owned arrays: no allocation (and no reference counting) here
+    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
     for b in range(b_lo, b_hi):
-        rs = np.empty(2, np.uint64)
-        pile = np.empty(n_cards, np.int64)
-        disc = np.empty(n_cards, np.int64)
-        hand = np.empty((2, cap), np.int64)
-        chand = np.empty((2, 3, cap), np.int64)
-        rack = np.zeros(RACK, np.int64)
-        rack_t = np.zeros(RACK, np.int64)
-        sq = np.empty((2, cap), np.int64)
-        sq_own = np.empty((2, cap), np.int64)
-        scratch = np.zeros(counts.shape[0], np.int64)
-        pl = np.zeros((N_PL, 3), np.float64)
-        gsc = np.zeros((N_GSC, cap, 3), np.float64)
-        res = np.zeros((N_GR, cap), np.int64)
-        st = np.zeros(N_LST, np.int64)
-        cn = np.zeros((2, 3), np.int64)
-        tac = np.zeros((2, 3), np.int64)
-        gst = np.zeros((2, 3), np.int64)
-        met = np.zeros((2, N_METRICS), np.int64)
-        cmet = np.zeros((2, 4, N_CM), np.int64)
-        trace = np.zeros((0, TRACE_WIDTH), np.int64)
-        tn = np.zeros(1, np.int64)
-        lo = (n * b) // nb
-        hi = (n * (b + 1)) // nb
-        for g in range(lo, hi):
+        wait_hist = wait_b[b]
+        g_turn = gturn_b[b]
+        tac_turn = tturn_b[b]
+        for g in range((n * b) // nb, (n * (b + 1)) // nb):
             met[:, :] = 0
             cmet[:, :, :] = 0
-            play_game_lgb(rs, first_game + g, run_key, turns, first, scfg, sqp, pol, ctab, deck,
-                          counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
-                          met, cmet, wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand,
-                          chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst,
-                          gift_t, grec)
+            g_total = _open_game_lgb(rs, first_game + g, run_key, first, scfg, ctab, deck, g_pool0,
+                                     ropt, met, cmet, trace, tn, pile, disc, hand, chand, rack,
+                                     rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile)
+            for ply in range(2 * turns):
+                _ply_lgb(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1),
+                         first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
+                         units, ropt, check, g_total, met, cmet, wait_hist, g_turn, tac_turn, trace,
+                         tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res,
+                         cn, tac, gst, gift_t, grec, True, st)
+            _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, True)
 
 
@@ -463,9 +440,11 @@ def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, d
 
 
 def chunk_on_lgb(kernel, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts,
-                 nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
+                 nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game,
+                 state=None):
     """play_chunk_lgb on the block kernel `kernel` (play_blocks_lgb, or one with its signature: the
-    planned kernel of napsim.engine.lookahead_lgb)."""
+    planned kernel of napsim.engine.lookahead_lgb). `state`: what gives each thread's call its
+    state, its last argument (default: lgb_state)."""
     nb = block_count(n)
     mom_b = block_moments(nb)
     cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
@@ -477,38 +456,36 @@ def chunk_on_lgb(kernel, run_key, first_game, n, turns, first, scfg, sqp, pol, c
     run_blocks(kernel, nb, (
         run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
         rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game, gift_table(best_t),
-        gift_records(best_t, pol), mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b))
+        gift_records(best_t, pol), mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b,
+        np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)),  # no trace buffer
+        state or (lambda: lgb_state(deck, counts)))
     mom = mom_b.sum(axis=0)
     return (mom[MO_SUM, :, :N_METRICS], rows, wait_b.sum(axis=0), gturn_b.sum(axis=0),
             cmet_b.sum(axis=0), crows, tturn_b.sum(axis=0), mom)
 
 
-def trace_game_lgb(run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
-                   rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events=40000):
-    """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH])."""
-    return trace_on_lgb(play_game_lgb, (), run_key, game, turns, first, scfg, sqp, pol, ctab, deck,
-                        counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt,
-                        max_events)
+def trace_game_lgb(run_key, game, *args, max_events=40000):
+    """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH]); one block of
+    one game on play_blocks_lgb, with the D6 checks on."""
+    a = LgbArgs(*args)
+    return trace_on_lgb(play_blocks_lgb, lgb_state(a.deck, a.counts), run_key, game, *args,
+                        max_events=max_events)
 
 
-def trace_on_lgb(play, extra, run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
-                 eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events):
-    """trace_game_lgb on the game kernel `play` (play_game_lgb, or one with its signature followed
-    by the arguments `extra`: the planned kernel of napsim.engine.lookahead_lgb)."""
-    n_cards = deck.shape[0]
-    met = np.zeros((2, N_METRICS), np.int64)
-    cmet = np.zeros((2, 4, N_CM), np.int64)
+def trace_on_lgb(blocks, state, run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
+                 eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events=40000):
+    """trace_game_lgb on the block kernel `blocks` (play_blocks_lgb, or one with its signature: the
+    planned kernel of napsim.engine.lookahead_lgb) with its state `state`: one block of one game."""
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
-    pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
-        _scratch.py_func(n_cards, counts.shape[0])
-    play(np.empty(2, np.uint64), game, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts,
-         nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, met, cmet,
-         np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
-         np.zeros((2, turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
-         sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_table(best_t),
-         gift_records(best_t, pol), *extra)
-    return met, trace[: min(tn[0], max_events)]
+    mom_b = block_moments(1)
+    blocks(0, 1, 1, run_key, np.int64(game), np.int64(1), turns, first, scfg, sqp, pol, ctab, deck,
+           counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, False,
+           gift_table(best_t), gift_records(best_t, pol), mom_b, np.zeros((0, 2, N_METRICS), np.int64),
+           np.zeros((1, 4, WAIT_BINS), np.int64), np.zeros((1, 3, turns), np.int64),
+           np.zeros((1, 2, 4, N_CM), np.int64), np.zeros((0, 2, 4, N_CM), np.int64),
+           np.zeros((1, 2, turns), np.int64), trace, tn, state)
+    return mom_b[0, MO_SUM, :, :N_METRICS].copy(), trace[: min(tn[0], max_events)]
 
 
 jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -1,10 +1,10 @@
 """The Corps commanders' part of a La Grande Battles turn, in the order
-napsim.engine.lgb.play_game_lgb runs it: the gifts received, the L5 plays (play it, swap it for an
+napsim.engine.lgb.play_blocks_lgb runs it: the gifts received, the L5 plays (play it, swap it for an
 own card, play an own card, hold, or roll for initiative), orders, stars and initiative (L6, L7,
 the Scout-for-counter gain of G4) and a Take Command's reach (E7). The Guerrillas' attempt (G5)
 and the choice of the Scout that gains a counter are napsim.engine.lgb_guerrilla.
 
-Every phase is inlined into play_game_lgb by LLVM (napsim.engine.jit.inlined) and takes the same
+Every phase is inlined into play_blocks_lgb by LLVM (napsim.engine.jit.inlined) and takes the same
 random draws, in the same order, as the single loop it came from. The per-turn plan of the three
 Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.layout).
 

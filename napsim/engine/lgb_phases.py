@@ -1,10 +1,10 @@
 """The phases of one La Grande Battles turn around the Corps commanders' plays (those are
-napsim.engine.lgb_corps), in the order napsim.engine.lgb.play_game_lgb runs them: squares (L8),
+napsim.engine.lgb_corps), in the order napsim.engine.lgb.play_blocks_lgb runs them: squares (L8),
 Tactician cards, First Strike (P7), the E4 test, what each Corps commander would do without a gift
 (P6), the CIC's gifts leaving his hand and the rack (L2), the discards (D7) and the end-of-turn
 draws (L9).
 
-Every phase is inlined into play_game_lgb by LLVM (napsim.engine.jit.inlined) and takes the same
+Every phase is inlined into play_blocks_lgb by LLVM (napsim.engine.jit.inlined) and takes the same
 random draws, in the same order, as the single loop it came from. The per-turn plan of the three
 Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.layout).
 """

@@ -54,6 +54,7 @@ from napsim.engine.epic import (
     _ply,
     _st_views,
     chunk_on,
+    game_state,
     trace_on,
 )
 from napsim.engine.jit import counted, inlined, outlined
@@ -416,55 +417,11 @@ def _spend_planned(s, o, pol, gcfg, gst):
             and gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2] > 0)
 
 
-@njit(cache=True, _nrt=False)
-def play_game_planned(rs, game, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-                      pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
-                      n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn,
-                      check, met, wait_hist, trace, tn, pile, disc, hand, rack, rack_t, sq, scratch,
-                      res_scratch, st, fmt, cmd_sec, tac_start, units, cmet, tacc, tturn, ropt,
-                      pol_roll, work, cand, cscore, cval):
-    """A game of napsim.engine.epic.play_blocks with the lookahead's choices (module text) for every side
-    whose policy is `lookahead` with lookahead_d > 0; the other sides play as there. pol_roll: the
-    policies of the rollouts (greedy both); work: the rollout scratch (work_scratch); cand,
-    cscore, cval: the candidates, their greedy order and their values."""
-    views = _st_views(st)
-    g_total, n_ca = _open_game(rs, game, run_key, standard, first, hand0, tac0, fmt, ctab, deck,
-                               gcfg, gst, pile, disc, hand, rack, rack_t, res_scratch, st, views,
-                               cmd_sec, tac_start, tacc, cmet, met, trace, tn, ropt)
-    wres = work[9]
-    for i in range(res_scratch.shape[1]):  # the card map and Counter-Attack types of this game
-        wres[RES_RMAP, i] = res_scratch[RES_RMAP, i]
-        wres[RES_CA, i] = res_scratch[RES_CA, i]
-    for ply in range(2 * turns):
-        s = (first + ply) % 2
-        fh, fr, fp, fg = np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY)
-        if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
-            fh, fr, fp = _lookahead_choice(
-                ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave, pol,
-                pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-                place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
-                g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore,
-                cval)
-        if _spend_planned(s, 1 - s, pol, gcfg, gst):
-            fg = _lookahead_spend(
-                ply, 1 - s, fh, fr, fp, run_key, game, turns, standard, first, hand0, sq_form,
-                sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
-                eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
-                cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st,
-                gst, tacc, work, cand, cval)
-        _turn(ply, rs, rs, fh, fr, fp, fg, standard, first, hand0, sq_form, sq_leave, pol, ctab,
-             counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-             e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca,
-             g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met,
-             cmet, wait_hist, g_turn, tturn, trace, tn, *views, res_scratch[RES_RMAP])
-    _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
-
-
 @counted
 def work_scratch(n_cards, n_types, turns, pol):
-    """The rollout scratch of one block: (the rollout policies (greedy both sides), the state
-    arrays of napsim.engine.epic._game_scratch and a second stream, rollout metrics and histograms,
-    the candidate arrays)."""
+    """The rollout scratch of one thread's run of blocks: (the rollout policies (greedy both sides),
+    the state arrays of napsim.engine.epic._game_scratch and a second stream, rollout metrics and
+    histograms, the candidate arrays, a Guerrilla histogram for a lean scenario's real games)."""
     (wrs, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wmet, wcmet, wtacc,
      wtrace, wtn) = _game_scratch(n_cards, n_types)
     pol_roll = pol.copy()
@@ -474,47 +431,89 @@ def work_scratch(n_cards, n_types, turns, pol):
             np.zeros((3, turns), np.int64), np.zeros((2, turns), np.int64), wtrace, wtn)
     n_cand = (MAX_HAND + n_cards) * RACK + 2
     return (pol_roll, work, np.zeros((n_cand, 4), np.int64), np.zeros(n_cand, np.float64),
-            np.zeros(n_cand, np.float64))
+            np.zeros(n_cand, np.float64), np.zeros((3, turns), np.int64))
 
 
-@njit(cache=True, nogil=True)
+def planned_state(deck, counts, turns, pol) -> tuple:
+    """The state of one thread's call of play_blocks_planned: the game's (epic.game_state) and the
+    rollouts' (work_scratch), allocated here because the kernel counts no references."""
+    return game_state(deck, counts), work_scratch(deck.shape[0], counts.shape[0], turns, pol)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0,
                         sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
                         nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key,
                         rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check, per_game, mom_b,
                         rows, wait_b, gturn_b, cmet_b, crows, tturn_b, trace, tn, state):
-    """napsim.engine.epic.play_blocks on the planned kernel (its games on play_game_planned)."""
+    """napsim.engine.epic.play_blocks on the planned kernel: its games with the lookahead's choices
+    (module text) for every side whose policy is `lookahead` with lookahead_d > 0, the other sides
+    as there. The game loop is here, not in a function of its own, so that numba optimises and
+    compiles the planned game once (a trace plays one block of one game on it, as epic.trace_game
+    does); without reference counting, on the state planned_state allocates. pol_roll: the
+    policies of the rollouts (greedy both); work: the rollout scratch; cand, cscore, cval: the
+    candidates, their greedy order and their values."""
+    game_st, (pol_roll, work, cand, cscore, cval, g_lean) = state
     (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
-     _, _) = state
+     _, _) = game_st
+    views = _st_views(st)
+    wres = work[9]
     for b in range(b_lo, b_hi):
         # a lean scenario (no Guerrillas: gturn_b None, epic.specialised) still passes an array, so
         # that the real turn and the rollouts' turns call _turn with one signature (one compiled
         # copy); the Guerrilla phase of such a game changes nothing (the full kernel plays it alike)
-        g_turn = np.zeros((3, turns), np.int64) if gturn_b is None else gturn_b[b]
-        pol_roll, work, cand, cscore, cval = work_scratch(deck.shape[0], counts.shape[0], turns, pol)
+        g_turn = g_lean if gturn_b is None else gturn_b[b]
+        wait_hist = wait_b[b]
+        tturn = tturn_b[b]
         for g in range((n * b) // nb, (n * (b + 1)) // nb):
+            game = first_game + g
             met[:, :] = 0
             cmet[:, :, :] = 0
-            play_game_planned(
-                rs, first_game + g, run_key, standard, turns, first, hand0, tac0, sq_form, sq_leave,
-                pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-                place_list, e4_only, play_val, play_key, rec_t, gcfg, gst, g_turn, check, met,
-                wait_b[b], trace, tn, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st,
-                fmt, cmd_sec, tac_start, units, cmet, tacc, tturn_b[b], ropt, pol_roll, work, cand,
-                cscore, cval)
+            g_total, n_ca = _open_game(rs, game, run_key, standard, first, hand0, tac0, fmt, ctab,
+                                       deck, gcfg, gst, pile, disc, hand, rack, rack_t, res_scratch,
+                                       st, views, cmd_sec, tac_start, tacc, cmet, met, trace, tn, ropt)
+            for i in range(res_scratch.shape[1]):  # the card map and Counter-Attack types of this game
+                wres[RES_RMAP, i] = res_scratch[RES_RMAP, i]
+                wres[RES_CA, i] = res_scratch[RES_CA, i]
+            for ply in range(2 * turns):
+                s = (first + ply) % 2
+                fh, fr, fp, fg = np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY)
+                if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
+                    fh, fr, fp = _lookahead_choice(
+                        ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
+                        pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
+                        eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
+                        fmt, cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack,
+                        rack_t, sq, st, gst, tacc, work, cand, cscore, cval)
+                if _spend_planned(s, 1 - s, pol, gcfg, gst):
+                    fg = _lookahead_spend(
+                        ply, 1 - s, fh, fr, fp, run_key, game, turns, standard, first, hand0,
+                        sq_form, sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
+                        best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
+                        play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca, g_total, rs, pile,
+                        disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cval)
+                _turn(ply, rs, rs, fh, fr, fp, fg, standard, first, hand0, sq_form, sq_leave, pol,
+                      ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
+                      n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
+                      units, ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch,
+                      res_scratch, gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, *views,
+                      res_scratch[RES_RMAP])
+            _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, fmt >= 2)
 
 
 def play_chunk_planned(run_key, first_game, n, *args):
     """napsim.engine.epic.play_chunk on the planned kernel: the same arguments and outputs."""
-    return chunk_on(play_blocks_planned, run_key, first_game, n, *args)
+    a = EpicArgs(*args[:-2])  # the last two: check, per_game
+    return chunk_on(play_blocks_planned, run_key, first_game, n, *args,
+                    state=lambda: planned_state(a.deck, a.counts, a.turns, a.pol))
 
 
 def trace_game_planned(run_key, game, *args, max_events=20000):
     """napsim.engine.epic.trace_game on the planned kernel: the same arguments and outputs."""
     a = EpicArgs(*args)
-    extra = work_scratch(a.deck.shape[0], a.counts.shape[0], a.turns, a.pol)
-    return trace_on(play_game_planned, extra, run_key, game, *args, max_events)
+    return trace_on(play_blocks_planned, planned_state(a.deck, a.counts, a.turns, a.pol), run_key,
+                    game, *args, max_events=max_events)
 
 
 jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

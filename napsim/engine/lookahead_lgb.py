@@ -65,6 +65,7 @@ from napsim.engine.lgb import (
     _ply_lgb,
     _scratch,
     chunk_on_lgb,
+    lgb_state,
     trace_on_lgb,
 )
 from napsim.engine.lgb_gifts import _pairs_ok
@@ -219,40 +220,11 @@ def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_ro
     return cand[best, 0], cand[best, 1], cand[best, 2], cand[best, 3]
 
 
-@njit(cache=True, _nrt=False)
-def play_game_planned_lgb(rs, game, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts,
-                          nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
-                          met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand,
-                          chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst,
-                          gift_t, grec, pol_roll, work, cand, cscore, cval):
-    """napsim.engine.lgb.play_game_lgb with the lookahead's gifts (module text) for every side whose
-    policy is `lookahead` with lookahead_d > 0; the other sides play as there. pol_roll: the
-    policies of the rollouts (greedy both); work: the rollout scratch (work_scratch_lgb); cand,
-    cscore, cval: the candidates, their greedy order and their values."""
-    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
-    g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,
-                             trace, tn, pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst,
-                             pn, dn, rn, hn, tac_pile)
-    for ply in range(2 * turns):
-        s = (first + ply) % 2
-        fh, fr, fa, fb = np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1)
-        if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
-            fh, fr, fa, fb = _lookahead_gifts(
-                ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_roll, ctab, counts, nom_t,
-                eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs, pile, disc, hand,
-                chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand, cscore, cval)
-        _ply_lgb(ply, rs, rs, fh, fr, fa, fb, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t,
-                 val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet, wait_hist, g_turn,
-                 tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch,
-                 pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
-    _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
-
-
 @counted
 def work_scratch_lgb(n_cards, n_types, turns, pol):
-    """The rollout scratch of one block: (the rollout policies (greedy both sides), the state
-    arrays of napsim.engine.lgb._scratch with two streams, rollout metrics and histograms, the
-    candidate arrays)."""
+    """The rollout scratch of one thread's run of blocks: (the rollout policies (greedy both sides),
+    the state arrays of napsim.engine.lgb._scratch with two streams, rollout metrics and histograms,
+    the candidate arrays)."""
     (wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wst, wcn,
      wtac, wgst) = _scratch(n_cards, n_types)
     pol_roll = pol.copy()
@@ -268,45 +240,68 @@ def work_scratch_lgb(n_cards, n_types, turns, pol):
             np.zeros(n_cand, np.float64))
 
 
-@njit(cache=True, nogil=True)
+def planned_state_lgb(deck, counts, turns, pol) -> tuple:
+    """The state of one thread's call of play_blocks_planned_lgb: the game's (lgb.lgb_state) and the
+    rollouts' (work_scratch_lgb), allocated here because the kernel counts no references."""
+    return lgb_state(deck, counts), work_scratch_lgb(deck.shape[0], counts.shape[0], turns, pol)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, sqp, pol,
                             ctab, deck, counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units,
                             g_pool0, ropt, check, per_game, gift_t, grec, mom_b, rows, wait_b,
-                            gturn_b,
-                            cmet_b, crows, tturn_b):
-    """napsim.engine.lgb.play_blocks_lgb on the planned kernel."""
+                            gturn_b, cmet_b, crows, tturn_b, trace, tn, state):
+    """napsim.engine.lgb.play_blocks_lgb on the planned kernel: its games with the lookahead's gifts
+    (module text) for every side whose policy is `lookahead` with lookahead_d > 0, the other sides
+    as there. The game loop is here so that numba optimises and compiles the planned game once (a
+    trace plays one block of one game on it); without reference counting, on the state
+    planned_state_lgb allocates. pol_roll: the policies of the rollouts (greedy both); work: the
+    rollout scratch; cand, cscore, cval: the candidates, their greedy order and their values."""
+    game_st, (pol_roll, work, cand, cscore, cval) = state
+    (rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn,
+     tac, gst) = game_st
+    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
     for b in range(b_lo, b_hi):
-        pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
-            _scratch(deck.shape[0], counts.shape[0])
-        rs = np.empty(2, np.uint64)
-        met = np.zeros((2, N_METRICS), np.int64)
-        cmet = np.zeros((2, 4, N_CM), np.int64)
-        trace = np.zeros((0, TRACE_WIDTH), np.int64)
-        tn = np.zeros(1, np.int64)
-        pol_roll, work, cand, cscore, cval = work_scratch_lgb(deck.shape[0], counts.shape[0], turns,
-                                                              pol)
+        wait_hist = wait_b[b]
+        g_turn = gturn_b[b]
+        tac_turn = tturn_b[b]
         for g in range((n * b) // nb, (n * (b + 1)) // nb):
+            game = first_game + g
             met[:, :] = 0
             cmet[:, :, :] = 0
-            play_game_planned_lgb(
-                rs, first_game + g, run_key, turns, first, scfg, sqp, pol, ctab, deck, counts,
-                nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, met, cmet,
-                wait_b[b], gturn_b[b], tturn_b[b], trace, tn, pile, disc, hand, chand, rack,
-                rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst, gift_t, grec, pol_roll, work,
-                cand, cscore, cval)
+            g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met,
+                                     cmet, trace, tn, pile, disc, hand, chand, rack, rack_t, st, cn,
+                                     tac, gst, pn, dn, rn, hn, tac_pile)
+            for ply in range(2 * turns):
+                s = (first + ply) % 2
+                fh, fr, fa, fb = np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1)
+                if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
+                    fh, fr, fa, fb = _lookahead_gifts(
+                        ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_roll, ctab, counts,
+                        nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs,
+                        pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work,
+                        cand, cscore, cval)
+                _ply_lgb(ply, rs, rs, fh, fr, fa, fb, first, scfg, sqp, pol, ctab, counts, nom_t,
+                         eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet,
+                         wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack,
+                         rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec,
+                         False, st)
+            _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, True)
 
 
 def play_chunk_planned_lgb(run_key, first_game, n, *args):
     """napsim.engine.lgb.play_chunk_lgb on the planned kernel: the same arguments and outputs."""
-    return chunk_on_lgb(play_blocks_planned_lgb, run_key, first_game, n, *args)
+    a = LgbArgs(*args[:-2])  # the last two: check, per_game
+    return chunk_on_lgb(play_blocks_planned_lgb, run_key, first_game, n, *args,
+                        state=lambda: planned_state_lgb(a.deck, a.counts, a.turns, a.pol))
 
 
 def trace_game_planned_lgb(run_key, game, *args, max_events=40000):
     """napsim.engine.lgb.trace_game_lgb on the planned kernel: the same arguments and outputs."""
     a = LgbArgs(*args)
-    extra = work_scratch_lgb(a.deck.shape[0], a.counts.shape[0], a.turns, a.pol)
-    return trace_on_lgb(play_game_planned_lgb, extra, run_key, game, *args, max_events)
+    return trace_on_lgb(play_blocks_planned_lgb, planned_state_lgb(a.deck, a.counts, a.turns, a.pol),
+                        run_key, game, *args, max_events=max_events)
 
 
 jit.stamp_loaded()  # cached kernels recompile when any kernel source changes

@@ -1,4 +1,4 @@
-"""A slow, obvious, pure-Python re-implementation of napsim.engine.lgb.play_game_lgb.
+"""A slow, obvious, pure-Python re-implementation of napsim.engine.lgb.play_blocks_lgb.
 
 La Grande Battles (docs/rules.md L1-L9, with D, E and the LGB Guerrilla rules G4-G6, policies P1-P7).
 It reads the scenario, the policy vectors and the card table of a `Simulation`, but never its

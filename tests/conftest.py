@@ -34,6 +34,7 @@ def pytest_xdist_auto_num_workers(config) -> int:
 
 _WARM_UP: list[WarmUp] = []  # the controller's warm-up, when it started one
 _DONE = "NAPSIM_TEST_WARMUP_DONE"  # the file the warm-up creates when it ends (for the workers)
+_GROUPS = "NAPSIM_TEST_WARMUP_GROUPS"  # its groups, each with a file of its own beside that one
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -46,16 +47,18 @@ def pytest_sessionstart(session):
     if config.option.collectonly:
         return
     done = Path(tempfile.mkdtemp(prefix="napsim-warmup-")) / "done"
-    os.environ[_DONE] = str(done)  # before the workers start: they inherit it
-    _WARM_UP.append(WarmUp("slow" in (config.option.markexpr or "").replace("not slow", ""), done))
+    warm = WarmUp("slow" in (config.option.markexpr or "").replace("not slow", ""), done)
+    os.environ[_DONE] = str(done)  # before the workers start: they inherit both
+    os.environ[_GROUPS] = "|".join(warm.names)
+    _WARM_UP.append(warm)
 
 
 def pytest_runtest_setup(item):
-    """A worker, while the warm-up runs: a kernel it needs waits for the warm-up instead of
-    compiling its own copy (the modules loaded since the last test too)."""
+    """A worker, while the warm-up runs: a kernel it needs waits for the warm-up group that
+    compiles it instead of compiling its own copy (the modules loaded since the last test too)."""
     done = os.environ.get(_DONE)
     if done and os.environ.get("PYTEST_XDIST_WORKER") and not Path(done).exists():
-        wait_before_compiling(Path(done))
+        wait_before_compiling(Path(done), os.environ.get(_GROUPS, "").split("|"))
 
 
 def pytest_terminal_summary(terminalreporter):

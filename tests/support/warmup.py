@@ -35,6 +35,25 @@ def groups_for(slow: bool) -> list[str]:
     return [name for name, (only_slow, _) in GROUPS.items() if slow or not only_slow]
 
 
+def group_file(done: Path, name: str) -> Path:
+    """The file the warm-up creates beside `done` when group `name` has compiled."""
+    return done.with_name("".join(c if c.isalnum() else "-" for c in name) + ".done")
+
+
+def groups_of(module: str, names: list[str]) -> list[str]:
+    """The groups among `names` that compile the kernels of napsim module `module` (none: a kernel
+    no group compiles, such as the odds kernels, compiles at once)."""
+    if module.startswith("napsim.engine.lookahead_lgb"):
+        return [n for n in names if n.startswith("La Grande Battles lookahead")]
+    if module.startswith("napsim.engine.lookahead"):
+        return [n for n in names if n.startswith("EPIC lookahead")]
+    if module.startswith(("napsim.engine.lgb", "napsim.sim.tables_lgb")):
+        return [n for n in names if n == "La Grande Battles"]
+    if module.startswith(("napsim.engine.", "napsim.sim.tables")) and module != "napsim.engine.odds":
+        return [n for n in names if n == "EPIC"]
+    return []
+
+
 def compile_group(name: str) -> None:
     """Play a few games and a trace of each pair of the group: every kernel they use compiles."""
     from napsim.sim.packing import Simulation
@@ -65,14 +84,23 @@ class WarmUp:
         self._thread.start()
 
     def _wait(self) -> None:
-        for name, proc in self._procs.items():
-            _, err = proc.communicate()
-            if proc.returncode:
-                last = (err.strip().splitlines() or ["(no message)"])[-1]
-                self.failures.append(f"warm-up of the {name} kernels failed (the tests compiled "
-                                     f"them): {last}")
+        groups = [threading.Thread(target=self._wait_group, args=(name, proc), daemon=True)
+                  for name, proc in self._procs.items()]
+        for thread in groups:
+            thread.start()
+        for thread in groups:
+            thread.join()
         self.seconds = time.perf_counter() - self._t0
         self.done.write_text("done\n")
+
+    def _wait_group(self, name: str, proc: subprocess.Popen) -> None:
+        """Wait for one group's process; its file tells the workers that wait for it alone."""
+        _, err = proc.communicate()
+        if proc.returncode:
+            last = (err.strip().splitlines() or ["(no message)"])[-1]
+            self.failures.append(f"warm-up of the {name} kernels failed (the tests compiled "
+                                 f"them): {last}")
+        group_file(self.done, name).write_text("done\n")
 
     def summary(self) -> list[str]:
         """What the warm-up did, for the end of the run."""
@@ -82,30 +110,35 @@ class WarmUp:
 
 
 def wait_for(done: Path, limit: float = 1800.0) -> None:
-    """Wait until the warm-up's file `done` exists (at most `limit` seconds: then the worker goes
-    on and compiles what it needs itself)."""
+    """Wait until the warm-up's file `done` (or a group's file) exists (at most `limit` seconds:
+    then the worker goes on and compiles what it needs itself)."""
     t0 = time.perf_counter()
     while not done.exists() and time.perf_counter() - t0 < limit:
         time.sleep(0.2)
 
 
-def wait_before_compiling(done: Path) -> None:
-    """Make every numba kernel of the napsim modules loaded so far wait for the warm-up before it
-    compiles (numba then finds it in its cache, if the warm-up compiled it). Called again while
-    the warm-up runs, for the modules loaded since; a kernel that is compiled is not touched."""
+def wait_before_compiling(done: Path, names: list[str]) -> None:
+    """Make every numba kernel of the napsim modules loaded so far wait, before it compiles, for
+    the warm-up's groups (`names`) that compile it (numba then finds it in its cache): a test of
+    the EPIC kernel starts once the EPIC group is done, while La Grande Battles' still compiles.
+    Called again while the warm-up runs, for the modules loaded since; a kernel that is compiled
+    is not touched."""
     from numba.core.dispatcher import Dispatcher
 
     for name, module in list(sys.modules.items()):
         if not name.startswith("napsim.") or module is None:
             continue
+        files = [group_file(done, g) for g in groups_of(name, names)]
         for kernel in list(vars(module).values()):
-            if isinstance(kernel, Dispatcher) and not getattr(kernel.compile, "waits", False):
-                kernel.compile = _waiting(kernel.compile, done)
+            if (files and isinstance(kernel, Dispatcher) and kernel.py_func.__module__ == name
+                    and not getattr(kernel.compile, "waits", False)):
+                kernel.compile = _waiting(kernel.compile, files)
 
 
-def _waiting(compile_, done: Path):
+def _waiting(compile_, files: list[Path]):
     def compile(sig):
-        wait_for(done)
+        for file in files:
+            wait_for(file)
         return compile_(sig)
 
     compile.waits = True

@@ -37,7 +37,9 @@ MAX_LINES = 12
 MAX_COLUMNS = 24
 RC = {"svg.hashsalt": "napsim", "svg.fonttype": "none", "font.size": 9, "axes.titlesize": 9.5,
       "axes.labelsize": 9, "legend.fontsize": 7.5, "xtick.labelsize": 8, "ytick.labelsize": 8,
-      "axes.spines.top": False, "axes.spines.right": False}
+      "axes.spines.top": False, "axes.spines.right": False,
+      # no layout engine from a user's matplotlibrc: `render` lays a figure out once, itself
+      "figure.autolayout": False, "figure.constrained_layout.use": False}
 
 
 @dataclass
@@ -65,8 +67,9 @@ def render(fig: Figure, name: str, title: str, caption: str, png: bool = False) 
         canvas = _agg_canvas(fig)
         if fig.get_layout_engine() is not None and not getattr(fig, "_napsim_laid_out", False):
             _lay_out(fig)  # `finish` leaves it laid out (solving it again moved things < 1 pixel)
-        # the layout just solved holds for both drawings: do not solve it again
-        fig.set_layout_engine("none")
+        # the layout just solved holds for both drawings: neither solves it again, and without an
+        # engine savefig draws once (with one, even a placeholder, it draws a second time first)
+        fig.set_layout_engine(None)
         if png:
             canvas.draw()
             rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw",

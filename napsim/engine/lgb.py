@@ -54,6 +54,7 @@ from napsim.engine.jit import counted, inlined, inlined_ir
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
+    G_POLICY,
     GR_HAND,
     GR_RACK,
     KIND_RANDOM,
@@ -242,15 +243,19 @@ PROBE = -3   # forced_hi of _ply_lgb: stop at the choice point and return the po
 
 
 @inlined
-def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first, scfg, sqp, pol,
-             ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met,
-             cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
-             sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, may_int, st):
-    """One turn (ply) of a game of play_blocks_lgb. Draws up to the CIC's choice come from rs, the choice's
-    too; the rest of the turn draws from rs_post (play_blocks_lgb passes one stream as both).
+def _ply_lgb(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_ka, forced_kb, forced_g, first,
+             scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check,
+             g_total, met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand,
+             rack, rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, may_int,
+             st):
+    """One turn (ply) of a game of play_blocks_lgb. Draws up to the CIC's choice come from rs, the
+    choice's too; then the Corps commanders' plays draw from rs_post, and from the Spanish
+    Guerrilla attempt on the turn draws from rs_late (play_blocks_lgb passes one stream as all
+    three; a rollout of the lookahead switches to its own stream at the decision it plans).
     forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played
     (the gift scores of the turn in gsc, res and pl); else (forced_hi, forced_rj, forced_ka,
-    forced_kb) is given instead of the CIC's choice, whose draws are still made. Returns the
+    forced_kb) is given instead of the CIC's choice, whose draws are still made. forced_g (layout
+    G_*): the Spanish spend decision of the turn, G_POLICY to leave it to P4. Returns the
     policy's choice (hand slot, rack slot, receivers), then the command, E4 and the opponent's
     last hand card of the turn. st: the per-game counters (_lst_views). gift_t and grec: the gift
     tables of napsim.engine.lgb_gifts (gift_table, gift_records); may_int, a literal: the policy's
@@ -301,8 +306,8 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
     _corps_plays(rs_post, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand,
                  cn, disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn)
     if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
-        null = _guerrillas(rs_post, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
-                           cmet, g_turn, trace, tn, ropt)
+        null = _guerrillas(rs_late, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
+                           cmet, g_turn, trace, tn, ropt, forced_g)
         # D3: the CIC's hand card the Guerrillas nullified gave no orders: nothing to copy
         if null >= 0 and null == 2 * ka and pl[PL_SOURCE, ka] == SRC_CIC:
             last_hand[s] = void
@@ -325,7 +330,7 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
     eff_w2 = np.int64(0)
     for kc in range(3):
         nom, eff, marched_k, elan_k = _corps_orders(
-            rs_post, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units,
+            rs_late, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units,
             pl, gst, pool, met, cmet, trace, tn)
         wasted += nom - eff
         marched += marched_k
@@ -345,9 +350,9 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
     _discard_played(void, fs_card, pl, disc, dn)
     if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
         _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
-    _cic_draw(rs_post, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc, dn,
+    _cic_draw(rs_late, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc, dn,
               hand, hn, chand, cn, met, cmet, trace, tn)
-    _corps_draws(rs_post, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met,
+    _corps_draws(rs_late, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met,
                  cmet, trace, tn)
     # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
     # commander of both sides draws a Tactician card
@@ -360,7 +365,7 @@ def _ply_lgb(ply, rs, rs_post, forced_hi, forced_rj, forced_ka, forced_kb, first
                                  tn, ply)
     # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
     if rn[0] <= 2:
-        _refill_rack(rs_post, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
+        _refill_rack(rs_late, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
     if check:
         met[s, M_VIOLATIONS] += _check_lgb(counts, pile, pn, disc, dn, hand, hn, chand, cn,
                                            rack, rn, sq, sqn, scratch)
@@ -417,11 +422,11 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, 
                                      ropt, met, cmet, trace, tn, pile, disc, hand, chand, rack,
                                      rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile)
             for ply in range(2 * turns):
-                _ply_lgb(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1),
-                         first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
-                         units, ropt, check, g_total, met, cmet, wait_hist, g_turn, tac_turn, trace,
-                         tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res,
-                         cn, tac, gst, gift_t, grec, True, st)
+                _ply_lgb(ply, rs, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1),
+                         np.int64(G_POLICY), first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t,
+                         best_t, bopt_t, units, ropt, check, g_total, met, cmet, wait_hist, g_turn,
+                         tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,
+                         scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, True, st)
             _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, True)
 

@@ -18,7 +18,6 @@ from napsim.engine.layout import (
     CM_G_SPENT,
     G_OUT_DECLINED,
     G_OUT_NULLIFIED,
-    G_POLICY,
     GAIN_BELOW,
     GAIN_NEVER,
     KIND_MULTI,
@@ -45,11 +44,12 @@ from napsim.engine.layout import (
 
 @inlined
 def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet, g_turn,
-                trace, tn, ropt):
+                trace, tn, ropt, forced_g):
     """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
     (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
-    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt. Returns the
-    card nullified, 2 * Corps commander + which of his cards, or -1."""
+    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt, its spend
+    decision P4's or `forced_g` (the lookahead's, P8). Returns the card nullified, 2 * Corps
+    commander + which of his cards, or -1."""
     met[o, M_G_FRENCH_TURNS] += 1
     target = np.int64(-1)
     t_second = np.int64(0)
@@ -77,7 +77,7 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
     if target < 0:
         return np.int64(-1)
     out = guerrilla_attempt(rs, o, ply, t_second, target, t_eff, t_assault, 1, target, gst[o],
-                            2 - target, pool, pol, met, g_turn, trace, tn, ropt, np.int64(G_POLICY))
+                            2 - target, pool, pol, met, g_turn, trace, tn, ropt, forced_g)
     if out == G_OUT_DECLINED:
         return np.int64(-1)
     cmet[o, 3 - target, CM_G_SPENT] += 1  # the facing Spanish Corps spent it (S4)

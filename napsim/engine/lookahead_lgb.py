@@ -4,7 +4,7 @@ napsim.engine.lookahead's planning, on the LGB turn: a separate kernel, compiled
 plays `lookahead` (napsim.sim.runner picks it), so the greedy kernel of napsim.engine.lgb and its
 compile stay as they were. Both play a turn with the same helper, napsim.engine.lgb._ply_lgb.
 
-At each turn of a lookahead side, `_lookahead_gifts` (no recursion, no allocation):
+At each turn of a lookahead side, `_plan_lgb` (no recursion, no allocation):
 
 1. copies the game's state and stream (piles, hands, Corps hands, rack, squares, counters,
    Tactician cards, Guerrilla counters and pool) into block-owned scratch and plays the turn there
@@ -23,11 +23,21 @@ At each turn of a lookahead side, `_lookahead_gifts` (no recursion, no allocatio
    discount ** n;
 4. returns the candidate of the highest value (ties: the earlier in greedy order).
 
-The real turn is then played with that choice forced, on the game's own stream; the CIC's own draw
-of the choice (its tie key) is still made, so the stream is consumed exactly as greedy consumes it.
-D = 0, or a turn with a single candidate, plays the greedy choice. Only the CIC's gifts are
-planned: the Corps commanders' plays (L5), stars (L7), the Scout gift (P2), Guerrilla spending and
-gaining (P4, P5; EPIC plans the spend, napsim.engine.lookahead) and First Strike (P7) are greedy's.
+5. In a French turn, once the French CIC's choice is made (by a planning French side as above,
+   else by its policy), a planning Spanish side whose Corps commanders hold a counter decides
+   whether to spend one (`_plan_lgb` too), as in EPIC (napsim.engine.lookahead, 5): the
+   French turn is played on a copy as the real one will be, the French Corps commanders' plays
+   included; where P4 offers a counter, spend and keep, P4's decision first, are played out as in
+   3 from that turn (rollout streams k + 512; the draws up to the Guerrilla attempt are the game's
+   own), the keep candidate drawing and dropping the battle die the spend rolls.
+
+The real turn is then played with those choices forced, on the game's own stream; the CIC's own
+draw of the choice (its tie key) is still made, so the stream is consumed exactly as greedy
+consumes it up to the spend (a counter spent rolls its die, one kept does not). D = 0, or a turn
+with a single candidate, plays the greedy choice. The CIC's gifts and the Spanish spend are
+planned: the Corps commanders' plays (L5), stars (L7), the Scout gift (P2), the target of a counter
+(P4, the facing Corps commander's best card), Guerrilla gaining (P5) and First Strike (P7) are
+greedy's.
 """
 
 import numpy as np
@@ -35,11 +45,17 @@ from numba import njit
 
 from napsim.engine import jit
 from napsim.engine.blocks import add_game
-from napsim.engine.jit import counted, inlined
+from napsim.engine.jit import counted, inlined, outlined
 from napsim.engine.layout import (
+    G_KEEP,
+    G_KEEP_DIE,
+    G_POLICY,
+    G_SPEND,
     GR_HAND,
     GR_RACK,
     KIND_LOOKAHEAD,
+    M_G_OFFERED,
+    M_G_SPENT,
     MAX_HAND,
     N_CM,
     N_METRICS,
@@ -50,6 +66,8 @@ from napsim.engine.layout import (
     P_LOOKAHEAD_TOP,
     P_LOOKAHEAD_VALUE,
     RACK,
+    S_FRENCH,
+    S_G_RULE,
     TRACE_WIDTH,
     VALUE_MARGIN,
     WAIT_BINS,
@@ -71,7 +89,12 @@ from napsim.engine.lgb import (
 from napsim.engine.lgb_gifts import _pairs_ok
 from napsim.engine.lookahead import _best, _value, copy_cards, ply_gain, rollout_key
 
-N_CAND = 5   # columns of a candidate: hand slot, rack slot, receivers, card code
+# the turn of napsim.engine.lgb, called (not inlined) from this kernel's call sites: the probes, the
+# rollouts and the real turn (one compiled copy: inlined at each, the planned spend took the
+# kernel's first compile from 30.6 to 46.3 s of CPU)
+_turn_lgb = outlined(getattr(_ply_lgb, "py_func", _ply_lgb))  # the plain function under NUMBA_DISABLE_JIT
+
+N_CAND = 6   # columns of a candidate: hand slot, rack slot, receivers, card code, spend (G_*)
 
 
 @inlined
@@ -162,35 +185,72 @@ def _candidates_lgb(s, n_h, n_r, e4, void, ctab, ghi, grj, gka, gkb, hand, rack,
 
 
 @inlined
-def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_roll, ctab, counts,
-                     nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs, pile,
-                     disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand,
-                     cscore, cval):
-    """The lookahead's (hand slot, rack slot, receivers) at ply `ply` of side s (module text), or
-    (CHOOSE, -1, -1, -1) to leave the choice to the greedy policy."""
+def _plan_lgb(spend, ply, p, fh, fr, fa, fb, run_key, game, turns, first, scfg, sqp, pol, pol_roll,
+              ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, grec,
+              rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand,
+              cscore, cval):
+    """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot, receivers
+    of the CIC's choice, spend decision, layout G_*). Without `spend`, p's CIC's gifts (steps 1-4),
+    G_POLICY; with it, the Spanish side p's spend decision in the French turn (step 5), whose CIC
+    choice is (fh, fr, fa, fb) (CHOOSE: the French policy's, returned), G_POLICY where P4 offers no
+    counter. One function for both, so that the planned kernel compiles the planning once: every
+    jitted function between the kernel and the turn optimises the turn's code once more."""
     (wrs, wrs2, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
      wst, wcn, wtac, wgst, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
     no = np.bool_(False)
-    _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, wrs,
-                    wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst, wcn, wtac, wgst)
-    ghi, grj, gka, gkb, _, e4, _ = _ply_lgb(
-        ply, wrs, wrs, np.int64(PROBE), np.int64(-1), np.int64(-1), np.int64(-1), first, scfg, sqp,
-        pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no, g_total, wmet,
-        wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq,
-        wsq_own, wscratch, wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
-    void = ctab.shape[0] - 1
-    _, _, rn, hn = _lst_views(wst)[:4]
-    n = _candidates_lgb(s, hn[s], rn[0], e4, void, ctab, ghi, grj, gka, gkb, whand, wrack, wpl,
-                        wgsc, wres, cand, cscore)
-    top = np.int64(pol[s, P_LOOKAHEAD_TOP])
-    if top > 0:
-        n = min(n, top)
-    if n <= 1:
-        return ghi, grj, gka, gkb
-    k_roll = np.int64(pol[s, P_LOOKAHEAD_K])
-    end = min(ply + 2 * np.int64(pol[s, P_LOOKAHEAD_D]) + 1, 2 * turns)
-    discount = pol[s, P_LOOKAHEAD_DISCOUNT]
-    margin = pol[s, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
+    offered = wmet[p, M_G_OFFERED]
+    spent = wmet[p, M_G_SPENT]
+    e4 = np.bool_(False)
+    # the probes, the decision's ply played on a copy of the game as the real turn will play it:
+    # x 0, up to the CIC's choice (PROBE: the choice greedy, or the French policy, makes); x 1, for
+    # the spend, the whole French turn with that choice forced (a forced choice's draws are still
+    # made, so the policy's own choice plays as it would, a random one's too)
+    for x in range(2):
+        if (x == 0 and (not spend or fh == CHOOSE)) or (x == 1 and spend):
+            offered = wmet[p, M_G_OFFERED]
+            spent = wmet[p, M_G_SPENT]
+            _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
+                            wrs, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst,
+                            wcn, wtac, wgst)
+            how = np.int64(PROBE) if x == 0 else fh  # a variable: numba's call takes no branch
+            hi, rj, ka, kb, _, e4x, _ = _turn_lgb(
+                ply, wrs, wrs, wrs, how, fr, fa, fb,
+                np.int64(G_POLICY), first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t,
+                bopt_t, units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
+                wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
+                wcn, wtac, wgst, gift_t, grec, False, wst)
+            if x == 0:
+                fh, fr, fa, fb = hi, rj, ka, kb
+                e4 = e4x
+    if spend:  # the candidates: P4's decision first, then the other
+        if wmet[p, M_G_OFFERED] == offered:
+            return fh, fr, fa, fb, np.int64(G_POLICY)
+        greedy = G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE
+        for m in range(2):
+            cand[m, 0] = fh
+            cand[m, 1] = fr
+            cand[m, 2] = fa
+            cand[m, 3] = fb
+            cand[m, 5] = greedy if m == 0 else G_SPEND + G_KEEP_DIE - greedy
+        n = np.int64(2)
+    else:  # the CIC's candidates, greedy's choice first
+        void = ctab.shape[0] - 1
+        _, _, rn, hn = _lst_views(wst)[:4]
+        n = _candidates_lgb(p, hn[p], rn[0], e4, void, ctab, fh, fr, fa, fb, whand, wrack, wpl,
+                            wgsc, wres, cand, cscore)
+        top = np.int64(pol[p, P_LOOKAHEAD_TOP])
+        if top > 0:
+            n = min(n, top)
+        if n <= 1:
+            return fh, fr, fa, fb, np.int64(G_POLICY)
+    # the rollouts (step 3): ply `ply` plays candidate m forced (the CIC's choice, and for the
+    # spend its decision); the draws up to the decision are the game's own (up to the CIC's choice;
+    # for the spend up to the Guerrilla attempt, the French Corps commanders' plays included), the
+    # rest rollout stream k (k + 512 for the spend), the same for every candidate
+    k_roll = np.int64(pol[p, P_LOOKAHEAD_K])
+    end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * turns)
+    discount = pol[p, P_LOOKAHEAD_DISCOUNT]
+    margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
     for m in range(n):
         cval[m] = 0.0
     for k in range(k_roll):
@@ -198,26 +258,44 @@ def _lookahead_gifts(ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_ro
             _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
                             wrs, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst,
                             wcn, wtac, wgst)
-            wrs2[0] = rollout_key(run_key, game, ply, k)
+            wrs2[0] = rollout_key(run_key, game, ply, k + 512 if spend else k)
             wrs2[1] = np.uint64(0)
             weight = 1.0
             for t in range(ply, end):
-                pre = wrs2  # the game's draws before this turn's choice, then the rollout's
+                pre = wrs2  # the game's draws before this turn's decision, then the rollout's
+                post = wrs2
                 forced = np.int64(CHOOSE)
+                fg = np.int64(G_POLICY)
                 if t == ply:
                     pre = wrs
                     forced = cand[m, 0]
-                before = _value(wmet, s, margin)
-                _ply_lgb(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], cand[m, 3], first, scfg, sqp,
-                         pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt,
-                         no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc,
-                         whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
-                         wcn, wtac, wgst, gift_t, grec, False, wst)
-                gain, weight = ply_gain(wmet, s, before, margin, (t - ply) % 2 == 0, t - ply,
+                    if spend:
+                        post = wrs
+                        fg = cand[m, 5]
+                before = _value(wmet, p, margin)
+                _turn_lgb(t, pre, post, wrs2, forced, cand[m, 1], cand[m, 2], cand[m, 3], fg, first,
+                          scfg, sqp, pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
+                          units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
+                          wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl,
+                          wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
+                gain, weight = ply_gain(wmet, p, before, margin, (first + t) % 2 == p, t - ply,
                                         weight, discount)
                 cval[m] += gain
     best = _best(n, cval)
-    return cand[best, 0], cand[best, 1], cand[best, 2], cand[best, 3]
+    if spend:
+        return fh, fr, fa, fb, np.int64(G_SPEND if cand[best, 5] == G_SPEND else G_KEEP)
+    return cand[best, 0], cand[best, 1], cand[best, 2], cand[best, 3], np.int64(G_POLICY)
+
+
+@inlined
+def _spend_planned_lgb(s, o, pol, scfg, gst):
+    """Whether the Spanish side o plans its spend decision in the French turn of side s (P8, P4):
+    it plays `lookahead` with lookahead_d > 0 and more than one candidate (lookahead_top not 1),
+    the Guerrilla rules are on for it, s is French and one of its Corps commanders holds a
+    counter."""
+    return (pol[o, P_KIND] == KIND_LOOKAHEAD and pol[o, P_LOOKAHEAD_D] > 0
+            and pol[o, P_LOOKAHEAD_TOP] != 1 and scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1
+            and gst[o, 0] + gst[o, 1] + gst[o, 2] > 0)
 
 
 @counted
@@ -252,9 +330,9 @@ def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first
                             g_pool0, ropt, check, per_game, gift_t, grec, mom_b, rows, wait_b,
                             gturn_b, cmet_b, crows, tturn_b, trace, tn, state):
     """napsim.engine.lgb.play_blocks_lgb on the planned kernel: its games with the lookahead's gifts
-    (module text) for every side whose policy is `lookahead` with lookahead_d > 0, the other sides
-    as there. The game loop is here so that numba optimises and compiles the planned game once (a
-    trace plays one block of one game on it); without reference counting, on the state
+    and Spanish spend (module text) for every side whose policy is `lookahead` with lookahead_d >
+    0, the other sides as there. The game loop is here so that numba optimises and compiles the
+    planned game once (a trace plays one block of one game on it); without reference counting, on the state
     planned_state_lgb allocates. pol_roll: the policies of the rollouts (greedy both); work: the
     rollout scratch; cand, cscore, cval: the candidates, their greedy order and their values."""
     game_st, (pol_roll, work, cand, cscore, cval) = state
@@ -275,14 +353,20 @@ def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first
             for ply in range(2 * turns):
                 s = (first + ply) % 2
                 fh, fr, fa, fb = np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1)
-                if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
-                    fh, fr, fa, fb = _lookahead_gifts(
-                        ply, s, run_key, game, turns, first, scfg, sqp, pol, pol_roll, ctab, counts,
-                        nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs,
-                        pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work,
-                        cand, cscore, cval)
-                _ply_lgb(ply, rs, rs, fh, fr, fa, fb, first, scfg, sqp, pol, ctab, counts, nom_t,
-                         eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet,
+                fg = np.int64(G_POLICY)
+                for spend in range(2):  # the mover's gifts, then the Spanish spend: one call site
+                    if ((spend == 0 and pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0)
+                            or (spend == 1 and _spend_planned_lgb(s, 1 - s, pol, scfg, gst))):
+                        planning = np.bool_(spend == 1)
+                        p = (s + spend) % 2
+                        fh, fr, fa, fb, fg = _plan_lgb(
+                            planning, ply, p, fh, fr, fa, fb, run_key, game, turns,
+                            first, scfg, sqp, pol, pol_roll, ctab, counts, nom_t, eff_t, val_t,
+                            best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs, pile, disc,
+                            hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand,
+                            cscore, cval)
+                _turn_lgb(ply, rs, rs, rs, fh, fr, fa, fb, fg, first, scfg, sqp, pol, ctab, counts,
+                         nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet,
                          wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack,
                          rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec,
                          False, st)

@@ -4,12 +4,12 @@ A policy is a name plus float parameters. `greedy` scores every legal (hand card
 placement) by weighted effective orders plus bonuses (P1), keeps the better Scout card (P2),
 March Moves with its stars when units are free (P3) and plays First Strike with a probability
 (P7). `random` picks uniformly among legal plays and otherwise uses the same parameters.
-`lookahead` (P8) plans its card choice and, for the Spanish in EPIC, whether to spend a Guerrilla
-counter: each candidate (hand card, rack card, placement; in La Grande Battles the CIC's hand card,
-rack card and their receivers; spend or keep) is played out in short rollouts, both sides greedy,
-and the one of the highest value over this turn and the next `lookahead_d` own turns wins: its
-effective orders less the opponent's (`lookahead_value` margin, the default) or its own alone
-(own). Its stars, Scout keep and counter gain are greedy's.
+`lookahead` (P8) plans its card choice and, for the Spanish (EPIC and La Grande Battles), whether
+to spend a Guerrilla counter: each candidate (hand card, rack card, placement; in La Grande Battles
+the CIC's hand card, rack card and their receivers; spend or keep) is played out in short
+rollouts, both sides greedy, and the one of the highest value over this turn and the next
+`lookahead_d` own turns wins: its effective orders less the opponent's (`lookahead_value` margin,
+the default) or its own alone (own). Its stars, Scout keep and counter gain are greedy's.
 """
 
 from __future__ import annotations

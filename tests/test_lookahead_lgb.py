@@ -18,9 +18,9 @@ from support.lgbtools import both, corps_card, units6
 from support.tracetools import CODE, PLY, SIDE, A, C, D, E, H, M
 
 from napsim.engine import layout
-from napsim.engine.lgb import _lst_views, _open_game_lgb, _ply_lgb, _scratch
+from napsim.engine.lgb import _lst_views, _open_game_lgb, _scratch
 from napsim.engine.lgb_gifts import gift_records, gift_table
-from napsim.engine.lookahead_lgb import _copy_state_lgb, work_scratch_lgb
+from napsim.engine.lookahead_lgb import _copy_state_lgb, _turn_lgb, work_scratch_lgb
 from napsim.engine.rng import seed_key
 from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
@@ -240,19 +240,20 @@ def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, n
                             wcn, wtac, wgst)
             wmet[:, :] = met
             for t in range(at, 2 * turns):
-                _ply_lgb(t, wrs, wrs, wrs, choose, np.int64(-1), np.int64(-1), np.int64(-1),
-                         policy_g, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
-                         units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
-                         wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl,
-                         wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
-        _ply_lgb(ply, rs, rs, rs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g, first,
-                 scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
-                 g_total, met, cmet, wait, gturn, tturn, wtrace, wtn, pile, disc, hand, chand, rack,
-                 rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
+                _turn_lgb(t, wrs, wrs, wrs, choose, np.int64(-1), np.int64(-1), np.int64(-1),
+                          policy_g, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t,
+                          bopt_t, units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace,
+                          wtn, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch,
+                          wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
+        _turn_lgb(ply, rs, rs, rs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g, first,
+                  scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
+                  g_total, met, cmet, wait, gturn, tturn, wtrace, wtn, pile, disc, hand, chand, rack,
+                  rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
     return met, wmet
 
 
-# compiles two more copies of the LGB turn (about a minute)
+# compiles the LGB turn once more (the planned kernel's, napsim.engine.lookahead_lgb._turn_lgb: its
+# code in numba's cache is the kernel's, not its own)
 def test_p8_lgb_rollouts_copy_the_whole_game_state():
     # rule P8: a rollout starts from a copy of everything the game goes on with (cards, Corps
     # hands, squares, Tactician cards, Guerrilla counters and pool): played on from the copy with

@@ -102,6 +102,7 @@ class _LgbGame:
         self.spanish = [[side.lgb_sections[2 * k].spanish + side.lgb_sections[2 * k + 1].spanish
                          for k in range(3)] for side in sc.sides]
         self._opts: dict = {}
+        self._best: dict = {}
 
     # ----- what a card does (rules L3, L4, L5, L7, P1) ------------------------------------------
     def options(self, s: int, k: int, src: int, c: int, t: int):
@@ -136,11 +137,16 @@ class _LgbGame:
         return res
 
     def best(self, s: int, k: int, src: int, c: int, t: int):
-        """(best score, its option: the lower on ties), or None when t is not legal for him."""
+        """(best score, its option: the lower on ties), or None when t is not legal for him
+        (remembered per argument, as options are: the gift search asks for it many times)."""
+        key = (s, k, src, c, t)
+        if key in self._best:
+            return self._best[key]
         b = None
         for opt, _, _, _, v in self.options(s, k, src, c, t):
             if b is None or v > b[0] + TOL:
                 b = (v, opt)
+        self._best[key] = b
         return b
 
     def pick_option(self, s: int, k: int, src: int, c: int, t: int, random_policy: bool) -> int:

@@ -234,23 +234,30 @@ class _LgbGame:
         def gain(k, v):  # what receiver k gains over his own alternative (he may swap the gift)
             return (v if v + margin >= own_best[k] else own_best[k]) - alt[k]
 
+        def scores(cards):  # [(index, card as it plays, {receiver: best (score, option)})]
+            out = []
+            for i, t in (enumerate(cards) if cards else [(None, void)]):
+                r = self.resolve(t, opp_last)
+                out.append((i, r, {q: self.best(s, q, SRC_CIC, c, r) for q in range(3)} if r != void
+                               else {}))
+            return out
+
         cands = []
-        for i, a in (enumerate(hand) if hand else [(None, void)]):
-            ra = self.resolve(a, opp_last)
-            for j, b in (enumerate(rack) if rack else [(None, void)]):
-                rb = self.resolve(b, opp_last)
+        hand_scores, rack_scores = scores(hand), scores(rack)
+        for i, ra, best_a in hand_scores:
+            for j, rb, best_b in rack_scores:
                 for qa in (range(3) if ra != void else [None]):
                     ga = 0.0
                     va = None
                     if qa is not None:
-                        va = self.best(s, qa, SRC_CIC, c, ra)
+                        va = best_a[qa]
                         if va is None:
                             continue  # L2: a section card goes to the wing it names
                         ga = gain(qa, va[0])
                     for qb in (range(3) if rb != void else [None]):
                         v = ga
                         if qb is not None:
-                            vb = self.best(s, qb, SRC_CIC, c, rb)
+                            vb = best_b[qb]
                             if vb is None:
                                 continue
                             if qb == qa:

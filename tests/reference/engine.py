@@ -147,6 +147,7 @@ class _Game:
         self.cic_only_section = [
             side.cic_section if self.players == 3 and sc.rule("cic_keeps") == "one" else None
             for side in sc.sides]
+        self._legal: dict = {}
         self._score_cache = lru_cache(maxsize=None)(self._pair_best)
         self._eval_cache = lru_cache(maxsize=None)(self._eval)
 
@@ -170,9 +171,16 @@ class _Game:
             return p
         return -1
 
-    def legal(self, s: int, ta: int, tb: int) -> tuple[list[int], bool]:
+    def legal(self, s: int, ta: int, tb: int) -> tuple[tuple[int, ...], bool]:
         """Rule E3 / E4: legal placements p = 3 * pa + pb of (a, b) for side s, and whether the
-        pair is legal only in the E4 same-section situation."""
+        pair is legal only in the E4 same-section situation (remembered per pair, as the scores
+        are: the choice asks for every pair of the turn)."""
+        key = (ta, tb)
+        if key not in self._legal:
+            self._legal[key] = self._placements(ta, tb)
+        return self._legal[key]
+
+    def _placements(self, ta: int, tb: int) -> tuple[tuple[int, ...], bool]:
         kind = self.cards.kind
         out = []
         e4_only = False
@@ -186,7 +194,7 @@ class _Game:
                     else:
                         continue  # rule E3: two placed cards in two different sections
                 out.append(3 * pa + pb)
-        return out, e4_only
+        return tuple(out), e4_only
 
     def _eval(self, s: int, c: int, ta: int, tb: int, p: int):
         """Rules S2, E5, E6, E7: (nominal, effective, remaining) per section."""

@@ -29,7 +29,6 @@ import dataclasses
 import hashlib
 import io
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -270,12 +269,17 @@ def _deck_text(path: Path, raw: bytes) -> str:
         raise NapsimInputError(f"{path}:{line}", None, f"not UTF-8 text (byte {e.start}: "
                                f"0x{raw[e.start]:02x}); binary file?", "a UTF-8 CSV text file") from None
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    for n, line in enumerate(text.split("\n")):
-        bad = next((c for c in line if c != "\t" and unicodedata.category(c) == "Cc"), None)
-        if bad is not None:
-            raise NapsimInputError(f"{path}:{n + 1}", None, f"control character U+{ord(bad):04X} "
-                                   f"(binary content?) in '{excerpt(line)}'", "printable UTF-8 text")
+    found = _CONTROL.search(text)
+    if found is not None:
+        n = text.count("\n", 0, found.start())
+        line = text.split("\n")[n]
+        raise NapsimInputError(f"{path}:{n + 1}", None, f"control character U+{ord(found.group()):04X} "
+                               f"(binary content?) in '{excerpt(line)}'", "printable UTF-8 text")
     return text
+
+
+# Unicode's control characters (category Cc: U+0000-U+001F, U+007F-U+009F) but tab and line end
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _split_header(

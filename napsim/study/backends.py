@@ -34,9 +34,10 @@ import itertools
 import logging
 import os
 import sys
+import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numba
 
@@ -96,6 +97,7 @@ def threads_set(threads: int | None) -> Iterator[None]:
 
 
 _JOBS: OrderedDict = OrderedDict()  # job key -> packed kernel arguments (one worker process)
+_JOBS_LOCK = threading.Lock()  # a local run builds the next point's on a thread (LocalRunner.prepare)
 _CODE: list[str] = []
 
 
@@ -135,6 +137,11 @@ def engine_job(key: str, scenario, deck, policies, seed: int, per_game: bool) ->
 
 def _job_args(job: dict) -> tuple:
     """The packed kernel arguments of a job, built once per worker process and point."""
+    with _JOBS_LOCK:
+        return _job_args_locked(job)
+
+
+def _job_args_locked(job: dict) -> tuple:
     args = _JOBS.get(job["key"])
     if args is None:
         if job["code"] != _code_sha256():
@@ -149,6 +156,11 @@ def _job_args(job: dict) -> tuple:
     else:
         _JOBS.move_to_end(job["key"])
     return args
+
+
+def run_tables(job: dict) -> None:
+    """Build (or find) the packed tables of a job in this process, before its chunks play."""
+    _job_args(job)
 
 
 def run_chunk(job: dict, first: int, n: int) -> dict:
@@ -194,6 +206,16 @@ class LocalRunner:
 
     def close(self) -> None:
         pass
+
+    def prepare(self, job_of: Callable[[], dict]) -> None:
+        """Build the packed tables of the job `job_of()` returns on a thread, while the chunks of
+        the point before it play (the kernel threads hold no lock Python needs): `run_chunk` then
+        finds them built. A failure here is left for `run_chunk` to raise, where it would have."""
+        def build() -> None:
+            with contextlib.suppress(Exception):
+                _job_args(job_of())
+
+        threading.Thread(target=build, name="napsim-prepare", daemon=True).start()
 
     def stream(self, fn, items: Iterable[tuple], args_of, tag: str = "napsim") -> Iterator[tuple]:
         """Run ``fn(*args_of(item))`` for every item here, in order; yields (item, result). The

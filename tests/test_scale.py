@@ -299,7 +299,8 @@ def test_worker_killed_mid_run_loses_no_chunk(tmp_path, dask_cluster):
         if killed:
             return
         busy = {w: keys for w, keys in client.processing().items() if keys}
-        assert busy, "no worker is playing a chunk"
+        if not busy:  # between two submissions (a busy host): kill at a later chunk
+            return
         victim = max(busy, key=lambda w: len(busy[w]))
         pid = client.run(os.getpid, workers=[victim])[victim]
         killed.update(worker=victim, pid=pid, chunks=len(busy[victim]))

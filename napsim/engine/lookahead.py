@@ -4,7 +4,7 @@ A separate kernel, compiled only when a side plays `lookahead` (napsim.sim.runne
 the greedy kernel of napsim.engine.epic and its compile stay as they were. Both play a turn with
 the same helper, napsim.engine.epic._ply.
 
-At each turn of a lookahead side, `_lookahead_choice` (no recursion, no allocation):
+At each turn of a lookahead side, `_plan` (no recursion, no allocation):
 
 1. copies the game's state and stream into caller-owned scratch and plays the turn there up to
    the choice point (`_ply` with PROBE): the hand and rack as the real turn will see them, and the
@@ -12,7 +12,7 @@ At each turn of a lookahead side, `_lookahead_choice` (no recursion, no allocati
 2. lists the candidates, every legal (hand card, rack card) pair with one placement, in greedy
    order (the greedy choice first, then by P1 score); cards of the same types count once; only the
    first `lookahead_top` when that is not 0;
-3. plays each candidate out K = `lookahead_k` times (`_rollouts`): the state copied again, the
+3. plays each candidate out K = `lookahead_k` times: the state copied again, the
    turn played with the candidate forced, then the next 2 D plies (D = `lookahead_d` own turns),
    both sides greedy. The draws before the choice are the game's own (already made when the
    player chooses); from the choice on they come from rollout stream k, keyed on (run key, game,
@@ -25,7 +25,7 @@ At each turn of a lookahead side, `_lookahead_choice` (no recursion, no allocati
 
 5. In a French turn, once the French card is chosen (by a planning French side as above, else by
    its policy), a planning Spanish side holding a counter decides whether to spend it
-   (`_lookahead_spend`): the French turn is played on a copy as the real one will be; where P4
+   (`_plan` too): the French turn is played on a copy as the real one will be; where P4
    offers a counter, the two candidates, greedy's decision first, are played out as in 3 from that
    turn (rollout streams k + 512), the keep candidate drawing and dropping the battle die the spend
    rolls (layout G_KEEP_DIE) so that both see the same numbers afterwards.
@@ -255,56 +255,6 @@ def ply_gain(met, s, before, margin, own, off, weight, discount):
 
 
 @inlined
-def _rollouts(ply, s, n, gcol, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
-              pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
-              rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
-              units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
-              work, cand, cval):
-    """cval[m]: the value to side s of candidate cand[m] (m < n) of the decision at ply `ply`, the
-    mean over K = lookahead_k rollouts (module text, 3). Ply `ply` plays (cand[m, 0], cand[m, 1],
-    cand[m, 2]) forced (CHOOSE: the mover's policy), with the Spanish spend decision cand[m, 3]
-    when gcol (else the policy's); rollout stream k + 512 when gcol, else k."""
-    (wrs, wrs2, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wtacc, wmet,
-     wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
-    wviews = _st_views(wst)
-    wrmap = wres[RES_RMAP]
-    no = np.bool_(False)
-    k_roll = np.int64(pol[s, P_LOOKAHEAD_K])
-    end = min(ply + 2 * np.int64(pol[s, P_LOOKAHEAD_D]) + 1, 2 * turns)
-    discount = pol[s, P_LOOKAHEAD_DISCOUNT]
-    margin = pol[s, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
-    for m in range(n):
-        cval[m] = 0.0
-    for k in range(k_roll):
-        for m in range(n):
-            _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
-                        whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
-            stream = k + 512 if gcol else k
-            wrs2[0] = rollout_key(run_key, game, ply, stream)
-            wrs2[1] = np.uint64(0)
-            weight = 1.0
-            for t in range(ply, end):
-                pre = wrs2  # the game's draws before this turn's choice, then the rollout's
-                forced = np.int64(CHOOSE)
-                fg = np.int64(G_POLICY)
-                if t == ply:
-                    pre = wrs
-                    forced = cand[m, 0]
-                    if gcol:
-                        fg = cand[m, 3]
-                before = _value(wmet, s, margin)
-                _turn(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], fg, standard, first, hand0,
-                     sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
-                     best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
-                     play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile,
-                     wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
-                     wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
-                gain, weight = ply_gain(wmet, s, before, margin, (first + t) % 2 == s, t - ply,
-                                        weight, discount)
-                cval[m] += gain
-
-
-@inlined
 def _best(n, cval):
     """The candidate of the highest value (ties: the earlier)."""
     best = 0
@@ -315,96 +265,114 @@ def _best(n, cval):
 
 
 @inlined
-def _probe(ply, fh, fr, fp, standard, first, hand0, sq_form, sq_leave, pol, ctab, counts, best_val,
-           ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
-           play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand,
-           rack, rack_t, sq, st, gst, tacc, work):
-    """The game's state and stream copied into the scratch `work` and ply `ply` played there as the
-    real turn will play it, with the card choice (fh, fr, fp) (PROBE: up to the choice point only;
-    CHOOSE: the policy's): _ply's results."""
+def _plan(spend, ply, p, fh, fr, fp, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
+          pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
+          n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt,
+          n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore,
+          cval):
+    """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot,
+    placement, spend decision, layout G_*). Without `spend`, p's card choice (steps 1-4), or
+    (CHOOSE, -1, 0) to leave it to the greedy policy, and G_POLICY; with it, the Spanish side p's
+    spend decision in the French turn (step 5), whose card choice is (fh, fr, fp) (CHOOSE: the
+    French policy's; returned as given), G_POLICY where P4 offers no counter. One function for
+    both, so that the planned kernel compiles the planning once: every jitted function between the
+    kernel and the turn optimises the turn's code once more (napsim.engine.jit.outlined)."""
     (wrs, wrs2, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wtacc, wmet,
      wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
     wviews = _st_views(wst)
     wrmap = wres[RES_RMAP]
     no = np.bool_(False)
-    _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc, whand,
-                wrack, wrack_t, wsq, wst, wgst, wtacc)
-    return _turn(ply, wrs, wrs, fh, fr, fp, np.int64(G_POLICY), standard, first, hand0, sq_form,
+    given_h, given_r, given_p = fh, fr, fp  # the spend returns the card choice it was given
+    offered = wmet[p, M_G_OFFERED]
+    spent = wmet[p, M_G_SPENT]
+    c = np.int64(0)
+    n_h = np.int64(0)
+    n_r = np.int64(0)
+    e4 = np.bool_(False)
+    pin_y = np.int64(-1)
+    # the probes, the decision's ply played on a copy of the game as the real turn will play it:
+    # x 0, up to the choice point (PROBE: the choice greedy, or the French policy, makes); x 1, for
+    # the spend, the whole French turn with that choice forced (a forced choice's draws are still
+    # made, so the policy's own choice plays as it would, a random one's too)
+    for x in range(2):
+        if (x == 0 and (not spend or fh == CHOOSE)) or (x == 1 and spend):
+            offered = wmet[p, M_G_OFFERED]
+            spent = wmet[p, M_G_SPENT]
+            how = np.int64(PROBE) if x == 0 else fh  # a variable: numba's call takes no branch
+            _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
+                        whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
+            hi, rj, pp, cx, n_hx, n_rx, e4x, pin_yx = _turn(
+                ply, wrs, wrs, how, fr, fp, np.int64(G_POLICY), standard, first, hand0, sq_form,
                 sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
                 rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
                 units, ropt, no, n_ca, g_total, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch,
                 wres, wgst, wtacc, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
-
-
-@inlined
-def _lookahead_choice(ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
-                      pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
-                      rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
-                      cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq,
-                      st, gst, tacc, work, cand, cscore, cval):
-    """The lookahead's (hand slot, rack slot, placement) at ply `ply` of side s (module text), or
-    (CHOOSE, -1, 0) to leave the choice to the greedy policy."""
-    ghi, grj, gp, c, n_h, n_r, e4, pin_y = _probe(
-        ply, np.int64(PROBE), np.int64(-1), np.int64(0), standard, first, hand0, sq_form, sq_leave,
-        pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-        place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
-        g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work)
-    if ghi == -1:  # nothing legal
-        return np.int64(CHOOSE), np.int64(-1), np.int64(0)
-    void = ctab.shape[0] - 1
-    n = _candidates(s, c, n_h, n_r, e4, pin_y, ghi, grj, gp, void, pol, ctab, best_val, best_k,
-                    best_list, play_val, work[4], work[5], work[9],
-                    rollout_key(run_key, game, ply, np.int64(1023)), cand, cscore)
-    top = np.int64(pol[s, P_LOOKAHEAD_TOP])
-    if top > 0:
-        n = min(n, top)
-    if n <= 1:
-        return ghi, grj, gp
-    _rollouts(ply, s, n, np.bool_(False), run_key, game, turns, standard, first, hand0, sq_form,
-              sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
-              rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
-              units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
-              work, cand, cval)
+            if x == 0:
+                fh, fr, fp = hi, rj, pp
+                c, n_h, n_r, e4, pin_y = cx, n_hx, n_rx, e4x, pin_yx
+    if spend:  # the candidates: P4's decision first, then the other
+        if wmet[p, M_G_OFFERED] == offered:
+            return given_h, given_r, given_p, np.int64(G_POLICY)
+        greedy = G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE
+        for m in range(2):
+            cand[m, 0] = fh
+            cand[m, 1] = fr
+            cand[m, 2] = fp
+            cand[m, 3] = greedy if m == 0 else G_SPEND + G_KEEP_DIE - greedy
+        n = np.int64(2)
+    else:  # the candidates of the card choice, greedy's first
+        if fh == -1:  # nothing legal
+            return np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY)
+        void = ctab.shape[0] - 1
+        n = _candidates(p, c, n_h, n_r, e4, pin_y, fh, fr, fp, void, pol, ctab, best_val, best_k,
+                        best_list, play_val, whand, wrack, wres,
+                        rollout_key(run_key, game, ply, np.int64(1023)), cand, cscore)
+        top = np.int64(pol[p, P_LOOKAHEAD_TOP])
+        if top > 0:
+            n = min(n, top)
+        if n <= 1:
+            return fh, fr, fp, np.int64(G_POLICY)
+    # the rollouts (step 3): ply `ply` plays candidate m forced (the card choice, and for the
+    # spend its decision, cand[m, 3]); the draws up to the choice are the game's own, the rest
+    # rollout stream k (k + 512 for the spend), the same for every candidate
+    k_roll = np.int64(pol[p, P_LOOKAHEAD_K])
+    end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * turns)
+    discount = pol[p, P_LOOKAHEAD_DISCOUNT]
+    margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
+    for m in range(n):
+        cval[m] = 0.0
+    for k in range(k_roll):
+        for m in range(n):
+            _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
+                        whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
+            stream = k + 512 if spend else k
+            wrs2[0] = rollout_key(run_key, game, ply, stream)
+            wrs2[1] = np.uint64(0)
+            weight = 1.0
+            for t in range(ply, end):
+                pre = wrs2  # the game's draws before this turn's choice, then the rollout's
+                forced = np.int64(CHOOSE)
+                fg = np.int64(G_POLICY)
+                if t == ply:
+                    pre = wrs
+                    forced = cand[m, 0]
+                    if spend:
+                        fg = cand[m, 3]
+                before = _value(wmet, p, margin)
+                _turn(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], fg, standard, first, hand0,
+                      sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
+                      best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
+                      play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile,
+                      wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
+                      wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
+                gain, weight = ply_gain(wmet, p, before, margin, (first + t) % 2 == p, t - ply,
+                                        weight, discount)
+                cval[m] += gain
     best = _best(n, cval)
-    return cand[best, 0], cand[best, 1], cand[best, 2]
-
-
-@inlined
-def _lookahead_spend(ply, o, fh, fr, fp, run_key, game, turns, standard, first, hand0, sq_form,
-                     sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list,
-                     nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t,
-                     gcfg, fmt, cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack,
-                     rack_t, sq, st, gst, tacc, work, cand, cval):
-    """The Spanish side o's spend decision (layout G_*) at French ply `ply`, whose card choice is
-    (fh, fr, fp) (CHOOSE: greedy's): G_POLICY where no counter is offered (module text, 5)."""
-    wmet = work[13]
-    for x in range(2):  # x 0: the French policy's choice, if it is its; 1: the French turn
-        if x == 1 or fh == CHOOSE:
-            offered = wmet[o, M_G_OFFERED]
-            spent = wmet[o, M_G_SPENT]
-            how = np.int64(PROBE) if x == 0 else fh
-            hi, rj, p = _probe(ply, how, fr, fp, standard, first,
-                               hand0, sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t,
-                               best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
-                               play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca,
-                               g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
-                               work)[:3]
-            if x == 0:  # forced, the policy's own choice plays as it would (a random one's too)
-                fh, fr, fp = hi, rj, p
-    if wmet[o, M_G_OFFERED] == offered:
-        return np.int64(G_POLICY)
-    greedy = G_SPEND if wmet[o, M_G_SPENT] > spent else G_KEEP_DIE
-    for m in range(2):
-        cand[m, 0] = fh
-        cand[m, 1] = fr
-        cand[m, 2] = fp
-        cand[m, 3] = greedy if m == 0 else G_SPEND + G_KEEP_DIE - greedy
-    _rollouts(ply, o, np.int64(2), np.bool_(True), run_key, game, turns, standard, first, hand0,
-              sq_form, sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list,
-              nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
-              cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst,
-              tacc, work, cand, cval)
-    return np.int64(G_SPEND if cand[_best(np.int64(2), cval), 3] == G_SPEND else G_KEEP)
+    if spend:
+        return (given_h, given_r, given_p,
+                np.int64(G_SPEND if cand[best, 3] == G_SPEND else G_KEEP))
+    return cand[best, 0], cand[best, 1], cand[best, 2], np.int64(G_POLICY)
 
 
 @inlined
@@ -478,20 +446,18 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
             for ply in range(2 * turns):
                 s = (first + ply) % 2
                 fh, fr, fp, fg = np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY)
-                if pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0:
-                    fh, fr, fp = _lookahead_choice(
-                        ply, s, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
-                        pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
-                        eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
-                        fmt, cmd_sec, units, ropt, n_ca, g_total, rs, pile, disc, hand, rack,
-                        rack_t, sq, st, gst, tacc, work, cand, cscore, cval)
-                if _spend_planned(s, 1 - s, pol, gcfg, gst):
-                    fg = _lookahead_spend(
-                        ply, 1 - s, fh, fr, fp, run_key, game, turns, standard, first, hand0,
-                        sq_form, sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
-                        best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
-                        play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, n_ca, g_total, rs, pile,
-                        disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cval)
+                for spend in range(2):  # the mover's card choice, then the Spanish spend: one call site
+                    if ((spend == 0 and pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0)
+                            or (spend == 1 and _spend_planned(s, 1 - s, pol, gcfg, gst))):
+                        planning = np.bool_(spend == 1)
+                        p = (s + spend) % 2
+                        fh, fr, fp, fg = _plan(
+                            planning, ply, p, fh, fr, fp, run_key, game, turns, standard, first,
+                            hand0, sq_form, sq_leave, pol, pol_roll, ctab, counts, best_val,
+                            ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
+                            e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt,
+                            n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
+                            work, cand, cscore, cval)
                 _turn(ply, rs, rs, fh, fr, fp, fg, standard, first, hand0, sq_form, sq_leave, pol,
                       ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
                       n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,

@@ -192,12 +192,13 @@ def _plan_lgb(spend, ply, p, fh, fr, fa, fb, run_key, game, turns, first, scfg, 
     """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot, receivers
     of the CIC's choice, spend decision, layout G_*). Without `spend`, p's CIC's gifts (steps 1-4),
     G_POLICY; with it, the Spanish side p's spend decision in the French turn (step 5), whose CIC
-    choice is (fh, fr, fa, fb) (CHOOSE: the French policy's, returned), G_POLICY where P4 offers no
-    counter. One function for both, so that the planned kernel compiles the planning once: every
+    choice is (fh, fr, fa, fb) (CHOOSE: the French policy's; returned as given), G_POLICY where P4
+    offers no counter. One function for both, so that the planned kernel compiles the planning once: every
     jitted function between the kernel and the turn optimises the turn's code once more."""
     (wrs, wrs2, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
      wst, wcn, wtac, wgst, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
     no = np.bool_(False)
+    given = (fh, fr, fa, fb)  # the spend returns the CIC choice it was given (CHOOSE stays CHOOSE)
     offered = wmet[p, M_G_OFFERED]
     spent = wmet[p, M_G_SPENT]
     e4 = np.bool_(False)
@@ -224,7 +225,7 @@ def _plan_lgb(spend, ply, p, fh, fr, fa, fb, run_key, game, turns, first, scfg, 
                 e4 = e4x
     if spend:  # the candidates: P4's decision first, then the other
         if wmet[p, M_G_OFFERED] == offered:
-            return fh, fr, fa, fb, np.int64(G_POLICY)
+            return given[0], given[1], given[2], given[3], np.int64(G_POLICY)
         greedy = G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE
         for m in range(2):
             cand[m, 0] = fh
@@ -283,7 +284,8 @@ def _plan_lgb(spend, ply, p, fh, fr, fa, fb, run_key, game, turns, first, scfg, 
                 cval[m] += gain
     best = _best(n, cval)
     if spend:
-        return fh, fr, fa, fb, np.int64(G_SPEND if cand[best, 5] == G_SPEND else G_KEEP)
+        return (given[0], given[1], given[2], given[3],
+                np.int64(G_SPEND if cand[best, 5] == G_SPEND else G_KEEP))
     return cand[best, 0], cand[best, 1], cand[best, 2], cand[best, 3], np.int64(G_POLICY)
 
 

@@ -215,27 +215,37 @@ def _pinned_places(s, ra, rb, q, n_place, place_list):
 def _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only, res_scratch,
                    pin_y, ctab, hand, rack):
     """The random policy's choice: uniform over all legal (hand card, rack card, placement),
-    a Counter-Attack's copy in its pinned section (pin_y >= 0, _pin_of)."""
+    a Counter-Attack's copy in its pinned section (pin_y >= 0, _pin_of). The first pass counts each
+    pair's legal placements into res_scratch[RES_TIES] (pair order), so that the second walks the
+    counts instead of the tables."""
+    na = max(n_h, 1)
+    nb = max(n_r, 1)
+    counts = res_scratch[RES_TIES]
     total = np.int64(0)
-    for i in range(max(n_h, 1)):
+    e4_off = np.int64(0 if e4 else 1)  # an E4-only pair is legal in the E4 situation alone
+    for i in range(na):
         ra = res_scratch[RES_HAND, i]
-        for j in range(max(n_r, 1)):
+        for j in range(nb):
             rb = res_scratch[RES_RACK, j]
-            q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
-            if not (e4_only[s, ra, rb] and not e4) and q != -2:
-                total += _pinned_places(s, ra, rb, q, n_place, place_list)
+            if pin_y < 0:  # no pin (the common case): arithmetic, no branch on the tables
+                n = np.int64(n_place[s, ra, rb]) * (1 - np.int64(e4_only[s, ra, rb]) * e4_off)
+            else:
+                q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
+                n = np.int64(0)
+                if not (e4_only[s, ra, rb] and not e4) and q != -2:
+                    n = _pinned_places(s, ra, rb, q, n_place, place_list)
+            counts[i * nb + j] = n
+            total += n
     if total == 0:
         return -1, -1, 0, 0.0
     pick = bounded(rs, total)
-    for i in range(max(n_h, 1)):
-        ra = res_scratch[RES_HAND, i]
-        for j in range(max(n_r, 1)):
-            rb = res_scratch[RES_RACK, j]
-            q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
-            if (e4_only[s, ra, rb] and not e4) or q == -2:
-                continue
-            n = _pinned_places(s, ra, rb, q, n_place, place_list)
+    for i in range(na):
+        for j in range(nb):
+            n = np.int64(counts[i * nb + j])
             if pick < n:
+                ra = res_scratch[RES_HAND, i]
+                rb = res_scratch[RES_RACK, j]
+                q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
                 for k in range(n_place[s, ra, rb]):
                     p = place_list[s, ra, rb, k]
                     if q < 0 or (p // 3 if q < 3 else p % 3) == q % 3:

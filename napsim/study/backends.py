@@ -137,13 +137,11 @@ def engine_job(key: str, scenario, deck, policies, seed: int, per_game: bool) ->
 
 def _job_args(job: dict) -> tuple:
     """The packed kernel arguments of a job, built once per worker process and point."""
-    with _JOBS_LOCK:
-        return _job_args_locked(job)
-
-
-def _job_args_locked(job: dict) -> tuple:
-    args = _JOBS.get(job["key"])
-    if args is None:
+    with _JOBS_LOCK:  # LocalRunner.prepare builds the next point's on a thread
+        args = _JOBS.get(job["key"])
+        if args is not None:
+            _JOBS.move_to_end(job["key"])
+            return args
         if job["code"] != _code_sha256():
             raise WorkerCodeMismatch(
                 f"worker {os.uname().nodename} (pid {os.getpid()}) runs napsim engine code that differs "
@@ -153,14 +151,7 @@ def _job_args_locked(job: dict) -> tuple:
         _JOBS[job["key"]] = args
         while len(_JOBS) > JOB_CACHE:
             _JOBS.popitem(last=False)
-    else:
-        _JOBS.move_to_end(job["key"])
-    return args
-
-
-def run_tables(job: dict) -> None:
-    """Build (or find) the packed tables of a job in this process, before its chunks play."""
-    _job_args(job)
+        return args
 
 
 def run_chunk(job: dict, first: int, n: int) -> dict:
@@ -207,15 +198,18 @@ class LocalRunner:
     def close(self) -> None:
         pass
 
-    def prepare(self, job_of: Callable[[], dict]) -> None:
-        """Build the packed tables of the job `job_of()` returns on a thread, while the chunks of
-        the point before it play (the kernel threads hold no lock Python needs): `run_chunk` then
-        finds them built. A failure here is left for `run_chunk` to raise, where it would have."""
-        def build() -> None:
-            with contextlib.suppress(Exception):
-                _job_args(job_of())
+    def prepare(self, job: dict, next_job_of: Callable[[], dict]) -> None:
+        """Build the packed tables of `job` here, then those of the job `next_job_of()` returns on a
+        thread, while `job`'s chunks play (the kernel threads hold no lock Python needs):
+        `run_chunk` then finds both built. A failure on the thread is left for `run_chunk` to
+        raise, where it would have."""
+        _job_args(job)
 
-        threading.Thread(target=build, name="napsim-prepare", daemon=True).start()
+        def build_next() -> None:
+            with contextlib.suppress(Exception):
+                _job_args(next_job_of())
+
+        threading.Thread(target=build_next, name="napsim-prepare", daemon=True).start()
 
     def stream(self, fn, items: Iterable[tuple], args_of, tag: str = "napsim") -> Iterator[tuple]:
         """Run ``fn(*args_of(item))`` for every item here, in order; yields (item, result). The

@@ -22,21 +22,14 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from napsim.model.cards import load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import compile_notice, kernel_for
-from napsim.study.backends import (
-    LocalRunner,
-    engine_job,
-    run_chunk,
-    run_odds_point,
-    run_tables,
-    threads_set,
-)
+from napsim.study.backends import LocalRunner, engine_job, run_chunk, run_odds_point, threads_set
 from napsim.study.chunks import chunk_record, read_record
 from napsim.study.spec import Point, Study, load_study
 from napsim.study.store import (
@@ -101,8 +94,9 @@ def _execute(st: Study, out: Path, force: bool, target_error: float | None,
         if st.kind == "engine":
             for i, p in enumerate(st.points):
                 t1 = time.perf_counter()
+                following = st.points[i + 1] if i + 1 < len(st.points) else None
                 games, chunks, played = run_engine_point(runner, st, meta, p, out, progress, notice,
-                                                         st.points[i + 1:i + 2])
+                                                         following)
                 _done(meta, out, p, games, chunks, time.perf_counter() - t1, played)
         else:
             run_odds_points(runner, st, meta, out, progress)
@@ -163,12 +157,12 @@ def stored_chunks(meta: dict, point_id: str, pdir: Path, ranges: list, notice: N
 
 
 def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progress: ProgressFn | None,
-                     notice: NoticeFn, following: Sequence[Point] = ()) -> tuple[int, int, int]:
+                     notice: NoticeFn, following: Point | None = None) -> tuple[int, int, int]:
     """Play a point's missing chunks on `runner`, writing each chunk file (atomically) as its
     result arrives, and add the chunks up in order. Without a target error every missing chunk
     up to the cap is played; with one, the runner is stopped at the chunk boundary where the walk
     (`napsim.study.store.ChunkWalk`, the report's too) stops. A runner that can (`LocalRunner`)
-    builds the tables of the point `following` names while this one plays. Returns (games,
+    builds the tables of the point `following` while this one plays. Returns (games,
     chunks) counted and the games played now."""
     cap = meta["run"]["cap"]
     pdir = point_dir(out, p.id)
@@ -195,9 +189,8 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
         todo = [r for r in walk.ranges[walk.next:] if r[0] not in walk.stored]
         if job is None:
             job = point_job(st, meta, p)
-            if following and hasattr(runner, "prepare"):  # after this point's own tables
-                run_tables(job)
-                runner.prepare(lambda: point_job(st, meta, following[0]))
+            if following is not None and hasattr(runner, "prepare"):
+                runner.prepare(job, lambda: point_job(st, meta, following))
         stream = runner.stream(run_chunk, todo, _chunk_args(job), tag=f"napsim-{p.id}")
         try:
             for (k, first, n), ch in stream:

@@ -15,7 +15,7 @@ import napsim
 from napsim.engine import layout
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import SCENARIO_DIR
-from napsim.output import report
+from napsim.output import frames, report
 from napsim.sim.summary import wilson
 from napsim.study import runloop, store
 from napsim.study.spec import load_study
@@ -376,3 +376,36 @@ def test_a_resumed_run_says_what_it_played_now(tmp_path, monkeypatch, study_toml
     assert code == 0, err
     assert "600 games: 600 from earlier chunks, 0 played now" in stdout
 
+
+
+def _same_data(recorded, read) -> None:
+    """Two `napsim.output.frames.StudyData` of one run folder hold the same numbers."""
+    assert recorded.meta == read.meta and recorded.complete == read.complete
+    assert recorded.convergence == read.convergence
+    assert [(p, k) for p, k, _ in recorded.chunks] == [(p, k) for p, k, _ in read.chunks]
+    for (_, _, a), (_, _, b) in zip(recorded.chunks, read.chunks, strict=True):
+        assert int(a["first"]) == int(b["first"]) and int(a["n"]) == int(b["n"])
+        np.testing.assert_array_equal(a["sums"], b["sums"])
+    for pid, acc in read.accs.items():
+        assert recorded.accs[pid].games == acc.games and recorded.accs[pid].chunks == acc.chunks
+        for name, arr in acc.arrays().items():
+            np.testing.assert_array_equal(recorded.accs[pid].arrays()[name], arr, err_msg=name)
+
+
+def test_a_run_hands_its_report_the_data_that_reading_its_folder_gives(tmp_path, study_toml):
+    """`run_study` records the chunks as the run adds them up, and the report is written from that
+    record instead of reading the chunk files back: fresh, resumed (some chunks from disk) and
+    stopped by a target error, the record equals what `frames.load` reads from the folder."""
+    path = study_toml(games=900, chunk=300, sweep={"sides.*.hand": [5, 8]})
+    out = tmp_path / "out"
+    res = napsim.run_study(path, out)
+    assert "data" in vars(res), "the run's record, not the folder read back"
+    _same_data(res.data, frames.load(out))
+    study_toml(games=1500, chunk=300, sweep={"sides.*.hand": [5, 8]})  # 3 chunks a point on disk, 2 new
+    res = napsim.run_study(path, out)
+    assert runloop.games_played_now(res.meta) == (3000, 1200)
+    _same_data(res.data, frames.load(out))
+    stopped = tmp_path / "stopped"
+    res = napsim.run_study(path, stopped, target_error=0.03)
+    assert res.data.accs and all(a.games < 1500 for a in res.data.accs.values()), "no early stop"
+    _same_data(res.data, frames.load(stopped))

@@ -68,23 +68,49 @@ def load(out: str | Path) -> StudyData:
     """Read a run folder (complete or not)."""
     out = Path(out)
     meta = read_meta(out)
-    data = StudyData(out, meta)
-    spec = meta["spec"]
-    if data.kind == "odds":
-        for p in meta["points"]:
-            path = out / "points" / p["id"] / "odds.csv"
-            data.complete[p["id"]] = path.is_file()
-            if path.is_file():
-                text = {c: str for c in ("label", "question", "outcome", "interval", "note", "deck_warning")}
-                data.odds[p["id"]] = pd.read_csv(path, keep_default_na=False, na_values=[""],
-                                                 dtype=text).fillna({"note": "", "deck_warning": ""})
-        return data
+    if meta["spec"]["kind"] == "odds":
+        return _load_odds(StudyData(out, meta))
+    rec = Recorder(out)
+    rec.begin(meta)
     for p in meta["points"]:
-        pid = p["id"]
-        names = p["side_names"]
+        acc, complete = point_chunks(meta, p["id"], out, on_chunk=rec.on_chunk(p["id"]))
+        rec.point_done(p["id"], acc, complete)
+    return rec.finish(meta)
 
-        def on_chunk(k, ch, acc, pid=pid, names=names):
-            for r in acc.summary_rows(meta["side_keys"], names, spec["main_metric"]):
+
+def _load_odds(data: StudyData) -> StudyData:
+    for p in data.meta["points"]:
+        path = data.out / "points" / p["id"] / "odds.csv"
+        data.complete[p["id"]] = path.is_file()
+        if path.is_file():
+            text = {c: str for c in ("label", "question", "outcome", "interval", "note", "deck_warning")}
+            data.odds[p["id"]] = pd.read_csv(path, keep_default_na=False, na_values=[""],
+                                             dtype=text).fillna({"note": "", "deck_warning": ""})
+    return data
+
+
+class Recorder:
+    """An engine study's `StudyData` built as each point's chunks are added up in order: `load`
+    reads a run folder through one, and a run fills one as it plays (`napsim.study.runloop.execute`,
+    `recorder=`), so that its report does not read the chunk files back. Both walk the chunks the
+    same way (`napsim.study.store.ChunkWalk`), so both give the same data."""
+
+    def __init__(self, out: str | Path):
+        self.out = Path(out)
+        self.data: StudyData | None = None
+
+    def begin(self, meta: dict) -> None:
+        """Start on the run `meta` (study.json as the run begins)."""
+        self.data = StudyData(self.out, meta)
+
+    def on_chunk(self, pid: str):
+        """The walk's callback for point `pid`: (k, chunk arrays, running sums) -> None."""
+        data, meta = self.data, self.data.meta
+        names = next(p["side_names"] for p in meta["points"] if p["id"] == pid)
+        main = meta["spec"]["main_metric"]
+
+        def added(k: int, ch: dict, acc) -> None:
+            for r in acc.summary_rows(meta["side_keys"], names, main):
                 data.convergence.append(dict(point=pid, side_key=r["side_key"], side=r["side"],
                                              chunk=k, games=acc.games, metric=r["metric"],
                                              value=r["value"], ci_low=r["ci_low"],
@@ -94,11 +120,17 @@ def load(out: str | Path) -> StudyData:
             data.chunks.append((pid, k, {key: ch[key] for key in ("first", "n", "sums")}))
             if "rows" in ch:
                 data.rows.setdefault(pid, []).append(ch["rows"])
+        return added
 
-        acc, complete = point_chunks(meta, pid, out, on_chunk=on_chunk)
-        data.accs[pid] = acc
-        data.complete[pid] = complete
-    return data
+    def point_done(self, pid: str, acc, complete: bool) -> None:
+        """Point `pid` added up: its sums, and whether every chunk it needs was there."""
+        self.data.accs[pid] = acc
+        self.data.complete[pid] = complete
+
+    def finish(self, meta: dict) -> StudyData:
+        """The data, with the run's final `meta` (study.json as written at its end)."""
+        self.data.meta = meta
+        return self.data
 
 
 def _param_frame(data: StudyData) -> pd.DataFrame:

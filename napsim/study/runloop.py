@@ -54,7 +54,8 @@ def _stderr(line: str) -> None:
 
 def execute(study: Study | str | Path, out: str | Path, force: bool = False,
             target_error: float | None = None, progress: ProgressFn | None = None,
-            threads: int | None = None, runner=None, notice: NoticeFn | None = None) -> dict:
+            threads: int | None = None, runner=None, notice: NoticeFn | None = None,
+            recorder=None) -> dict:
     """Run (or resume) every point of a study into `out`; returns the study.json record.
 
     A damaged chunk file on disk (truncated, bit-flipped, copied from elsewhere, edited:
@@ -64,15 +65,19 @@ def execute(study: Study | str | Path, out: str | Path, force: bool = False,
     `threads`: numba threads of this process for the run (None: numba's setting). `runner`: a
     `napsim.study.backends` runner (`DaskRunner` sends the chunks to a Dask cluster); None plays
     here (`LocalRunner`). The chunks, and so every number, are the same whichever runs them.
+
+    `recorder` (an engine study's; `napsim.output.frames.Recorder`) is given the run's record and
+    each point's chunks as they are added up in order, the way reading the folder back would give
+    them, so that a report can be written without reading the chunk files again.
     """
     st = study if isinstance(study, Study) else load_study(study)
     with threads_set(threads):
         return _execute(st, Path(out), force, target_error, progress, runner or LocalRunner(),
-                        notice or _stderr)
+                        notice or _stderr, recorder)
 
 
 def _execute(st: Study, out: Path, force: bool, target_error: float | None,
-             progress: ProgressFn | None, runner, notice: NoticeFn) -> dict:
+             progress: ProgressFn | None, runner, notice: NoticeFn, recorder=None) -> dict:
     if target_error is not None:
         if st.kind == "odds":
             raise NapsimInputError("--target-error", "target_error", "odds studies run a fixed number "
@@ -92,11 +97,13 @@ def _execute(st: Study, out: Path, force: bool, target_error: float | None,
             notice(f"removed {len(stale)} temporary file(s) of a killed run (never complete), e.g. "
                    f"{stale[0].relative_to(out)}")
         if st.kind == "engine":
+            if recorder is not None:
+                recorder.begin(meta)
             for i, p in enumerate(st.points):
                 t1 = time.perf_counter()
                 following = st.points[i + 1] if i + 1 < len(st.points) else None
                 games, chunks, played = run_engine_point(runner, st, meta, p, out, progress, notice,
-                                                         following)
+                                                         following, recorder)
                 _done(meta, out, p, games, chunks, time.perf_counter() - t1, played)
         else:
             run_odds_points(runner, st, meta, out, progress)
@@ -157,13 +164,15 @@ def stored_chunks(meta: dict, point_id: str, pdir: Path, ranges: list, notice: N
 
 
 def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progress: ProgressFn | None,
-                     notice: NoticeFn, following: Point | None = None) -> tuple[int, int, int]:
+                     notice: NoticeFn, following: Point | None = None,
+                     recorder=None) -> tuple[int, int, int]:
     """Play a point's missing chunks on `runner`, writing each chunk file (atomically) as its
     result arrives, and add the chunks up in order. Without a target error every missing chunk
     up to the cap is played; with one, the runner is stopped at the chunk boundary where the walk
     (`napsim.study.store.ChunkWalk`, the report's too) stops. A runner that can (`LocalRunner`)
-    builds the tables of the point `following` while this one plays. Returns (games,
-    chunks) counted and the games played now."""
+    builds the tables of the point `following` while this one plays; `recorder` (see `execute`)
+    is given the chunks as the walk adds them. Returns (games, chunks) counted and the games
+    played now."""
     cap = meta["run"]["cap"]
     pdir = point_dir(out, p.id)
     ordered = meta["run"]["target_error"] is not None
@@ -182,7 +191,14 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
     def damaged(path: Path, problem: str) -> None:  # played again below
         notice(damaged_line(path, problem))
 
-    walk = ChunkWalk(meta, p.id, out, on_chunk=lambda k, ch, _: report(k, int(ch["n"])), damaged=damaged)
+    recorded = recorder.on_chunk(p.id) if recorder is not None else None
+
+    def added(k: int, ch: dict, sums) -> None:
+        report(k, int(ch["n"]))
+        if recorded is not None:
+            recorded(k, ch, sums)
+
+    walk = ChunkWalk(meta, p.id, out, on_chunk=added, damaged=damaged)
     walk.stored = stored_chunks(meta, p.id, pdir, walk.ranges, notice)
     job = None
     while not walk.advance() and not walk.complete:
@@ -204,6 +220,8 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
         finally:
             stream.close()
     done_games = walk.sums.games
+    if recorder is not None:
+        recorder.point_done(p.id, walk.sums, walk.complete)
     if progress and done_games < cap:
         progress(cap - done_games, p.index, done_games)  # stopped early: the rest is not needed
     return done_games, walk.sums.chunks, min(played, done_games)

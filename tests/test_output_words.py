@@ -217,6 +217,31 @@ def test_a_band_narrower_than_its_line_is_said_in_the_caption_and_under_the_char
     assert wide.caption == "A caption."
 
 
+def test_the_band_note_matches_the_laid_out_chart_whatever_its_first_guess(monkeypatch):
+    """The note is guessed before the layout and laid out with the chart; where the laid-out
+    axes disagree, the chart is laid out again with or without it. Either way the caption says
+    'narrower' exactly when the bands of the final chart are, and a chart without the note keeps
+    no room for it under the axes."""
+    solves = []
+    lay_out = chartkit._lay_out
+    monkeypatch.setattr(chartkit, "_lay_out", lambda fig: (solves.append(fig), lay_out(fig)))
+    seen = set()
+    for half in np.geomspace(1e-3, 0.2, 25):  # from every band narrow to none
+        fig = _band_figure(half)
+        solves.clear()
+        notes = chartkit.finish(fig)
+        narrow, total = chartkit.narrow_bands(fig)
+        said = any("narrower" in n for n in notes)
+        assert said == (narrow > 0), (half, notes, narrow)
+        if said and narrow < total:
+            assert f"at {narrow} of {total} points" in notes[-1]
+        text = getattr(fig, "_napsim_note_text", None)
+        assert said == (text is not None and text.get_visible() and text.get_in_layout())
+        seen.add((said, len(solves)))
+    assert (True, 1) in seen and (False, 1) in seen, seen  # a right guess costs one layout
+    assert any(n == 2 for _, n in seen), seen  # and a wrong one (around the line's width) two
+
+
 # --------------------------------------------------------------------------------------------
 # compare and balance: tables, sentences and charts
 

@@ -402,31 +402,59 @@ def _legends_clear(fig: Figure) -> None:
         _lay_out(fig)
 
 
+def _notes_text(fig: Figure, notes: list[str]) -> str:
+    width = max(60, int(fig.get_figwidth() * 14))
+    return "\n".join(textwrap.fill(n, width) for n in notes)
+
+
 def _show_notes(fig: Figure, notes: list[str]) -> None:
     fig._napsim_laid_out = False  # the notes change the space under the axes
+    text = getattr(fig, "_napsim_note_text", None)
     if notes:
-        width = max(60, int(fig.get_figwidth() * 14))
-        fig.supxlabel("\n".join(textwrap.fill(n, width) for n in notes), fontsize=7, color="0.3")
+        text = fig._napsim_note_text = fig.supxlabel(_notes_text(fig, notes), fontsize=7, color="0.3")
+    if text is not None:  # a note guessed and then not needed leaves no room under the axes
+        text.set_visible(bool(notes))
+        text.set_in_layout(bool(notes))
+
+
+def _narrow_note(narrow: int, total: int) -> str | None:
+    if not narrow:
+        return None
+    return ("The 95% bands are narrower than the lines." if narrow == total else
+            f"The 95% bands are narrower than the lines at {narrow} of {total} points.")
 
 
 def finish(fig: Figure) -> list[str]:
     """Make a figure ready to read: the notes go under the chart, a legend that covers data moves
     outside its axes, and a note says where the 95% bands are narrower than the lines drawn over
-    them. Returns the notes (once per figure; a second call changes nothing)."""
+    them. Returns the notes (once per figure; a second call changes nothing).
+
+    Whether the bands are narrow depends on the layout, and the note changes the layout; so the
+    note is guessed from the axes' places before the layout and laid out with the others, and is
+    only laid out again when the laid-out axes say otherwise and it takes another number of lines
+    (a constrained layout reads the height of the text under the axes, not its words)."""
     notes = list(getattr(fig, "_napsim_notes", []))
     if getattr(fig, "_napsim_finished", False):
         return notes
     fig._napsim_finished = True
     with matplotlib.rc_context(RC):
-        _show_notes(fig, notes)
+        for ax in fig.axes:
+            ax.viewLim  # noqa: B018 - applies a pending autoscale: the guess reads the data's places
+        guess = _narrow_note(*narrow_bands(fig))
+        _show_notes(fig, notes + [guess] if guess else notes)
         _lay_out(fig)
         _legends_clear(fig)
-        narrow, total = narrow_bands(fig)
-        if narrow:
-            notes.append("The 95% bands are narrower than the lines." if narrow == total else
-                         f"The 95% bands are narrower than the lines at {narrow} of {total} points.")
+        found = _narrow_note(*narrow_bands(fig))
+        if found != guess:
+            with_found = _notes_text(fig, notes + [found] if found else notes)
+            shown = fig._napsim_note_text.get_text() if guess else ""  # as laid out
+            if guess and found and shown.count("\n") == with_found.count("\n"):
+                fig._napsim_note_text.set_text(with_found)  # as many lines: the same layout
+            else:
+                _show_notes(fig, notes + [found] if found else notes)
+                _lay_out(fig)
+                _legends_clear(fig)
+        if found:
+            notes.append(found)
             fig._napsim_notes = notes
-            _show_notes(fig, notes)
-            _lay_out(fig)
-            _legends_clear(fig)
     return notes

@@ -110,6 +110,7 @@ class Simulation:
     ctab: np.ndarray = field(repr=False)
     counts: np.ndarray = field(repr=False)
     lgb: LgbTables | None = field(default=None, repr=False)  # La Grande Battles tables
+    _packed: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def build(cls, scenario: Scenario | str, policies=(("greedy", {}), ("greedy", {})),
@@ -198,11 +199,15 @@ class Simulation:
         """(kernel name, EpicArgs or LgbArgs): what `play_chunk` needs; plain, picklable arrays.
         With a side of the lookahead policy (P8) the kernel is the planned one, "lookahead"
         (napsim.engine.lookahead) or "lookahead_lgb" (napsim.engine.lookahead_lgb); "epic" and
-        "lgb", the greedy ones, never compile it."""
-        planned = bool((self.policies[:, layout.P_KIND] == layout.KIND_LOOKAHEAD).any())
-        if self.scenario.format == "lgb":
-            return ("lookahead_lgb" if planned else "lgb", self._lgb_args())
-        return ("lookahead" if planned else "epic", self._args())
+        "lgb", the greedy ones, never compile it. Packed on the first call and kept: the kernels
+        only read them, and every `run` of a few thousand games would otherwise pack them again."""
+        if self._packed is None:
+            planned = bool((self.policies[:, layout.P_KIND] == layout.KIND_LOOKAHEAD).any())
+            if self.scenario.format == "lgb":
+                self._packed = ("lookahead_lgb" if planned else "lgb", self._lgb_args())
+            else:
+                self._packed = ("lookahead" if planned else "epic", self._args())
+        return self._packed
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) this scenario's kernels by playing one game, so

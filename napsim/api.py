@@ -313,17 +313,17 @@ def run_study(path: str | Path | Study, out: str | Path | None = None, force: bo
     st = path if isinstance(path, Study) else load_study(path)
     out = Path(out) if out is not None else Path("out") / st.name
     n_decks = check_study_run(st, out, force, target_error, deck_ensemble)
-    recorder = frames.Recorder(out) if st.kind == "engine" else None  # the report reads no chunk back
+    recorder = frames.Recorder(out)  # the report reads no chunk file back
     try:
         execute(st, out, force=force, target_error=target_error, progress=progress, threads=threads,
-                runner=runner, notice=notice, recorder=recorder)
+                runner=runner, notice=notice, on_chunk=recorder.add if st.kind == "engine" else None)
     except OSError as e:  # disk full...: every chunk file on disk is complete
         raise NapsimInputError(e.filename or str(out), None, f"cannot write: {e.strerror or e}; the "
                                "chunks written so far are kept: rerun `napsim run` to resume") from None
     if n_decks is not None:
         run_study_ensemble(st, out, n_decks, notice)
     res = StudyResult(out)
-    if recorder is not None:
+    if st.kind == "engine":
         res.data = recorder.finish(res.meta)
     if report:
         res.report(png=png)

@@ -70,12 +70,13 @@ def load(out: str | Path) -> StudyData:
     meta = read_meta(out)
     if meta["spec"]["kind"] == "odds":
         return _load_odds(StudyData(out, meta))
-    rec = Recorder(out)
-    rec.begin(meta)
+    rec = Recorder(out, meta)
+    complete = {}
     for p in meta["points"]:
-        acc, complete = point_chunks(meta, p["id"], out, on_chunk=rec.on_chunk(p["id"]))
-        rec.point_done(p["id"], acc, complete)
-    return rec.finish(meta)
+        pid = p["id"]
+        rec.data.accs[pid], complete[pid] = point_chunks(
+            meta, pid, out, on_chunk=lambda k, ch, acc, pid=pid: rec.add(meta, pid, k, ch, acc))
+    return rec.finish(meta, complete)
 
 
 def _load_odds(data: StudyData) -> StudyData:
@@ -91,46 +92,38 @@ def _load_odds(data: StudyData) -> StudyData:
 
 class Recorder:
     """An engine study's `StudyData` built as each point's chunks are added up in order: `load`
-    reads a run folder through one, and a run fills one as it plays (`napsim.study.runloop.execute`,
-    `recorder=`), so that its report does not read the chunk files back. Both walk the chunks the
-    same way (`napsim.study.store.ChunkWalk`), so both give the same data."""
+    reads a run folder through one, and a run fills one as it plays (`add` is the `on_chunk` of
+    `napsim.study.runloop.execute`), so that its report does not read the chunk files back. Both
+    walk the chunks the same way (`napsim.study.store.ChunkWalk`), so both give the same data."""
 
-    def __init__(self, out: str | Path):
+    def __init__(self, out: str | Path, meta: dict | None = None):
         self.out = Path(out)
-        self.data: StudyData | None = None
+        self.data = StudyData(self.out, meta) if meta is not None else None
 
-    def begin(self, meta: dict) -> None:
-        """Start on the run `meta` (study.json as the run begins)."""
-        self.data = StudyData(self.out, meta)
-
-    def on_chunk(self, pid: str):
-        """The walk's callback for point `pid`: (k, chunk arrays, running sums) -> None."""
-        data, meta = self.data, self.data.meta
+    def add(self, meta: dict, pid: str, k: int, ch: dict, acc) -> None:
+        """Chunk k of point `pid` added to the point's running sums `acc` (meta: study.json)."""
+        if self.data is None:
+            self.data = StudyData(self.out, meta)
+        data = self.data
         names = next(p["side_names"] for p in meta["points"] if p["id"] == pid)
-        main = meta["spec"]["main_metric"]
+        for r in acc.summary_rows(meta["side_keys"], names, meta["spec"]["main_metric"]):
+            data.convergence.append(dict(point=pid, side_key=r["side_key"], side=r["side"], chunk=k,
+                                         games=acc.games, metric=r["metric"], value=r["value"],
+                                         ci_low=r["ci_low"], ci_high=r["ci_high"],
+                                         half_width=(r["ci_high"] - r["ci_low"]) / 2))
+        # what chunk_frame reads, not the histograms: a 10-million-game run has 1000 chunks
+        data.chunks.append((pid, k, {key: ch[key] for key in ("first", "n", "sums")}))
+        if "rows" in ch:
+            data.rows.setdefault(pid, []).append(ch["rows"])
+        data.accs[pid] = acc  # the walk's running sums: every chunk added so far
 
-        def added(k: int, ch: dict, acc) -> None:
-            for r in acc.summary_rows(meta["side_keys"], names, main):
-                data.convergence.append(dict(point=pid, side_key=r["side_key"], side=r["side"],
-                                             chunk=k, games=acc.games, metric=r["metric"],
-                                             value=r["value"], ci_low=r["ci_low"],
-                                             ci_high=r["ci_high"],
-                                             half_width=(r["ci_high"] - r["ci_low"]) / 2))
-            # what chunk_frame reads, not the histograms: a 10-million-game run has 1000 chunks
-            data.chunks.append((pid, k, {key: ch[key] for key in ("first", "n", "sums")}))
-            if "rows" in ch:
-                data.rows.setdefault(pid, []).append(ch["rows"])
-        return added
-
-    def point_done(self, pid: str, acc, complete: bool) -> None:
-        """Point `pid` added up: its sums, and whether every chunk it needs was there."""
-        self.data.accs[pid] = acc
-        self.data.complete[pid] = complete
-
-    def finish(self, meta: dict) -> StudyData:
-        """The data, with the run's final `meta` (study.json as written at its end)."""
-        self.data.meta = meta
-        return self.data
+    def finish(self, meta: dict, complete: dict | None = None) -> StudyData:
+        """The data, with the run's final `meta` (study.json as written at its end); `complete`:
+        whether each point's chunks were all there (a finished run's are)."""
+        data = self.data if self.data is not None else StudyData(self.out, meta)
+        data.meta = meta
+        data.complete = complete if complete is not None else {p: True for p in data.accs}
+        return data
 
 
 def _param_frame(data: StudyData) -> pd.DataFrame:

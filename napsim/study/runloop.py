@@ -29,6 +29,7 @@ from napsim.model.cards import load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.sim.packing import Simulation
 from napsim.sim.runner import compile_notice, kernel_for
+from napsim.sim.sums import GameSums
 from napsim.study.backends import LocalRunner, engine_job, run_chunk, run_odds_point, threads_set
 from napsim.study.chunks import chunk_record, read_record
 from napsim.study.spec import Point, Study, load_study
@@ -46,6 +47,7 @@ from napsim.study.store import (
 
 ProgressFn = Callable[[int, int, int], None]  # (games advanced, point index, games in point)
 NoticeFn = Callable[[str], None]  # one line for the user (a damaged chunk, stale files removed)
+ChunkFn = Callable[[dict, str, int, dict, GameSums], None]  # (meta, point id, k, arrays, running sums)
 
 
 def _stderr(line: str) -> None:
@@ -55,7 +57,7 @@ def _stderr(line: str) -> None:
 def execute(study: Study | str | Path, out: str | Path, force: bool = False,
             target_error: float | None = None, progress: ProgressFn | None = None,
             threads: int | None = None, runner=None, notice: NoticeFn | None = None,
-            recorder=None) -> dict:
+            on_chunk: ChunkFn | None = None) -> dict:
     """Run (or resume) every point of a study into `out`; returns the study.json record.
 
     A damaged chunk file on disk (truncated, bit-flipped, copied from elsewhere, edited:
@@ -66,18 +68,20 @@ def execute(study: Study | str | Path, out: str | Path, force: bool = False,
     `napsim.study.backends` runner (`DaskRunner` sends the chunks to a Dask cluster); None plays
     here (`LocalRunner`). The chunks, and so every number, are the same whichever runs them.
 
-    `recorder` (an engine study's; `napsim.output.frames.Recorder`) is given the run's record and
-    each point's chunks as they are added up in order, the way reading the folder back would give
-    them, so that a report can be written without reading the chunk files again.
+    `on_chunk(meta, point id, k, arrays, running sums)` (engine studies) is called for each chunk
+    of each point as the walk adds it up, in order, as reading the folder back would give them
+    (`napsim.output.frames.Recorder` builds a report's data from it, so that the chunk files are
+    not read again).
     """
     st = study if isinstance(study, Study) else load_study(study)
     with threads_set(threads):
         return _execute(st, Path(out), force, target_error, progress, runner or LocalRunner(),
-                        notice or _stderr, recorder)
+                        notice or _stderr, on_chunk)
 
 
 def _execute(st: Study, out: Path, force: bool, target_error: float | None,
-             progress: ProgressFn | None, runner, notice: NoticeFn, recorder=None) -> dict:
+             progress: ProgressFn | None, runner, notice: NoticeFn,
+             on_chunk: ChunkFn | None = None) -> dict:
     if target_error is not None:
         if st.kind == "odds":
             raise NapsimInputError("--target-error", "target_error", "odds studies run a fixed number "
@@ -97,13 +101,11 @@ def _execute(st: Study, out: Path, force: bool, target_error: float | None,
             notice(f"removed {len(stale)} temporary file(s) of a killed run (never complete), e.g. "
                    f"{stale[0].relative_to(out)}")
         if st.kind == "engine":
-            if recorder is not None:
-                recorder.begin(meta)
             for i, p in enumerate(st.points):
                 t1 = time.perf_counter()
                 following = st.points[i + 1] if i + 1 < len(st.points) else None
                 games, chunks, played = run_engine_point(runner, st, meta, p, out, progress, notice,
-                                                         following, recorder)
+                                                         following, on_chunk)
                 _done(meta, out, p, games, chunks, time.perf_counter() - t1, played)
         else:
             run_odds_points(runner, st, meta, out, progress)
@@ -165,12 +167,12 @@ def stored_chunks(meta: dict, point_id: str, pdir: Path, ranges: list, notice: N
 
 def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progress: ProgressFn | None,
                      notice: NoticeFn, following: Point | None = None,
-                     recorder=None) -> tuple[int, int, int]:
+                     on_chunk: ChunkFn | None = None) -> tuple[int, int, int]:
     """Play a point's missing chunks on `runner`, writing each chunk file (atomically) as its
     result arrives, and add the chunks up in order. Without a target error every missing chunk
     up to the cap is played; with one, the runner is stopped at the chunk boundary where the walk
     (`napsim.study.store.ChunkWalk`, the report's too) stops. A runner that can (`LocalRunner`)
-    builds the tables of the point `following` while this one plays; `recorder` (see `execute`)
+    builds the tables of the point `following` while this one plays; `on_chunk` (see `execute`)
     is given the chunks as the walk adds them. Returns (games, chunks) counted and the games
     played now."""
     cap = meta["run"]["cap"]
@@ -191,12 +193,10 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
     def damaged(path: Path, problem: str) -> None:  # played again below
         notice(damaged_line(path, problem))
 
-    recorded = recorder.on_chunk(p.id) if recorder is not None else None
-
     def added(k: int, ch: dict, sums) -> None:
         report(k, int(ch["n"]))
-        if recorded is not None:
-            recorded(k, ch, sums)
+        if on_chunk is not None:
+            on_chunk(meta, p.id, k, ch, sums)
 
     walk = ChunkWalk(meta, p.id, out, on_chunk=added, damaged=damaged)
     walk.stored = stored_chunks(meta, p.id, pdir, walk.ranges, notice)
@@ -220,8 +220,6 @@ def run_engine_point(runner, st: Study, meta: dict, p: Point, out: Path, progres
         finally:
             stream.close()
     done_games = walk.sums.games
-    if recorder is not None:
-        recorder.point_done(p.id, walk.sums, walk.complete)
     if progress and done_games < cap:
         progress(cap - done_games, p.index, done_games)  # stopped early: the rest is not needed
     return done_games, walk.sums.chunks, min(played, done_games)

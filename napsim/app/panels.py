@@ -26,7 +26,8 @@ from napsim.model.scenarios import load_scenario, parse_overrides
 UPLOAD = "(upload a file)"
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
                "next turns by rollouts (a few hundred times slower; in La Grande Battles the CIC's "
-               "gifts; a Spanish side's Guerrilla spend too), counting its orders less the opponent's "
+               "gifts; a Spanish side's Guerrilla spend and, in EPIC, which Scout card to keep too), "
+               "counting its orders less the opponent's "
                "(lookahead:lookahead_value=own counts its own only); random: any legal play")
 TABS = ["The answer", "Compare", "Balance", "One game", "Take it away"]
 SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")

@@ -63,6 +63,7 @@ from napsim.engine.layout import (
     G_RULE,
     G_START,
     G_START_L,
+    K_POLICY,
     M_TURNS,
     M_VIOLATIONS,
     MAX_HAND,
@@ -225,18 +226,20 @@ PROBE = -3   # forced_hi of _ply: stop at the choice point and return the policy
 
 
 @inlined
-def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, forced_g, standard, first, hand0, sq_form,
-         sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-         place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check,
-         n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc,
-         met, cmet, wait_hist, g_turn, tturn, trace, tn, pn, dn, rn, hn, sqn, tac, tac_pile,
-         tac_disc, last_hand, nominal, last_rack, last_hand_p, last_rack_p, rmap):
+def _ply(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_p, forced_g, forced_k, standard,
+         first, hand0, sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list,
+         nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
+         cmd_sec, units, ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch,
+         res_scratch, gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, pn, dn, rn, hn,
+         sqn, tac, tac_pile, tac_disc, last_hand, nominal, last_rack, last_hand_p, last_rack_p, rmap):
     """One turn (ply) of a game (play_blocks). Draws up to the choice come from rs, the choice's
-    too; the rest of the turn draws from rs_post (play_blocks passes one stream as both).
+    too; then from rs_post up to the Command draw (a Scout's two cards included), and the rest of
+    the turn from rs_late (play_blocks passes one stream as all three).
     forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played;
     else (forced_hi, forced_rj, forced_p) is played instead of the policy's choice, whose draws
     are still made. forced_g: the Spanish side's Guerrilla spend decision this French turn
-    (layout G_*: G_POLICY, P4 decides; napsim.engine.cardflow.guerrilla_attempt).
+    (layout G_*: G_POLICY, P4 decides; napsim.engine.cardflow.guerrilla_attempt). forced_k: which
+    of a Scout's two cards is kept (layout K_*: K_POLICY, P2 decides; _command_draw).
     Returns the policy's choice (hand slot, rack slot, placement), then the command, hand and
     rack cards, E4 and the Counter-Attack pin of the turn. pn ... last_rack_p: the views of
     _st_views(st), one by one; rmap: the card map res_scratch[RES_RMAP]."""
@@ -329,11 +332,11 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, forced_g, standard, f
     if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
         _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
     _command_draw(rs_post, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
-                  met, trace, tn)
+                  met, trace, tn, res_scratch, forced_k)
     # the commander layer (M4, M6, M8) and its Tactician draws; units None (one player a side):
     # numba compiles none of it
     if units is not None and multi and not turn_over:
-        _commander_layer(rs_post, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner,
+        _commander_layer(rs_late, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner,
                          q0, r0, r1, r2, np.int64(star_tac_a), np.int64(star_tac_b), cmd_sec, units,
                          best_val, cmet, tacc, tac, tac_pile, tac_disc, met, trace, tn, ropt)
     else:  # E9.3
@@ -348,7 +351,7 @@ def _ply(ply, rs, rs_post, forced_hi, forced_rj, forced_p, forced_g, standard, f
                          tn)
     # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
     if not standard and rn[0] <= 2:
-        _refill_rack(rs_post, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
+        _refill_rack(rs_late, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
     if check:
         met[s, M_VIOLATIONS] += _check(counts, pile, pn, disc, dn, hand, hn, rack, rn, sq,
                                        sqn, hand0, scratch)
@@ -428,12 +431,13 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
                                        res_scratch, st, views, cmd_sec, tac_start, tacc, cmet, met,
                                        trace, tn, ropt)
             for ply in range(2 * turns):
-                _ply(ply, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY),
-                     standard, first, hand0, sq_form, sq_leave, pol, ctab, counts, best_val,
-                     ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only,
-                     play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile,
-                     disc, hand, rack, rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet,
-                     wait_hist, g_turn, tturn, trace, tn, *views, rmap)
+                _ply(ply, rs, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0),
+                     np.int64(G_POLICY), np.int64(K_POLICY), standard, first, hand0, sq_form,
+                     sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
+                     eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
+                     fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile, disc, hand, rack,
+                     rack_t, sq, scratch, res_scratch, gst, tacc, met, cmet, wait_hist,
+                     g_turn, tturn, trace, tn, *views, rmap)
             _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
             add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, fmt >= 2)
 

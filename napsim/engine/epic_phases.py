@@ -49,6 +49,9 @@ from napsim.engine.layout import (
     G_OFF,
     G_POOL,
     G_RULE,
+    K_FIRST,
+    K_POLICY,
+    K_SECOND,
     KIND_PLACED,
     KIND_RANDOM,
     KIND_SECTION,
@@ -83,6 +86,7 @@ from napsim.engine.layout import (
     RES_HAND,
     RES_RACK,
     RES_RMAP,
+    RES_SCOUT,
     TR_HAND,
     TR_RACK,
     WAIT_BINS,
@@ -379,8 +383,10 @@ def _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, 
 
 @inlined
 def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
-                  met, trace, tn):
-    """E9.1 / E9.2: draw one, or with a Scout draw two and keep the better (P2)."""
+                  met, trace, tn, res_scratch, forced_k):
+    """E9.1 / E9.2: draw one, or with a Scout draw two and keep the better (P2). forced_k
+    (layout K_*): K_POLICY, the policy keeps; K_FIRST or K_SECOND, the first or the second card
+    drawn is kept (the lookahead's, P8). The two cards and P2's keep go to res_scratch[RES_SCOUT]."""
     tracing = trace.shape[0] > 0
     t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
     if scouted and t1 >= 0:
@@ -390,11 +396,15 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
             c2 = min(hn[s] + 1, best_val.shape[1] - 1)
             v1 = best_val[s, c2, void, _resolve(ctab, t1, void, void)]
             v2 = best_val[s, c2, void, _resolve(ctab, t2, void, void)]
-            keep, drop = t1, t2
-            if v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1):
-                keep, drop = t2, t1
+            second = v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1)
+            res_scratch[RES_SCOUT, 0] = t1
+            res_scratch[RES_SCOUT, 1] = t2
+            res_scratch[RES_SCOUT, 2] = K_SECOND if second else K_FIRST
             if pol[s, P_KIND] == KIND_RANDOM and uniform(rs) < 0.5:  # random policy keeps either at random
-                keep, drop = drop, keep
+                second = not second
+            if forced_k != K_POLICY:
+                second = forced_k == K_SECOND
+            keep, drop = (t2, t1) if second else (t1, t2)
             t1 = keep
             disc[dn[0]] = drop
             dn[0] += 1

@@ -170,15 +170,20 @@ P_G_GAIN_MODE, P_G_GAIN_BELOW = 14, 15   # P5
 P_CORPS_OWN_MIN, P_CORPS_SWAP_MARGIN = 16, 17  # P6 (LGB)
 P_LOOKAHEAD_K, P_LOOKAHEAD_D, P_LOOKAHEAD_DISCOUNT, P_LOOKAHEAD_TOP = 18, 19, 20, 21  # P8
 P_LOOKAHEAD_VALUE = 22      # P8: what a rollout counts (VALUE_OWN, VALUE_MARGIN)
-N_POLICY = 23
+P_LOOKAHEAD_KEEP = 23       # P8: the Scout keep (P2) greedy's or planned (KEEP_GREEDY, KEEP_PLAN)
+N_POLICY = 24
 # values of the mode slots (napsim.model.policies.KIND_*, SPEND_MODES, GAIN_MODES, VALUES)
 KIND_RANDOM = 1.0
 KIND_LOOKAHEAD = 2.0        # P8: the planned kernel (napsim.engine.lookahead) plays this side
 SPEND_ALWAYS, SPEND_THRESHOLD, SPEND_ASSAULT = 0.0, 1.0, 2.0
 GAIN_ALWAYS, GAIN_NEVER, GAIN_BELOW = 0.0, 1.0, 2.0
 VALUE_OWN, VALUE_MARGIN = 0.0, 1.0  # P8: own effective orders; own less the opponent's
+KEEP_GREEDY, KEEP_PLAN = 0.0, 1.0  # P8: the Scout keep by P2's score, or planned (EPIC)
 # forced_g of the turn (napsim.engine.epic._ply): the Guerrilla spend decision (P4, P8)
 G_POLICY, G_KEEP, G_SPEND, G_KEEP_DIE = -1, 0, 1, 2  # G_KEEP_DIE: keep, the die drawn all the same
+# forced_k of the turn: which of a Scout's two cards the player keeps (P2, P8): P2 decides, or the
+# first or the second card drawn
+K_POLICY, K_FIRST, K_SECOND = -1, 0, 1
 
 # ---------------------------------------------------------------- trace events
 # one row trace[k, TR]: code, ply, side, then the event's fields a..h
@@ -219,9 +224,10 @@ ST_LAST_HAND_P = 18                      # + side: where his last hand card was 
 ST_LAST_RACK_P = 20                      # + side: where his last rack card was placed
 N_ST = 22
 # res_scratch[RES, slot]: resolved hand and rack cards, tied pairs, the turn's card map (the card
-# each type plays as) and the Counter-Attack types
-RES_HAND, RES_RACK, RES_TIES, RES_RMAP, RES_CA = 0, 1, 2, 3, 4
-N_RES = 5
+# each type plays as), the Counter-Attack types, and the last Scout draw of the game (its two
+# cards, then which one P2 keeps: K_FIRST or K_SECOND; napsim.engine.lookahead reads it)
+RES_HAND, RES_RACK, RES_TIES, RES_RMAP, RES_CA, RES_SCOUT = 0, 1, 2, 3, 4, 5
+N_RES = 6
 
 # ---------------------------------------------------------------- La Grande Battles
 # side configuration scfg[side, column]

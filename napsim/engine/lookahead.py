@@ -30,13 +30,21 @@ At each turn of a lookahead side, `_plan` (no recursion, no allocation):
    turn (rollout streams k + 512), the keep candidate drawing and dropping the battle die the spend
    rolls (layout G_KEEP_DIE) so that both see the same numbers afterwards.
 
+6. In its own turn, once its card choice (and any Spanish spend against it) is known, a planning
+   side whose turn draws a Scout's two cards decides which to keep (`lookahead_keep` plan; `_plan`
+   too): the turn is played on a copy as the real one will be, up to the Command draw, which
+   shows the two cards (res_scratch[RES_SCOUT]); where they differ, the two candidates, P2's keep
+   first, are played out as in 3 (rollout streams k + 768), the decision's ply on the game's own
+   draws up to the two cards and on the rollout's after them (`_ply`'s rs_late), so that no
+   candidate sees a draw the player has not seen.
+
 The real turn is then played with those choices forced, on the game's own stream; the policy's own
 draws of the card choice are still made, so the stream is consumed as greedy would consume it up
 to the spend (a counter spent rolls its die, one kept does not). D = 0, or a turn with a single
-candidate, plays the greedy choice. The lookahead plans the card choice and the Spanish spend: its
-stars (P3), Scout keep (P2), Guerrilla gaining (P5), the target of a counter (P4) and First Strike
-(P7) are greedy's. Extending it to those means forcing them in `_ply` the way the card choice and
-the spend are forced, and listing them among the candidates.
+candidate, plays the greedy choice. The lookahead plans the card choice, the Spanish spend and the
+Scout keep: its stars (P3), Guerrilla gaining (P5), the target of a counter (P4) and First Strike
+(P7) are greedy's. Extending it to those means forcing them in `_ply` the way the card choice, the
+spend and the keep are forced, and listing them among the candidates.
 """
 
 import numpy as np
@@ -68,16 +76,22 @@ from napsim.engine.layout import (
     G_POLICY,
     G_RULE,
     G_SPEND,
+    K_FIRST,
+    K_POLICY,
+    K_SECOND,
+    KEEP_PLAN,
     KIND_LOOKAHEAD,
     M_EFF,
     M_G_OFFERED,
     M_G_SPENT,
+    M_SCOUT,
     MAX_HAND,
     P_KEEP_WEIGHT,
     P_KIND,
     P_LOOKAHEAD_D,
     P_LOOKAHEAD_DISCOUNT,
     P_LOOKAHEAD_K,
+    P_LOOKAHEAD_KEEP,
     P_LOOKAHEAD_TOP,
     P_LOOKAHEAD_VALUE,
     PIN_LAYER,
@@ -87,12 +101,14 @@ from napsim.engine.layout import (
     RES_HAND,
     RES_RACK,
     RES_RMAP,
+    RES_SCOUT,
     VALUE_MARGIN,
     WAIT_BINS,
     EpicArgs,
 )
 from napsim.engine.rng import game_key, mix64
 
+STEP_CHOICE, STEP_SPEND, STEP_KEEP = 0, 1, 2  # the decisions _plan plans (its `step`)
 _SALT = np.uint64(0x6C6F6F6B61686561)  # "lookahea": rollout streams apart from the game's
 _GAMMA = np.uint64(0xD1B54A32D192ED03)
 _S32 = np.uint64(32)
@@ -265,26 +281,32 @@ def _best(n, cval):
 
 
 @inlined
-def _plan(spend, ply, p, fh, fr, fp, run_key, game, turns, standard, first, hand0, sq_form, sq_leave,
-          pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
-          n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt,
-          n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore,
-          cval):
+def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, hand0, sq_form,
+          sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
+          rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units,
+          ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand,
+          cscore, cval):
     """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot,
-    placement, spend decision, layout G_*). Without `spend`, p's card choice (steps 1-4), or
-    (CHOOSE, -1, 0) to leave it to the greedy policy, and G_POLICY; with it, the Spanish side p's
-    spend decision in the French turn (step 5), whose card choice is (fh, fr, fp) (CHOOSE: the
-    French policy's; returned as given), G_POLICY where P4 offers no counter. One function for
-    both, so that the planned kernel compiles the planning once: every jitted function between the
-    kernel and the turn optimises the turn's code once more (napsim.engine.jit.outlined)."""
+    placement, decision). `step` STEP_CHOICE: p's card choice (steps 1-4), or (CHOOSE, -1, 0) to
+    leave it to the greedy policy; the decision G_POLICY. STEP_SPEND: the Spanish side p's spend
+    decision in the French turn (step 5; layout G_*, G_POLICY where P4 offers no counter), whose
+    card choice is (fh, fr, fp) (CHOOSE: the French policy's; returned as given). STEP_KEEP: which
+    of a Scout's two cards p keeps in its own turn (step 6; layout K_*, K_POLICY where the turn
+    draws no two different cards), the card choice (fh, fr, fp) and the spend fg given (returned
+    as given). One function for all three, so that the planned kernel compiles the planning once:
+    every jitted function between the kernel and the turn optimises the turn's code once more
+    (napsim.engine.jit.outlined)."""
     (wrs, wrs2, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wtacc, wmet,
      wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
     wviews = _st_views(wst)
     wrmap = wres[RES_RMAP]
     no = np.bool_(False)
-    given_h, given_r, given_p = fh, fr, fp  # the spend returns the card choice it was given
+    spend = step == STEP_SPEND
+    keep = step == STEP_KEEP
+    given_h, given_r, given_p = fh, fr, fp  # the spend and the keep return the choice they were given
     offered = wmet[p, M_G_OFFERED]
     spent = wmet[p, M_G_SPENT]
+    scouts = wmet[p, M_SCOUT]
     c = np.int64(0)
     n_h = np.int64(0)
     n_r = np.int64(0)
@@ -292,21 +314,25 @@ def _plan(spend, ply, p, fh, fr, fp, run_key, game, turns, standard, first, hand
     pin_y = np.int64(-1)
     # the probes, the decision's ply played on a copy of the game as the real turn will play it:
     # x 0, up to the choice point (PROBE: the choice greedy, or the French policy, makes); x 1, for
-    # the spend, the whole French turn with that choice forced (a forced choice's draws are still
-    # made, so the policy's own choice plays as it would, a random one's too)
+    # the spend and the keep, the whole turn with that choice forced (a forced choice's draws are
+    # still made, so the policy's own choice plays as it would, a random one's too), and for the
+    # keep the spend decided
     for x in range(2):
-        if (x == 0 and (not spend or fh == CHOOSE)) or (x == 1 and spend):
+        if (x == 0 and (step == STEP_CHOICE or fh == CHOOSE)) or (x == 1 and step != STEP_CHOICE):
             offered = wmet[p, M_G_OFFERED]
             spent = wmet[p, M_G_SPENT]
+            scouts = wmet[p, M_SCOUT]
             how = np.int64(PROBE) if x == 0 else fh  # a variable: numba's call takes no branch
+            g_probe = fg if keep else np.int64(G_POLICY)
             _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
                         whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
             hi, rj, pp, cx, n_hx, n_rx, e4x, pin_yx = _turn(
-                ply, wrs, wrs, how, fr, fp, np.int64(G_POLICY), standard, first, hand0, sq_form,
-                sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
-                rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
-                units, ropt, no, n_ca, g_total, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch,
-                wres, wgst, wtacc, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
+                ply, wrs, wrs, wrs, how, fr, fp, g_probe, np.int64(K_POLICY), standard, first, hand0,
+                sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
+                eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
+                cmd_sec, units, ropt, no, n_ca, g_total, wpile, wdisc, whand, wrack, wrack_t, wsq,
+                wscratch, wres, wgst, wtacc, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
+                *wviews, wrmap)
             if x == 0:
                 fh, fr, fp = hi, rj, pp
                 c, n_h, n_r, e4, pin_y = cx, n_hx, n_rx, e4x, pin_yx
@@ -319,6 +345,16 @@ def _plan(spend, ply, p, fh, fr, fp, run_key, game, turns, standard, first, hand
             cand[m, 1] = fr
             cand[m, 2] = fp
             cand[m, 3] = greedy if m == 0 else G_SPEND + G_KEEP_DIE - greedy
+        n = np.int64(2)
+    elif keep:  # the candidates: P2's card first, then the other; none without two different cards
+        if wmet[p, M_SCOUT] == scouts or wres[RES_SCOUT, 0] == wres[RES_SCOUT, 1]:
+            return given_h, given_r, given_p, np.int64(K_POLICY)
+        greedy = np.int64(wres[RES_SCOUT, 2])
+        for m in range(2):
+            cand[m, 0] = fh
+            cand[m, 1] = fr
+            cand[m, 2] = fp
+            cand[m, 3] = greedy if m == 0 else K_FIRST + K_SECOND - greedy
         n = np.int64(2)
     else:  # the candidates of the card choice, greedy's first
         if fh == -1:  # nothing legal
@@ -333,8 +369,9 @@ def _plan(spend, ply, p, fh, fr, fp, run_key, game, turns, standard, first, hand
         if n <= 1:
             return fh, fr, fp, np.int64(G_POLICY)
     # the rollouts (step 3): ply `ply` plays candidate m forced (the card choice, and for the
-    # spend its decision, cand[m, 3]); the draws up to the choice are the game's own, the rest
-    # rollout stream k (k + 512 for the spend), the same for every candidate
+    # spend or the keep its decision, cand[m, 3]); the draws up to the choice are the game's own
+    # (for the keep, up to the Scout's two cards), the rest rollout stream k (k + 512 for the
+    # spend, k + 768 for the keep), the same for every candidate
     k_roll = np.int64(pol[p, P_LOOKAHEAD_K])
     end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * turns)
     discount = pol[p, P_LOOKAHEAD_DISCOUNT]
@@ -345,22 +382,28 @@ def _plan(spend, ply, p, fh, fr, fp, run_key, game, turns, standard, first, hand
         for m in range(n):
             _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
                         whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
-            stream = k + 512 if spend else k
+            stream = k + 512 if spend else (k + 768 if keep else k)
             wrs2[0] = rollout_key(run_key, game, ply, stream)
             wrs2[1] = np.uint64(0)
             weight = 1.0
             for t in range(ply, end):
                 pre = wrs2  # the game's draws before this turn's choice, then the rollout's
+                post = wrs2
                 forced = np.int64(CHOOSE)
-                fg = np.int64(G_POLICY)
+                g = np.int64(G_POLICY)
+                kk = np.int64(K_POLICY)
                 if t == ply:
                     pre = wrs
                     forced = cand[m, 0]
                     if spend:
-                        fg = cand[m, 3]
+                        g = cand[m, 3]
+                    if keep:
+                        post = wrs
+                        g = fg
+                        kk = cand[m, 3]
                 before = _value(wmet, p, margin)
-                _turn(t, pre, wrs2, forced, cand[m, 1], cand[m, 2], fg, standard, first, hand0,
-                      sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
+                _turn(t, pre, post, wrs2, forced, cand[m, 1], cand[m, 2], g, kk, standard, first,
+                      hand0, sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
                       best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
                       play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile,
                       wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
@@ -372,6 +415,8 @@ def _plan(spend, ply, p, fh, fr, fp, run_key, game, turns, standard, first, hand
     if spend:
         return (given_h, given_r, given_p,
                 np.int64(G_SPEND if cand[best, 3] == G_SPEND else G_KEEP))
+    if keep:
+        return given_h, given_r, given_p, cand[best, 3]
     return cand[best, 0], cand[best, 1], cand[best, 2], np.int64(G_POLICY)
 
 
@@ -446,20 +491,28 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
             for ply in range(2 * turns):
                 s = (first + ply) % 2
                 fh, fr, fp, fg = np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY)
-                for spend in range(2):  # the mover's card choice, then the Spanish spend: one call site
-                    if ((spend == 0 and pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0)
-                            or (spend == 1 and _spend_planned(s, 1 - s, pol, gcfg, gst))):
-                        planning = np.bool_(spend == 1)
-                        p = (s + spend) % 2
-                        fh, fr, fp, fg = _plan(
-                            planning, ply, p, fh, fr, fp, run_key, game, turns, standard, first,
-                            hand0, sq_form, sq_leave, pol, pol_roll, ctab, counts, best_val,
+                fk = np.int64(K_POLICY)
+                # the mover's card choice, the Spanish spend, the mover's Scout keep: one call site
+                for step in range(3):
+                    planner = pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0
+                    if ((step == STEP_CHOICE and planner)
+                            or (step == STEP_SPEND and _spend_planned(s, 1 - s, pol, gcfg, gst))
+                            or (step == STEP_KEEP and planner and pol[s, P_LOOKAHEAD_TOP] != 1
+                                and pol[s, P_LOOKAHEAD_KEEP] == KEEP_PLAN)):
+                        p = (s + 1) % 2 if step == STEP_SPEND else s
+                        fh, fr, fp, d = _plan(
+                            np.int64(step), ply, p, fh, fr, fp, fg, run_key, game, turns, standard,
+                            first, hand0, sq_form, sq_leave, pol, pol_roll, ctab, counts, best_val,
                             ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
                             e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt,
                             n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
                             work, cand, cscore, cval)
-                _turn(ply, rs, rs, fh, fr, fp, fg, standard, first, hand0, sq_form, sq_leave, pol,
-                      ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
+                        if step == STEP_SPEND:
+                            fg = d
+                        elif step == STEP_KEEP:
+                            fk = d
+                _turn(ply, rs, rs, rs, fh, fr, fp, fg, fk, standard, first, hand0, sq_form, sq_leave,
+                      pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
                       n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
                       units, ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch,
                       res_scratch, gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, *views,

@@ -358,6 +358,7 @@ _POLICY_FIELDS = {
     "lookahead_d": "own turns looked ahead", "lookahead_discount": "weight of each later turn",
     "lookahead_top": "candidates examined (0: every one)",
     "lookahead_value": "what the planner counts",
+    "lookahead_keep": "which Scout card to keep",
 }
 _TOP = {"deck": "Command deck", "hand": "Hand size", "k": "Cards needed", "policy": "Policy"}
 
@@ -371,6 +372,8 @@ _VALUE_WORDS = {
     "policy": {"greedy": "greedy play", "random": "random play", "lookahead": "lookahead play"},
     "lookahead_value": {"own": "its own orders", "margin": "its orders less the opponent's",
                         "0": "its own orders", "1": "its orders less the opponent's"},
+    "lookahead_keep": {"greedy": "the better-scoring one", "plan": "planned",
+                       "0": "the better-scoring one", "1": "planned"},
 }
 
 

@@ -9,7 +9,9 @@ to spend a Guerrilla counter: each candidate (hand card, rack card, placement; i
 the CIC's hand card, rack card and their receivers; spend or keep) is played out in short
 rollouts, both sides greedy, and the one of the highest value over this turn and the next
 `lookahead_d` own turns wins: its effective orders less the opponent's (`lookahead_value` margin,
-the default) or its own alone (own). Its stars, Scout keep and counter gain are greedy's.
+the default) or its own alone (own). In EPIC and the standard game it plans which of a Scout's
+two cards to keep the same way (`lookahead_keep` plan, the default; greedy: P2). Its stars and
+counter gain are greedy's.
 """
 
 from __future__ import annotations
@@ -49,11 +51,13 @@ PARAMS = {
     "lookahead_top": 21,   # P8: candidates examined, the greedy-best first (0: every legal one)
     "lookahead_value": 22,  # P8: what a rollout counts: 0 own effective orders, 1 own less the
                             # opponent's (VALUES)
+    "lookahead_keep": 23,  # P8: which of a Scout's two cards to keep: 0 greedy's (P2), 1 planned
+                           # (KEEPS; EPIC and the standard game)
 }
 N_PARAMS = len(PARAMS)
 
 _LOOKAHEAD = dict(lookahead_k=8, lookahead_d=2, lookahead_discount=1.0, lookahead_top=0,
-                  lookahead_value=1)
+                  lookahead_value=1, lookahead_keep=1)
 DEFAULTS = {
     "greedy": dict(kind=0, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=1.0,
@@ -72,11 +76,14 @@ _RANGES = {"kind": (0, 2), "march_prob": (0, 1), "first_strike_prob": (0, 1),
            "lookahead_k": (1, 256), "lookahead_d": (0, 20), "lookahead_discount": (0, 1),
            "lookahead_top": (0, 64)}
 _INTEGERS = ("lookahead_k", "lookahead_d", "lookahead_top")  # counts: a fraction is refused
-_CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2), "lookahead_value": (0, 1)}
+_CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2), "lookahead_value": (0, 1),
+            "lookahead_keep": (0, 1)}
 SPEND_MODES = {"always": 0, "threshold": 1, "assault": 2}
 GAIN_MODES = {"always": 0, "never": 1, "below": 2}
 VALUES = {"own": 0, "margin": 1}  # P8: the two readings of the planner's value (rule text)
-MODES = {"g_spend_mode": SPEND_MODES, "g_gain_mode": GAIN_MODES, "lookahead_value": VALUES}
+KEEPS = {"greedy": 0, "plan": 1}  # P8: the Scout keep (P2) by its score, or planned
+MODES = {"g_spend_mode": SPEND_MODES, "g_gain_mode": GAIN_MODES, "lookahead_value": VALUES,
+         "lookahead_keep": KEEPS}
 """The parameters that take a name: the names of their values."""
 
 

@@ -79,14 +79,17 @@ from napsim.engine.layout import (
     P_KIND,
     P_MARCH_PROB,
     P_TACTICIAN_USE_PROB,
+    PR_SCOUT_A,
+    PR_SCOUT_B,
+    PR_SCOUT_KEEP,
     R_CA_FACING,
     R_CIC_KEEPS_ONE,
     R_E4_PLAYABLE,
     RES_CA,
     RES_HAND,
+    RES_PROBE,
     RES_RACK,
     RES_RMAP,
-    RES_SCOUT,
     TR_HAND,
     TR_RACK,
     WAIT_BINS,
@@ -386,7 +389,7 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
                   met, trace, tn, res_scratch, forced_k):
     """E9.1 / E9.2: draw one, or with a Scout draw two and keep the better (P2). forced_k
     (layout K_*): K_POLICY, the policy keeps; K_FIRST or K_SECOND, the first or the second card
-    drawn is kept (the lookahead's, P8). The two cards and P2's keep go to res_scratch[RES_SCOUT]."""
+    drawn is kept (the lookahead's, P8). The two cards and P2's keep go to res_scratch[RES_PROBE]."""
     tracing = trace.shape[0] > 0
     t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
     if scouted and t1 >= 0:
@@ -397,9 +400,9 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
             v1 = best_val[s, c2, void, _resolve(ctab, t1, void, void)]
             v2 = best_val[s, c2, void, _resolve(ctab, t2, void, void)]
             second = v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1)
-            res_scratch[RES_SCOUT, 0] = t1
-            res_scratch[RES_SCOUT, 1] = t2
-            res_scratch[RES_SCOUT, 2] = K_SECOND if second else K_FIRST
+            res_scratch[RES_PROBE, PR_SCOUT_A] = t1
+            res_scratch[RES_PROBE, PR_SCOUT_B] = t2
+            res_scratch[RES_PROBE, PR_SCOUT_KEEP] = K_SECOND if second else K_FIRST
             if pol[s, P_KIND] == KIND_RANDOM and uniform(rs) < 0.5:  # random policy keeps either at random
                 second = not second
             if forced_k != K_POLICY:

@@ -224,10 +224,12 @@ ST_LAST_HAND_P = 18                      # + side: where his last hand card was 
 ST_LAST_RACK_P = 20                      # + side: where his last rack card was placed
 N_ST = 22
 # res_scratch[RES, slot]: resolved hand and rack cards, tied pairs, the turn's card map (the card
-# each type plays as), the Counter-Attack types, and the last Scout draw of the game (its two
-# cards, then which one P2 keeps: K_FIRST or K_SECOND; napsim.engine.lookahead reads it)
-RES_HAND, RES_RACK, RES_TIES, RES_RMAP, RES_CA, RES_SCOUT = 0, 1, 2, 3, 4, 5
+# each type plays as), the Counter-Attack types, and what the lookahead's probes of a turn read
+# (napsim.engine.lookahead): row RES_PROBE, slots PR_*
+RES_HAND, RES_RACK, RES_TIES, RES_RMAP, RES_CA, RES_PROBE = 0, 1, 2, 3, 4, 5
 N_RES = 6
+# the last Scout draw's two cards and which one P2 keeps (K_FIRST or K_SECOND)
+PR_SCOUT_A, PR_SCOUT_B, PR_SCOUT_KEEP = 0, 1, 2
 
 # ---------------------------------------------------------------- La Grande Battles
 # side configuration scfg[side, column]

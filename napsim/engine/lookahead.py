@@ -33,7 +33,7 @@ At each turn of a lookahead side, `_plan` (no recursion, no allocation):
 6. In its own turn, once its card choice (and any Spanish spend against it) is known, a planning
    side whose turn draws a Scout's two cards decides which to keep (`lookahead_keep` plan; `_plan`
    too): the turn is played on a copy as the real one will be, up to the Command draw, which
-   shows the two cards (res_scratch[RES_SCOUT]); where they differ, the two candidates, P2's keep
+   shows the two cards (res_scratch[RES_PROBE]); where they differ, the two candidates, P2's keep
    first, are played out as in 3 (rollout streams k + 768), the decision's ply on the game's own
    draws up to the two cards and on the rollout's after them (`_ply`'s rs_late), so that no
    candidate sees a draw the player has not seen.
@@ -96,12 +96,15 @@ from napsim.engine.layout import (
     P_LOOKAHEAD_VALUE,
     PIN_LAYER,
     PIN_LIST,
+    PR_SCOUT_A,
+    PR_SCOUT_B,
+    PR_SCOUT_KEEP,
     RACK,
     RES_CA,
     RES_HAND,
+    RES_PROBE,
     RES_RACK,
     RES_RMAP,
-    RES_SCOUT,
     VALUE_MARGIN,
     WAIT_BINS,
     EpicArgs,
@@ -347,9 +350,9 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
             cand[m, 3] = greedy if m == 0 else G_SPEND + G_KEEP_DIE - greedy
         n = np.int64(2)
     elif keep:  # the candidates: P2's card first, then the other; none without two different cards
-        if wmet[p, M_SCOUT] == scouts or wres[RES_SCOUT, 0] == wres[RES_SCOUT, 1]:
+        if wmet[p, M_SCOUT] == scouts or wres[RES_PROBE, PR_SCOUT_A] == wres[RES_PROBE, PR_SCOUT_B]:
             return given_h, given_r, given_p, np.int64(K_POLICY)
-        greedy = np.int64(wres[RES_SCOUT, 2])
+        greedy = np.int64(wres[RES_PROBE, PR_SCOUT_KEEP])
         for m in range(2):
             cand[m, 0] = fh
             cand[m, 1] = fr

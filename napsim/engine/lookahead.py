@@ -339,25 +339,24 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
             if x == 0:
                 fh, fr, fp = hi, rj, pp
                 c, n_h, n_r, e4, pin_y = cx, n_hx, n_rx, e4x, pin_yx
-    if spend:  # the candidates: P4's decision first, then the other
-        if wmet[p, M_G_OFFERED] == offered:
-            return given_h, given_r, given_p, np.int64(G_POLICY)
-        greedy = G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE
+    if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps), then the other
+        if spend:  # none where P4 offers no counter
+            none = wmet[p, M_G_OFFERED] == offered
+            greedy = np.int64(G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE)
+            other = G_SPEND + G_KEEP_DIE - greedy
+            idle = np.int64(G_POLICY)
+        else:  # none without a Scout's two different cards
+            none = wmet[p, M_SCOUT] == scouts or wres[RES_PROBE, PR_SCOUT_A] == wres[RES_PROBE, PR_SCOUT_B]
+            greedy = np.int64(wres[RES_PROBE, PR_SCOUT_KEEP])
+            other = K_FIRST + K_SECOND - greedy
+            idle = np.int64(K_POLICY)
+        if none:
+            return given_h, given_r, given_p, idle
         for m in range(2):
             cand[m, 0] = fh
             cand[m, 1] = fr
             cand[m, 2] = fp
-            cand[m, 3] = greedy if m == 0 else G_SPEND + G_KEEP_DIE - greedy
-        n = np.int64(2)
-    elif keep:  # the candidates: P2's card first, then the other; none without two different cards
-        if wmet[p, M_SCOUT] == scouts or wres[RES_PROBE, PR_SCOUT_A] == wres[RES_PROBE, PR_SCOUT_B]:
-            return given_h, given_r, given_p, np.int64(K_POLICY)
-        greedy = np.int64(wres[RES_PROBE, PR_SCOUT_KEEP])
-        for m in range(2):
-            cand[m, 0] = fh
-            cand[m, 1] = fr
-            cand[m, 2] = fp
-            cand[m, 3] = greedy if m == 0 else K_FIRST + K_SECOND - greedy
+            cand[m, 3] = greedy if m == 0 else other
         n = np.int64(2)
     else:  # the candidates of the card choice, greedy's first
         if fh == -1:  # nothing legal

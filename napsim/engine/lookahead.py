@@ -124,7 +124,9 @@ _turn = outlined(getattr(_ply, "py_func", _ply))  # the plain function under NUM
 
 @inlined
 def rollout_key(run_key, game, ply, k):
-    """The key of rollout stream k of the decision at ply `ply` of game `game`."""
+    """The key of rollout stream k (0-1023) of the decision at ply `ply` of game `game`: the card
+    choice's rollouts use k 0-254, the spend's 512-766, the Scout keep's 768-1022 (`lookahead_k`
+    is at most 255) and the candidates' tie-breaks 1023."""
     return mix64(game_key(run_key ^ _SALT, game) ^ (np.uint64(ply * 1024 + k + 1) * _GAMMA))
 
 

@@ -73,7 +73,7 @@ DEFAULTS = {
 DEFAULTS["lookahead"] = dict(DEFAULTS["greedy"], kind=KIND_LOOKAHEAD)  # P8: greedy's other parameters
 _RANGES = {"kind": (0, 2), "march_prob": (0, 1), "first_strike_prob": (0, 1),
            "tactician_use_prob": (0, 1), "g_threshold": (0, 99), "g_gain_below": (0, 99),
-           "lookahead_k": (1, 256), "lookahead_d": (0, 20), "lookahead_discount": (0, 1),
+           "lookahead_k": (1, 255), "lookahead_d": (0, 20), "lookahead_discount": (0, 1),
            "lookahead_top": (0, 64)}
 _INTEGERS = ("lookahead_k", "lookahead_d", "lookahead_top")  # counts: a fraction is refused
 _CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2), "lookahead_value": (0, 1),

@@ -81,10 +81,12 @@ def simulation(scenario: str | Path, sets: Sets = (), deck: str | None = None,
     it returns, the notice told first when that takes long, so that what follows counts games only."""
     sc = load_scenario(scenario, overrides_of(sets))
     policies = parse_policy_option(policy)
-    line = compile_notice(kernel_for(sc.format, policies)) if notice is not None else None
-    if line:
-        notice(line)
-    sim = Simulation.build(sc, policies, deck)
+
+    def checked() -> None:  # every input valid: say so before the first compile, if there is one
+        line = compile_notice(kernel_for(sc.format, policies))
+        if line:
+            notice(line)
+    sim = Simulation.build(sc, policies, deck, checked if notice is not None else None)
     if notice is not None:
         sim.warm_up()
     return sim

@@ -104,3 +104,22 @@ def test_epic_guerrilla_rule_needs_an_epic_format():  # rule G4
         load_scenario("tamames", {"scenario.format": "standard"})
     base = load_scenario("tamames", {"scenario.format": "standard", "sides.S.guerrilla_rule": "base"})
     assert base.sides[1].guerrilla_rule == "base"
+
+
+def test_a_bad_input_on_a_cold_cache_is_one_line_without_the_compile_notice(tmp_path, monkeypatch):
+    # a first run compiles for a while and says so first; a run that its inputs refuse compiles
+    # nothing, so it says only the one-line error, whatever the cache holds (here: as if cold)
+    import napsim.api
+
+    cold = "compiling the kernels first (about 15 to 35 s on two cores)"
+    monkeypatch.setattr(napsim.api, "compile_notice", lambda kind: cold)
+    deck = tmp_path / "one.csv"
+    deck.write_text("name,kind,count\nScout Left,section,1\n")
+    code, out, err = napsim_main(monkeypatch, "simulate", "--scenario", "symmetric", "--deck", str(deck),
+                                 "--games", "2", "--out", str(tmp_path / "bad"))
+    assert code == 2 and out == "", (out, err)
+    (line,) = err.strip().splitlines()
+    assert line.startswith("napsim: error:") and cold not in err
+    code, out, err = napsim_main(monkeypatch, "simulate", "--scenario", "symmetric", "--games", "2",
+                                 "--out", str(tmp_path / "good"))
+    assert code == 0 and cold in err, err

@@ -114,7 +114,10 @@ class Simulation:
 
     @classmethod
     def build(cls, scenario: Scenario | str, policies=(("greedy", {}), ("greedy", {})),
-              deck: Deck | str | None = None) -> Simulation:
+              deck: Deck | str | None = None, checked: Callable[[], None] | None = None) -> Simulation:
+        """Validate the scenario, deck and policies and pack them. `checked()` is called once every
+        input is validated, before the tables are built (their builder is jitted: the first call
+        compiles it), so that a caller's compile notice never comes before an input error."""
         sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         if len(policies) != 2:
             raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
@@ -128,6 +131,8 @@ class Simulation:
         cmax = max(s.hand for s in sc.sides) + 1
         if cmax > layout.MAX_HAND:
             raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{layout.MAX_HAND - 1}")
+        if checked is not None:
+            checked()
         # the pair tables are EPIC's (and the standard game's); La Grande Battles has its own below
         tables = None if sc.format == "lgb" else pair_tables(
             cards, units_array(sc), cmax, pol, sc.format == "standard", cic_forbidden_sections(sc))

@@ -135,10 +135,12 @@ def warm_up(st: Study, notice: NoticeFn) -> None:
     if st.kind != "engine":
         return
     sc, dk, policies = st.load_point(st.points[0])
-    line = compile_notice(kernel_for(sc.format, policies))
-    if line:
-        notice(line)
-    Simulation.build(sc, policies, dk).warm_up()
+
+    def checked() -> None:  # the point's inputs valid: say so before the first compile, if any
+        line = compile_notice(kernel_for(sc.format, policies))
+        if line:
+            notice(line)
+    Simulation.build(sc, policies, dk, checked).warm_up()
 
 
 def point_job(st: Study, meta: dict, p: Point) -> dict:

@@ -229,6 +229,7 @@ def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, n
     no = np.bool_(False)
     choose = np.int64(-1)  # CHOOSE of napsim.engine.lgb: the policy chooses
     policy_g = np.int64(layout.G_POLICY)  # and P4 the spend
+    policy_k = np.int64(layout.K_POLICY)  # and P2 the Scout keep
     pn, dn, rn, hn, _, tac_pile, _, _, _ = _lst_views(st)
     g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,
                              wtrace, wtn, pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst,
@@ -240,15 +241,15 @@ def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, n
                             wcn, wtac, wgst)
             wmet[:, :] = met
             for t in range(at, 2 * turns):
-                _turn_lgb(t, wrs, wrs, wrs, choose, np.int64(-1), np.int64(-1), np.int64(-1),
-                          policy_g, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t,
-                          bopt_t, units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace,
-                          wtn, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch,
-                          wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
-        _turn_lgb(ply, rs, rs, rs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g, first,
-                  scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
-                  g_total, met, cmet, wait, gturn, tturn, wtrace, wtn, pile, disc, hand, chand, rack,
-                  rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
+                _turn_lgb(t, wrs, wrs, wrs, wrs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g,
+                          policy_k, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
+                          units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile,
+                          wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wcn,
+                          wtac, wgst, gift_t, grec, False, wst)
+        _turn_lgb(ply, rs, rs, rs, rs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g, policy_k,
+                  first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
+                  g_total, met, cmet, wait, gturn, tturn, wtrace, wtn, pile, disc, hand, chand, rack, rack_t,
+                  sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
     return met, wmet
 
 

@@ -57,6 +57,7 @@ from napsim.engine.layout import (
     G_POLICY,
     GR_HAND,
     GR_RACK,
+    K_POLICY,
     KIND_RANDOM,
     LST_DISC_N,
     LST_HAND_N,
@@ -243,19 +244,22 @@ PROBE = -3   # forced_hi of _ply_lgb: stop at the choice point and return the po
 
 
 @inlined
-def _ply_lgb(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_ka, forced_kb, forced_g, first,
-             scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check,
+def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_ka, forced_kb, forced_g,
+             forced_k, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
+             units, ropt, check,
              g_total, met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand,
              rack, rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, may_int,
              st):
     """One turn (ply) of a game of play_blocks_lgb. Draws up to the CIC's choice come from rs, the
-    choice's too; then the Corps commanders' plays draw from rs_post, and from the Spanish
-    Guerrilla attempt on the turn draws from rs_late (play_blocks_lgb passes one stream as all
-    three; a rollout of the lookahead switches to its own stream at the decision it plans).
+    choice's too; then the Corps commanders' plays draw from rs_post, from the Spanish Guerrilla
+    attempt on the turn draws from rs_late, and after the CIC's Command draw (a Scout's two cards
+    included) from rs_after (play_blocks_lgb passes one stream as all four; a rollout of the
+    lookahead switches to its own stream at the decision it plans).
     forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played
     (the gift scores of the turn in gsc, res and pl); else (forced_hi, forced_rj, forced_ka,
     forced_kb) is given instead of the CIC's choice, whose draws are still made. forced_g (layout
-    G_*): the Spanish spend decision of the turn, G_POLICY to leave it to P4. Returns the
+    G_*): the Spanish spend decision of the turn, G_POLICY to leave it to P4. forced_k (layout
+    K_*): which of a Scout's two cards the CIC keeps, K_POLICY to leave it to P2. Returns the
     policy's choice (hand slot, rack slot, receivers), then the command, E4 and the opponent's
     last hand card of the turn. st: the per-game counters (_lst_views). gift_t and grec: the gift
     tables of napsim.engine.lgb_gifts (gift_table, gift_records); may_int, a literal: the policy's
@@ -350,9 +354,9 @@ def _ply_lgb(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_ka, forced_
     _discard_played(void, fs_card, pl, disc, dn)
     if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
         _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
-    _cic_draw(rs_late, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc, dn,
-              hand, hn, chand, cn, met, cmet, trace, tn)
-    _corps_draws(rs_late, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met,
+    _cic_draw(rs_late, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc,
+              dn, hand, hn, chand, cn, met, cmet, trace, tn, st, forced_k)
+    _corps_draws(rs_after, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met,
                  cmet, trace, tn)
     # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
     # commander of both sides draws a Tactician card
@@ -365,7 +369,7 @@ def _ply_lgb(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_ka, forced_
                                  tn, ply)
     # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
     if rn[0] <= 2:
-        _refill_rack(rs_late, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
+        _refill_rack(rs_after, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
     if check:
         met[s, M_VIOLATIONS] += _check_lgb(counts, pile, pn, disc, dn, hand, hn, chand, cn,
                                            rack, rn, sq, sqn, scratch)
@@ -422,8 +426,9 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, 
                                      ropt, met, cmet, trace, tn, pile, disc, hand, chand, rack,
                                      rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile)
             for ply in range(2 * turns):
-                _ply_lgb(ply, rs, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1),
-                         np.int64(G_POLICY), first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t,
+                _ply_lgb(ply, rs, rs, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1),
+                         np.int64(-1), np.int64(G_POLICY), np.int64(K_POLICY), first, scfg, sqp,
+                         pol, ctab, counts, nom_t, eff_t, val_t,
                          best_t, bopt_t, units, ropt, check, g_total, met, cmet, wait_hist, g_turn,
                          tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,
                          scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, True, st)

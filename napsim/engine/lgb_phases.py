@@ -43,7 +43,13 @@ from napsim.engine.layout import (
     GR_ALT_KEY,
     GR_OWN_KEY,
     GR_OWN_THR,
+    K_FIRST,
+    K_POLICY,
+    K_SECOND,
     KIND_SECTION,
+    LST_SCOUT_A,
+    LST_SCOUT_B,
+    LST_SCOUT_KEEP,
     M_COUNTER,
     M_E4,
     M_E4_USED,
@@ -307,10 +313,13 @@ def _discard_played(void, fs_card, pl, disc, dn):
 
 
 @inlined
-def _cic_draw(rs, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc, dn, hand,
-              hn, chand, cn, met, cmet, trace, tn):
+def _cic_draw(rs, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc,
+              dn, hand, hn, chand, cn, met, cmet, trace, tn, st, forced_k):
     """L9 end of turn: the CIC draws one; after a Scout two, keeps the better (P2) and gives the
-    other to the Corps commander with the fewest cards (ties drawn uniformly, P6)."""
+    other to the Corps commander with the fewest cards (ties drawn uniformly, P6). The draws come
+    from rs, the receiver's tie from rs_after. forced_k (layout K_*): K_POLICY, the policy keeps;
+    K_FIRST or K_SECOND, the first or the second card drawn is kept (the lookahead's, P8). The
+    two cards and P2's keep go to st[LST_SCOUT_*]."""
     t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
     if scouted and t1 >= 0:
         t2 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
@@ -321,18 +330,22 @@ def _cic_draw(rs, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn
             r2 = _resolve(ctab, t2, void, void)
             v1 = max(best_t[s, 0, 0, c2, r1], max(best_t[s, 1, 0, c2, r1], best_t[s, 2, 0, c2, r1]))
             v2 = max(best_t[s, 0, 0, c2, r2], max(best_t[s, 1, 0, c2, r2], best_t[s, 2, 0, c2, r2]))
-            keep, give = t1, t2
-            if v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1):
-                keep, give = t2, t1
+            second = v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1)
+            st[LST_SCOUT_A] = t1
+            st[LST_SCOUT_B] = t2
+            st[LST_SCOUT_KEEP] = K_SECOND if second else K_FIRST
             if is_random and uniform(rs) < 0.5:
-                keep, give = give, keep
+                second = not second
+            if forced_k != K_POLICY:
+                second = forced_k == K_SECOND
+            keep, give = (t2, t1) if second else (t1, t2)
             t1 = keep
             low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
             n_low = np.int64(0)
             for kc in range(3):
                 if cn[s, kc] == low:
                     n_low += 1
-            pick = bounded(rs, n_low) if n_low > 1 else 0
+            pick = bounded(rs_after, n_low) if n_low > 1 else 0
             to = 0
             for kc in range(3):
                 if cn[s, kc] == low:

@@ -31,13 +31,21 @@ At each turn of a lookahead side, `_plan_lgb` (no recursion, no allocation):
    3 from that turn (rollout streams k + 512; the draws up to the Guerrilla attempt are the game's
    own), the keep candidate drawing and dropping the battle die the spend rolls.
 
+6. In its own turn, once its CIC's choice (and any Spanish spend against it) is known, a planning
+   side whose CIC draws a Scout's two cards decides which he keeps, the other going to a Corps
+   commander as P2 and P6 say (`lookahead_keep` plan), as in EPIC (napsim.engine.lookahead, 6):
+   the turn is played on a copy up to the Command draw (st[LST_SCOUT_*] shows the two cards), and
+   where they differ both keeps, P2's first, are played out as in 3 (rollout streams k + 768), the
+   decision's ply on the game's own draws up to the two cards and on the rollout's after them
+   (`_ply_lgb`'s rs_after: the receiver's tie, the Corps commanders' draws, the rack's refill).
+
 The real turn is then played with those choices forced, on the game's own stream; the CIC's own
 draw of the choice (its tie key) is still made, so the stream is consumed exactly as greedy
 consumes it up to the spend (a counter spent rolls its die, one kept does not). D = 0, or a turn
-with a single candidate, plays the greedy choice. The CIC's gifts and the Spanish spend are
-planned: the Corps commanders' plays (L5), stars (L7), the Scout gift (P2), the target of a counter
-(P4, the facing Corps commander's best card), Guerrilla gaining (P5) and First Strike (P7) are
-greedy's.
+with a single candidate, plays the greedy choice. The CIC's gifts, the Spanish spend and the
+CIC's Scout keep are planned: the Corps commanders' plays (L5), stars (L7), the receiver of the
+Scout's other card (P6), the target of a counter (P4, the facing Corps commander's best card),
+Guerrilla gaining (P5) and First Strike (P7) are greedy's.
 """
 
 import numpy as np
@@ -53,9 +61,17 @@ from napsim.engine.layout import (
     G_SPEND,
     GR_HAND,
     GR_RACK,
+    K_FIRST,
+    K_POLICY,
+    K_SECOND,
+    KEEP_PLAN,
     KIND_LOOKAHEAD,
+    LST_SCOUT_A,
+    LST_SCOUT_B,
+    LST_SCOUT_KEEP,
     M_G_OFFERED,
     M_G_SPENT,
+    M_SCOUT,
     MAX_HAND,
     N_CM,
     N_METRICS,
@@ -63,6 +79,7 @@ from napsim.engine.layout import (
     P_LOOKAHEAD_D,
     P_LOOKAHEAD_DISCOUNT,
     P_LOOKAHEAD_K,
+    P_LOOKAHEAD_KEEP,
     P_LOOKAHEAD_TOP,
     P_LOOKAHEAD_VALUE,
     RACK,
@@ -87,7 +104,16 @@ from napsim.engine.lgb import (
     trace_on_lgb,
 )
 from napsim.engine.lgb_gifts import _pairs_ok
-from napsim.engine.lookahead import _best, _value, copy_cards, ply_gain, rollout_key
+from napsim.engine.lookahead import (
+    STEP_CHOICE,
+    STEP_KEEP,
+    STEP_SPEND,
+    _best,
+    _value,
+    copy_cards,
+    ply_gain,
+    rollout_key,
+)
 
 # the turn of napsim.engine.lgb, called (not inlined) from this kernel's call sites: the probes, the
 # rollouts and the real turn (one compiled copy: inlined at each, the planned spend took the
@@ -185,54 +211,72 @@ def _candidates_lgb(s, n_h, n_r, e4, void, ctab, ghi, grj, gka, gkb, hand, rack,
 
 
 @inlined
-def _plan_lgb(spend, ply, p, fh, fr, fa, fb, run_key, game, turns, first, scfg, sqp, pol, pol_roll,
-              ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total, gift_t, grec,
-              rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand,
-              cscore, cval):
+def _plan_lgb(step, ply, p, fh, fr, fa, fb, fg, run_key, game, turns, first, scfg, sqp, pol,
+              pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total,
+              gift_t, grec, rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
+              work, cand, cscore, cval):
     """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot, receivers
-    of the CIC's choice, spend decision, layout G_*). Without `spend`, p's CIC's gifts (steps 1-4),
-    G_POLICY; with it, the Spanish side p's spend decision in the French turn (step 5), whose CIC
-    choice is (fh, fr, fa, fb) (CHOOSE: the French policy's; returned as given), G_POLICY where P4
-    offers no counter. One function for both, so that the planned kernel compiles the planning once: every
-    jitted function between the kernel and the turn optimises the turn's code once more."""
+    of the CIC's choice, decision). `step` STEP_CHOICE: p's CIC's gifts (steps 1-4), G_POLICY.
+    STEP_SPEND: the Spanish side p's spend decision in the French turn (step 5; layout G_*,
+    G_POLICY where P4 offers no counter), whose CIC choice is (fh, fr, fa, fb) (CHOOSE: the French
+    policy's; returned as given). STEP_KEEP: which of a Scout's two cards p's CIC keeps (step 6;
+    layout K_*, K_POLICY where the turn draws no two different cards), the choice and the spend fg
+    given (returned as given). One function for all three, so that the planned kernel compiles the
+    planning once: every jitted function between the kernel and the turn optimises the turn's code
+    once more."""
     (wrs, wrs2, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
      wst, wcn, wtac, wgst, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
     no = np.bool_(False)
-    given = (fh, fr, fa, fb)  # the spend returns the CIC choice it was given (CHOOSE stays CHOOSE)
+    spend = step == STEP_SPEND
+    keep = step == STEP_KEEP
+    given = (fh, fr, fa, fb)  # the spend and the keep return the CIC choice given (CHOOSE stays)
     offered = wmet[p, M_G_OFFERED]
     spent = wmet[p, M_G_SPENT]
+    scouts = wmet[p, M_SCOUT]
     e4 = np.bool_(False)
     # the probes, the decision's ply played on a copy of the game as the real turn will play it:
     # x 0, up to the CIC's choice (PROBE: the choice greedy, or the French policy, makes); x 1, for
-    # the spend, the whole French turn with that choice forced (a forced choice's draws are still
-    # made, so the policy's own choice plays as it would, a random one's too)
+    # the spend and the keep, the whole turn with that choice forced (a forced choice's draws are
+    # still made, so the policy's own choice plays as it would, a random one's too), and for the
+    # keep the spend decided
     for x in range(2):
-        if (x == 0 and (not spend or fh == CHOOSE)) or (x == 1 and spend):
+        if (x == 0 and (step == STEP_CHOICE or fh == CHOOSE)) or (x == 1 and step != STEP_CHOICE):
             offered = wmet[p, M_G_OFFERED]
             spent = wmet[p, M_G_SPENT]
+            scouts = wmet[p, M_SCOUT]
             _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
                             wrs, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst,
                             wcn, wtac, wgst)
             how = np.int64(PROBE) if x == 0 else fh  # a variable: numba's call takes no branch
+            g_probe = fg if keep else np.int64(G_POLICY)
             hi, rj, ka, kb, _, e4x, _ = _turn_lgb(
-                ply, wrs, wrs, wrs, how, fr, fa, fb,
-                np.int64(G_POLICY), first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t,
-                bopt_t, units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
-                wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
-                wcn, wtac, wgst, gift_t, grec, False, wst)
+                ply, wrs, wrs, wrs, wrs, how, fr, fa, fb, g_probe, np.int64(K_POLICY), first, scfg,
+                sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
+                g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc, whand,
+                wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wcn, wtac, wgst,
+                gift_t, grec, False, wst)
             if x == 0:
                 fh, fr, fa, fb = hi, rj, ka, kb
                 e4 = e4x
-    if spend:  # the candidates: P4's decision first, then the other
-        if wmet[p, M_G_OFFERED] == offered:
-            return given[0], given[1], given[2], given[3], np.int64(G_POLICY)
-        greedy = G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE
+    if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps), then the other
+        if spend:  # none where P4 offers no counter
+            none = wmet[p, M_G_OFFERED] == offered
+            greedy = np.int64(G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE)
+            other = G_SPEND + G_KEEP_DIE - greedy
+            idle = np.int64(G_POLICY)
+        else:  # none without a Scout's two different cards
+            none = wmet[p, M_SCOUT] == scouts or wst[LST_SCOUT_A] == wst[LST_SCOUT_B]
+            greedy = np.int64(wst[LST_SCOUT_KEEP])
+            other = K_FIRST + K_SECOND - greedy
+            idle = np.int64(K_POLICY)
+        if none:
+            return given[0], given[1], given[2], given[3], idle
         for m in range(2):
             cand[m, 0] = fh
             cand[m, 1] = fr
             cand[m, 2] = fa
             cand[m, 3] = fb
-            cand[m, 5] = greedy if m == 0 else G_SPEND + G_KEEP_DIE - greedy
+            cand[m, 5] = greedy if m == 0 else other
         n = np.int64(2)
     else:  # the CIC's candidates, greedy's choice first
         void = ctab.shape[0] - 1
@@ -245,9 +289,10 @@ def _plan_lgb(spend, ply, p, fh, fr, fa, fb, run_key, game, turns, first, scfg, 
         if n <= 1:
             return fh, fr, fa, fb, np.int64(G_POLICY)
     # the rollouts (step 3): ply `ply` plays candidate m forced (the CIC's choice, and for the
-    # spend its decision); the draws up to the decision are the game's own (up to the CIC's choice;
-    # for the spend up to the Guerrilla attempt, the French Corps commanders' plays included), the
-    # rest rollout stream k (k + 512 for the spend), the same for every candidate
+    # spend or the keep its decision); the draws up to the decision are the game's own (up to the
+    # CIC's choice; for the spend up to the Guerrilla attempt, the French Corps commanders' plays
+    # included; for the keep up to the Scout's two cards), the rest rollout stream k (k + 512 for
+    # the spend, k + 768 for the keep), the same for every candidate
     k_roll = np.int64(pol[p, P_LOOKAHEAD_K])
     end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * turns)
     discount = pol[p, P_LOOKAHEAD_DISCOUNT]
@@ -259,26 +304,33 @@ def _plan_lgb(spend, ply, p, fh, fr, fa, fb, run_key, game, turns, first, scfg, 
             _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
                             wrs, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst,
                             wcn, wtac, wgst)
-            wrs2[0] = rollout_key(run_key, game, ply, k + 512 if spend else k)
+            wrs2[0] = rollout_key(run_key, game, ply, k + 512 if spend else (k + 768 if keep else k))
             wrs2[1] = np.uint64(0)
             weight = 1.0
             for t in range(ply, end):
                 pre = wrs2  # the game's draws before this turn's decision, then the rollout's
                 post = wrs2
+                late = wrs2
                 forced = np.int64(CHOOSE)
-                fg = np.int64(G_POLICY)
+                g = np.int64(G_POLICY)
+                kk = np.int64(K_POLICY)
                 if t == ply:
                     pre = wrs
                     forced = cand[m, 0]
                     if spend:
                         post = wrs
-                        fg = cand[m, 5]
+                        g = cand[m, 5]
+                    if keep:
+                        post = wrs
+                        late = wrs
+                        g = fg
+                        kk = cand[m, 5]
                 before = _value(wmet, p, margin)
-                _turn_lgb(t, pre, post, wrs2, forced, cand[m, 1], cand[m, 2], cand[m, 3], fg, first,
-                          scfg, sqp, pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
-                          units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
-                          wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl,
-                          wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
+                _turn_lgb(t, pre, post, late, wrs2, forced, cand[m, 1], cand[m, 2], cand[m, 3], g, kk,
+                          first, scfg, sqp, pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t,
+                          bopt_t, units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace,
+                          wtn, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch,
+                          wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
                 gain, weight = ply_gain(wmet, p, before, margin, (first + t) % 2 == p, t - ply,
                                         weight, discount)
                 cval[m] += gain
@@ -286,6 +338,8 @@ def _plan_lgb(spend, ply, p, fh, fr, fa, fb, run_key, game, turns, first, scfg, 
     if spend:
         return (given[0], given[1], given[2], given[3],
                 np.int64(G_SPEND if cand[best, 5] == G_SPEND else G_KEEP))
+    if keep:
+        return given[0], given[1], given[2], given[3], cand[best, 5]
     return cand[best, 0], cand[best, 1], cand[best, 2], cand[best, 3], np.int64(G_POLICY)
 
 
@@ -356,18 +410,26 @@ def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first
                 s = (first + ply) % 2
                 fh, fr, fa, fb = np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1)
                 fg = np.int64(G_POLICY)
-                for spend in range(2):  # the mover's gifts, then the Spanish spend: one call site
-                    if ((spend == 0 and pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0)
-                            or (spend == 1 and _spend_planned_lgb(s, 1 - s, pol, scfg, gst))):
-                        planning = np.bool_(spend == 1)
-                        p = (s + spend) % 2
-                        fh, fr, fa, fb, fg = _plan_lgb(
-                            planning, ply, p, fh, fr, fa, fb, run_key, game, turns,
+                fk = np.int64(K_POLICY)
+                # the mover's gifts, the Spanish spend, the mover's Scout keep: one call site
+                for step in range(3):
+                    planner = pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0
+                    if ((step == STEP_CHOICE and planner)
+                            or (step == STEP_SPEND and _spend_planned_lgb(s, 1 - s, pol, scfg, gst))
+                            or (step == STEP_KEEP and planner and pol[s, P_LOOKAHEAD_TOP] != 1
+                                and pol[s, P_LOOKAHEAD_KEEP] == KEEP_PLAN)):
+                        p = (s + 1) % 2 if step == STEP_SPEND else s
+                        fh, fr, fa, fb, d = _plan_lgb(
+                            np.int64(step), ply, p, fh, fr, fa, fb, fg, run_key, game, turns,
                             first, scfg, sqp, pol, pol_roll, ctab, counts, nom_t, eff_t, val_t,
                             best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs, pile, disc,
                             hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand,
                             cscore, cval)
-                _turn_lgb(ply, rs, rs, rs, fh, fr, fa, fb, fg, first, scfg, sqp, pol, ctab, counts,
+                        if step == STEP_SPEND:
+                            fg = d
+                        elif step == STEP_KEEP:
+                            fk = d
+                _turn_lgb(ply, rs, rs, rs, rs, fh, fr, fa, fb, fg, fk, first, scfg, sqp, pol, ctab, counts,
                          nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet,
                          wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack,
                          rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec,

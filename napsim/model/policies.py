@@ -9,9 +9,8 @@ to spend a Guerrilla counter: each candidate (hand card, rack card, placement; i
 the CIC's hand card, rack card and their receivers; spend or keep) is played out in short
 rollouts, both sides greedy, and the one of the highest value over this turn and the next
 `lookahead_d` own turns wins: its effective orders less the opponent's (`lookahead_value` margin,
-the default) or its own alone (own). In EPIC and the standard game it plans which of a Scout's
-two cards to keep the same way (`lookahead_keep` plan, the default; greedy: P2). Its stars and
-counter gain are greedy's.
+the default) or its own alone (own). It plans which of a Scout's two cards to keep the same way
+(`lookahead_keep` plan, the default; greedy: P2). Its stars and counter gain are greedy's.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ PARAMS = {
     "lookahead_value": 22,  # P8: what a rollout counts: 0 own effective orders, 1 own less the
                             # opponent's (VALUES)
     "lookahead_keep": 23,  # P8: which of a Scout's two cards to keep: 0 greedy's (P2), 1 planned
-                           # (KEEPS; EPIC and the standard game)
+                           # (KEEPS)
 }
 N_PARAMS = len(PARAMS)
 

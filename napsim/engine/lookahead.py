@@ -342,16 +342,9 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
                 fh, fr, fp = hi, rj, pp
                 c, n_h, n_r, e4, pin_y = cx, n_hx, n_rx, e4x, pin_yx
     if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps), then the other
-        if spend:  # none where P4 offers no counter
-            none = wmet[p, M_G_OFFERED] == offered
-            greedy = np.int64(G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE)
-            other = G_SPEND + G_KEEP_DIE - greedy
-            idle = np.int64(G_POLICY)
-        else:  # none without a Scout's two different cards
-            none = wmet[p, M_SCOUT] == scouts or wres[RES_PROBE, PR_SCOUT_A] == wres[RES_PROBE, PR_SCOUT_B]
-            greedy = np.int64(wres[RES_PROBE, PR_SCOUT_KEEP])
-            other = K_FIRST + K_SECOND - greedy
-            idle = np.int64(K_POLICY)
+        none, greedy, other, idle = two_candidates(spend, wmet, p, offered, spent, scouts,
+                                                   wres[RES_PROBE, PR_SCOUT_A], wres[RES_PROBE, PR_SCOUT_B],
+                                                   wres[RES_PROBE, PR_SCOUT_KEEP])
         if none:
             return given_h, given_r, given_p, idle
         for m in range(2):
@@ -422,6 +415,36 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
     if keep:
         return given_h, given_r, given_p, cand[best, 3]
     return cand[best, 0], cand[best, 1], cand[best, 2], np.int64(G_POLICY)
+
+
+@inlined
+def two_candidates(spend, wmet, p, offered, spent, scouts, card_a, card_b, p2_keep):
+    """The spend's or the Scout keep's two candidates after the probe of the turn (the planned
+    kernels of EPIC and La Grande Battles): (none to plan, the rule's decision, the other, the
+    decision that leaves it to the rule). The spend: none where P4 offered no counter (M_G_OFFERED
+    did not move since `offered`), P4's decision from whether it spent. The keep: none without a
+    Scout's two cards (M_SCOUT since `scouts`) or with two of one type, P2's keep `p2_keep`."""
+    if spend:
+        greedy = np.int64(G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE)
+        none = wmet[p, M_G_OFFERED] == offered
+        return none, greedy, G_SPEND + G_KEEP_DIE - greedy, np.int64(G_POLICY)
+    greedy = np.int64(p2_keep)
+    none = wmet[p, M_SCOUT] == scouts or card_a == card_b
+    return none, greedy, K_FIRST + K_SECOND - greedy, np.int64(K_POLICY)
+
+
+@inlined
+def planned_step(step, s, pol, spend_planned):
+    """Whether the ply of mover s plans decision `step` (the planned kernels of EPIC and La Grande
+    Battles): the card choice where s plays lookahead with lookahead_d > 0; the Scout keep too,
+    where it has more than one candidate (lookahead_top not 1) and lookahead_keep is plan; the
+    spend where the Spanish side plans it (`spend_planned`)."""
+    planner = pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0
+    if step == STEP_CHOICE:
+        return planner
+    if step == STEP_SPEND:
+        return spend_planned
+    return planner and pol[s, P_LOOKAHEAD_TOP] != 1 and pol[s, P_LOOKAHEAD_KEEP] == KEEP_PLAN
 
 
 @inlined
@@ -498,11 +521,7 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
                 fk = np.int64(K_POLICY)
                 # the mover's card choice, the Spanish spend, the mover's Scout keep: one call site
                 for step in range(3):
-                    planner = pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0
-                    if ((step == STEP_CHOICE and planner)
-                            or (step == STEP_SPEND and _spend_planned(s, 1 - s, pol, gcfg, gst))
-                            or (step == STEP_KEEP and planner and pol[s, P_LOOKAHEAD_TOP] != 1
-                                and pol[s, P_LOOKAHEAD_KEEP] == KEEP_PLAN)):
+                    if planned_step(step, s, pol, _spend_planned(s, 1 - s, pol, gcfg, gst)):
                         p = (s + 1) % 2 if step == STEP_SPEND else s
                         fh, fr, fp, d = _plan(
                             np.int64(step), ply, p, fh, fr, fp, fg, run_key, game, turns, standard,

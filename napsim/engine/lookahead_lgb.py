@@ -56,15 +56,11 @@ from napsim.engine.blocks import add_game
 from napsim.engine.jit import counted, inlined, outlined
 from napsim.engine.layout import (
     G_KEEP,
-    G_KEEP_DIE,
     G_POLICY,
     G_SPEND,
     GR_HAND,
     GR_RACK,
-    K_FIRST,
     K_POLICY,
-    K_SECOND,
-    KEEP_PLAN,
     KIND_LOOKAHEAD,
     LST_SCOUT_A,
     LST_SCOUT_B,
@@ -79,7 +75,6 @@ from napsim.engine.layout import (
     P_LOOKAHEAD_D,
     P_LOOKAHEAD_DISCOUNT,
     P_LOOKAHEAD_K,
-    P_LOOKAHEAD_KEEP,
     P_LOOKAHEAD_TOP,
     P_LOOKAHEAD_VALUE,
     RACK,
@@ -111,8 +106,10 @@ from napsim.engine.lookahead import (
     _best,
     _value,
     copy_cards,
+    planned_step,
     ply_gain,
     rollout_key,
+    two_candidates,
 )
 
 # the turn of napsim.engine.lgb, called (not inlined) from this kernel's call sites: the probes, the
@@ -259,16 +256,8 @@ def _plan_lgb(step, ply, p, fh, fr, fa, fb, fg, run_key, game, turns, first, scf
                 fh, fr, fa, fb = hi, rj, ka, kb
                 e4 = e4x
     if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps), then the other
-        if spend:  # none where P4 offers no counter
-            none = wmet[p, M_G_OFFERED] == offered
-            greedy = np.int64(G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE)
-            other = G_SPEND + G_KEEP_DIE - greedy
-            idle = np.int64(G_POLICY)
-        else:  # none without a Scout's two different cards
-            none = wmet[p, M_SCOUT] == scouts or wst[LST_SCOUT_A] == wst[LST_SCOUT_B]
-            greedy = np.int64(wst[LST_SCOUT_KEEP])
-            other = K_FIRST + K_SECOND - greedy
-            idle = np.int64(K_POLICY)
+        none, greedy, other, idle = two_candidates(spend, wmet, p, offered, spent, scouts, wst[LST_SCOUT_A],
+                                                   wst[LST_SCOUT_B], wst[LST_SCOUT_KEEP])
         if none:
             return given[0], given[1], given[2], given[3], idle
         for m in range(2):
@@ -413,11 +402,7 @@ def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first
                 fk = np.int64(K_POLICY)
                 # the mover's gifts, the Spanish spend, the mover's Scout keep: one call site
                 for step in range(3):
-                    planner = pol[s, P_KIND] == KIND_LOOKAHEAD and pol[s, P_LOOKAHEAD_D] > 0
-                    if ((step == STEP_CHOICE and planner)
-                            or (step == STEP_SPEND and _spend_planned_lgb(s, 1 - s, pol, scfg, gst))
-                            or (step == STEP_KEEP and planner and pol[s, P_LOOKAHEAD_TOP] != 1
-                                and pol[s, P_LOOKAHEAD_KEEP] == KEEP_PLAN)):
+                    if planned_step(step, s, pol, _spend_planned_lgb(s, 1 - s, pol, scfg, gst)):
                         p = (s + 1) % 2 if step == STEP_SPEND else s
                         fh, fr, fa, fb, d = _plan_lgb(
                             np.int64(step), ply, p, fh, fr, fa, fb, fg, run_key, game, turns,

@@ -29,6 +29,9 @@ from napsim.engine.layout import (
     GT_NULLIFIED,
     GT_OFFERED,
     GT_SPENT,
+    K_FIRST,
+    K_POLICY,
+    K_SECOND,
     M_ELAN,
     M_G_NOT_SPENT,
     M_G_NULL_SEC,
@@ -44,6 +47,9 @@ from napsim.engine.layout import (
     NO_TACTICIAN_DECK,
     P_G_SPEND_MODE,
     P_G_THRESHOLD,
+    PR_SCOUT_A,
+    PR_SCOUT_B,
+    PR_SCOUT_KEEP,
     R_SPENT_RETURN_ALL,
     R_TWO_SCOUTS_GAIN,
     RACK,
@@ -51,7 +57,7 @@ from napsim.engine.layout import (
     SPEND_ASSAULT,
     SPEND_THRESHOLD,
 )
-from napsim.engine.rng import battle_die, bounded
+from napsim.engine.rng import battle_die, bounded, uniform
 
 
 @inlined
@@ -169,6 +175,23 @@ def _resolve(ctab, t, opp_last, void):
     if ctab[t, C_COUNTER] == 1:
         return ctab[opp_last, C_MIRROR] if opp_last != void else void
     return t
+
+
+@inlined
+def scout_keep(t1, t2, v1, v2, is_random, rs, forced_k, record):
+    """P2 for both kernels: which of a Scout's two cards t1, t2 (P2's scores v1, v2) is kept, as
+    (kept, the other): the better (ties: the lower type), either one at random for the random
+    policy, or the lookahead's forced_k (layout K_FIRST, K_SECOND; K_POLICY: the policy's). The
+    two cards and P2's keep go to record[PR_SCOUT_*], where the lookahead's probe reads them."""
+    second = v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1)
+    record[PR_SCOUT_A] = t1
+    record[PR_SCOUT_B] = t2
+    record[PR_SCOUT_KEEP] = K_SECOND if second else K_FIRST
+    if is_random and uniform(rs) < 0.5:
+        second = not second
+    if forced_k != K_POLICY:
+        second = forced_k == K_SECOND
+    return (t2, t1) if second else (t1, t2)
 
 
 @inlined

@@ -13,6 +13,7 @@ from napsim.engine.cardflow import (
     _resolve,
     _take_tactician,
     _trace,
+    scout_keep,
 )
 from napsim.engine.commanders import (
     _commander_tactician,
@@ -49,9 +50,6 @@ from napsim.engine.layout import (
     G_OFF,
     G_POOL,
     G_RULE,
-    K_FIRST,
-    K_POLICY,
-    K_SECOND,
     KIND_PLACED,
     KIND_RANDOM,
     KIND_SECTION,
@@ -79,9 +77,6 @@ from napsim.engine.layout import (
     P_KIND,
     P_MARCH_PROB,
     P_TACTICIAN_USE_PROB,
-    PR_SCOUT_A,
-    PR_SCOUT_B,
-    PR_SCOUT_KEEP,
     R_CA_FACING,
     R_CIC_KEEPS_ONE,
     R_E4_PLAYABLE,
@@ -399,15 +394,8 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
             c2 = min(hn[s] + 1, best_val.shape[1] - 1)
             v1 = best_val[s, c2, void, _resolve(ctab, t1, void, void)]
             v2 = best_val[s, c2, void, _resolve(ctab, t2, void, void)]
-            second = v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1)
-            res_scratch[RES_PROBE, PR_SCOUT_A] = t1
-            res_scratch[RES_PROBE, PR_SCOUT_B] = t2
-            res_scratch[RES_PROBE, PR_SCOUT_KEEP] = K_SECOND if second else K_FIRST
-            if pol[s, P_KIND] == KIND_RANDOM and uniform(rs) < 0.5:  # random policy keeps either at random
-                second = not second
-            if forced_k != K_POLICY:
-                second = forced_k == K_SECOND
-            keep, drop = (t2, t1) if second else (t1, t2)
+            keep, drop = scout_keep(t1, t2, v1, v2, pol[s, P_KIND] == KIND_RANDOM, rs, forced_k,
+                                    res_scratch[RES_PROBE])
             t1 = keep
             disc[dn[0]] = drop
             dn[0] += 1

@@ -242,9 +242,9 @@ LST_TAC_PILE, LST_TAC_DISC = 7, 8
 LST_LAST_HAND = 9                        # + side
 LST_POOL = 11                            # the unacquired Guerrilla counters
 LST_GONE = 12                            # spent counters out of play (spent_counters)
-# the last Scout draw of the game: its two cards and which one P2 keeps (K_FIRST or K_SECOND; the
+# the last Scout draw of the game from here, its slots PR_SCOUT_* (cardflow.scout_keep; the
 # lookahead's probe reads them, napsim.engine.lookahead_lgb)
-LST_SCOUT_A, LST_SCOUT_B, LST_SCOUT_KEEP = 13, 14, 15
+LST_SCOUT = 13
 N_LST = 16
 # per-turn plan pl[PL, Corps commander] (float64)
 PL_OWN_BEST = 0      # the score of his best own card (-1e18: none)

@@ -11,7 +11,7 @@ Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.lay
 
 import numpy as np
 
-from napsim.engine.cardflow import _draw_card, _resolve, _take_tactician, _trace
+from napsim.engine.cardflow import _draw_card, _resolve, _take_tactician, _trace, scout_keep
 from napsim.engine.jit import inlined
 from napsim.engine.layout import (
     C_COUNTER,
@@ -43,13 +43,8 @@ from napsim.engine.layout import (
     GR_ALT_KEY,
     GR_OWN_KEY,
     GR_OWN_THR,
-    K_FIRST,
-    K_POLICY,
-    K_SECOND,
     KIND_SECTION,
-    LST_SCOUT_A,
-    LST_SCOUT_B,
-    LST_SCOUT_KEEP,
+    LST_SCOUT,
     M_COUNTER,
     M_E4,
     M_E4_USED,
@@ -319,7 +314,7 @@ def _cic_draw(rs, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t
     other to the Corps commander with the fewest cards (ties drawn uniformly, P6). The draws come
     from rs, the receiver's tie from rs_after. forced_k (layout K_*): K_POLICY, the policy keeps;
     K_FIRST or K_SECOND, the first or the second card drawn is kept (the lookahead's, P8). The
-    two cards and P2's keep go to st[LST_SCOUT_*]."""
+    two cards and P2's keep go to st[LST_SCOUT:] (cardflow.scout_keep)."""
     t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
     if scouted and t1 >= 0:
         t2 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
@@ -330,15 +325,7 @@ def _cic_draw(rs, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t
             r2 = _resolve(ctab, t2, void, void)
             v1 = max(best_t[s, 0, 0, c2, r1], max(best_t[s, 1, 0, c2, r1], best_t[s, 2, 0, c2, r1]))
             v2 = max(best_t[s, 0, 0, c2, r2], max(best_t[s, 1, 0, c2, r2], best_t[s, 2, 0, c2, r2]))
-            second = v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1)
-            st[LST_SCOUT_A] = t1
-            st[LST_SCOUT_B] = t2
-            st[LST_SCOUT_KEEP] = K_SECOND if second else K_FIRST
-            if is_random and uniform(rs) < 0.5:
-                second = not second
-            if forced_k != K_POLICY:
-                second = forced_k == K_SECOND
-            keep, give = (t2, t1) if second else (t1, t2)
+            keep, give = scout_keep(t1, t2, v1, v2, is_random, rs, forced_k, st[LST_SCOUT:])
             t1 = keep
             low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
             n_low = np.int64(0)

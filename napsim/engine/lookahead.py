@@ -342,9 +342,7 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
                 fh, fr, fp = hi, rj, pp
                 c, n_h, n_r, e4, pin_y = cx, n_hx, n_rx, e4x, pin_yx
     if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps), then the other
-        none, greedy, other, idle = two_candidates(spend, wmet, p, offered, spent, scouts,
-                                                   wres[RES_PROBE, PR_SCOUT_A], wres[RES_PROBE, PR_SCOUT_B],
-                                                   wres[RES_PROBE, PR_SCOUT_KEEP])
+        none, greedy, other, idle = two_candidates(spend, wmet, p, offered, spent, scouts, wres[RES_PROBE])
         if none:
             return given_h, given_r, given_p, idle
         for m in range(2):
@@ -418,18 +416,19 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
 
 
 @inlined
-def two_candidates(spend, wmet, p, offered, spent, scouts, card_a, card_b, p2_keep):
+def two_candidates(spend, wmet, p, offered, spent, scouts, scout):
     """The spend's or the Scout keep's two candidates after the probe of the turn (the planned
     kernels of EPIC and La Grande Battles): (none to plan, the rule's decision, the other, the
     decision that leaves it to the rule). The spend: none where P4 offered no counter (M_G_OFFERED
     did not move since `offered`), P4's decision from whether it spent. The keep: none without a
-    Scout's two cards (M_SCOUT since `scouts`) or with two of one type, P2's keep `p2_keep`."""
+    Scout's two cards (M_SCOUT since `scouts`) or with two of one type, P2's keep from the draw's
+    record `scout` (slots PR_SCOUT_*, napsim.engine.cardflow.scout_keep)."""
     if spend:
         greedy = np.int64(G_SPEND if wmet[p, M_G_SPENT] > spent else G_KEEP_DIE)
         none = wmet[p, M_G_OFFERED] == offered
         return none, greedy, G_SPEND + G_KEEP_DIE - greedy, np.int64(G_POLICY)
-    greedy = np.int64(p2_keep)
-    none = wmet[p, M_SCOUT] == scouts or card_a == card_b
+    greedy = np.int64(scout[PR_SCOUT_KEEP])
+    none = wmet[p, M_SCOUT] == scouts or scout[PR_SCOUT_A] == scout[PR_SCOUT_B]
     return none, greedy, K_FIRST + K_SECOND - greedy, np.int64(K_POLICY)
 
 

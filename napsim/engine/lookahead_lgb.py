@@ -34,7 +34,7 @@ At each turn of a lookahead side, `_plan_lgb` (no recursion, no allocation):
 6. In its own turn, once its CIC's choice (and any Spanish spend against it) is known, a planning
    side whose CIC draws a Scout's two cards decides which he keeps, the other going to a Corps
    commander as P2 and P6 say (`lookahead_keep` plan), as in EPIC (napsim.engine.lookahead, 6):
-   the turn is played on a copy up to the Command draw (st[LST_SCOUT_*] shows the two cards), and
+   the turn is played on a copy up to the Command draw (st[LST_SCOUT:] shows the two cards), and
    where they differ both keeps, P2's first, are played out as in 3 (rollout streams k + 768), the
    decision's ply on the game's own draws up to the two cards and on the rollout's after them
    (`_ply_lgb`'s rs_after: the receiver's tie, the Corps commanders' draws, the rack's refill).
@@ -62,9 +62,7 @@ from napsim.engine.layout import (
     GR_RACK,
     K_POLICY,
     KIND_LOOKAHEAD,
-    LST_SCOUT_A,
-    LST_SCOUT_B,
-    LST_SCOUT_KEEP,
+    LST_SCOUT,
     M_G_OFFERED,
     M_G_SPENT,
     M_SCOUT,
@@ -256,8 +254,7 @@ def _plan_lgb(step, ply, p, fh, fr, fa, fb, fg, run_key, game, turns, first, scf
                 fh, fr, fa, fb = hi, rj, ka, kb
                 e4 = e4x
     if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps), then the other
-        none, greedy, other, idle = two_candidates(spend, wmet, p, offered, spent, scouts, wst[LST_SCOUT_A],
-                                                   wst[LST_SCOUT_B], wst[LST_SCOUT_KEEP])
+        none, greedy, other, idle = two_candidates(spend, wmet, p, offered, spent, scouts, wst[LST_SCOUT:])
         if none:
             return given[0], given[1], given[2], given[3], idle
         for m in range(2):

@@ -42,6 +42,7 @@ from napsim.output.tracefmt import format_trace
 from napsim.output.tune import Tuned
 from napsim.output.variants_report import Answer, write_variants_folder
 from napsim.sim.packing import Simulation
+from napsim.sim.precompile import ready_simulation
 from napsim.sim.result import SimResult
 from napsim.sim.runner import ONE_A_SIDE, compile_notice, kernel_compiled, kernel_for
 from napsim.study.balance import Balance, find_balance
@@ -86,10 +87,9 @@ def simulation(scenario: str | Path, sets: Sets = (), deck: str | None = None,
         line = compile_notice(kernel_for(sc.format, policies))
         if line:
             notice(line)
-    sim = Simulation.build(sc, policies, deck, checked if notice is not None else None)
-    if notice is not None:
-        sim.warm_up()
-    return sim
+    if notice is None:
+        return Simulation.build(sc, policies, deck)
+    return ready_simulation(sc, policies, deck, checked)  # on both cores from an empty cache
 
 
 def engine_compiled(fmt: str) -> bool | None:

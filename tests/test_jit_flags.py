@@ -1,4 +1,5 @@
-"""The kernels' helpers compile the same whoever calls them first (napsim.engine.jit).
+"""The kernels' helpers compile the same whoever calls them first (napsim.engine.jit), and the
+wrapper-less ones leave their optimisation and machine code to their callers (napsim.engine.linked).
 
 numba gives a helper that does not state its reference counting the setting of the caller that
 compiles it first, and keeps that copy for every later caller. A view-returning helper first
@@ -15,7 +16,8 @@ import pytest
 from numba import njit
 
 import napsim
-from napsim.engine.jit import inlined, inlined_py
+from napsim.engine import linked
+from napsim.engine.jit import inlined, inlined_py, outlined
 
 
 def _napsim_dispatchers():
@@ -92,3 +94,44 @@ def test_views_of_a_counted_array_keep_it_alive_in_a_counting_caller():
     st[LST_HAND_N] = 5
     assert uncounted(st) == 5
     assert counting(200) == (200 * 201 // 2, 200)
+
+
+def _machine_code_defined(helper) -> bool:
+    """Whether LLVM's engine holds machine code of the helper's one compiled version."""
+    cres = next(iter(helper.overloads.values()))
+    return cres.library._codegen._engine.is_symbol_defined(cres.fndesc.mangled_name)
+
+
+def test_a_wrapperless_helper_runs_only_inside_its_callers_with_no_machine_code_of_its_own():
+    assert linked.available()  # numba's internals as linked.py expects them (else: the plain path)
+    inner = _first_row_helper(inlined)
+
+    @outlined  # called, not inlined, from two places
+    def twice(a):
+        return inner(a) * 2
+
+    @njit
+    def caller(a):
+        return twice(a) + twice(a[1:]) + inner(a)
+
+    assert caller(np.arange(3, dtype=np.int64)) == 2 * 1 + 2 * 2 + 1
+    for helper in (inner, twice):
+        library = next(iter(helper.overloads.values())).library
+        assert isinstance(library, linked.LinkedOnlyLibrary)
+        assert not _machine_code_defined(helper)
+    # the control: a helper Python may call keeps its machine code (and this check can see it)
+    python_callable = _first_row_helper(inlined_py)
+    assert python_callable(np.arange(3, dtype=np.int64)) == 1
+    assert _machine_code_defined(python_callable)
+
+
+def test_every_wrapperless_napsim_helper_compiles_on_the_linked_only_path():
+    # a helper without a Python entry and without a cache of its own is only ever linked into
+    # its callers; a cached one (the commander layer's) keeps the plain path: its cache holds
+    # machine code
+    helpers = {name: d for name, d in _napsim_dispatchers()
+               if d.targetoptions.get("no_cpython_wrapper") and type(d._cache).__name__ == "NullCache"}
+    assert len(helpers) > 50, len(helpers)
+    plain = [name for name, d in helpers.items()
+             if d._compiler.pipeline_class is not linked.LinkedOnlyCompiler]
+    assert plain == []

@@ -38,7 +38,10 @@ from pathlib import Path
 
 from numba import njit
 
-inlined = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)
+from napsim.engine.linked import linked_only_options
+
+inlined = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False,
+               **linked_only_options())
 """Decorator of a kernel helper: compiled on its own, inlined by LLVM into every caller, without
 reference counting. A helper takes arrays and returns numbers, never an array: a caller that counts
 references would free a returned array's memory under it (an array-returning leaf is `inlined_ir`)."""
@@ -53,7 +56,7 @@ counted = njit(forceinline=True, no_cfunc_wrapper=True, _nrt=True)
 compiled with numba's reference counting, which allocation needs, and called only by callers that
 count too (the block loops, the table builders) and by Python."""
 
-outlined = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)
+outlined = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False, **linked_only_options())
 """Decorator of a big helper that one kernel calls from several places (the planned kernels' turn,
 `epic._ply` and `lgb._ply_lgb`, called to probe a decision, in every rollout and for the real
 turn): compiled once and called, not inlined, so that one copy of its body is typed and lowered,

@@ -14,6 +14,7 @@ import numpy as np
 
 from napsim.engine import layout
 from napsim.engine.layout import EpicArgs, LgbArgs
+from napsim.engine.rng import seed_key
 from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import SIM_CHUNK
 from napsim.model.errors import NapsimInputError
@@ -21,7 +22,7 @@ from napsim.model.filters import orders_in
 from napsim.model.policies import policy_vector, with_table
 from napsim.model.scenarios import Scenario, load_scenario
 from napsim.sim.result import SimResult
-from napsim.sim.runner import RowSink, run_games, trace_game
+from napsim.sim.runner import RowSink, play_chunk, run_games, trace_game
 from napsim.sim.tables import (
     KIND_SECTION,
     CardTable,
@@ -114,10 +115,12 @@ class Simulation:
 
     @classmethod
     def build(cls, scenario: Scenario | str, policies=(("greedy", {}), ("greedy", {})),
-              deck: Deck | str | None = None, checked: Callable[[], None] | None = None) -> Simulation:
+              deck: Deck | str | None = None, checked: Callable[[], None] | None = None,
+              dry: bool = False) -> Simulation:
         """Validate the scenario, deck and policies and pack them. `checked()` is called once every
         input is validated, before the tables are built (their builder is jitted: the first call
-        compiles it), so that a caller's compile notice never comes before an input error."""
+        compiles it), so that a caller's compile notice never comes before an input error. `dry`:
+        the tables left empty, for `compile` only (napsim.sim.precompile); it plays no game."""
         sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         if len(policies) != 2:
             raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
@@ -135,7 +138,8 @@ class Simulation:
             checked()
         # the pair tables are EPIC's (and the standard game's); La Grande Battles has its own below
         tables = None if sc.format == "lgb" else pair_tables(
-            cards, units_array(sc), cmax, pol, sc.format == "standard", cic_forbidden_sections(sc))
+            cards, units_array(sc), cmax, pol, sc.format == "standard", cic_forbidden_sections(sc),
+            dry)
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
                          cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd,
                          np.where(cards.kind == KIND_SECTION, 1 << np.maximum(cards.sec, 0), 8)],
@@ -151,7 +155,7 @@ class Simulation:
             lgb_cmax = min(max(hands, int(pairs.max())) + 1, layout.MAX_HAND + dk.n_cards - 1)
             fm = np.zeros(len(cards.names), np.int64)
             fm[:-1] = dk.cards["force_march"].to_numpy()
-            lgb_t = lgb_tables(cards, fm, u6, lgb_cmax, pol)
+            lgb_t = lgb_tables(cards, fm, u6, lgb_cmax, pol, dry)
         return cls(sc, dk, (policies[0][0], policies[1][0]), pol, cards, tables, ctab, counts, lgb_t)
 
     def _args(self) -> EpicArgs:
@@ -213,6 +217,11 @@ class Simulation:
             else:
                 self._packed = ("lookahead" if planned else "epic", self._args())
         return self._packed
+
+    def compile(self) -> None:
+        """Compile (or load from numba's cache) this scenario's chunk kernel for its argument
+        types, playing no game: a call of zero games (safe on `dry` tables)."""
+        play_chunk(self.kernel_args(), seed_key(0), 0, 0, False, False)
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) this scenario's kernels by playing one game, so

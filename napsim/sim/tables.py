@@ -347,9 +347,11 @@ class PairTables:
 
 
 def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.ndarray,
-                standard: bool, forbid: tuple[int, int] = (-1, -1)) -> PairTables:
+                standard: bool, forbid: tuple[int, int] = (-1, -1), dry: bool = False) -> PairTables:
     """Evaluate every (a, b, placement) for both sides and commands 0..cmax. forbid[side] >= 0:
-    the section of that side's CIC under cic_keeps = one (see _kept_cards)."""
+    the section of that side's CIC under cic_keeps = one (see _kept_cards). `dry`: the tables at
+    their shapes and types, left empty (the jitted builder not called), to compile a kernel on
+    while the builder compiles elsewhere (napsim.sim.precompile); no game is played on them."""
     t = len(cards.names)
     shape = (2, cmax + 1, t, t)
     best_val = np.zeros(shape, np.float64)
@@ -362,7 +364,7 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     n_place = np.zeros((2, t, t), np.int64)
     place_list = np.zeros((2, t, t, N_PLACE), np.int64)
     e4_only = np.zeros((2, t, t), np.bool_)
-    for s in range(2):
+    for s in range(0 if dry else 2):
         _build(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
                cards.cap, cards.filt, cards.take_command, cards.fallback, cards.stars,
                cards.tdraw, cards.scout, standard, np.int64(forbid[s]), best_val[s], best_k[s],

@@ -182,8 +182,9 @@ class LgbTables:
 
 
 def lgb_tables(cards: CardTable, force_march: np.ndarray, units: np.ndarray, cmax: int,
-               policies: np.ndarray) -> LgbTables:
-    """Evaluate every (Corps commander, source, command, card, option) for both sides."""
+               policies: np.ndarray, dry: bool = False) -> LgbTables:
+    """Evaluate every (Corps commander, source, command, card, option) for both sides; `dry` as
+    in napsim.sim.tables.pair_tables (shapes and types only)."""
     t = len(cards.names)
     nom = np.zeros((2, 3, 2, cmax + 1, t, N_OPT), np.int64)
     eff = np.zeros((*nom.shape, 3), np.int64)
@@ -191,7 +192,7 @@ def lgb_tables(cards: CardTable, force_march: np.ndarray, units: np.ndarray, cma
     val = np.zeros(nom.shape, np.float64)
     best = np.zeros(nom.shape[:-1], np.float64)
     bopt = np.zeros(nom.shape[:-1], np.int64)
-    for s in range(2):
+    for s in range(0 if dry else 2):
         _build_lgb(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
                    cards.cap, cards.filt, cards.fallback, force_march, cards.stars, cards.tdraw,
                    cards.scout, nom[s], eff[s], rem[s], val[s], best[s], bopt[s], cards.take_command)

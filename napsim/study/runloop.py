@@ -27,7 +27,7 @@ from pathlib import Path
 
 from napsim.model.cards import load_deck
 from napsim.model.errors import NapsimInputError
-from napsim.sim.packing import Simulation
+from napsim.sim.precompile import ready_simulation
 from napsim.sim.runner import compile_notice, kernel_for
 from napsim.sim.sums import GameSums
 from napsim.study.backends import LocalRunner, engine_job, run_chunk, run_odds_point, threads_set
@@ -140,7 +140,7 @@ def warm_up(st: Study, notice: NoticeFn) -> None:
         line = compile_notice(kernel_for(sc.format, policies))
         if line:
             notice(line)
-    Simulation.build(sc, policies, dk, checked).warm_up()
+    ready_simulation(sc, policies, dk, checked)  # on both cores from an empty cache
 
 
 def point_job(st: Study, meta: dict, p: Point) -> dict:

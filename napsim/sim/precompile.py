@@ -1,0 +1,114 @@
+"""A first run's compile on both cores (issue 28): the chunk kernel here, the table builders in a
+second process.
+
+A first run from an empty numba cache compiles two things in turn: the jitted builder of the
+scenario's tables (`napsim.sim.tables._build`, `napsim.sim.tables_lgb._build_lgb`: 1.9 s on the
+2-core VM) and then the chunk kernel that plays the games on those tables (11 s). numba compiles
+one function at a time in a process, but the kernel needs only the tables' types, not their
+values: so this process compiles the kernel on empty tables of the right shapes (`dry`, playing
+no game), while a second Python process compiles the table builder and leaves it in numba's
+on-disk cache, from which this process then loads it to build the real tables.
+
+The second process is a help, never a dependency: where it cannot start, fails or is slow, this
+process compiles the builder itself, and the tables and the games are the same either way.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+
+from napsim.model.cards import Deck
+from napsim.model.scenarios import Scenario
+from napsim.sim.packing import Simulation
+from napsim.sim.runner import kernel_compiled, kernel_for
+from napsim.sim.tables import _build
+from napsim.sim.tables_lgb import _build_lgb
+
+# the scenario whose tables the second process builds, per builder: any scenario of the format
+# compiles the builder for the same argument types
+BUILDER_SCENARIO = {"epic": "symmetric", "lgb": "lgb-symmetric"}
+HELPER_WAIT_S = 120  # a helper still compiling after this long is left to finish on its own
+
+
+def builder_for(fmt: str) -> str:
+    """Which table builder a scenario format uses: "lgb" (La Grande Battles) or "epic"."""
+    return "lgb" if fmt == "lgb" else "epic"
+
+
+def builder_compiled(builder: str) -> bool | None:
+    """Whether the table builder is compiled (here or in numba's cache; None: unknown)."""
+    fn = _build_lgb if builder == "lgb" else _build
+    if fn.signatures:
+        return True
+    try:  # numba's own index, as napsim.sim.runner.kernel_compiled reads it
+        return bool(fn._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - an internal of numba: when it moves, say nothing
+        return None
+
+
+def spare_cores() -> int:
+    """CPUs this process may use beyond its own."""
+    try:
+        return len(os.sched_getaffinity(0)) - 1
+    except AttributeError:  # not on Linux
+        return (os.cpu_count() or 1) - 1
+
+
+def helper_command(builder: str) -> list[str]:
+    """The second process's command line (`build_tables` of this module; not `python -m`, which would
+    import the module twice: the package imports it first)."""
+    return [sys.executable, "-c", "import sys; from napsim.sim.precompile import build_tables; "
+            "sys.exit(build_tables(sys.argv[1:]))", builder]
+
+
+def start_builder(builder: str) -> subprocess.Popen | None:
+    """Start a second process that compiles the table builder into numba's cache; None where
+    there is nothing to gain (compiled already, one core) or it cannot start."""
+    if builder_compiled(builder) is not False or spare_cores() < 1:
+        return None
+    try:
+        return subprocess.Popen(helper_command(builder),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+
+
+def ready_simulation(sc: Scenario, policies, deck: Deck | str | None,
+                     checked: Callable[[], None] | None = None) -> Simulation:
+    """`Simulation.build(sc, policies, deck, checked)` with its kernel compiled (or loaded from
+    numba's cache) and warmed up. From an empty cache the kernel compiles here on empty tables
+    while a second process compiles the table builder (see the module text); the Simulation
+    returned is the same either way."""
+    if kernel_compiled(kernel_for(sc.format, policies)) is False:
+        helper: list[subprocess.Popen | None] = []
+
+        def checked_then_help() -> None:  # the inputs are valid: now it is worth the second process
+            if checked is not None:
+                checked()
+            helper.append(start_builder(builder_for(sc.format)))
+
+        Simulation.build(sc, policies, deck, checked_then_help, dry=True).compile()
+        checked = None  # said once
+        if helper and helper[0] is not None:
+            try:
+                helper[0].communicate(timeout=HELPER_WAIT_S)  # no pipes: waits for it
+            except subprocess.TimeoutExpired:
+                pass  # the tables' builder compiles here, as without the helper
+    sim = Simulation.build(sc, policies, deck, checked)
+    sim.warm_up()
+    return sim
+
+
+def build_tables(argv: list[str]) -> int:
+    """The second process: compile one table builder ("epic" or "lgb") into numba's cache."""
+    if len(argv) != 1 or argv[0] not in BUILDER_SCENARIO:
+        print(f"usage: napsim.sim.precompile.build_tables([{' | '.join(map(repr, BUILDER_SCENARIO))}])",
+              file=sys.stderr)
+        return 2
+    Simulation.build(BUILDER_SCENARIO[argv[0]])
+    return 0
+

@@ -1,0 +1,106 @@
+"""A first run's compile on both cores (napsim.sim.precompile): the kernel compiled on empty
+tables of the real tables' types, the table builder in a second process."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numba
+import numpy as np
+import pytest
+
+from napsim.model.errors import NapsimInputError
+from napsim.model.scenarios import load_scenario
+from napsim.sim import precompile
+from napsim.sim.packing import Simulation
+from napsim.sim.runner import kernel_compiled
+
+CASES = [("symmetric", ("greedy", "greedy")), ("tamames", ("greedy", "random")),
+         ("formats-armies", ("greedy", "greedy")), ("lgb-symmetric", ("greedy", "greedy")),
+         ("symmetric", ("lookahead", "greedy")), ("lgb-symmetric", ("greedy", "lookahead"))]
+
+
+def _policies(names):
+    return tuple((n, {}) for n in names)
+
+
+def _types(sim: Simulation) -> tuple:
+    kind, args = sim.kernel_args()
+    return kind, tuple(numba.typeof(a) for a in args)
+
+
+@pytest.mark.parametrize(("scenario", "names"), CASES, ids=[f"{s}-{'-'.join(n)}" for s, n in CASES])
+def test_dry_tables_give_the_kernel_the_real_argument_types_and_nothing_else(scenario, names):
+    sc = load_scenario(scenario)
+    real = Simulation.build(sc, _policies(names))
+    dry = Simulation.build(sc, _policies(names), dry=True)
+    assert _types(dry) == _types(real)  # the same compiled kernel serves both
+    tables = dry.lgb if sc.format == "lgb" else dry.tables
+    built = [tables.nom, tables.eff] if sc.format == "lgb" else [tables.best_val, tables.nominal]
+    assert all(not a.any() for a in built)  # empty: the builder never ran
+    real_t = real.lgb if sc.format == "lgb" else real.tables
+    assert any(a.any() for a in ([real_t.nom] if sc.format == "lgb" else [real_t.best_val]))
+
+
+def test_compile_plays_no_game_on_dry_tables():
+    dry = Simulation.build(load_scenario("formats-armies"), dry=True)
+    dry.compile()  # zero games: nothing reads the empty tables
+    assert kernel_compiled("epic") is True
+
+
+def _cold(monkeypatch, started: list):
+    """ready_simulation as from an empty numba cache, the second process recorded, not run."""
+    monkeypatch.setattr(precompile, "kernel_compiled", lambda kind: False)
+    monkeypatch.setattr(precompile, "builder_compiled", lambda builder: False)
+    monkeypatch.setattr(precompile, "spare_cores", lambda: 1)
+
+    class Helper:
+        def __init__(self, argv, **kwargs):
+            started.append(argv)
+
+        def communicate(self, timeout):
+            return None, None
+    monkeypatch.setattr(precompile.subprocess, "Popen", Helper)
+
+
+@pytest.mark.parametrize("scenario", ["symmetric", "lgb-symmetric"])
+def test_a_cold_first_run_starts_the_builder_once_and_builds_the_same_simulation(monkeypatch, scenario):
+    started, said = [], []
+    _cold(monkeypatch, started)
+    sc = load_scenario(scenario)
+    sim = precompile.ready_simulation(sc, _policies(("greedy", "random")), None,
+                                      lambda: said.append("notice"))
+    builder = "lgb" if sc.format == "lgb" else "epic"
+    assert started == [precompile.helper_command(builder)]
+    assert said == ["notice"]  # told once, before the compile
+    plain = Simulation.build(sc, _policies(("greedy", "random")))
+    for got, want in zip(sim.kernel_args()[1], plain.kernel_args()[1], strict=True):
+        assert np.array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_a_bad_input_starts_nothing_and_says_nothing(monkeypatch):
+    started, said = [], []
+    _cold(monkeypatch, started)
+    with pytest.raises(NapsimInputError):
+        precompile.ready_simulation(load_scenario("symmetric"), _policies(("greedy",)), None,
+                                    lambda: said.append("notice"))
+    assert started == [] and said == []
+
+
+def test_no_second_process_on_one_core_or_a_compiled_builder(monkeypatch):
+    monkeypatch.setattr(precompile, "builder_compiled", lambda builder: False)
+    monkeypatch.setattr(precompile, "spare_cores", lambda: 0)
+    assert precompile.start_builder("epic") is None
+    monkeypatch.setattr(precompile, "spare_cores", lambda: 1)
+    monkeypatch.setattr(precompile, "builder_compiled", lambda builder: True)
+    assert precompile.start_builder("epic") is None
+
+
+def test_the_second_process_builds_a_format_s_tables_and_refuses_anything_else():
+    ok = subprocess.run(precompile.helper_command("epic"),
+                        capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run(precompile.helper_command("odds"),
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and bad.stderr.strip().startswith("usage:")
+    assert len(bad.stderr.strip().splitlines()) == 1

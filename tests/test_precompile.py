@@ -9,6 +9,7 @@ import numba
 import numpy as np
 import pytest
 
+from napsim.engine.compile_plan import args_key, load_plan
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenarios import load_scenario
 from napsim.sim import precompile
@@ -44,7 +45,7 @@ def test_dry_tables_give_the_kernel_the_real_argument_types_and_nothing_else(sce
 
 def test_compile_plays_no_game_on_dry_tables():
     dry = Simulation.build(load_scenario("formats-armies"), dry=True)
-    dry.compile()  # zero games: nothing reads the empty tables
+    dry.compile_kernel()  # zero games: nothing reads the empty tables
     assert kernel_compiled("epic") is True
 
 
@@ -71,7 +72,10 @@ def test_a_cold_first_run_starts_the_builder_once_and_builds_the_same_simulation
     sim = precompile.ready_simulation(sc, _policies(("greedy", "random")), None,
                                       lambda: said.append("notice"))
     builder = "lgb" if sc.format == "lgb" else "epic"
-    assert started == [precompile.helper_command(builder)]
+    dry = Simulation.build(sc, _policies(("greedy", "random")), dry=True)
+    key = args_key(*dry.kernel_args())
+    assert load_plan()[key]  # the shipped plan covers the shipped scenarios' kernels
+    assert started == [precompile.helper_command(builder, key)]
     assert said == ["notice"]  # told once, before the compile
     plain = Simulation.build(sc, _policies(("greedy", "random")))
     for got, want in zip(sim.kernel_args()[1], plain.kernel_args()[1], strict=True):
@@ -87,13 +91,14 @@ def test_a_bad_input_starts_nothing_and_says_nothing(monkeypatch):
     assert started == [] and said == []
 
 
-def test_no_second_process_on_one_core_or_a_compiled_builder(monkeypatch):
+def test_no_second_process_on_one_core_or_with_nothing_to_compile(monkeypatch):
+    key = next(iter(load_plan()))
     monkeypatch.setattr(precompile, "builder_compiled", lambda builder: False)
     monkeypatch.setattr(precompile, "spare_cores", lambda: 0)
-    assert precompile.start_builder("epic") is None
+    assert precompile.start_helper("epic", key) is None
     monkeypatch.setattr(precompile, "spare_cores", lambda: 1)
     monkeypatch.setattr(precompile, "builder_compiled", lambda builder: True)
-    assert precompile.start_builder("epic") is None
+    assert precompile.start_helper("epic", "no such kernel") is None
 
 
 def test_the_second_process_builds_a_format_s_tables_and_refuses_anything_else():

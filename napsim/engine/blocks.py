@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined_cached
 from napsim.engine.layout import (
     DERIVED_PARTS,
     M_TURNS,
@@ -62,7 +62,7 @@ def run_blocks(kernel: Callable, nb: int, args: tuple, scratch: Callable[[], tup
             job.result()  # a kernel's error reaches the caller
 
 
-@inlined
+@inlined_cached
 def add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, commanders):
     """Add one game into block b's sums: the moments mom_b[b, MO_*, side, column] of its per-game
     columns (layout.N_COLUMNS: the metrics, then the DERIVED_PARTS totals; integers, so any split

@@ -9,7 +9,7 @@ Every helper is inlined into the kernels by LLVM (napsim.engine.jit.inlined).
 import numpy as np
 from numba import njit
 
-from napsim.engine.jit import inlined, inlined_py
+from napsim.engine.jit import inlined, inlined_cached, inlined_py
 from napsim.engine.layout import (
     C_COUNTER,
     C_FS,
@@ -150,7 +150,7 @@ def _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply):
     _trace(trace, tn, EV_ELAN, ply, s, pn[0], 0, 0, 0, 0, 0, 0, 0)
 
 
-@inlined
+@inlined_cached
 def _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn):
     """E9.6: refill the Courier Rack to five from the draw pile (stops if the draws starve)."""
     met[s, M_REFILLS] += 1

@@ -10,7 +10,7 @@ from napsim.engine.cardflow import (
 from napsim.engine.commanders import (
     _commander_spent,
 )
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined, inlined_cached
 from napsim.engine.layout import (
     C_EQ,
     C_KIND,
@@ -181,7 +181,7 @@ def _guerrilla_gain_section(s, ra, rb, gcfg, gst, pol, ctab):
 
 
 
-@inlined
+@inlined_cached
 def _check_guerrillas(s, g_total, gst, met):
     """Counters are conserved and never negative, the pool and those out of play included."""
     g_now = gst[0, G_POOL] + gst[0, G_GONE]

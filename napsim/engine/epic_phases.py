@@ -19,7 +19,7 @@ from napsim.engine.commanders import (
     _commander_tactician,
     _holds_tactician,
 )
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined, inlined_cached
 from napsim.engine.layout import (
     C_COUNTER,
     C_E4BIT,
@@ -219,7 +219,7 @@ def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, tac, pn, dn
             trace[k, TR_RACK + j] = rack[j]
 
 
-@inlined
+@inlined_cached
 def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap, cmd_sec, hand, hn,
                 rack, rack_t, rn, last_hand, last_rack, last_hand_p, last_rack_p, met, wait_hist,
                 ropt):
@@ -283,7 +283,7 @@ def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap,
     return ta, tb, ra, rb, p
 
 
-@inlined
+@inlined_cached
 def _orders(s, ner, q0, nominal, met):
     """The orders of the cards as played (napsim.sim.tables.pair_records): nominal, effective and
     wasted per section."""
@@ -296,7 +296,7 @@ def _orders(s, ner, q0, nominal, met):
     met[s, M_WASTED] += wasted
 
 
-@inlined
+@inlined_cached
 def _stars(rs, s, ra, rb, pa, pb, gain_sec, void, ner, q0, gcfg, pol, ctab, rem_t, met):
     """E8 / P3 stars: March Move up to 3 free units in the card's section, else a Tactician card.
     Returns (units left unordered in L, C, R; Tactician cards earned; units marched; 1 if card a,
@@ -340,13 +340,13 @@ def _stars(rs, s, ra, rb, pa, pb, gain_sec, void, ner, q0, gcfg, pol, ctab, rem_
     return r0, r1, r2, tac_draws, marched, star_tac_a, star_tac_b
 
 
-@inlined
+@inlined_cached
 def _trace_orders(trace, tn, ply, s, nominal, ner, q0, marched, tac_draws):
     _trace(trace, tn, EV_ORDERS, ply, s, nominal[0], nominal[1], nominal[2], ner[q0 + 3],
            ner[q0 + 4], ner[q0 + 5], marched, tac_draws)
 
 
-@inlined
+@inlined_cached
 def _discard_played(rs, o, ply, ta, tb, fs_card, void, pile, pn, disc, dn, hand, hn, met, trace,
                     tn):
     """D7: played cards (and a First Strike) go to the discards at the end of the turn; the First
@@ -368,7 +368,7 @@ def _discard_played(rs, o, ply, ta, tb, fs_card, void, pile, pn, disc, dn, hand,
                 _trace(trace, tn, EV_DRAW, ply, o, t, 0, 0, 0, 0, 0, 0, 0)
 
 
-@inlined
+@inlined_cached
 def _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, tn):
     """G3/G4: the counter a Spanish Scout traded its second draw for."""
     gst[s, G_HELD_ANY if gain_sec == 3 else G_HELD_L + gain_sec] += 1
@@ -379,7 +379,7 @@ def _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, 
     _trace(trace, tn, EV_G_GAIN, ply, s, gain_sec, gst[0, G_POOL], 0, 0, 0, 0, 0, 0)
 
 
-@inlined
+@inlined_cached
 def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
                   met, trace, tn, res_scratch, forced_k):
     """E9.1 / E9.2: draw one, or with a Scout draw two and keep the better (P2). forced_k
@@ -408,7 +408,7 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
             _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
 
 
-@inlined
+@inlined_cached
 def _elan_tacticians(s, ply, fmt, multi, tac, tacc, tac_pile, tac_disc, met, cmet, trace, tn):
     """E9.4 / M6.4 Elan: every player (every Tactician holder of both sides) draws a Tactician."""
     for k in range(2):
@@ -421,7 +421,7 @@ def _elan_tacticians(s, ply, fmt, multi, tac, tacc, tac_pile, tac_disc, met, cme
             _draw_tactician(tac, tac_pile, tac_disc, met, (s + k) % 2, trace, tn, ply)
 
 
-@inlined
+@inlined_cached
 def _turn_tacticians(s, ply, fmt, multi, turn_over, tac_draws, cmd_sec, cmet, tac, tac_pile,
                      tac_disc, met, trace, tn):
     """E9.3 Tactician draws of a turn the commander layer does not play (one player a side, or a
@@ -439,7 +439,7 @@ def _turn_tacticians(s, ply, fmt, multi, turn_over, tac_draws, cmd_sec, cmet, ta
             _draw_tactician(tac, tac_pile, tac_disc, met, s, trace, tn, ply)
 
 
-@inlined
+@inlined_cached
 def _end_game(multi, gcfg, gst, tac, tacc, met, cmet):
     """What each side holds at the end: Tactician cards and Guerrilla counters."""
     for s in range(2):

@@ -18,7 +18,7 @@ import numpy as np
 
 from napsim.engine.cardflow import _resolve, _trace
 from napsim.engine.commanders import roll_initiative
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined, inlined_cached
 from napsim.engine.layout import (
     C_COUNTER,
     C_ELAN,
@@ -70,7 +70,7 @@ from napsim.engine.layout import (
 from napsim.engine.rng import bounded, uniform
 
 
-@inlined
+@inlined_cached
 def _receive(c, ka, kb, ta, tb, ra, rb, void, pl):
     """The gifts in each Corps commander's plan: PL_SOURCE SRC_CIC with the card (PL_CARD,
     PL_PHYS), a second one (E4: PL_CARD2, PL_PHYS2) to the same commander; SRC_NONE otherwise."""
@@ -97,7 +97,7 @@ def _receive(c, ka, kb, ta, tb, ra, rb, void, pl):
             pl[PL_PHYS, kb] = tb
 
 
-@inlined
+@inlined_cached
 def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand, cn,
                  disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn):
     """L5: each Corps commander plays the gift, swaps it for his own card, plays his own, holds, or
@@ -157,7 +157,7 @@ def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax
                 pl[PL_SOURCE, kc] = SRC_HOLD
 
 
-@inlined
+@inlined_cached
 def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units,
                   pl, gst, pool, met, cmet, trace, tn):
     """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4: card gain_which of Corps
@@ -248,7 +248,7 @@ def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, no
     return nom, ea + eb, marched, elan
 
 
-@inlined
+@inlined_cached
 def _take_command_reach(s, ply, void, eff_t, pl, cmet, trace, tn):
     """E7 in LGB: a Take Command from the CIC orders, beyond his two sections, units of the
     sections next to them that their own Corps commander left unordered (as evenly between the two

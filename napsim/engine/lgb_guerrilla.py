@@ -9,7 +9,7 @@ Inlined into napsim.engine.lgb._ply_lgb by LLVM (napsim.engine.jit.inlined).
 import numpy as np
 
 from napsim.engine.cardflow import guerrilla_attempt
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined_cached
 from napsim.engine.layout import (
     C_EQ,
     C_KIND,
@@ -42,7 +42,7 @@ from napsim.engine.layout import (
 )
 
 
-@inlined
+@inlined_cached
 def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet, g_turn,
                 trace, tn, ropt, forced_g):
     """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
@@ -98,7 +98,7 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
     return np.int64(-1)
 
 
-@inlined
+@inlined_cached
 def _scout_gain_corps(s, void, scfg, pol, ctab, pl, gst, pool):
     """G4 in LGB: (the Corps commander whose Scout gains this turn's counter or -1, which of his
     cards it is, Scouts played this turn). The first Scout, left wing first, whose Corps commander's

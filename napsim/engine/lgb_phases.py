@@ -12,7 +12,7 @@ Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.lay
 import numpy as np
 
 from napsim.engine.cardflow import _draw_card, _resolve, _take_tactician, _trace, scout_keep
-from napsim.engine.jit import inlined
+from napsim.engine.jit import inlined, inlined_cached
 from napsim.engine.layout import (
     C_COUNTER,
     C_FS,
@@ -85,7 +85,7 @@ from napsim.engine.lgb_corps import _own_best
 from napsim.engine.rng import bounded, uniform, uniform_when
 
 
-@inlined
+@inlined_cached
 def _corps_tactician(tac, tac_pile, tac_disc, met, cmet, s, k, trace, tn, ply):
     """One Tactician card for Corps commander k of side s (D4)."""
     if not _take_tactician(tac_pile, tac_disc, met, s):
@@ -253,7 +253,7 @@ def _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t,
         res[GR_ALT_KEY, kc] = key if plays else 0
 
 
-@inlined
+@inlined_cached
 def _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab, hand, hn, rack,
                 rack_t, rn, disc, dn, last_hand, met, wait_hist):
     """L2: the CIC's hand card (slot hi) and rack card (slot rj) leave for their receivers ka and
@@ -292,7 +292,7 @@ def _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab, han
     return ta, tb, ra, rb
 
 
-@inlined
+@inlined_cached
 def _discard_played(void, fs_card, pl, disc, dn):
     """D7: played cards (rejected ones went already) and a First Strike go to the discards."""
     for kc in range(3):
@@ -307,7 +307,7 @@ def _discard_played(void, fs_card, pl, disc, dn):
         dn[0] += 1
 
 
-@inlined
+@inlined_cached
 def _cic_draw(rs, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc,
               dn, hand, hn, chand, cn, met, cmet, trace, tn, st, forced_k):
     """L9 end of turn: the CIC draws one; after a Scout two, keeps the better (P2) and gives the
@@ -350,7 +350,7 @@ def _cic_draw(rs, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t
         _trace(trace, tn, EV_DRAW, ply, s, t1, 0, 0, 0, 0, 0, 0, 0)
 
 
-@inlined
+@inlined_cached
 def _corps_draws(rs, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met, cmet,
                  trace, tn):
     """The Corps commanders' Command draws (L6 two sabres, L7 unused stars), then their Tactician
@@ -380,7 +380,7 @@ def _end_game(scfg, hn, cn, tac, gst, pool, met, cmet):
             met[s, M_G_POOL_END] += pool[0]
 
 
-@inlined
+@inlined_cached
 def _check_guerrillas(s, g_total, gst, pool, met):
     """Counters are conserved and never negative, the pool and those out of play included."""
     g_now = pool[0] + pool[1]
@@ -393,7 +393,7 @@ def _check_guerrillas(s, g_total, gst, pool, met):
         met[s, M_VIOLATIONS] += 1
 
 
-@inlined
+@inlined_cached
 def _orders_metrics(s, ply, nom_w0, nom_w1, nom_w2, eff_w0, eff_w1, eff_w2, wasted, marched, pl,
                     met, trace, tn):
     """The turn's orders per wing (the French seat's left, centre, right) and the EV_ORDERS event."""

@@ -120,7 +120,7 @@ class Simulation:
         """Validate the scenario, deck and policies and pack them. `checked()` is called once every
         input is validated, before the tables are built (their builder is jitted: the first call
         compiles it), so that a caller's compile notice never comes before an input error. `dry`:
-        the tables left empty, for `compile` only (napsim.sim.precompile); it plays no game."""
+        the tables left empty, for `compile_kernel` only (napsim.sim.precompile); it plays no game."""
         sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         if len(policies) != 2:
             raise NapsimInputError("--policy", "policy", f"{len(policies)} policies given",
@@ -218,7 +218,7 @@ class Simulation:
                 self._packed = ("lookahead" if planned else "epic", self._args())
         return self._packed
 
-    def compile(self) -> None:
+    def compile_kernel(self) -> None:
         """Compile (or load from numba's cache) this scenario's chunk kernel for its argument
         types, playing no game: a call of zero games (safe on `dry` tables)."""
         play_chunk(self.kernel_args(), seed_key(0), 0, 0, False, False)

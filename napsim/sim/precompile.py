@@ -1,13 +1,14 @@
-"""A first run's compile on both cores (issue 28): the chunk kernel here, the table builders in a
-second process.
+"""A first run's compile on both cores (issue 28): the chunk kernel here, its later helpers and the
+table builders in a second process.
 
 A first run from an empty numba cache compiles two things in turn: the jitted builder of the
 scenario's tables (`napsim.sim.tables._build`, `napsim.sim.tables_lgb._build_lgb`: 1.9 s on the
 2-core VM) and then the chunk kernel that plays the games on those tables (11 s). numba compiles
 one function at a time in a process, but the kernel needs only the tables' types, not their
 values: so this process compiles the kernel on empty tables of the right shapes (`dry`, playing
-no game), while a second Python process compiles the table builder and leaves it in numba's
-on-disk cache, from which this process then loads it to build the real tables.
+no game), while a second Python process compiles, into numba's on-disk cache, first the cached
+helpers the kernel's compile reaches last (`napsim.engine.compile_plan`: the EPIC turn's later
+phases), then the table builder. This process loads each from the cache when it needs it.
 
 The second process is a help, never a dependency: where it cannot start, fails or is slow, this
 process compiles the builder itself, and the tables and the games are the same either way.
@@ -20,6 +21,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+from napsim.engine.compile_plan import args_key, compile_planned, load_plan
 from napsim.model.cards import Deck
 from napsim.model.scenarios import Scenario
 from napsim.sim.packing import Simulation
@@ -57,20 +59,21 @@ def spare_cores() -> int:
         return (os.cpu_count() or 1) - 1
 
 
-def helper_command(builder: str) -> list[str]:
+def helper_command(builder: str, key: str = "") -> list[str]:
     """The second process's command line (`build_tables` of this module; not `python -m`, which would
     import the module twice: the package imports it first)."""
     return [sys.executable, "-c", "import sys; from napsim.sim.precompile import build_tables; "
-            "sys.exit(build_tables(sys.argv[1:]))", builder]
+            "sys.exit(build_tables(sys.argv[1:]))", builder, key]
 
 
-def start_builder(builder: str) -> subprocess.Popen | None:
-    """Start a second process that compiles the table builder into numba's cache; None where
-    there is nothing to gain (compiled already, one core) or it cannot start."""
-    if builder_compiled(builder) is not False or spare_cores() < 1:
+def start_helper(builder: str, key: str = "") -> subprocess.Popen | None:
+    """Start a second process that compiles the plan of the kernel `key` (compile_plan.args_key)
+    and the table builder into numba's cache; None where there is nothing to gain (nothing to
+    compile there, one core) or it cannot start."""
+    if spare_cores() < 1 or (builder_compiled(builder) is not False and not load_plan().get(key)):
         return None
     try:
-        return subprocess.Popen(helper_command(builder),
+        return subprocess.Popen(helper_command(builder, key),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
     except OSError:
@@ -84,18 +87,13 @@ def ready_simulation(sc: Scenario, policies, deck: Deck | str | None,
     while a second process compiles the table builder (see the module text); the Simulation
     returned is the same either way."""
     if kernel_compiled(kernel_for(sc.format, policies)) is False:
-        helper: list[subprocess.Popen | None] = []
-
-        def checked_then_help() -> None:  # the inputs are valid: now it is worth the second process
-            if checked is not None:
-                checked()
-            helper.append(start_builder(builder_for(sc.format)))
-
-        Simulation.build(sc, policies, deck, checked_then_help, dry=True).compile()
+        dry = Simulation.build(sc, policies, deck, checked, dry=True)
         checked = None  # said once
-        if helper and helper[0] is not None:
+        helper = start_helper(builder_for(sc.format), args_key(*dry.kernel_args()))
+        dry.compile_kernel()
+        if helper is not None:
             try:
-                helper[0].communicate(timeout=HELPER_WAIT_S)  # no pipes: waits for it
+                helper.communicate(timeout=HELPER_WAIT_S)  # no pipes: waits for it
             except subprocess.TimeoutExpired:
                 pass  # the tables' builder compiles here, as without the helper
     sim = Simulation.build(sc, policies, deck, checked)
@@ -104,11 +102,15 @@ def ready_simulation(sc: Scenario, policies, deck: Deck | str | None,
 
 
 def build_tables(argv: list[str]) -> int:
-    """The second process: compile one table builder ("epic" or "lgb") into numba's cache."""
-    if len(argv) != 1 or argv[0] not in BUILDER_SCENARIO:
-        print(f"usage: napsim.sim.precompile.build_tables([{' | '.join(map(repr, BUILDER_SCENARIO))}])",
+    """The second process: compile a kernel's plan (by its key, "" for none), then one table
+    builder ("epic" or "lgb"), into numba's cache."""
+    if len(argv) not in (1, 2) or argv[0] not in BUILDER_SCENARIO:
+        print(f"usage: napsim.sim.precompile.build_tables([{' | '.join(map(repr, BUILDER_SCENARIO))}"
+              ", kernel key])",
               file=sys.stderr)
         return 2
+    if argv[1:]:
+        compile_planned(argv[1])
     Simulation.build(BUILDER_SCENARIO[argv[0]])
     return 0
 

@@ -30,6 +30,9 @@ from napsim.sim.sums import ChunkOut, GameSums
 # lookahead side (P8) is a kernel of its own, compiled only when a game needs it
 CHUNK_KERNELS = {"epic": epic.play_chunk, "lookahead": lookahead.play_chunk_planned,
                  "lgb": lgb.play_chunk_lgb, "lookahead_lgb": lookahead_lgb.play_chunk_planned_lgb}
+# the compiled entry of each chunk kernel (what numba caches on disk)
+BLOCK_KERNELS = {"epic": epic.play_blocks, "lookahead": lookahead.play_blocks_planned,
+                 "lgb": lgb.play_blocks_lgb, "lookahead_lgb": lookahead_lgb.play_blocks_planned_lgb}
 TRACE_KERNELS = {"epic": epic.trace_game, "lookahead": lookahead.trace_game_planned,
                  "lgb": lgb.trace_game_lgb, "lookahead_lgb": lookahead_lgb.trace_game_planned_lgb}
 
@@ -83,9 +86,7 @@ def kernel_for(fmt: str, policies=()) -> str:
 def kernel_compiled(kind: str) -> bool | None:
     """Whether the chunk kernel `kind` is compiled already (in this process, or in numba's on-disk
     cache for the current source); None when numba's cache cannot be read."""
-    kernel = {"lgb": lgb.play_blocks_lgb, "lookahead": lookahead.play_blocks_planned,
-              "lookahead_lgb": lookahead_lgb.play_blocks_planned_lgb}.get(
-        kind, epic.play_blocks)  # the compiled part
+    kernel = BLOCK_KERNELS.get(kind, epic.play_blocks)  # the compiled part
     if kernel.signatures:
         return True
     try:  # numba's own index: empty when there is none, or when the source changed since

@@ -217,7 +217,7 @@ def test_a_first_start_says_it_compiles_and_the_page_still_answers(monkeypatch):
     monkeypatch.setattr(jobs, "ANSWERS", ResultCache(4))  # nothing answered before
     monkeypatch.setattr(panels, "_wait", wait)
     at = page("tamames")
-    assert shown[0] == napsim.api.compile_seconds("epic1") == 50
+    assert shown[0] == napsim.api.compile_seconds("epic1") == 15
     assert headline(at) == effective(napsim.simulate("tamames", games=GAMES, seed=SEED))
     # what needs no kernel was on the page before the answer: the scenario file and the command
     assert "tamames-whatif.toml" in at.session_state["downloads"]

@@ -41,11 +41,16 @@ class Settings:
         return dict(self.overrides)
 
 
+def _quiet(line: str) -> None:
+    """The compile notice, unsaid: the page shows its own (`panels.answer_panel`)."""
+
+
 def simulation(s: Settings):
-    """The settings' packed Simulation, built once (the first build of a format compiles it)."""
+    """The settings' packed Simulation, built once (the first build of a format compiles it, on
+    both cores: a notice, here silent as the page says so itself, asks for the kernel ready)."""
     sim = SIMS.get(s)
     if sim is None:
-        sim = api.simulation(s.scenario, s.sets, s.deck, s.policy)
+        sim = api.simulation(s.scenario, s.sets, s.deck, s.policy, notice=_quiet)
         SIMS.put(s, sim)
     return sim
 

@@ -100,7 +100,7 @@ def compile_notice(kind: str) -> str | None:
     if kernel_compiled(kind) is not False:
         return None
     return (f"compiling the {KERNEL_NAMES[kind]} kernel (first run after installing or upgrading "
-            "only: 15 to 35 s on two cores)")
+            "only: 5 to 25 s on two cores)")
 
 
 RowSink = Callable[[int, ChunkOut], None]  # sink(first game, chunk): takes a chunk's per-game rows

@@ -67,7 +67,7 @@ from napsim.study.variants_file import VariantsFile, is_variants_file, load_vari
 # one scenario: `napsim simulate`, `napsim trace` and the page of `napsim app`
 
 Sets = Sequence[str] | dict  # overrides: ["sides.A.hand=7"] (as --set) or {"sides.A.hand": 7}
-COMPILE_SECONDS = {"epic": 15, "lgb": 25}  # a first compile from an empty cache: twice the 2-core VM's (docs/speed.md)
+COMPILE_SECONDS = {"epic": 15, "lgb": 25}  # first compile, empty cache: twice the 2-core VM's (docs/speed.md)
 
 
 def overrides_of(sets: Sets) -> dict:

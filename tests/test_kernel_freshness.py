@@ -96,3 +96,48 @@ def test_a_change_in_an_inlined_helper_recompiles_a_stamped_kernel(tmp_path):
         "numba recompiled on a helper's change by itself: the freshness guard may be retired"
     # stamped with its sources, the kernel compiles again and plays the new helper
     assert _run(pkg, tmp_path / "stamped", True) == "2"
+
+
+_SHARED = """
+import sys
+import numpy as np
+from numba import njit
+from napsim.engine import jit
+
+@njit(cache=True)
+def f(x):
+    return x + 1
+
+jit.stamp_dispatchers(globals(), "digest")
+KINDS = {"ints": [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16],
+         "floats": [np.float32, np.float64, np.uint32, np.uint64, np.bool_, np.complex128]}
+if sys.argv[1] == "load":
+    for kind in KINDS.values():
+        for t in kind:
+            assert f(t(1)) == t(1) + 1, t
+    import numba
+    wanted = {(numba.typeof(t(1)),) for kind in KINDS.values() for t in kind}
+    assert set(f.signatures) == wanted  # each the code of its own types
+    print(dict(f.stats.cache_misses) or "all loaded")
+else:
+    for t in KINDS[sys.argv[1]]:
+        f(t(1))
+"""
+
+
+def test_two_processes_saving_argument_types_of_one_function_at_once_lose_none(tmp_path):
+    # numba picks a cache entry's data file by reading the index first: two processes saving at
+    # once could pick the same file, and an entry would then name the other's code; napsim's lock
+    # (jit._locked, installed by the stamp) makes the saves take turns
+    (tmp_path / "shared_toy.py").write_text(_SHARED)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
+    script = "import runpy, sys; runpy.run_module('shared_toy', run_name='__main__')"
+    savers = [subprocess.Popen([sys.executable, "-c", script, kind], env=env, stderr=subprocess.PIPE,
+                               text=True) for kind in ("ints", "floats")]
+    for p in savers:
+        assert p.wait(timeout=300) == 0, p.stderr.read()
+    out = subprocess.run([sys.executable, "-c", script, "load"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "all loaded"  # all 12 argument types from the cache, none lost

@@ -8,7 +8,10 @@ forceinline: LLVM's alwaysinline), so a game still runs as one straight body of 
 numba's own inlining (`inline="always"`, at the level of its IR) gave the same speed, but ran
 numba's passes (type inference, SSA, lowering) over the whole inlined game and cost the EPIC kernel
 about twice the compile time. A helper has no CPython wrapper (Python never calls it) and no cache
-of its own (its code lives in its callers' cached code).
+of its own (its code lives in its callers' cached code), so neither its own optimisation nor
+machine code is needed (napsim.engine.linked skips both). The exception, `inlined_cached`: the
+later phases of a turn, cached on their own so that a first run's second process can compile them
+while this one compiles the kernel (napsim.sim.precompile, napsim.engine.compile_plan).
 
 A constant argument compiles a helper once more: numba types a call with a literal argument, or
 with a variable that starts as one, for that literal first. Such call sites pass np.int64(...) or
@@ -27,16 +30,24 @@ helper from cardflow.py, the pair tables of sim/tables.py) would otherwise load 
 unchanged, and play the old rules without a word. `stamp_loaded()` adds a hash of every source file
 compiled into the kernels to the cache stamp of each cached function already imported, so that a
 change to any of them makes numba compile again. Called at the end of every module that defines an
-entry kernel (epic, lgb, lookahead, lookahead_lgb, odds, sim.tables, sim.tables_lgb).
+entry kernel (epic, lgb, lookahead, lookahead_lgb, odds, sim.tables, sim.tables_lgb). It also makes
+each cache's saves and loads take a file lock (`_locked`): numba's cache is not safe for two
+processes saving two argument types of one function at once.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 
 from numba import njit
+
+try:
+    import fcntl
+except ImportError:  # not on Unix
+    fcntl = None
 
 from napsim.engine.linked import linked_only_options
 
@@ -114,8 +125,35 @@ def stamp_dispatchers(namespace: dict, digest: str) -> int:
         if stamp is None or (isinstance(stamp, tuple) and stamp[:1] == ("napsim-sources",)):
             continue
         cache_file._source_stamp = ("napsim-sources", digest, stamp)
+        lock = os.path.join(getattr(cache_file, "_cache_path", ""), "napsim-cache.lock")
+        cache_file.save = _locked(cache_file.save, lock, exclusive=True)
+        cache_file.load = _locked(cache_file.load, lock, exclusive=False)
         count += 1
     return count
+
+
+def _locked(method, lock_path: str, exclusive: bool):
+    """`method` of numba's cache index file, run holding a lock on `lock_path` shared by every
+    process. numba saves an entry in steps (read the index, pick the first free data file name,
+    write the index, then the data): two processes saving two argument types of one function at
+    once (a first run's two processes, napsim.sim.precompile; the test run's parallel warm-ups)
+    could both pick the same data file, and an index entry would then name the other's code. A
+    save holds the lock alone, a load shares it. Without fcntl (not on Unix), numba's own way."""
+    if fcntl is None or not lock_path:
+        return method
+
+    def call(*args):
+        try:
+            os.makedirs(os.path.dirname(lock_path), exist_ok=True)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:  # a read-only cache: nothing is saved there anyway
+            return method(*args)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            return method(*args)
+        finally:
+            os.close(fd)  # closing releases the lock
+    return call
 
 
 def stamp_loaded() -> int:

@@ -3,7 +3,9 @@ tables of the real tables' types, the table builder in a second process."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 
 import numba
 import numpy as np
@@ -109,3 +111,23 @@ def test_the_second_process_builds_a_format_s_tables_and_refuses_anything_else()
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and bad.stderr.strip().startswith("usage:")
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow  # a first run from an empty numba cache: about 7 s on two cores
+def test_a_first_run_on_two_processes_gives_the_games_of_a_warm_run(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    script = ("import sys, napsim.api as api, napsim.engine.epic_phases as ph\n"
+              "said = []\n"
+              "sim = api.simulation('symmetric', notice=said.append)\n"
+              "res = api.simulate(sim, games=300, seed=7)\n"
+              "print(len(said), res.summary.to_csv(index=False))\n"
+              "print('helper loaded' if ph._take_cards.stats.cache_hits else 'helper compiled here')\n")
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                           timeout=600) for _ in range(2)]  # cold, then warm from that cache
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    cold, warm = (r.stdout.splitlines() for r in runs)
+    assert cold[0].startswith("1 ") and warm[0].startswith("0 ")  # one notice, when compiling
+    assert cold[1:-1] == warm[1:-1] and len(cold) > 3  # the same games, whoever compiled what
+    # the second process wrote the plan's helpers into the cache (loaded here, or compiled twice)
+    assert list((tmp_path / "cache").rglob("epic_phases._take_cards*.nbi"))

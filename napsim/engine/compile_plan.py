@@ -24,6 +24,7 @@ from pathlib import Path
 import numba
 from numba.core import types
 
+from napsim.engine import jit
 from napsim.engine.epic import specialised
 from napsim.engine.layout import EpicArgs
 
@@ -85,6 +86,11 @@ def load_plan(path: Path = PLAN_FILE) -> dict[str, list]:
     return plan.get("kernels", {}) if isinstance(plan, dict) else {}
 
 
+def has_own_cache(fn) -> bool:
+    """Whether a numba function keeps a cache on disk (another process can compile it for us)."""
+    return fn._cache.__class__.__name__ != "NullCache"
+
+
 def planned_functions(key: str, plan: dict | None = None) -> list[tuple]:
     """(dispatcher, signature) of every entry of `key`'s plan that can be compiled here: entries
     that name no cached numba function or a type napsim cannot rebuild are left out."""
@@ -96,15 +102,13 @@ def planned_functions(key: str, plan: dict | None = None) -> list[tuple]:
             sig = tuple(decode_type(s) for s in specs)
         except (ImportError, AttributeError, TypeError, ValueError):
             continue
-        if isinstance(fn, numba.core.registry.CPUDispatcher) and fn._cache.__class__.__name__ != "NullCache":
+        if isinstance(fn, numba.core.registry.CPUDispatcher) and has_own_cache(fn):
             out.append((fn, sig))
     return out
 
 
 def compile_planned(key: str, plan: dict | None = None) -> int:
     """Compile (into numba's on-disk cache) every function of `key`'s plan; how many compiled."""
-    from napsim.engine import jit
-
     functions = planned_functions(key, plan)
     jit.stamp_loaded()  # the cache files written carry the kernel sources' hash, as the kernel's
     for fn, sig in functions:
@@ -125,7 +129,7 @@ class Recorder(numba.core.event.Listener):
     def on_start(self, ev) -> None:
         self.depth += 1
         d = ev.data["dispatcher"]
-        if self.depth == 1 or d._cache.__class__.__name__ == "NullCache":
+        if self.depth == 1 or not has_own_cache(d):
             return
         specs = [encode_type(t) for t in ev.data["args"]]
         if None not in specs:

@@ -25,7 +25,7 @@ from napsim.engine.compile_plan import args_key, compile_planned, load_plan
 from napsim.model.cards import Deck
 from napsim.model.scenarios import Scenario
 from napsim.sim.packing import Simulation
-from napsim.sim.runner import kernel_compiled, kernel_for
+from napsim.sim.runner import compiled_or_cached, kernel_compiled, kernel_for
 from napsim.sim.tables import _build
 from napsim.sim.tables_lgb import _build_lgb
 
@@ -42,13 +42,7 @@ def builder_for(fmt: str) -> str:
 
 def builder_compiled(builder: str) -> bool | None:
     """Whether the table builder is compiled (here or in numba's cache; None: unknown)."""
-    fn = _build_lgb if builder == "lgb" else _build
-    if fn.signatures:
-        return True
-    try:  # numba's own index, as napsim.sim.runner.kernel_compiled reads it
-        return bool(fn._cache._cache_file._load_index())
-    except Exception:  # noqa: BLE001 - an internal of numba: when it moves, say nothing
-        return None
+    return compiled_or_cached(_build_lgb if builder == "lgb" else _build)
 
 
 def spare_cores() -> int:

@@ -86,11 +86,16 @@ def kernel_for(fmt: str, policies=()) -> str:
 def kernel_compiled(kind: str) -> bool | None:
     """Whether the chunk kernel `kind` is compiled already (in this process, or in numba's on-disk
     cache for the current source); None when numba's cache cannot be read."""
-    kernel = BLOCK_KERNELS.get(kind, epic.play_blocks)  # the compiled part
-    if kernel.signatures:
+    return compiled_or_cached(BLOCK_KERNELS.get(kind, epic.play_blocks))  # the compiled part
+
+
+def compiled_or_cached(fn) -> bool | None:
+    """Whether the cached numba function `fn` is compiled in this process or in numba's on-disk
+    cache for the current source; None when numba's cache cannot be read."""
+    if fn.signatures:
         return True
     try:  # numba's own index: empty when there is none, or when the source changed since
-        return bool(kernel._cache._cache_file._load_index())
+        return bool(fn._cache._cache_file._load_index())
     except Exception:  # noqa: BLE001 - an internal of numba: when it moves, say nothing
         return None
 

@@ -55,7 +55,7 @@ def knowing_sentence(lad, metric: str, s: int) -> str | None:
     info = info_of(metric)
     worth = (f"is worth {_d(d)} {info.phrase}" if _clear(d)
              else f"makes no clear difference to {info.phrase}: {_d(d)}")
-    return (f"Seeing the opponent's hand {worth} to {lad.side_names[s]}'s planning play"
+    return (f"For planning play by {lad.side_names[s]}, seeing the opponent's hand {worth}"
             f"{at_words(lad, lad.values[vi])} (the planner that sees it minus the one that plays on "
             f"what it can know, paired, n = {d.n:,}): over {short(lad.side_policies[0])}, the planner "
             f"that sees it gets {_d(g_seen)}, the one that does not {_d(g_fair)}")

@@ -185,6 +185,13 @@ def scenario_panel() -> tuple[Settings | None, dict]:
             values[f.path] = _widget(f, f"{scenario}|{f.path}")
             slots[f.path] = st.empty()
             st.caption(f.help)
+    house = [f for f in fs if f.group == form.HOUSE]
+    if house:
+        with st.expander("House rules (not the rules as written; off by default)"):
+            for f in house:
+                values[f.path] = _widget(f, f"{scenario}|{f.path}")
+                slots[f.path] = st.empty()
+                st.caption(f.help)
     games = st.number_input("Games", value=jobs.GAMES, step=1000, key="games")
     seed = st.number_input("Seed", value=SEED, step=1, key="seed")
     run_slot = st.empty()
@@ -304,7 +311,7 @@ def compare_panel(s: Settings, opts: dict) -> None:
 
 def balance_panel(s: Settings, opts: dict) -> None:
     fs = [f for f in form.fields(s.scenario, load_scenario(s.scenario, s.sets)) if f.kind == "int"
-          and f.group != "rules"]
+          and f.group not in ("rules", form.HOUSE)]
     labels = {f.path: f.label for f in fs}
     now = {f.path: f.value for f in fs}
     c1, c2, c3 = st.columns([3, 1, 1])

@@ -17,6 +17,7 @@ import napsim  # noqa: E402
 from napsim.app import form  # noqa: E402
 from napsim.cli import main  # noqa: E402
 from napsim.model.defaults import SEED  # noqa: E402
+from napsim.output.sensitivity import findings  # noqa: E402
 
 PAGE = Path(napsim.__file__).parent / "app" / "page.py"
 GAMES = 1500
@@ -260,3 +261,23 @@ def test_the_page_plays_a_lookahead_side_as_napsim_simulate_does():
     run = napsim.simulate("symmetric", games=GAMES, seed=SEED, policy="lookahead,greedy")
     assert headline(at) == effective(run)
     assert at.session_state["downloads"]["summary.csv"] == run.summary_csv()
+
+
+def test_card_counts_ranks_the_estimated_counts_as_napsim_sensitivity():
+    at = page()
+    at.number_input(key="sens_games").set_value(300)
+    at.button(key="sens_go").click().run()
+    assert not at.exception, at.exception
+    want = napsim.sensitivity("symmetric", games=300)
+    shown = "\n".join(m.value for m in at.markdown)
+    assert findings(want)[1] in shown
+    cmd = next(c.value for c in at.code if c.value.startswith("napsim sensitivity"))
+    assert "--side A" in cmd and "--games 300" in cmd
+
+
+def test_house_rules_are_shown_apart_from_the_readings():
+    at = page("formats-armies")
+    labels = [s.label for s in at.selectbox]
+    assert "tactic_reach (house rule; changes E3)" in labels
+    assert at.selectbox(key="formats-armies|rules.tactic_reach").value == "one_section"
+    assert any(e.label.startswith("House rules") for e in at.expander)

@@ -50,6 +50,7 @@ POLICIES = tuple(KINDS)
 SCENARIO = "scenario"  # the key of errors that belong to no single field
 DECK = "deck"
 POLICY = "policy"
+HOUSE = "house"  # the group of the house rules' fields
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class Field:
     label: str
     value: object
     kind: str                 # int, float, choice, bool, list (three integers)
-    group: str                # a side key, "scenario" or "rules"
+    group: str                # a side key, "scenario", "rules" (readings) or "house" (house rules)
     choices: tuple = ()
     help: str = ""
     section: str = ""         # the section of a unit count (L, C, R, or L1..R2)
@@ -90,6 +91,11 @@ def fields(scenario: str, sc: Scenario) -> list[Field]:
         if o.formats and sc.format not in o.formats:
             continue
         words = "; ".join(f"{v.name}: {v.text}" for v in o.values)
+        if o.house:  # a house rule: shown apart from the readings of the rule text, with its source
+            out.append(Field(f"rules.{o.name}", f"{o.name} (house rule; changes {', '.join(o.rules)})",
+                             sc.rule(o.name), "choice", HOUSE, tuple(v.name for v in o.values),
+                             f"{o.text} {words} Source: {o.source}"))
+            continue
         out.append(Field(f"rules.{o.name}", f"{o.name} (rules {', '.join(o.rules)})", sc.rule(o.name),
                          "choice", "rules", tuple(v.name for v in o.values), f"{o.text} {words}"))
     return out

@@ -1,5 +1,6 @@
-"""The panels of the `napsim app` page (Streamlit): scenario, the answer, compare, balance, one
-game, take it away. A thin client: every number, interval and sentence comes from the Python API
+"""The panels of the `napsim app` page (Streamlit): scenario (the readings of the rules and, apart,
+the house rules), the answer, compare, balance, one game, take it away, card counts. A thin client:
+every number, interval and sentence comes from the Python API
 (`napsim.api`, through the jobs of `napsim.app.jobs` on the one kernel worker); every value goes
 through the model layer (`napsim.app.form`: fields and uploaded files), whose one-line error is shown
 beside the field. Nothing here computes a rule or a statistic.
@@ -14,14 +15,16 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from napsim import api
+from napsim import api, api_sensitivity
 from napsim.app import form, jobs
 from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED
 from napsim.model.errors import NapsimInputError, check_run
+from napsim.model.metrics import metric_title
 from napsim.model.scenarios import load_scenario, parse_overrides
+from napsim.output.sensitivity import findings
 
 UPLOAD = "(upload a file)"
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
@@ -29,7 +32,8 @@ POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans eac
                "gifts; a Spanish side's Guerrilla spend and, in EPIC, which Scout card to keep too), "
                "counting its orders less the opponent's "
                "(lookahead:lookahead_value=own counts its own only); random: any legal play")
-TABS = ["The answer", "Compare", "Balance", "One game", "Take it away"]
+TABS = ["The answer", "Compare", "Balance", "One game", "Take it away", "Card counts"]
+SENSITIVITY_METRICS = ("effective_per_turn", "nominal_per_turn", "orders_per_turn")
 SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")
 UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders": "leaders",
               "spanish": "Spanish"}
@@ -185,6 +189,13 @@ def scenario_panel() -> tuple[Settings | None, dict]:
             values[f.path] = _widget(f, f"{scenario}|{f.path}")
             slots[f.path] = st.empty()
             st.caption(f.help)
+    house = [f for f in fs if f.group == form.HOUSE]
+    if house:
+        with st.expander("House rules (not the rules as written; off by default)"):
+            for f in house:
+                values[f.path] = _widget(f, f"{scenario}|{f.path}")
+                slots[f.path] = st.empty()
+                st.caption(f.help)
     games = st.number_input("Games", value=jobs.GAMES, step=1000, key="games")
     seed = st.number_input("Seed", value=SEED, step=1, key="seed")
     run_slot = st.empty()
@@ -304,7 +315,7 @@ def compare_panel(s: Settings, opts: dict) -> None:
 
 def balance_panel(s: Settings, opts: dict) -> None:
     fs = [f for f in form.fields(s.scenario, load_scenario(s.scenario, s.sets)) if f.kind == "int"
-          and f.group != "rules"]
+          and f.group not in ("rules", form.HOUSE)]
     labels = {f.path: f.label for f in fs}
     now = {f.path: f.value for f in fs}
     c1, c2, c3 = st.columns([3, 1, 1])
@@ -318,16 +329,10 @@ def balance_panel(s: Settings, opts: dict) -> None:
     keys = tuple(side.key for side in opts["sides"])
     vary = f"{path}={int(low)}..{int(high)}"
     request = (s, vary, keys, int(games), opts["seed"], int(decks) or None)
-    if st.button("Find where the sides are even", key="bal_go"):
-        st.session_state["balance"] = request
-    if st.session_state.get("balance") != request:
-        st.info("Pick a setting and a range, then press the button: napsim finds the setting at which "
-                "both sides get the same effective orders a turn.")
-        return
-    try:
-        res = _run("balance", jobs.balance, *request, label="searching")
-    except NapsimInputError as e:
-        st.error(str(e))
+    res = _asked("balance", jobs.balance, request, "Find where the sides are even", "bal_go",
+                 "Pick a setting and a range, then press the button: napsim finds the setting at which "
+                 "both sides get the same effective orders a turn.", "searching")
+    if res is None:
         return
     st.markdown(res.sentence)
     if res.ensemble is not None:
@@ -336,6 +341,21 @@ def balance_panel(s: Settings, opts: dict) -> None:
     st.code(api.balance_command(s.label, vary, ",".join(keys), {k: v for k, v in s.overrides if k != path},
                                 opts["deck_label"], s.policy, int(games), opts["seed"], int(decks) or None),
             language="bash")
+
+
+def _asked(kind: str, fn, request: tuple, button: str, key: str, info: str, label: str):
+    """A tab's answer once its button asked for these inputs (None, with a hint or the error shown,
+    until then): played on the worker as `fn(*request)`."""
+    if st.button(button, key=key):
+        st.session_state[kind] = request
+    if st.session_state.get(kind) != request:
+        st.info(info)
+        return None
+    try:
+        return _run(kind, fn, *request, label=label)
+    except NapsimInputError as e:
+        st.error(str(e))
+        return None
 
 
 def balance_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
@@ -347,6 +367,35 @@ def balance_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
                                                                         "ci_high", "n"])
     zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(strokeDash=[4, 4]).encode(y="y:Q")
     return band + line + zero
+
+
+def sensitivity_panel(s: Settings, opts: dict) -> None:
+    """Which unknown card counts move the answer: each estimated count one card down and one up."""
+    names = {side.key: side.name for side in opts["sides"]}
+    keys = tuple(names)
+    c1, c2, c3 = st.columns([2, 2, 1])
+    metric = c1.selectbox("Answer", SENSITIVITY_METRICS, format_func=metric_title, key="sens_metric")
+    whose = c2.selectbox("Of", [*keys, "gap"], key="sens_whose", format_func=lambda k: names.get(
+        k, f"the gap, {names[keys[1]]} - {names[keys[0]]}"))
+    games = c3.number_input("Games per deck", value=jobs.SENSITIVITY_GAMES, step=1000, key="sens_games")
+    sides = keys if whose == "gap" else (whose,)
+    request = (s, metric, sides, int(games), opts["seed"])
+    res = _asked("sensitivity", jobs.sensitivity, request, "Rank the card counts", "sens_go",
+                 "Every card type with a plausible range in the deck file moves one card down and one up, "
+                 "on the same games; press the button to rank them by how much they move the answer.",
+                 "moving card counts")
+    if res is None:
+        return
+    st.markdown("\n".join(f"- {t}" for t in findings(res)))
+    f = res.frame
+    st.altair_chart(alt.Chart(f).mark_bar().encode(
+        x=alt.X("per_card:Q", title="change per step (one card more), 95% interval in the tooltip"),
+        y=alt.Y("card_type:N", sort=list(f["card_type"]), title=None),
+        color=alt.Color("inside_noise:N", title="inside Monte Carlo noise"),
+        tooltip=["card_type", "count", "per_card", "ci_low", "ci_high"]), width="stretch")
+    st.dataframe(f[["rank", "card_type", "count", "count_min", "count_max", "per_card", "ci_low", "ci_high",
+                    "inside_noise"]], hide_index=True)
+    st.code(api_sensitivity.sensitivity_command(res), language="bash")
 
 
 def game_panel(s: Settings, opts: dict) -> None:
@@ -411,3 +460,5 @@ def main() -> None:
         game_panel(s, opts)
     with tabs[2]:
         balance_panel(s, opts)
+    with tabs[5]:
+        sensitivity_panel(s, opts)

@@ -40,6 +40,7 @@ from napsim.model.errors import (
     get_int,
     get_str,
 )
+from napsim.model.house_rules import HOUSE_OPTIONS, HOUSE_RULES
 from napsim.model.policies import policy_tables
 
 SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
@@ -67,6 +68,7 @@ RULE_OPTIONS: dict[str, tuple[str, ...]] = {
     "counter_attack_section": ("facing", "any"),               # D3 a copied tactic card, S4
     "two_scouts": ("gain", "draw_two"),                        # G4 with E9.2, L9
     "spent_counters": ("sabre_returns", "all_return"),         # G1, G5
+    **HOUSE_OPTIONS,  # house rules (docs/rules.md, "House rules"): the rule as written first
 }
 DEFAULT_RULES: dict[str, str] = {k: v[0] for k, v in RULE_OPTIONS.items()}
 
@@ -249,7 +251,8 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
         name=get_str(w, head, "name"), path=path, format=fmt, deck=deck, turns=turns,
         first=list(sides_raw).index(first_key), sides=sides,
         description=get_str(w, head, "description", ""), examples=get_str(w, head, "examples", ""),
-        guerrilla_pool=pool, sha256=sha256, rules=parse_rules(where, data.get("rules", {})),
+        guerrilla_pool=pool, sha256=sha256,
+        rules=_house_rules_fit(where, fmt, parse_rules(where, data.get("rules", {}))),
         policies=policy_tables(where, data.get("policy", {}), tuple(sides_raw)),
     )
 
@@ -261,6 +264,16 @@ def parse_rules(where: str, table) -> dict[str, str]:
         raise NapsimInputError(where, "rules", "not a table", "[rules] with " + ", ".join(RULE_OPTIONS))
     check_keys(w, table, tuple(RULE_OPTIONS))
     return {k: get_choice(w, table, k, v, v[0]) for k, v in RULE_OPTIONS.items()}
+
+
+def _house_rules_fit(where: str, fmt: str, rules: dict[str, str]) -> dict[str, str]:
+    """A house rule is refused in a format it does not speak of (the standard game takes it: there
+    it changes nothing, its tactic cards already order in every section)."""
+    for h in HOUSE_RULES.values():
+        if rules[h.option] == h.house and fmt not in (*h.formats, "standard"):
+            raise NapsimInputError(f"{where}: [rules]", h.option, f"a house rule of the formats "
+                                   f"{', '.join(h.formats)}, not {fmt}", h.as_written)
+    return rules
 
 
 def _parse_section(w: str, table: dict) -> Section:

@@ -485,8 +485,9 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
     is at most this, `games` at most (`.stopped` says 'target' or 'cap'). `deck_ensemble` (N): the
     same search, with the same games, on N plausible decks drawn inside the deck's count ranges
     (seeded by `seed`): `.ensemble.frame` has one row per deck, `.ensemble_sentence` the range of
-    the crossings; a deck without a crossing in the range (the file's included) is counted, not an
-    error (`.crossed` False)."""
+    the crossings; a deck without a crossing in the range (the file's included) is counted. No
+    setting in the range that evens the sides is an answer, not an error: `.crossed` False, and a
+    short integer range played at every setting."""
     chart_path = variants.check_chart_path(chart)
     if deck_ensemble is not None:
         check_ensemble(deck_ensemble)
@@ -494,8 +495,7 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
         equalize = [k.strip() for k in equalize.split(",")]
     overrides = tuple((sets if isinstance(sets, dict) else parse_overrides(sets)).items())
     res = find_balance(Variant(scenario, overrides, deck, policy), vary, metric, equalize, target,
-                       side, games, seed, chunk, progress, target_error,
-                       no_crossing_ok=deck_ensemble is not None)
+                       side, games, seed, chunk, progress, target_error)
     res.sentence = variants.balance_sentence(res)
     if deck_ensemble is not None:
         res.ensemble = balance_ensemble(res, deck_ensemble, seed, progress)

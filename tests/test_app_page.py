@@ -158,7 +158,7 @@ def test_balance_finds_the_crossing_with_its_interval():
     assert not at.exception, at.exception
     want = napsim.balance("symmetric", "sides.B.hand=4..8", equalize="A,B", games=600)
     assert any(m.value == want.sentence for m in at.markdown)
-    assert "are equal at" in want.sentence
+    assert "the even point lies between, at " in want.sentence
     cmd = next(c.value for c in at.code if c.value.startswith("napsim balance"))
     assert "--vary sides.B.hand=4..8" in cmd and "--equalize A,B" in cmd
 

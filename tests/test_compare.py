@@ -107,10 +107,13 @@ def test_balance_finds_equal_hands_on_the_symmetric_scenario(tmp_path):
     assert abs(v - 6) < 0.15 and lo < v < hi and hi - lo < 0.2
     frame = res.frame()
     assert list(frame["value"]) == sorted(frame["value"]) and len(frame) <= 6
-    assert "are equal at 5." in res.sentence and "(Command hand size, Red; " in res.sentence
+    # the answer in whole settings: who leads at 5 and at 6 Red cards, then the even point
+    assert re.match(r"With 5 Red cards in hand the Blue lead by 0\.\d+ \[0\.\d+, 0\.\d+\] effective orders "
+                    r"a turn; with 6 the (Red lead|sides are even)", res.sentence), res.sentence
+    assert "the even point lies between, at 5." in res.sentence
+    assert "(Command hand size, Red; " in res.sentence
     text = variants.balance_text(res, "table", [])
-    assert re.match(r"Findings:\n- Blue and Red get the same effective orders a turn at Command hand size "
-                    r"\(Red\) = [56]\.\d+ \[", text), text
+    assert text.startswith("Findings:\n- With 5 Red cards in hand the Blue lead by "), text
     assert re.search(r"Near the balance, each \+1 in Command hand size \(Red\) moves Red minus Blue by about "
                      r"\+0\.\d+ \(5: -", text), text
     assert chart.read_text().lstrip().startswith("<?xml")
@@ -126,6 +129,49 @@ def test_balance_target_on_a_toy_deck_is_exact(probe_deck):
     assert frame.loc[2, "difference"] == -0.5 and frame.loc[3, "difference"] == 0.5
 
 
+def test_no_setting_that_evens_the_sides_is_an_answer_with_exit_0(monkeypatch, tmp_path):
+    # a Red hand of 7 to 9 against Blue's 6: Red ahead at every setting, each one played
+    monkeypatch.chdir(tmp_path)
+    args = ["balance", "--scenario", "symmetric", "--vary", "sides.B.hand=7..9", "--equalize", "A,B",
+            "--games", "300"]
+    code, out, err = napsim_main(monkeypatch, *args, "--chart", "none.png")
+    assert code == 0, err
+    assert re.search(r"No number of Red cards in hand from 7 to 9 evens symmetric: the Red lead at every "
+                     r"setting, by \d\.\d+ \[\d\.\d+, \d\.\d+\] at 7 and \d\.\d+ \[.*\] at 9 \(effective "
+                     r"orders a turn\); 300 games per setting, 3 settings played\.", out), out
+    assert "\nFindings:\n- No number of Red cards in hand from 7 to 9 evens symmetric" in out
+    assert (tmp_path / "none.png").stat().st_size > 5_000
+    code, out, _ = napsim_main(monkeypatch, *args, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["crossing"]["crossed"] is False and len(doc["rows"]) == 3
+    assert doc["sentence"].startswith("No number of Red cards in hand from 7 to 9")
+    code, out, _ = napsim_main(monkeypatch, *args, "--format", "csv")
+    assert code == 0 and "# crossing: none in 7..9" in out
+
+
+def test_a_short_integer_range_whose_ends_agree_is_played_at_every_setting():
+    # a Red hand of 3 or 4 never reaches 9 effective orders a turn: no crossing, an answer all the same
+    res = napsim.balance("symmetric", "sides.B.hand=3..4", target=9, side="B", games=200)
+    assert not res.crossed and res.every_setting and [s.value for s in res.settings] == [3, 4]
+    assert res.sentence.startswith("No number of Red cards in hand from 3 to 4 brings effective orders a "
+                                   "turn (Red) to 9: it stays below 9 at every setting, by ")
+
+
+def test_balance_chart_has_whole_setting_ticks_and_no_line_across_settings_not_played():
+    res = napsim.balance("symmetric", "sides.B.hand=3..9", equalize="A,B", games=300)
+    played = [s.value for s in res.settings]
+    assert 4 not in played and 8 not in played  # the bisection skipped them
+    fig = variants.balance_figure(res)
+    ax = fig.axes[0]
+    assert ax.get_ylabel().replace("\n", " ") == "Red minus Blue, effective orders a turn"
+    for line in ax.get_lines():
+        xs = list(line.get_xdata())
+        if len(xs) > 1 and line.get_linestyle() == "-":
+            assert all(b - a == 1 for a, b in zip(xs, xs[1:], strict=False)), xs
+    ticks = [t for t in ax.get_xticks() if 3 <= t <= 9]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+
+
 def test_balance_over_a_real_range_stops_at_its_own_precision():
     res = napsim.balance("tamames", "sides.S.square_form=0.0..1.0", target=7.3, side="S", games=1000)
     v, lo, hi = res.crossing
@@ -138,7 +184,10 @@ def test_balance_over_a_real_range_stops_at_its_own_precision():
 def test_balance_csv_names_the_crossing():
     out = invoke("balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--target", "7",
                  "--side", "S", "--games", "1500", "--format", "csv")
-    assert "# crossing: " in out and "Spanish effective orders a turn reach 7 at " in out
+    assert "# crossing: " in out
+    assert re.search(r"With 4 Spanish cards in hand the Spanish get 0\.\d+ \[0\.\d+, 0\.\d+\] fewer than 7 "
+                     r"effective orders a turn; with 5 the Spanish get .* more than 7; 7 is reached between, "
+                     r"at 4\.\d+ \[", out), out
     assert "(Command hand size, Spanish; " in out
     assert "value,effective_per_turn[F],effective_per_turn[S],difference" in out
 
@@ -192,7 +241,6 @@ BAD = [
     (BALANCE + ["--format", "xml"], "xml"),
     (BALANCE + ["--chart", "balance.txt"], ".png or .svg"),
     # the answers the search cannot give
-    (BALANCE[:4] + ["sides.B.hand=7..9", "--equalize", "A,B"], "no crossing in 7..9"),
     (["balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--target", "0.5", "--side", "F",
       "--metric", "g_nullification_rate", "--games", "200"], "counts nothing for side F"),
 ]

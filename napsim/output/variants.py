@@ -17,7 +17,8 @@ import pandas as pd
 from napsim.model.errors import NapsimInputError
 from napsim.model.metrics import OPPONENT, describe, metric_title, parameter_title, policy_words, value_words
 from napsim.model.policies import parse_policy_option
-from napsim.output.findings import deck_note, render_plain, setting_title
+from napsim.output.balance_words import bracket_sentence, difference_label, no_crossing_sentence
+from napsim.output.findings import deck_note, render_plain
 from napsim.output.findings.variants import balance_findings, compare_findings
 from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
@@ -222,40 +223,18 @@ def vary_title(b: Balance) -> str:
     return parameter_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
 
 
-def _balance_what(b: Balance, crossed: bool = True) -> str:
-    """'French and Spanish effective orders a turn are equal' ('make ... equal' when not crossed)."""
-    words, _ = metric_words(b.metric)
-    if len(b.sides) == 2:
-        first, second = (b.side_names[s] for s in b.sides)
-        return (f"{first} and {second} {words} are equal" if crossed
-                else f"makes {first} and {second} {words} equal")
-    name = b.side_names[b.sides[0]]
-    return f"{name} {words} reach {b.target:g}" if crossed else f"brings {name} {words} to {b.target:g}"
-
-
-def _f_at(b: Balance, x: float) -> str:
-    f = b.setting(x).f
-    h = f.half_width
-    return f"{b.vary.label(x)}: {interval_text(f.value, f.value - h, f.value + h)}"
-
-
 def balance_sentence(b: Balance) -> str:
-    """'Spanish and French effective orders a turn are equal at 5.98 [5.95, 6.01] (Command hand
-    size, Spanish; effective orders a turn, Spanish - French at the settings either side: 5: -0.49
-    [-0.50, -0.47]; 6: +0.010 [-0.007, +0.027]; 4,000 games per setting, 5 settings played).'
-    Without a crossing in the range: where the difference stands at both ends."""
+    """The answer in whole settings: 'With 4 Spanish cards in hand the French lead by 0.30 [0.29,
+    0.32] effective orders a turn; with 5 the Spanish lead by 0.24 [0.22, 0.25]; the even point
+    lies between, at 4.56 [4.54, 4.58] (Command hand size, Spanish; 4,000 games per setting, 5
+    settings played).' Without a crossing in the range: who leads at every setting played, by how
+    much at the ends (an answer, not an error)."""
     played = f"{b.games:,} games per setting, {len(b.settings)} settings played"
     if not b.crossed:
-        where = "above" if b.setting(b.vary.low).f.value >= 0 else "below"
-        title = setting_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
-        return (f"No setting of {title} in {b.vary.label(b.vary.low)}..{b.vary.label(b.vary.high)} "
-                f"{_balance_what(b, False)}: {f_words(b, True)} is {where} 0 at both ends of the range "
-                f"({_f_at(b, b.vary.low)}; {_f_at(b, b.vary.high)}; {played}).")
+        return f"{no_crossing_sentence(b)}; {played}."
     v, lo, hi = b.crossing
     d = crossing_decimals(b, (hi - lo) / 2)
-    ends = [_f_at(b, x) for x in b.bracket]
-    return (f"{_balance_what(b)} at {v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}] ({vary_title(b)}; "
-            f"{f_words(b, True)} at the settings either side: {'; '.join(ends)}; {played}).")
+    return f"{bracket_sentence(b, f'{v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]')} ({vary_title(b)}; {played})."
 
 
 def crossing_decimals(b: Balance, half: float) -> int:
@@ -310,8 +289,8 @@ def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
     if fmt == "csv":
         return render(df, "csv", balance_head(b, warnings))
     view = df.copy()
-    view["difference [95% CI]"] = [interval_text(*v) for v in zip(df["difference"], df["ci_low"],
-                                                                  df["ci_high"], strict=True)]
+    view[f"{difference_label(b).split(',')[0]} [95% CI]"] = [
+        interval_text(*v) for v in zip(df["difference"], df["ci_low"], df["ci_high"], strict=True)]
     names = dict(zip(b.side_keys, b.side_names, strict=True))
     for col in [c for c in df.columns if c.startswith(f"{b.metric}[")]:
         view[col] = [f"{v:.4f}" for v in df[col]]
@@ -319,8 +298,10 @@ def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
     view = view.rename(columns={"value": vary_title(b), **{f"{b.metric}[{k}]": n for k, n in names.items()}})
     notes = [n for n in [target_error_line(b)] if n]
     found = balance_findings(b, _notes([b.deck] if b.deck is not None else []))
+    label = difference_label(b)
     return "\n".join([*warnings, "Findings:", *render_plain(found), "",
-                      f"{f_words(b)} against {vary_title(b)} ({describe(b.metric).phrase} per side):",
+                      f"{label[:1].upper()}{label[1:]}, against {vary_title(b)} "
+                      f"({describe(b.metric).phrase} per side):",
                       "", render(view, "table"), "", balance_sentence(b), *notes])
 
 
@@ -377,31 +358,58 @@ def compare_figure(cmp: Comparison):
     return fig
 
 
+def played_runs(values) -> list[list[int]]:
+    """Indices of settings played, split where a whole setting between two was not played (an
+    integer range): a line or band is drawn inside a run only, never across a setting not played."""
+    runs: list[list[int]] = []
+    for i, v in enumerate(values):
+        if runs and v - values[runs[-1][-1]] == 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
 def balance_figure(b: Balance):
-    """The difference against the parameter at every setting played, with its 95% band, the zero
-    line and the crossing with its interval."""
+    """The difference at every setting played, a point with its 95% interval (a band where whole
+    settings follow one another), the zero line and the crossing with its interval; integer ticks
+    for an integer setting."""
+    from matplotlib.ticker import MaxNLocator
+
     from napsim.output import chartkit  # lazy: matplotlib is heavy, and only charts need it
 
     df = b.frame()
     fig, (ax,) = chartkit.panels(1, w=7.0, h=3.8)
     (c,) = chartkit.palette(1)
-    chartkit.band(ax, df["value"], df["ci_low"], df["ci_high"], c, lw=1.5, alpha=0.25, label="95% interval")
-    ax.plot(df["value"], df["difference"], "o-", color=c, markersize=4, label=f_words(b))
+    x = df["value"].to_numpy(float)
+    runs = played_runs(x) if b.vary.integer else [[i] for i in range(len(x))]
+    for k, run in enumerate(r for r in runs if len(r) > 1):
+        part = df.iloc[run]
+        chartkit.band(ax, part["value"], part["ci_low"], part["ci_high"], c, lw=1.5, alpha=0.25,
+                      label="95% interval" if k == 0 else None)
+        ax.plot(part["value"], part["difference"], "-", color=c, linewidth=1.2)
+    ax.errorbar(x, df["difference"], yerr=[df["difference"] - df["ci_low"], df["ci_high"] - df["difference"]],
+                fmt="o", color=c, markersize=5, capsize=3, label=f"{difference_label(b)} (settings played)")
     ax.axhline(0, color="0.5", linewidth=0.8)
     v, lo, hi = b.crossing
     if b.crossed:
         ax.axvspan(lo, hi, color="0.3", alpha=0.15, linewidth=0)
         ax.axvline(v, color="0.3", linewidth=1, linestyle="--",
-                   label=f"crossing {v:.3g} [{lo:.3g}, {hi:.3g}]")
+                   label=f"even point {v:.3g} [{lo:.3g}, {hi:.3g}]")
     if b.ensemble is not None:
         ens = b.ensemble.frame
-        x = ens.loc[(ens["deck_index"] >= 0) & ens["crossed"], "crossing"].to_numpy(float)
-        if x.size:
-            ax.plot(x, np.zeros_like(x), "|", color="C3", markersize=14, markeredgewidth=1.2,
-                    label=f"crossing on {x.size} of {b.ensemble.n} plausible decks")
+        xs = ens.loc[(ens["deck_index"] >= 0) & ens["crossed"], "crossing"].to_numpy(float)
+        if xs.size:
+            ax.plot(xs, np.zeros_like(xs), "|", color="C3", markersize=14, markeredgewidth=1.2,
+                    label=f"even point on {xs.size} of {b.ensemble.n} plausible decks")
+    if b.vary.integer:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(vary_title(b))
-    ax.set_ylabel(textwrap.fill(f_words(b), 40))
-    ax.set_title(f"Balance over {vary_title(b)} ({b.games:,} games per setting)")
+    ax.set_ylabel(textwrap.fill(difference_label(b), 40))
+    title = "no setting in the range evens the sides" if not b.crossed and len(b.sides) == 2 else (
+        "no setting in the range reaches the target" if not b.crossed else "")
+    ax.set_title(textwrap.fill(f"Balance over {vary_title(b)} ({b.games:,} games per setting)"
+                               + (f": {title}" if title else ""), 75))
     ax.legend(loc="best")
     chartkit.deck_note(fig, [b.deck_warning])
     return fig

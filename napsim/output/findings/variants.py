@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from napsim.output.balance_words import bracket_sentence, no_crossing_sentence
 from napsim.output.findings import (
     MAX_FINDINGS,
     DeckNote,
@@ -111,40 +112,35 @@ def _deck(df: pd.DataFrame, decks: list[DeckNote], spread: pd.DataFrame | None) 
 
 
 def balance_findings(b, decks: list[DeckNote]) -> list[Finding]:
-    """`b`: a `napsim.study.balance.Balance`: its crossing (or, for a deck ensemble, that there
-    is none in the range), the ends of the range, the slope near the balance, the deck data."""
+    """`b`: a `napsim.study.balance.Balance`: the answer in whole settings (who leads either side
+    of the even point, or that no setting in the range evens the sides), the ends of the range,
+    the slope near the balance, the deck data."""
     info = info_of(b.metric)
     title = setting_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
     if len(b.sides) == 2:
         first, second = (b.side_names[s] for s in b.sides)
-        what = f"{first} and {second} get the same {info.phrase}"
-        never = f"gives {first} and {second} the same {info.phrase}"
         f_words = f"{second} minus {first}"
     else:
-        first = b.side_names[b.sides[0]]
-        what = f"{phrase_of(info, first)} reaches {b.target:g}"
-        never = f"brings {phrase_of(info, first)} to {b.target:g}"
-        f_words = f"{phrase_of(info, first)} minus {b.target:g}"
+        f_words = f"{phrase_of(info, b.side_names[b.sides[0]])} minus {b.target:g}"
     rows = sorted(b.settings, key=lambda s: s.value)
     ends = [rows[0], rows[-1]]
-    if not b.crossed:  # a deck ensemble's answer: no setting in the range balances the sides
-        out = [Finding(f"No setting of {title} from {b.vary.label(b.vary.low)} to "
-                       f"{b.vary.label(b.vary.high)} {never}: the "
-                       f"difference keeps one sign", Ref(TABLE, "", "every row"))]
+    if not b.crossed:  # an answer too: no setting in the range balances the sides
+        out = [Finding(no_crossing_sentence(b)[:1].upper() + no_crossing_sentence(b)[1:],
+                       Ref(TABLE, "", "every row"))]
     else:
         v, lo, hi = b.crossing
         half = (hi - lo) / 2
         d = digits(half) if b.vary.integer else max(digits(half), digits((b.vary.high - b.vary.low) / 1e3))
         below, above = b.bracket
-        out = [Finding(f"{what} at {title} = {with_ci(v, lo, hi, d=d)}",
-                       Ref(TABLE, "", f"rows {b.vary.label(below)} and {b.vary.label(above)}"))]
+        rows_ref = f"rows {b.vary.label(below)} and {b.vary.label(above)}"
+        out = [Finding(bracket_sentence(b, with_ci(v, lo, hi, d=d)), Ref(TABLE, "", rows_ref))]
+    if not b.crossed:  # the answer names the ends already
+        deck = deck_finding(decks, ref=Ref("deck warning above", ""))
+        return out + ([deck] if deck else [])
     texts = [f"{diff_ci(s.f.value, s.f.half_width)} at {b.vary.label(s.value)}" for s in ends]
     ends_ref = f"rows {b.vary.label(ends[0].value)} and {b.vary.label(ends[-1].value)}"
     out.append(Finding(f"Across the range searched, {f_words} runs from {texts[0]} to {texts[1]}",
                        Ref(TABLE, "", ends_ref)))
-    if not b.crossed:
-        deck = deck_finding(decks, ref=Ref("deck warning above", ""))
-        return out + ([deck] if deck else [])
     s0, s1 = (next(s for s in rows if s.value == x) for x in (below, above))
     if s1.value != s0.value:
         unit = 1.0 if b.vary.integer or b.vary.high - b.vary.low > 2 else 0.1

@@ -226,13 +226,16 @@ def compare_command(scenario: str | Path, a: Sets = (), b: Sets = (), scenario_b
                 "--games", games, "--seed", seed)
 
 
-def balance_command(scenario: str | Path, vary: str, equalize: str, sets: Sets = (), deck: str | None = None,
-                    policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
-                    deck_ensemble: int | None = None) -> str:
-    """The `napsim balance` command line of this search (the numbers of `balance`)."""
+def balance_command(scenario: str | Path, vary: str, equalize: str | None, sets: Sets = (),
+                    deck: str | None = None, policy: str = "greedy,greedy", games: int = 10_000,
+                    seed: int = SEED, deck_ensemble: int | None = None, target: float | None = None,
+                    side: str | None = None) -> str:
+    """The `napsim balance` command line of this search (the numbers of `balance`): --equalize, or
+    --target and --side."""
     extra = _deck_policy_flags(deck, policy)
     extra += ["--deck-ensemble", deck_ensemble] if deck_ensemble else []
-    return _cli("napsim", "balance", "--scenario", scenario, "--vary", vary, "--equalize", equalize,
+    goal = ["--equalize", equalize] if equalize else ["--target", f"{target:g}", "--side", side]
+    return _cli("napsim", "balance", "--scenario", scenario, "--vary", vary, *goal,
                 *_flags("--set", sets), *extra, "--games", games, "--seed", seed)
 
 
@@ -452,7 +455,9 @@ def compare(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict
     games, seed, chunk, target_error (on the first metric's difference, at most `games`), chart
     (a .png or .svg path) and deck_ensemble (N: the same games on N plausible decks drawn inside the
     deck's count ranges, seeded by `seed`, adding per row how many decks give B - A each sign, its
-    range and spread across decks, and a sentence; A and B must play one deck)."""
+    range and spread across decks, and a sentence; A and B must play one deck). `attrs["gap"]`:
+    the main metric's gap between the sides in A and B and its paired change; `attrs["answer"]`:
+    that change and each side's own, in words (what a comparison leads with)."""
     n_decks = options.pop("deck_ensemble", None)
     if n_decks is not None:  # checked before anything is played
         check_ensemble(n_decks)
@@ -463,7 +468,8 @@ def compare(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict
     else:
         ens = compare_ensemble(cmp, n_decks, cmp.seed, options.get("chunk", SIM_CHUNK))
         df = ensemble_frame(cmp, ens)
-    df.attrs.update(games=cmp.games, seed=cmp.seed, target_reached=cmp.target_reached)
+    df.attrs.update(games=cmp.games, seed=cmp.seed, target_reached=cmp.target_reached, gap=cmp.gap,
+                    answer=[t for t in (variants.gap_sentence(cmp.gap), variants.sides_sentence(df)) if t])
     return df
 
 

@@ -81,6 +81,40 @@ def test_pairing_narrows_the_interval_on_tamames(tmp_path):
     assert chart.read_bytes().startswith(b"\x89PNG")
 
 
+def test_compare_leads_with_the_change_of_the_gap_between_the_sides():
+    out = invoke("compare", "--scenario", "tamames", "--a", "sides.S.hand=6", "--b", "sides.S.hand=5",
+                 "--games", "1000")
+    first, second = out.split("Findings:\n")[1].splitlines()[:2]
+    m = re.match(r"- The gap in effective orders a turn, Spanish minus French, goes from \+(0\.\d+) with A "
+                 r"to \+(0\.\d+) with B: a change of (-0\.\d+) \[(-0\.\d+), (-0\.\d+)\] \(paired over 1,000 "
+                 r"games\), the gap narrows", first)
+    assert m, first
+    a, b, d, lo, hi = map(float, m.groups())
+    assert abs((b - a) - d) <= 0.0015 and lo < d < hi
+    assert second.startswith("- Each side's own change: the Spanish get 0.5"), second
+    df = napsim.compare("tamames", ["sides.S.hand=6"], ["sides.S.hand=5"], games=1000)
+    gap = df.attrs["gap"]
+    eff = df[df["metric"] == "effective_per_turn"].set_index("side_key")
+    assert gap["difference"] == pytest.approx(eff.loc["S", "difference"] - eff.loc["F", "difference"])
+    # paired: the gap's change is narrower than the two sides' intervals added
+    assert gap["half_width"] < eff["half_width"].sum()
+    assert df.attrs["answer"][0] == first[2:].rsplit(" (table below", 1)[0] + "."
+
+
+def test_several_changes_are_listed_once_then_the_effects():
+    out = invoke("compare", "--scenario", "tamames", "--a", "sides.S.hand=6", "--b", "sides.S.hand=5",
+                 "--b", "sides.S.guerrilla=1", "--games", "300")
+    assert "B: Command hand size, Spanish: 5; Guerrilla counters at the start, Spanish: 1" in out
+    effects = [line for line in out.splitlines() if line.startswith(("The French", "The Spanish"))]
+    assert len(effects) >= 4 and not any("instead of" in line for line in effects), effects
+
+
+def test_a_difference_that_does_not_exist_reads_not_comparable():
+    assert variants.interval_text(math.nan, math.nan, math.nan) == "not comparable"
+    assert variants.number_text(math.nan, 3) == "not comparable"
+    assert variants.gap_sentence(None) == ""
+
+
 def test_compare_table_and_target_error():
     out = invoke("compare", "--scenario", "symmetric", "--b", "sides.B.hand=7", "--games", "6000",
                  "--chunk", "1000", "--target-error", "0.05")
@@ -89,8 +123,9 @@ def test_compare_table_and_target_error():
     assert "B: Command hand size, Red: 7" in out
     # the table opens with its findings, each naming the row it comes from
     assert out.index("Findings:") < out.index("B - A [95% CI]")
-    assert "- The largest clear change: with Command hand size, Red at 7 instead of 6, the Red get " in out
-    assert re.search(r"\(table below, row (Effective|Nominal) orders a turn, Red\)\.", out), out
+    assert "- The gap in effective orders a turn, Red minus Blue, goes from " in out
+    assert "- Of the other measures in orders a turn: with Command hand size, Red at 7 instead of 6" in out
+    assert re.search(r"\(table below, row Nominal orders a turn, (Red|Blue)\)\.", out), out
     played = int(out.split(" games each")[0].split()[-1].replace(",", ""))
     assert 1000 <= played < 6000
 

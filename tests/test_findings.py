@@ -171,17 +171,33 @@ def test_compare_findings():
                         ("nominal_per_turn", "French", 7.0, 7.2, 0.02)])
     fs = variants.compare_findings(df, [GMT])
     t = [f.plain() for f in fs]
-    assert t[0] == ("The largest clear change: effective_per_turn French sentence (table below, row "
-                    "Effective orders a turn, French).")
+    assert t[0] == ("The largest clear change in effective orders a turn: effective_per_turn French sentence "
+                    "(table below, row Effective orders a turn, French).")
     assert t[1].startswith("2 of 3 rows change clearly") and "effective orders a turn (Spanish)" in t[1]
-    assert t[2].startswith("Next: nominal_per_turn French sentence")
+    assert t[2].startswith("Of the other measures in orders a turn: nominal_per_turn French sentence")
     assert "3.0 times narrower" in t[3]
     assert "76 of the 90 cards" in t[-1]
+    answer = ["The gap in effective orders a turn ... narrows.", "Each side's own change: ..."]
+    led = [f.plain() for f in variants.compare_findings(df, [GMT], answer=answer)]
+    assert led[0].startswith(answer[0][:-1]) and led[1].startswith(answer[1][:-1])
+    assert not any(x.startswith("The largest clear change") for x in led)  # the gap leads instead
     spread = pd.DataFrame([dict(metric="effective_per_turn", side_key="F", side="French", decks=20,
                                 negative=0, positive=20, zero=0, clear_negative=0, clear_positive=20,
                                 ensemble_min=0.4, ensemble_max=0.5, ensemble_sd=0.05, mc_half_width=0.02)])
     last = variants.compare_findings(df, [GMT], spread)[-1].plain()
     assert "more than its Monte Carlo ±0.02" in last and "keeps one sign in 20 of 20 plausible decks" in last
+
+
+def test_compare_findings_rank_the_main_metric_first_never_a_share_against_a_count():
+    # a -0.002 shift in a share is -20%, a +0.12 in orders a turn +1.8%: the orders lead all the same
+    df = compare_frame([("effective_per_turn", "French", 6.8, 6.92, 0.02),
+                        ("share_picks_from_5", "French", 0.010, 0.008, 0.0005),
+                        ("wasted", "French", 4.0, 4.4, 0.1)])
+    t = [f.plain() for f in variants.compare_findings(df, [])]
+    assert t[0].startswith("The largest clear change in effective orders a turn: effective_per_turn French")
+    others = [x for x in t if x.startswith("Of the other measures")]
+    kinds = {x.split(":")[0] for x in others}
+    assert len(others) == 2 and len(kinds) == 2  # one finding per kind (unit), each its own largest
 
 
 # --------------------------------------------------------------------------------------------

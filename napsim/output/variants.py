@@ -41,12 +41,18 @@ def decimals(half: float) -> int:
     return int(min(6, max(2, 1 - math.floor(math.log10(half)))))
 
 
-def _num(v: float, d: int) -> str:
-    return "nan" if not math.isfinite(v) else f"{v:.{d}f}"
+NOT_COMPARABLE = "not comparable"
+
+
+def number_text(v: float, d: int) -> str:
+    return NOT_COMPARABLE if not math.isfinite(v) else f"{v:.{d}f}"
 
 
 def interval_text(v: float, lo: float, hi: float) -> str:
-    """'+0.478 [+0.462, +0.495]': decimals from the half-width."""
+    """'+0.478 [+0.462, +0.495]': decimals from the half-width; 'not comparable' for a difference
+    that does not exist (a metric one variant does not count)."""
+    if not math.isfinite(v):
+        return NOT_COMPARABLE
     d = decimals((hi - lo) / 2)
     return f"{_signed(v, d)} [{_signed(lo, d)}, {_signed(hi, d)}]"
 
@@ -125,16 +131,17 @@ def compare_sentence(r: dict, change: str) -> str:
     d = decimals(r["half_width"])
     diff, lo, hi = r["difference"], r["ci_low"], r["ci_high"]
     opponent = describe(r["metric"]).viewpoint == OPPONENT
-    head = f"With {change}, the {r['side']}" + (" counters" if opponent else "")
+    head = (f"With {change}, the {r['side']}" if change else f"The {r['side']}") + (
+        " counters" if opponent else "")
     get = "cause" if opponent else "get"
     tail = f"n = {int(r['n']):,} paired games"
     if not math.isfinite(diff):
         return f"{head}: not comparable ({words} counts nothing in one variant; {tail})."
-    rel = (f"{r['relative_change']:+.1%} of their {_num(r['a'], d)}; "
+    rel = (f"{r['relative_change']:+.1%} of their {number_text(r['a'], d)}; "
            if math.isfinite(r["relative_change"]) else "")
     if lo <= 0 <= hi:
         if lo == hi == 0:
-            return f"{head} {get} exactly the same {words}: {_num(r['a'], d)} ({tail})."
+            return f"{head} {get} exactly the same {words}: {number_text(r['a'], d)} ({tail})."
         return f"{head} show no clear difference in {words}: {interval_text(diff, lo, hi)} ({rel}{tail})."
     up = diff > 0
     how = ("more" if up else "fewer") if countable else ("higher" if up else "lower")
@@ -143,9 +150,60 @@ def compare_sentence(r: dict, change: str) -> str:
             f"({rel}{tail}).")
 
 
+def gap_sentence(gap: dict | None) -> str:
+    """The headline of a comparison: the gap between the sides in the main metric in A and in B
+    and its paired change, 'The gap in effective orders a turn, Spanish minus French, goes from
+    +0.751 with A to +0.238 with B: a change of -0.513 [-0.530, -0.497] (paired over 4,000 games),
+    the gap narrows.' ('' without a gap: a side that counts nothing)."""
+    if gap is None or not math.isfinite(gap["difference"]):
+        return ""
+    d = decimals(max(gap["half_width"], 1e-12))
+    lo, hi, a, b = gap["ci_low"], gap["ci_high"], gap["a"], gap["b"]
+    clear_a, clear_b = abs(a) > gap["a_half_width"], abs(b) > gap["b_half_width"]
+    if lo <= 0 <= hi:
+        verdict = "no clear change in the gap"
+    elif clear_a and clear_b and (a > 0) != (b > 0):
+        verdict = f"the lead changes sides, to the {gap['second'] if b > 0 else gap['first']}"
+    else:
+        verdict = "the gap narrows" if abs(b) < abs(a) else "the gap widens"
+    words = describe(gap["metric"]).phrase
+    return (f"The gap in {words}, {gap['second']} minus {gap['first']}, goes from {_signed(a, d)} with A "
+            f"to {_signed(b, d)} with B: a change of {interval_text(gap['difference'], lo, hi)} (paired "
+            f"over {int(gap['n']):,} games), {verdict}.")
+
+
+def sides_sentence(df: pd.DataFrame) -> str:
+    """Each side's own change in the main metric, after the gap: 'Each side's own change: the
+    Spanish get 0.534 [0.518, 0.550] fewer effective orders a turn (-7.0%), the French 0.021
+    [0.002, 0.039] fewer (-0.3%).'"""
+    main = df[(df["metric"] == df["metric"].iloc[0]) & df["difference"].map(math.isfinite)]
+    if main.empty:
+        return ""
+    words, countable = metric_words(main["metric"].iloc[0])
+    parts = []
+    for i, r in enumerate(main.loc[main["difference"].abs().sort_values(ascending=False).index]
+                          .to_dict("records")):
+        d = decimals(r["half_width"])
+        lo, hi = sorted((abs(r["ci_low"]), abs(r["ci_high"])))
+        rel = f" ({r['relative_change']:+.1%})" if math.isfinite(r["relative_change"]) else ""
+        if r["ci_low"] <= 0 <= r["ci_high"]:
+            inter = interval_text(r["difference"], r["ci_low"], r["ci_high"])
+            parts.append(f"the {r['side']} show no clear change ({inter})")
+            continue
+        up = r["difference"] > 0
+        how = ("more" if up else "fewer") if countable else ("higher" if up else "lower")
+        unit = f" {words}" if i == 0 else ""
+        get = "get " if i == 0 else ""
+        parts.append(f"the {r['side']} {get}{abs(r['difference']):.{d}f} [{lo:.{d}f}, {hi:.{d}f}] "
+                     f"{how}{unit}{rel}")
+    return "Each side's own change: " + ", ".join(parts) + "."
+
+
 def with_sentences(cmp: Comparison) -> pd.DataFrame:
-    """The comparison frame with a `sentence` column."""
-    change = instead(cmp.a, cmp.b, cmp.side_names)
+    """The comparison frame with a `sentence` column; where several settings change, the sentences
+    leave them out (the A and B lines above them list the changes once)."""
+    several = len(_differences(cmp.a, cmp.b, cmp.side_names)) > 1
+    change = "" if several else instead(cmp.a, cmp.b, cmp.side_names)
     df = cmp.frame.copy()
     df.insert(df.columns.get_loc("metric") + 1, "title",
               [metric_title(m, side) for m, side in zip(df["metric"], df["side"], strict=True)])
@@ -182,19 +240,20 @@ def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.Data
         return render(df, fmt, [*warnings, *notes])
     view = pd.DataFrame({
         "side": df["side"], "measure": df["title"],
-        "A": [_num(v, decimals(h)) for v, h in zip(df["a"], df["half_width"], strict=True)],
-        "B": [_num(v, decimals(h)) for v, h in zip(df["b"], df["half_width"], strict=True)],
+        "A": [number_text(v, decimals(h)) for v, h in zip(df["a"], df["half_width"], strict=True)],
+        "B": [number_text(v, decimals(h)) for v, h in zip(df["b"], df["half_width"], strict=True)],
         "B - A [95% CI]": [interval_text(*v) for v in zip(df["difference"], df["ci_low"], df["ci_high"],
                                                            strict=True)],
         "change": [f"{v:+.1%}" if math.isfinite(v) else "-" for v in df["relative_change"]],
-        "±paired": [_num(v, decimals(v)) for v in df["half_width"]],
-        "±unpaired": [_num(v, decimals(v)) for v in df["half_width_unpaired"]],
+        "±paired": [number_text(v, decimals(v)) for v in df["half_width"]],
+        "±unpaired": [number_text(v, decimals(v)) for v in df["half_width_unpaired"]],
         "n": df["n"],
     })
-    found = compare_findings(df, _notes(s.deck for s in cmp.sims), spread)
+    found = compare_findings(df, _notes(s.deck for s in cmp.sims), spread,
+                             (gap_sentence(cmp.gap), sides_sentence(df)))
     lines = [*warnings, *notes, "", "Findings:", *render_plain(found), "", render(view, "table"), "",
              pairing_line(df), ""]
-    lines += df["sentence"].tolist()
+    lines += [t for t in (gap_sentence(cmp.gap), sides_sentence(df)) if t] + df["sentence"].tolist()
     return "\n".join(lines)
 
 

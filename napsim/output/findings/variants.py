@@ -44,19 +44,26 @@ def _clear(df: pd.DataFrame) -> pd.Series:
     return (df["ci_low"] > 0) | (df["ci_high"] < 0)
 
 
-def compare_findings(df: pd.DataFrame, decks: list[DeckNote],
-                     spread: pd.DataFrame | None = None) -> list[Finding]:
+def compare_findings(df: pd.DataFrame, decks: list[DeckNote], spread: pd.DataFrame | None = None,
+                     answer: tuple[str, ...] | list[str] = ()) -> list[Finding]:
     """`df`: the comparison frame with its `sentence` column; `spread`: the deck ensemble's
-    summary (`napsim.study.deck_ensemble.ensemble_summary`), if one was played."""
-    out = []
+    summary (`napsim.study.deck_ensemble.ensemble_summary`), if one was played; `answer`: the
+    headline sentences (the change of the gap between the sides, then each side's own change,
+    `napsim.output.variants.gap_sentence` and `sides_sentence`). Changes rank within the main
+    metric first, in its own unit; the other metrics after it, by kind (their unit), never one
+    kind's percentage against another's."""
     ok = df[df["difference"].map(math.isfinite)]
+    if ok.empty:
+        return []
+    main_metric = df["metric"].iloc[0]
+    main_ref = Ref(TABLE, "", f"rows {info_of(main_metric).title}")
+    out = [Finding(t, main_ref) for t in answer if t]
     clear = ok[_clear(ok)]
-    score = (clear["relative_change"].abs().where(clear["relative_change"].map(math.isfinite),
-                                                  clear["difference"].abs() / clear["half_width"]))
-    ranked = clear.loc[score.sort_values(ascending=False).index] if len(clear) else clear
-    if len(ranked):
-        top = ranked.iloc[0]
-        out.append(Finding(f"The largest clear change: {_inside(top['sentence'])}", _row_ref(top)))
+    main = clear[clear["metric"] == main_metric]
+    if not out and len(main):  # no gap to lead with: the main metric's largest change, in its unit
+        top = main.loc[main["difference"].abs().idxmax()]
+        out.append(Finding(f"The largest clear change in {info_of(main_metric).phrase}: "
+                           f"{_inside(top['sentence'])}", _row_ref(top)))
     vague = ok[~_clear(ok)]
     if len(vague):
         names = [f"{info_of(r['metric']).phrase} ({r['side']})" for r in vague.to_dict("records")]
@@ -66,16 +73,25 @@ def compare_findings(df: pd.DataFrame, decks: list[DeckNote],
     else:
         out.append(Finding(f"All {len(ok)} rows change clearly: every 95% interval of B - A excludes 0",
                            Ref(TABLE, "", "column B - A")))
-    second = ranked[ranked["metric"] != ranked["metric"].iloc[0]] if len(ranked) else ranked
-    if len(second):
-        r = second.iloc[0]
-        out.append(Finding(f"Next: {_inside(r['sentence'])}", _row_ref(r)))
+    for r in _others_by_kind(clear, main_metric)[:2]:
+        out.append(Finding(f"Of the other measures in {info_of(r['metric']).unit}: {_inside(r['sentence'])}",
+                           _row_ref(r)))
     pairing = _pairing(ok)
     if pairing is not None:
         out.append(pairing)
     deck = _deck(df, decks, spread)
-    out = out[:MAX_FINDINGS - (deck is not None)] + ([deck] if deck else [])
-    return out
+    return out[:MAX_FINDINGS - (deck is not None)] + ([deck] if deck else [])
+
+
+def _others_by_kind(clear: pd.DataFrame, main_metric: str) -> list:
+    """The clear changes of the metrics other than the main one, grouped by their unit (a count a
+    game, a share, ...) in the order the question lists them: the largest change of each kind."""
+    rest = clear[clear["metric"] != main_metric]
+    if rest.empty:
+        return []
+    units = rest["metric"].map(lambda m: info_of(m).unit)
+    return [rest[units == u].loc[lambda d: d["difference"].abs().idxmax()]
+            for u in dict.fromkeys(units)]
 
 
 def _pairing(ok: pd.DataFrame) -> Finding | None:

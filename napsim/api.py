@@ -186,6 +186,8 @@ def scenario_toml(scenario: str | Path, sets: Sets = ()) -> str:
     for k, v in over.items():
         apply_override(doc, k, v, str(path))
     parse_scenario(doc, path)  # what cannot be loaded is not written
+    if "guerrilla_pool" in doc["scenario"]:  # the pool the Guerrilla box leaves (`guerrilla_box`)
+        doc["scenario"]["guerrilla_pool"] = load_scenario(path, over).guerrilla_pool
     made = " ".join(f"--set {k}={override_text(v)}" for k, v in over.items())
     return toml_text(doc, [f"Written by napsim {__version__} (napsim app) from the scenario {path.name}"
                            + (f" with {made}" if made else "") + "."])

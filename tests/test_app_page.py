@@ -288,3 +288,22 @@ def test_the_page_plays_a_lookahead_side_as_napsim_simulate_does():
     run = napsim.simulate("symmetric", games=GAMES, seed=SEED, policy="lookahead,greedy")
     assert headline(at) == effective(run)
     assert at.session_state["downloads"]["summary.csv"] == run.summary_csv()
+
+
+def test_the_guerrilla_box_keeps_its_total_unless_the_pool_is_kept():
+    at = page("tamames")
+    captions = lambda: [c.value for c in at.caption if c.value.startswith("The Guerrilla box")]  # noqa: E731
+    assert captions() == ["The Guerrilla box holds 9: 3 at the start, 6 unacquired."]
+    at.number_input(key="tamames|sides.S.guerrilla").set_value(5).run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    assert captions() == ["The Guerrilla box holds 9: 5 at the start, 4 unacquired."]
+    at.checkbox(key="tamames|keep_pool").check().run()
+    assert captions() == ["The Guerrilla box holds 11: 5 at the start, 6 unacquired."]
+    at.number_input(key="tamames|scenario.guerrilla_pool").set_value(2).run()
+    assert captions() == ["The Guerrilla box holds 7: 5 at the start, 2 unacquired."]
+    cmd = api_command(at)
+    assert "--set scenario.guerrilla_pool=2" in cmd and "--set sides.S.guerrilla=5" in cmd
+
+
+def api_command(at: AppTest) -> str:
+    return next(c.value for c in at.code if c.value.startswith("napsim simulate"))

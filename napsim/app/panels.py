@@ -21,7 +21,7 @@ from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED
 from napsim.model.errors import NapsimInputError, check_run
-from napsim.model.scenarios import load_scenario, parse_overrides
+from napsim.model.scenarios import load_scenario, parse_overrides, starting_counters
 from napsim.output import variants
 from napsim.output.balance_words import difference_label
 
@@ -149,6 +149,25 @@ def _side_block(fs: list[form.Field], base: str, values: dict, slots: dict) -> N
                     slots[f.path] = st.empty()
 
 
+def _pool_options(scenario: str) -> tuple:
+    """The Guerrilla box: whether the pool on screen is kept when the starting counters change (else
+    they come from it), and where the box's counts are said."""
+    keep = st.checkbox("Keep this pool when the starting counters change (the box grows or shrinks)",
+                       key=f"{scenario}|keep_pool")
+    return keep, st.empty()
+
+
+def _pool_caption(scenario: str, sets: dict, values: dict, keep: bool, slot) -> None:
+    """With 'keep' the pool on screen is always sent (it moves the box); the box's counts in words."""
+    if keep:
+        sets["scenario.guerrilla_pool"] = values["scenario.guerrilla_pool"]
+    sc = form.loads(scenario, sets)
+    if sc is not None:
+        start = starting_counters(sc)
+        slot.caption(f"The Guerrilla box holds {start + sc.guerrilla_pool}: {start} at the start, "
+                     f"{sc.guerrilla_pool} unacquired.")
+
+
 def scenario_panel() -> tuple[Settings | None, dict]:
     """The settings on screen (None while a field is in error, each error shown beside its field)
     and the run options {games, seed}."""
@@ -175,6 +194,7 @@ def scenario_panel() -> tuple[Settings | None, dict]:
     for f in [f for f in fs if f.group == form.SCENARIO]:
         values[f.path] = _widget(f, f"{scenario}|{f.path}")
         slots[f.path] = st.empty()
+    box = _pool_options(scenario) if "scenario.guerrilla_pool" in values else None
     policies = []
     for side in sc.sides:
         with st.expander(f"{side.name} (sides.{side.key})", expanded=side is sc.sides[0]):
@@ -191,6 +211,8 @@ def scenario_panel() -> tuple[Settings | None, dict]:
     seed = st.number_input("Seed", value=SEED, step=1, key="seed")
     run_slot = st.empty()
     sets = {p: v for p, v in values.items() if p not in base or base[p] != v}
+    if box is not None:
+        _pool_caption(scenario, sets, values, *box)
     policy = ",".join(policies)
     if not errs:
         errs = form.errors(scenario, sets, deck, policy)

@@ -414,7 +414,13 @@ def balance_chart(res) -> alt.Chart:
     points = base.mark_point(filled=True, size=60).encode(
         y="difference:Q", tooltip=["value", "difference", "ci_low", "ci_high", "n"])
     zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(strokeDash=[4, 4]).encode(y="y:Q")
-    return band + line + bars + points + zero
+    if not res.crossed:
+        return band + line + bars + points + zero
+    v, lo, hi = res.crossing
+    even = alt.Chart(pd.DataFrame({"x": [v], "lo": [lo], "hi": [hi]}))
+    spread = even.mark_rect(opacity=0.15, color="gray").encode(x="lo:Q", x2="hi:Q")
+    mark = even.mark_rule(color="gray", strokeDash=[2, 2]).encode(x=alt.X("x:Q", title=title))
+    return band + line + bars + points + zero + spread + mark
 
 
 def game_panel(s: Settings, opts: dict) -> None:

@@ -113,8 +113,9 @@ def test_a_designers_visit_to_tamames(server, tmp_path):  # noqa: F811
             spanish_hand.fill("5")
             spanish_hand.press("Enter")
             tab = _tab(page, "Compare")
-            gap = tab.get_by_text(re.compile(r"^The gap in effective orders a turn, Spanish minus French, goes "
-                                             r"from \+0\.\d+ with A to \+0\.\d+ with B: a change of -0\.")).first
+            gap_text = re.compile(r"^The gap in effective orders a turn, Spanish minus French, goes from "
+                                  r"\+0\.\d+ with A to \+0\.\d+ with B: a change of -0\.")
+            gap = tab.get_by_text(gap_text).first
             gap.wait_for(timeout=LONG)
             text = tab.inner_text()
             assert text.index("The gap in effective orders a turn") < text.index("Each side's own change") \

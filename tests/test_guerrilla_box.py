@@ -31,7 +31,7 @@ def test_starting_counters_come_from_the_pool_and_the_box_keeps_its_total(start)
     sc = load_scenario("tamames", {"sides.S.guerrilla": start})
     assert sc.sides[1].guerrilla == start and sc.guerrilla_pool == TAMAMES_BOX - start
     assert box(sc) == TAMAMES_BOX
-    # the engine gets the pool the box leaves (rule G3/G4: Scouts gain from it)
+    # the engine gets the pool the box leaves: the one Scouts gain counters from
     assert guerrilla_config(sc)[0, layout.G_POOL0] == TAMAMES_BOX - start
 
 

@@ -269,12 +269,12 @@ def f_name(b: Balance) -> str:
 
 
 def f_words(b: Balance, in_sentence: bool = False) -> str:
-    """The searched difference in words: 'Effective orders a turn, Spanish - French' (inside a
+    """The searched difference in words: 'Effective orders a turn, Spanish minus French' (inside a
     sentence: 'effective orders a turn, ...')."""
     title = describe(b.metric).phrase if in_sentence else describe(b.metric).title
     if len(b.sides) == 2:
-        return f"{title}, {b.side_names[b.sides[1]]} - {b.side_names[b.sides[0]]}"
-    return f"{title}, {b.side_names[b.sides[0]]} - {b.target:g}"
+        return f"{title}, {b.side_names[b.sides[1]]} minus {b.side_names[b.sides[0]]}"
+    return f"{title}, {b.side_names[b.sides[0]]} minus {b.target:g}"
 
 
 def vary_title(b: Balance) -> str:

@@ -220,3 +220,26 @@ def test_courier_rack_findings_are_sensible(courier_rack):
     assert any(x.startswith("Greedy play gives more effective orders a turn (Blue) than random play")
                for x in t)
     assert "76 of the 90 cards of 'gmt90'" in t[-1]
+
+
+def test_a_jump_the_numbers_explain_says_why(courier_rack):
+    # the Tactician draws of hand 9 are the stars that no longer find units to March Move (stars, E8)
+    (why,) = [x for x in courier_rack if x.startswith("Tactician cards drawn a game (Blue) jumps")]
+    assert why.startswith("Tactician cards drawn a game (Blue) jumps from 15.46 to 20.56 between 8 and 9 "
+                          "(greedy play): +5.10 [")
+    assert "stars used to draw Tactician cards a game rise by +5.2" in why
+    assert "stars used to March Move a game fall by 5.2" in why
+    assert "(rule E8)" in why and why.endswith("(#reported-metrics): p008, p010).")
+
+
+def test_no_jump_no_why():
+    from napsim.output.findings.jumps import jump_findings
+
+    summ = pd.read_csv(ROOT / "results" / "courier_rack" / "summary.csv")
+    summ = summ.assign(half=(summ["ci_high"] - summ["ci_low"]) / 2)
+    even = summ.copy()
+    drawn = even["metric"] == "tactician_drawn"
+    even.loc[drawn, "value"] = 14.0 + 0.3 * even.loc[drawn, "sides.*.hand"]  # even steps: no jump
+    where = lambda row, col: ""  # noqa: E731
+    assert jump_findings(even, "A", ["sides.*.hand", "policy.*"], {"A": "Blue"}, where) == []
+    assert len(jump_findings(summ, "A", ["sides.*.hand", "policy.*"], {"A": "Blue"}, where)) == 1

@@ -251,7 +251,7 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
     by_sec = summ[summ["metric"].isin(SECTION_ROWS)].assign(section=lambda d: d["metric"].str[-1])
     st.subheader("Effective orders a turn, by section (95% intervals)")
     st.altair_chart(section_chart(by_sec), width="stretch")
-    extra = [m for m in ("initiative_share", "g_cards_nullified", "g_nullification_rate")
+    extra = [m for m in ("initiative_share", "g_cards_nullified_per_turn", "g_nullification_rate")
              if _rows(summ, m)["n"].gt(0).any() and _rows(summ, m)["value"].fillna(0).gt(0).any()]
     table = summ[summ["metric"].isin([*SECTION_ROWS, "effective_per_turn", "nominal_per_turn", *extra])]
     table = table[~(table["metric"].isin(extra) & table["value"].fillna(0).eq(0))]  # a side without them

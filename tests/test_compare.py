@@ -318,3 +318,26 @@ def test_paired_and_summary_give_every_metric_the_same_value():
     with pytest.raises(KeyError):
         played.sums.parts("c9.nothing")
     assert math.isnan(half_width(np.zeros(1)))
+
+
+@pytest.mark.parametrize(("path", "v", "words", "noun"), [
+    ("sides.S.hand", 4, "4 Spanish cards in hand", "number of Spanish cards in hand"),
+    ("sides.S.hand", 1, "1 Spanish card in hand", "number of Spanish cards in hand"),
+    ("sides.*.hand", 5, "5 cards in hand (both sides)", "number of cards in hand (both sides)"),
+    ("sides.S.guerrilla", 3, "3 Spanish Guerrilla counters at the start",
+     "number of Spanish Guerrilla counters at the start"),
+    ("sides.S.sections.*.spanish", 2, "2 Spanish units in every section",
+     "number of Spanish units in every section"),
+    ("sides.F.sections.L.infantry", 3, "3 French infantry units in section L",
+     "number of French infantry units in section L"),
+    ("scenario.guerrilla_pool", 6, "6 unacquired Guerrilla counters",
+     "number of unacquired Guerrilla counters"),
+])
+def test_a_whole_setting_reads_as_what_it_counts(path, v, words, noun):
+    from types import SimpleNamespace
+
+    from napsim.output.balance_words import range_words, setting_words
+    from napsim.study.balance import Vary
+
+    b = SimpleNamespace(vary=Vary(path, 0, 9, True), side_keys=("F", "S"), side_names=("French", "Spanish"))
+    assert (setting_words(b, v), range_words(b)) == (words, noun)

@@ -35,14 +35,17 @@ def _count_words(path: str, names: dict[str, str]) -> tuple[str, str] | None:
         return _SCENARIO.get(parts[1])
     if parts[0] != "sides" or len(parts) < 3:
         return None
-    side = "each side's" if parts[1] == "*" else names.get(parts[1], parts[1])
+    both = parts[1] == "*"
+    side = "" if both else names.get(parts[1], parts[1])
+    tail = " (both sides)" if both else ""
     if len(parts) == 3 and parts[2] in _COUNTS:
         one, many = _COUNTS[parts[2]]
-        return one.format(side=side), many.format(side=side)
+        return one.format(side=side).strip() + tail, many.format(side=side).strip() + tail
     if len(parts) == 5 and parts[2] == "sections" and parts[4] in _UNITS:
         where = "every section" if parts[3] == "*" else f"section {parts[3]}"
         unit = _UNITS[parts[4]]
-        return f"{side} {unit} in {where}", f"{side} {unit}s in {where}"
+        side = "" if unit.split()[0] == side else side  # not 'Spanish Spanish units'
+        return f"{side} {unit} in {where}".strip() + tail, f"{side} {unit}s in {where}".strip() + tail
     return None
 
 

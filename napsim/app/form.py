@@ -47,6 +47,9 @@ FORMAT_WORDS = {"standard": "standard game (one card a turn)", "epic1": "EPIC, 1
                 "epic2": "EPIC, 2 players a side", "epic3": "EPIC, 3 players a side",
                 "epic4": "EPIC, 4 players a side", "lgb": "La Grande Battles (6 sections)"}
 POLICIES = tuple(KINDS)
+POOL_HELP = ("Guerrilla counters in the box that no side holds at the start; Scouts gain from them. "
+             "Starting counters changed on this page come from this pool (the box keeps its total) "
+             "unless 'Keep this pool' is ticked.")
 SCENARIO = "scenario"  # the key of errors that belong to no single field
 DECK = "deck"
 POLICY = "policy"
@@ -85,6 +88,9 @@ def fields(scenario: str, sc: Scenario) -> list[Field]:
            Field("scenario.turns", "Turns a game, per side", sc.turns, "int", SCENARIO),
            Field("scenario.first", "Side moving first", sc.sides[sc.first].key, "choice", SCENARIO,
                  tuple(names))]
+    if "guerrilla_pool" in doc["scenario"]:  # the scenario has a Guerrilla box (`guerrilla_box`)
+        out.append(Field("scenario.guerrilla_pool", "Unacquired Guerrilla counters (the pool)",
+                         doc["scenario"]["guerrilla_pool"], "int", SCENARIO, help=POOL_HELP))
     for side in sc.sides:
         out += _side_fields(side, doc["sides"][side.key], sc.format, names)
     for o in load_options():

@@ -90,17 +90,18 @@ def compare(job: Job, a: Settings, b: Settings, games: int = GAMES, seed: int = 
     return got
 
 
-def balance(job: Job, s: Settings, vary: str, equalize: tuple[str, str], games: int = BALANCE_GAMES,
-            seed: int = SEED, decks: int | None = None):
-    """The crossing where the sides are even (`napsim.balance`), optionally over plausible decks."""
-    key = ("balance", s, vary, equalize, games, seed, decks)
+def balance(job: Job, s: Settings, vary: str, equalize: tuple[str, str] | None, games: int = BALANCE_GAMES,
+            seed: int = SEED, decks: int | None = None, side: str | None = None, target: float | None = None):
+    """The setting where the sides are even (`equalize`), or where `side` reaches `target`
+    (`napsim.balance`), optionally over plausible decks."""
+    key = ("balance", s, vary, equalize, games, seed, decks, side, target)
     got = OTHERS.get(key)
     if got is None:
         path = vary.partition("=")[0]
         sets = {k: v for k, v in s.overrides if k != path}
-        got = api.balance(s.scenario, vary, equalize=list(equalize), sets=sets, deck=s.deck, policy=s.policy,
-                          games=games, seed=seed, deck_ensemble=decks,
-                          progress=lambda line: job.check())
+        got = api.balance(s.scenario, vary, equalize=list(equalize) if equalize else None, target=target,
+                          side=side, sets=sets, deck=s.deck, policy=s.policy, games=games, seed=seed,
+                          deck_ensemble=decks, progress=lambda line: job.check())
         OTHERS.put(key, got)
     return got
 

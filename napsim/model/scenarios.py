@@ -26,7 +26,7 @@ import json
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from napsim.model.cards import SECTIONS, resolve_named_file
@@ -180,12 +180,53 @@ def parse_overrides(items: tuple[str, ...] | list[str], where: str = "--set") ->
 
 
 def load_scenario(name_or_path: str | Path, overrides: dict | None = None) -> Scenario:
-    """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values."""
+    """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values.
+
+    The Guerrilla box holds what it holds: where the file gives `guerrilla_pool`, its counters
+    (starting plus unacquired) are a total, and an override that moves the starting counters
+    takes them from the unacquired pool or puts them back there (`guerrilla_box`); overriding
+    `scenario.guerrilla_pool` too moves the pool instead (the total then changes)."""
     path = resolve_scenario_path(name_or_path)
     data, raw = read_toml(path)
+    file_doc = json.loads(json.dumps(data)) if overrides else None
     for dotted, value in (overrides or {}).items():
         apply_override(data, dotted, value, str(path))
-    return parse_scenario(data, path, hashlib.sha256(raw).hexdigest())
+    sc = parse_scenario(data, path, hashlib.sha256(raw).hexdigest())
+    return guerrilla_box(sc, file_doc, overrides or {}) if file_doc is not None else sc
+
+
+COUNTER_KEYS = ("guerrilla", "corps_guerrilla")  # a side's starting Guerrilla counters
+
+
+def starting_counters(sc: Scenario) -> int:
+    """Guerrilla counters that start with the sides (the CIC's and every Corps commander's)."""
+    return sum(s.guerrilla + sum(s.corps_guerrilla) for s in sc.sides)
+
+
+def guerrilla_box(sc: Scenario, file_doc: dict, overrides: dict) -> Scenario:
+    """`sc` (loaded with `overrides`) with the unacquired pool the file's Guerrilla box leaves
+    when the overrides move the starting counters: the file's total (its starting counters plus
+    its `guerrilla_pool`) less the new starting counters. Unchanged when the file gives no
+    `guerrilla_pool`, when the overrides set `scenario.guerrilla_pool` (the pool moves instead)
+    or leave the starting counters alone; starting counters above the total are refused."""
+    moved = [k for k in overrides
+             if k.startswith("sides.") and k.count(".") == 2 and k.rsplit(".", 1)[1] in COUNTER_KEYS]
+    if (not moved or "scenario.guerrilla_pool" in overrides
+            or "guerrilla_pool" not in file_doc.get("scenario", {})):
+        return sc
+    try:
+        original = parse_scenario(file_doc, sc.path)
+    except NapsimInputError:
+        return sc  # a file that loads only with its overrides has no box of its own to keep
+    total = starting_counters(original) + original.guerrilla_pool
+    start = starting_counters(sc)
+    if start > total:
+        raise NapsimInputError(
+            moved[0], None, f"{start} starting Guerrilla counters, but the Guerrilla box of "
+            f"{original.name} holds {total} ({starting_counters(original)} starting + "
+            f"{original.guerrilla_pool} unacquired)", f"0-{total} starting counters, or set "
+            f"scenario.guerrilla_pool too to move the pool instead (the box then holds more)")
+    return replace(sc, guerrilla_pool=total - start)
 
 
 def apply_override(data: dict, dotted: str, value, where: str) -> None:

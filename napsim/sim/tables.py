@@ -241,7 +241,9 @@ def _legal_placements(kind, sec, ta, tb, standard, out):
 def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
     """The two cards as they give orders: under cic_keeps = one (M6.1, `forbid` >= 0 the CIC's
     section) a card placed in the CIC's section beside a multi-section card goes to a
-    sub-commander who cannot order there, so it plays as nothing (the kernel does the same)."""
+    sub-commander who cannot order there, so it plays as nothing (the kernel does the same). Two
+    multi-section cards are no legal pair there at all (_build): both would be the CIC's, and a
+    multi-section card is never passed on (M4)."""
     if forbid >= 0:
         if kind[ta] == KIND_MULTI and _placed_section(kind, sec, tb, pb) == forbid:
             return ta, void
@@ -264,6 +266,8 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
     for ta in range(n_types):
         for tb in range(n_types):
             n, e4 = _legal_placements(kind, sec, ta, tb, standard, buf)
+            if forbid >= 0 and kind[ta] == KIND_MULTI and kind[tb] == KIND_MULTI:
+                n = 0  # cic_keeps = one (M6.1): both multi-section cards would be the CIC's
             n_place[ta, tb] = n
             e4_only[ta, tb] = e4
             for i in range(n):

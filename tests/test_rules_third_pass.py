@@ -265,3 +265,33 @@ def test_p7_l1_lgb_first_strike_replacement(tmp_path, when):
             else:  # a Corps commander draws none
                 assert own not in seq, (h, seq)
     assert sim.run(300, SEED).metric("invariant_violations").tolist() == [0, 0]
+
+
+# ---------------------------------------------------------------------------------------------
+# D2, S2: the Ancients leadership and mounted cards
+
+
+def test_d2_s2_ancients_leader_cards_need_a_leader_and_mounted_orders_take_leaders():
+    # rules D2, S2: Leadership Any Section and the Inspired cards order the units under a leader's
+    # command, so only where a leader stands (else the one unit of the player's choice); Order
+    # Mounted Troops orders mounted units and leaders
+    from napsim.sim.tables import card_table, eval_pair
+    cca = load_deck("cca60")
+    ct = card_table(cca)
+    name = {n: i for i, n in enumerate(ct.names)}
+    nominal, eff, rem = (np.zeros(3, np.int64) for _ in range(3))
+
+    def orders(card, place, units, cmd=4, standard=False):
+        eval_pair.py_func(name[card], place, ct.void, 0, cmd, units, ct.kind, ct.sec, ct.orders,
+                          ct.eq_cmd, ct.cap, ct.filt, ct.take_command, ct.fallback, standard,
+                          nominal, eff, rem)
+        return nominal.tolist(), eff.tolist()
+
+    # [type][section L, C, R]: infantry, cavalry, artillery, leaders; a leader on the left only
+    units = np.array([[6, 6, 6], [2, 2, 2], [0, 0, 0], [1, 0, 0]], np.int64)
+    assert orders("Inspired Left Leadership", 0, units) == ([5, 0, 0], [5, 0, 0])
+    assert orders("Inspired Center Leadership", 0, units) == ([0, 5, 0], [0, 1, 0])
+    assert orders("Leadership Any Section", 0, units) == ([4, 0, 0], [4, 0, 0])
+    assert orders("Leadership Any Section", 1, units) == ([0, 4, 0], [0, 1, 0])
+    assert orders("Order Mounted Troops", 0, units) == ([4, 0, 0], [3, 0, 0])  # 2 horse, 1 leader
+    assert orders("Mounted Charge", 0, units) == ([4, 0, 0], [2, 0, 0])  # its text: mounted only

@@ -47,7 +47,10 @@ DECK_DIR = Path(__file__).parents[1] / "data" / "decks"  # the shipped decks
 
 KINDS = ("section", "multi", "tactic", "troop", "leadership", "champion", "object", "event")
 SECTIONS = ("L", "C", "R")
-UNIT_FILTERS = ("any", "inf", "cav", "art", "inf_art", "leader")
+# unit filters: which units a card may order. "cav_leader": mounted units and leaders (Ancients
+# Order Mounted Troops); "led": the units under a leader's command, only where a leader stands
+# (Ancients Leadership and Inspired cards; without one the card's fallback orders one unit)
+UNIT_FILTERS = ("any", "inf", "cav", "art", "inf_art", "leader", "cav_leader", "led")
 CONFIDENCE = ("confirmed", "secondary", "estimated")
 MARKS = (
     "tactician_draw", "scout", "elan", "first_strike", "counter_attack", "force_march",

@@ -245,7 +245,8 @@ def deck_text(deck: str) -> str:
 
 
 _FILTER_WORDS = {"any": "any unit", "inf": "infantry", "cav": "cavalry", "art": "artillery",
-                 "inf_art": "infantry or artillery", "leader": "leaders and their units"}
+                 "inf_art": "infantry or artillery", "leader": "leaders and their units",
+                 "cav_leader": "cavalry and leaders", "led": "the units of a section with a leader"}
 
 
 def _tactician_text(d) -> str:

@@ -22,7 +22,7 @@ from napsim.model.scenarios import Scenario
 
 KIND_SECTION, KIND_MULTI, KIND_PLACED, KIND_INERT = 0, 1, 2, 3
 KIND_NAMES = ("section", "multi", "tactic", "other")
-FILT_ANY, FILT_INF, FILT_CAV, FILT_ART, FILT_INF_ART, FILT_LEADER = range(6)
+FILT_ANY, FILT_INF, FILT_CAV, FILT_ART, FILT_INF_ART, FILT_LEADER, FILT_CAV_LEADER, FILT_LED = range(8)
 N_PLACE = 9
 NEG = -1.0e9
 N_PIN, PIN_LAYER, PIN_LIST = layout.N_PIN, layout.PIN_LAYER, layout.PIN_LIST  # see engine.layout
@@ -125,6 +125,10 @@ def _eligible(units, filt, x):
         return inf + art
     if filt == FILT_LEADER:
         return min(2 * lead, lead + inf + cav + art)
+    if filt == FILT_CAV_LEADER:
+        return cav + lead
+    if filt == FILT_LED and lead == 0:
+        return 0  # no leader in the section: nothing is under his command
     return inf + cav + art + lead
 
 
@@ -159,8 +163,10 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
         kd = kind[t]
         if kd == KIND_SECTION:
             o = cmd if eq_cmd[t] == 1 else orders[t, sec[t]]
-            any_orders[sec[t]] += o
             nominal[sec[t]] += o
+            if filt[t] == FILT_LED and units[3, sec[t]] == 0:
+                o = min(o, fallback[t])  # no leader there: one unit of choice (fallback) or none
+            any_orders[sec[t]] += o
         elif kd == KIND_MULTI:
             for x in range(3):
                 any_orders[x] += orders[t, x]

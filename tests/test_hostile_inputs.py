@@ -52,7 +52,7 @@ SAYS = {
     "show ../../etc/passwd": "napsim: error: ../../etc/passwd:",
     "show " + "../" * 12 + "etc/passwd": "not a deck file",
     "show ../decks/gmt90": "deck file not found",
-    "CR-only line endings, a bad count": "deck.csv:10: field 'count': 'x' is not an integer",
+    "CR-only line endings, a bad count": "deck.csv:9: field 'count': 'x' is not an integer",
     "NUL byte in a card name": "deck.csv:9: control character U+0000",
     "a BOM and an unknown column": "field 'extra': unknown column",
     "a sweep of 1.5 billion points": "1,458,000,000 sweep points (allowed: at most 10,000)",

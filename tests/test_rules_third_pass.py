@@ -283,7 +283,7 @@ def test_d2_s2_ancients_leader_cards_need_a_leader_and_mounted_orders_take_leade
 
     def orders(card, place, units, cmd=4, standard=False):
         eval_pair.py_func(name[card], place, ct.void, 0, cmd, units, ct.kind, ct.sec, ct.orders,
-                          ct.eq_cmd, ct.cap, ct.filt, ct.take_command, ct.fallback, standard,
+                          ct.eq_cmd, ct.cap, ct.filt, ct.take_command, ct.fallback, ct.reach, standard,
                           nominal, eff, rem)
         return nominal.tolist(), eff.tolist()
 

@@ -80,9 +80,9 @@ def even_settings(spec: dict, keys: list[str], names: dict[str, str], summ: pd.D
     others = [p for p in spec["sweep"] if p not in (x, across)]
     metric = _metric(summ, spec.get("main_metric") or "effective_per_turn", keys)
     rows = summ[summ["metric"] == metric]
-    first = rows[rows["side_key"] == keys[0]].set_index("point")
-    second = rows[rows["side_key"] == keys[1]].set_index("point")
-    pts = first.join(second[["value", "ci_low", "ci_high"]], rsuffix="_2").reset_index()
+    first = rows[rows["side_key"] == keys[0]]
+    second = rows[rows["side_key"] == keys[1]][["point", "value", "ci_low", "ci_high"]]
+    pts = first.merge(second, on="point", suffixes=("", "_2"))
     pts["gap"] = pts["value_2"] - pts["value"]
     pts["half"] = np.hypot((pts["ci_high"] - pts["ci_low"]) / 2, (pts["ci_high_2"] - pts["ci_low_2"]) / 2)
     out = []

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from napsim import api, api_sensitivity
+from napsim import api, api_balance_across, api_sensitivity
 from napsim.app import form, jobs
 from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, worker
@@ -25,6 +25,7 @@ from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.metrics import metric_title
 from napsim.model.scenarios import load_scenario, parse_overrides, starting_counters
 from napsim.output import variants
+from napsim.output.balance_across import across_frame, across_title
 from napsim.output.balance_words import difference_label
 from napsim.output.sensitivity import findings
 
@@ -380,6 +381,9 @@ def balance_panel(s: Settings, opts: dict) -> None:
     games = c4.number_input("Games per setting", value=jobs.BALANCE_GAMES, step=1000, key="bal_games")
     decks = c5.number_input("Plausible decks (0: the deck file only)", value=0, step=1, key="bal_decks")
     vary = f"{path}={int(low)}..{int(high)}"
+    across = _across_input([p for p in labels if p != path], labels, now)
+    if across is not None:
+        return balance_across_view(s, opts, vary, across, equalize, int(games), side, target)
     request = (s, vary, equalize, int(games), opts["seed"], int(decks) or None, side, target)
     res = _asked("balance", jobs.balance, request, "Find the setting", "bal_go",
                  "Pick a setting, a range and what to find, then press the button: napsim plays every "
@@ -396,6 +400,55 @@ def balance_panel(s: Settings, opts: dict) -> None:
                                 {k: v for k, v in s.overrides if k != path}, opts["deck_label"], s.policy,
                                 int(games), opts["seed"], int(decks) or None, target=target, side=side),
             language="bash")
+
+
+def _across_input(paths: list[str], labels: dict, now: dict) -> str | None:
+    """A second setting and its whole values ('sides.S.guerrilla=0..6'), when asked for."""
+    if not st.checkbox("Across a second setting: where the sides are even at each of its values",
+                       key="bal_across_on"):
+        return None
+    c1, c2, c3 = st.columns([3, 1, 1])
+    path = c1.selectbox("Second setting", paths, format_func=labels.get, key="bal_across")
+    low = c2.number_input("from", value=max(0, int(now[path]) - 3), step=1, key=f"bal_across_lo|{path}")
+    high = c3.number_input("to", value=int(now[path]) + 3, step=1, key=f"bal_across_hi|{path}")
+    return f"{path}={int(low)}..{int(high)}"
+
+
+def balance_across_view(s: Settings, opts: dict, vary: str, across: str, equalize, games: int, side,
+                        target) -> None:
+    """The curve of even settings (`napsim balance --across`): its sentence, each row's, a chart."""
+    request = (s, vary, across, equalize, games, opts["seed"], side, target)
+    res = _asked("balance_across", jobs.balance_across, request, "Find the even settings", "bal_across_go",
+                 "Press the button: napsim balances the first setting at every value of the second, on "
+                 "the same games, and draws where the sides are even.", "searching")
+    if res is None:
+        return
+    st.markdown(f"**{res.sentence}**")
+    st.altair_chart(across_chart(res), width="stretch")
+    st.markdown("\n".join(f"- {t}" for t in across_frame(res)["sentence"]))
+    path = vary.partition("=")[0]
+    st.code(api_balance_across.balance_across_command(
+        s.label, vary, across, ",".join(equalize) if equalize else None,
+        {k: v for k, v in s.overrides if k not in (path, across.partition("=")[0])}, opts["deck_label"],
+        s.policy, games, opts["seed"], target=target, side=side), language="bash")
+
+
+def across_chart(res) -> alt.Chart:
+    """The even setting of the first (y) at each value of the second (x), its 95% interval as a band
+    and rules; values without a crossing listed in the tooltip of a mark at the range's top."""
+    frame = res.frame()
+    b = res.first
+    x = alt.X("across_value:Q", title=across_title(res), axis=alt.Axis(tickMinStep=1, format="d"))
+    title, scale = f"even {variants.vary_title(b)}", alt.Scale(domain=[b.vary.low, b.vary.high])
+    y = alt.Y("crossing:Q", title=title, scale=scale)
+    ok = alt.Chart(frame[frame["crossed"]]).encode(x=x)
+    band = ok.mark_area(opacity=0.25).encode(y=alt.Y("ci_low:Q", title=title, scale=scale), y2="ci_high:Q")
+    line = ok.mark_line(point=True).encode(y=y, tooltip=["across_value", "crossing", "ci_low", "ci_high"])
+    bars = ok.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
+    none = frame[~frame["crossed"]].assign(top=b.vary.high, note="no crossing in the range")
+    miss = alt.Chart(none).mark_point(shape="cross", color="firebrick", size=80).encode(
+        x=x, y="top:Q", tooltip=["across_value", "note"])
+    return band + line + bars + miss
 
 
 def _asked(kind: str, fn, request: tuple, button: str, key: str, info: str, label: str):

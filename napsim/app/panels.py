@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from napsim import api, api_balance_across, api_sensitivity
-from napsim.app import form, jobs
+from napsim.app import charts, form, jobs, link
 from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
@@ -25,11 +25,11 @@ from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.metrics import metric_title
 from napsim.model.scenarios import load_scenario, parse_overrides, starting_counters
 from napsim.output import variants
-from napsim.output.balance_across import across_frame, across_title
+from napsim.output.balance_across import across_frame
 from napsim.output.balance_words import difference_label
 from napsim.output.sensitivity import findings
 
-UPLOAD = "(upload a file)"
+UPLOAD = link.PICK_UPLOAD
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
                "next turns by rollouts (a few hundred times slower; in La Grande Battles the CIC's "
                "gifts; a Spanish side's Guerrilla spend and, in EPIC, which Scout card to keep too), "
@@ -97,6 +97,9 @@ def _scenario_ref(errs: dict) -> tuple[str, str] | None:
         st.caption(words[pick])
         return pick, pick
     up = st.file_uploader("Scenario file (.toml)", type=["toml"], key="scenario_file")
+    linked = link.linked_upload("scenario") if up is None else None
+    if linked is not None:  # it came in the link
+        return form.scenario_upload(*linked), linked[0]
     if up is None:
         st.info("Upload a scenario TOML (`napsim scenarios new NAME` writes a template).")
         return None
@@ -115,6 +118,9 @@ def _deck_ref(scenario: str, default: str, errs: dict) -> tuple[str | None, str 
     pick = st.selectbox("Command deck", decks + [UPLOAD], index=index, key=f"deck|{scenario}")
     if pick == UPLOAD:
         up = st.file_uploader("Deck file (.csv)", type=["csv"], key="deck_file")
+        linked = link.linked_upload("deck") if up is None else None
+        if linked is not None:  # it came in the link
+            return form.deck_upload(*linked), linked[0]
         if up is None:
             return None, None
         try:
@@ -424,31 +430,13 @@ def balance_across_view(s: Settings, opts: dict, vary: str, across: str, equaliz
     if res is None:
         return
     st.markdown(f"**{res.sentence}**")
-    st.altair_chart(across_chart(res), width="stretch")
+    st.altair_chart(charts.across_chart(res), width="stretch")
     st.markdown("\n".join(f"- {t}" for t in across_frame(res)["sentence"]))
     path = vary.partition("=")[0]
     st.code(api_balance_across.balance_across_command(
         s.label, vary, across, ",".join(equalize) if equalize else None,
         {k: v for k, v in s.overrides if k not in (path, across.partition("=")[0])}, opts["deck_label"],
         s.policy, games, opts["seed"], target=target, side=side), language="bash")
-
-
-def across_chart(res) -> alt.Chart:
-    """The even setting of the first (y) at each value of the second (x), its 95% interval as a band
-    and rules; values without a crossing listed in the tooltip of a mark at the range's top."""
-    frame = res.frame()
-    b = res.first
-    x = alt.X("across_value:Q", title=across_title(res), axis=alt.Axis(tickMinStep=1, format="d"))
-    title, scale = f"even {variants.vary_title(b)}", alt.Scale(domain=[b.vary.low, b.vary.high])
-    y = alt.Y("crossing:Q", title=title, scale=scale)
-    ok = alt.Chart(frame[frame["crossed"]]).encode(x=x)
-    band = ok.mark_area(opacity=0.25).encode(y=alt.Y("ci_low:Q", title=title, scale=scale), y2="ci_high:Q")
-    line = ok.mark_line(point=True).encode(y=y, tooltip=["across_value", "crossing", "ci_low", "ci_high"])
-    bars = ok.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
-    none = frame[~frame["crossed"]].assign(top=b.vary.high, note="no crossing in the range")
-    miss = alt.Chart(none).mark_point(shape="cross", color="firebrick", size=80).encode(
-        x=x, y="top:Q", tooltip=["across_value", "note"])
-    return band + line + bars + miss
 
 
 def _asked(kind: str, fn, request: tuple, button: str, key: str, info: str, label: str):
@@ -569,9 +557,14 @@ def main() -> None:
     st.title("napsim: what if ...")
     st.caption("Change the scenario on the left; the card-flow answer follows. Every number is napsim's "
                "(the same as `napsim simulate`), with its 95% interval and n.")
+    notice = link.restore(TABS)  # a shared link's settings, before any widget
+    if notice:
+        st.warning(notice)
     with st.sidebar:
         s, opts = scenario_panel()
-    tabs = st.tabs(TABS)
+        if s is not None:
+            link.share(link.keep(s, opts, TABS))
+    tabs = st.tabs(TABS, key=link.TAB, on_change="rerun")
     if s is None:
         tabs[0].info("Fix the settings marked in red on the left to see the answer.")
         return

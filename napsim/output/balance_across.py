@@ -24,7 +24,7 @@ from napsim.output.balance_words import (
 )
 from napsim.output.findings import with_ci
 from napsim.output.formatting import _json_value, render
-from napsim.output.variants import crossing_decimals, vary_title
+from napsim.output.variants import crossing_decimals, played_runs, vary_title
 from napsim.study.balance import Balance
 from napsim.study.balance_across import BalanceAcross
 
@@ -146,12 +146,7 @@ def across_figure(grid: BalanceAcross):
     fig, (ax,) = chartkit.panels(1, w=7.0, h=4.2)
     (c,) = chartkit.palette(1)
     ok = df[df["crossed"]].reset_index(drop=True)
-    runs: list[list[int]] = []
-    for i, v in enumerate(ok["across_value"]):
-        if runs and v - ok["across_value"][runs[-1][-1]] == 1:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
+    runs = played_runs(ok["across_value"].to_numpy(int))
     for k, run in enumerate(r for r in runs if len(r) > 1):
         part = ok.iloc[run]
         chartkit.band(ax, part["across_value"], part["ci_low"], part["ci_high"], c, lw=1.5, alpha=0.25,

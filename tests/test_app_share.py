@@ -57,6 +57,12 @@ def test_three_changed_settings_open_in_a_new_page_with_the_same_headline(server
             copied = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').filter(
                 has_text="?v=1").first.inner_text()
             assert parse_qs(urlparse(copied.strip()).query) == query
+            page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+            button = page.frame_locator('[data-testid="stSidebar"] iframe').first.get_by_role(
+                "button", name="Copy link")
+            button.click()
+            button.page.wait_for_timeout(500)
+            assert parse_qs(urlparse(page.evaluate("navigator.clipboard.readText()")).query) == query
             other = browser.new_page(viewport={"width": 1400, "height": 1150})
             other.goto(url)
             other.get_by_text("4,000 games; seed").first.wait_for(timeout=LONG)

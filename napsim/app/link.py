@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 import streamlit as st
+import streamlit.components.v1 as components
 
 from napsim.app import form
 from napsim.app.jobs import Settings
@@ -282,8 +283,18 @@ def keep(s: Settings, opts: dict, tabs: list[str]) -> str:
     return f"{st.context.url}?{urlencode(params, doseq=True)}"
 
 
+COPY_BUTTON = """<button id="copy" style="font: 14px sans-serif; padding: 4px 12px; border-radius: 6px;
+border: 1px solid #bbb; background: #fff; cursor: pointer">Copy link</button>
+<script>
+const b = document.getElementById("copy");
+b.onclick = () => navigator.clipboard.writeText(LINK).then(
+  () => { b.textContent = "Copied"; }, () => { b.textContent = "Copy the link below"; });
+</script>"""
+
+
 def share(link: str) -> None:
-    """The link to this page, with a button that copies it."""
-    st.caption("Copy link: this page with its settings (scenario, changed fields, tab, games, seed, "
-               "baseline A), for anyone who runs napsim's page; the button at the right copies it.")
+    """The link to this page, with a button that copies it (and the link itself, to copy by hand)."""
+    components.html(COPY_BUTTON.replace("LINK", json.dumps(link)), height=42)
+    st.caption("This page with its settings (scenario, changed fields, tab, games, seed, baseline A), "
+               "for anyone who runs napsim's page:")
     st.code(link, language=None, wrap_lines=True)

@@ -157,3 +157,11 @@ def test_a_study_without_two_swept_whole_settings_has_no_such_section():
     spec = {"sweep": {"sides.*.hand": [4, 5, 6], "policy.*": ["greedy", "random"]},
             "main_metric": "effective_per_turn"}
     assert even_settings(spec, ["A", "B"], {"A": "Blue", "B": "Red"}, summ) is None
+
+
+def test_a_target_across_a_second_setting_says_what_reaches_it():
+    grid = napsim.balance_across("symmetric", "sides.B.hand=3..9", "sides.A.tactician=0..1", target=7.5,
+                                 side="B", games=1000)
+    assert all(b.crossed and b.bracket == (5.0, 6.0) for _, b in grid.rows)
+    assert grid.sentence.startswith("The number of Red cards in hand that brings the Red to 7.5 moves from ")
+    assert "7.5 is reached between" in words.row_sentence(grid, *grid.rows[0])

@@ -78,7 +78,8 @@ def curve_sentence(grid: BalanceAcross) -> str:
                 f"{b.vary.label(b.vary.low)} to {b.vary.label(b.vary.high)} {even} at any "
                 f"{range_words(_across(grid))} from {lo} to {hi} ({played}).")
     (v0, b0), (v1, b1) = crossed[0], crossed[-1]
-    what = f"The even {range_words(b)}"
+    what = f"The even {range_words(b)}" if len(b.sides) == 2 else (
+        f"The {range_words(b)} that brings the {b.side_names[b.sides[0]]} to {b.target:g}")
     if len(crossed) == 1:
         text = f"{what} is {_crossing_text(b0)} with {across_words(grid, v0)} only"
     else:

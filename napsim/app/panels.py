@@ -17,6 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from napsim import api, api_balance_across, api_sensitivity
 from napsim.app import charts, form, jobs, link
+from napsim.app.charts import balance_chart, section_chart
 from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
@@ -26,7 +27,6 @@ from napsim.model.metrics import metric_title
 from napsim.model.scenarios import load_scenario, parse_overrides, starting_counters
 from napsim.output import variants
 from napsim.output.balance_across import across_frame
-from napsim.output.balance_words import difference_label
 from napsim.output.sensitivity import findings
 
 UPLOAD = link.PICK_UPLOAD
@@ -286,16 +286,6 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
         st.text("\n".join(run.lines()))
 
 
-def section_chart(by_sec: pd.DataFrame) -> alt.Chart:
-    """Effective orders a turn per section and side, the 95% interval as a rule."""
-    base = alt.Chart(by_sec).encode(x=alt.X("section:N", sort=["L", "C", "R"], title="section",
-                                            axis=alt.Axis(labelAngle=0)),
-                                    xOffset="side:N", color=alt.Color("side:N", title="side"))
-    bars = base.mark_bar().encode(y=alt.Y("value:Q", title="effective orders a turn"),
-                                  tooltip=["side", "title", "value", "ci_low", "ci_high", "n"])
-    return bars + base.mark_rule(color="black").encode(y="ci_low:Q", y2="ci_high:Q")
-
-
 def answer_panel(s: Settings, opts: dict):
     """The answer: a first batch at once, then the full count (cached by settings), drawn in one
     place so that no number of an older setting stays on screen while the new ones come."""
@@ -452,36 +442,6 @@ def _asked(kind: str, fn, request: tuple, button: str, key: str, info: str, labe
     except NapsimInputError as e:
         st.error(str(e))
         return None
-
-
-def balance_chart(res) -> alt.Chart:
-    """The searched difference at every setting played: a point with its 95% interval, a band and
-    line only between whole settings that follow one another, 0 as a rule, whole-number ticks."""
-    frame = res.frame()
-    runs = variants.played_runs(frame["value"].to_numpy(float)) if res.vary.integer else \
-        [[i] for i in range(len(frame))]
-    frame["run"] = 0
-    for k, run in enumerate(runs):
-        frame.loc[frame.index[run], "run"] = k
-    title = variants.vary_title(res)
-    ylabel = difference_label(res)
-    axis = alt.Axis(tickMinStep=1, format="d") if res.vary.integer else alt.Axis()
-    base = alt.Chart(frame).encode(x=alt.X("value:Q", title=title, axis=axis,
-                                           scale=alt.Scale(domain=[res.vary.low, res.vary.high])))
-    joined = base.transform_filter(alt.datum.run >= 0).encode(detail="run:N")
-    band = joined.mark_area(opacity=0.25).encode(y=alt.Y("ci_low:Q", title=ylabel), y2="ci_high:Q")
-    line = joined.mark_line().encode(y="difference:Q")
-    bars = base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
-    points = base.mark_point(filled=True, size=60).encode(
-        y="difference:Q", tooltip=["value", "difference", "ci_low", "ci_high", "n"])
-    zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(strokeDash=[4, 4]).encode(y="y:Q")
-    if not res.crossed:
-        return band + line + bars + points + zero
-    v, lo, hi = res.crossing
-    even = alt.Chart(pd.DataFrame({"x": [v], "lo": [lo], "hi": [hi]}))
-    spread = even.mark_rect(opacity=0.15, color="gray").encode(x="lo:Q", x2="hi:Q")
-    mark = even.mark_rule(color="gray", strokeDash=[2, 2]).encode(x=alt.X("x:Q", title=title))
-    return band + line + bars + points + zero + spread + mark
 
 
 def sensitivity_panel(s: Settings, opts: dict) -> None:

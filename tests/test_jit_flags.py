@@ -191,3 +191,39 @@ def test_without_numba_s_internals_or_switched_off_helpers_compile_the_plain_way
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == expected
 
+
+def test_a_missing_internal_leaves_the_plain_options(monkeypatch):
+    # the switch reads linked.py, which reads numba: any missing piece means no pipeline option
+    monkeypatch.setattr(linked, "JITCodeLibrary", None)
+    assert not linked.available()
+    monkeypatch.setattr(linked, "LinkedOnlyCompiler", None)
+    assert linked.linked_only_options() == {} and jit.linked_only_options() == {}
+    monkeypatch.undo()
+    monkeypatch.setattr(jit, "COMPILE_SHORTCUTS", False)
+    assert jit.linked_only_options() == {}
+
+
+_GAMES = """
+import sys
+import numba.core.codegen
+if sys.argv[1] == "removed":
+    del numba.core.codegen.JITCodeLibrary
+import napsim.api as api
+from napsim.engine import jit
+res = api.simulate("symmetric", games=200, seed=7, per_game=False)
+print(jit.linked_only_options() != {}, res.summary.to_csv(index=False))
+"""
+
+
+@pytest.mark.slow  # two fresh interpreters compile the EPIC kernel from empty caches
+def test_without_numba_s_internals_the_kernel_plays_the_same_games(tmp_path):
+    runs = {}
+    for internals in ("removed", "kept"):
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / internals), PYTHONPATH=str(ROOT))
+        out = subprocess.run([sys.executable, "-c", _GAMES, internals], env=env, capture_output=True,
+                             text=True, timeout=900, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        runs[internals] = out.stdout
+    assert runs["removed"].startswith("False ") and runs["kept"].startswith("True ")
+    assert runs["removed"][6:] == runs["kept"][5:] and len(runs["kept"]) > 200  # bit for bit
+

@@ -1,5 +1,6 @@
 """Where numba caches the compiled kernels, fresh by construction: one cache folder per version of
-the kernel sources, chosen once, before any kernel is defined (napsim.engine's package init).
+the kernel sources (and of numba), chosen once, before any kernel is defined (napsim.engine's
+package init).
 
 numba's on-disk cache checks only the file a jitted function is defined in. A kernel cached before
 an edit of another file compiled into it (a phase from epic_phases.py, a helper from cardflow.py,
@@ -15,7 +16,9 @@ write the index, then the data): two processes saving two argument types of one 
 first run's second process, napsim.sim.precompile; the test run's parallel workers; two runs side by
 side) could pick the same data file, and an index entry would then name the other's code. `SaveLock`
 makes the saves take turns on a file lock, through numba's event API. Loads need no lock: numba
-replaces each file whole, and a missing data file is a miss (a compile), never another's code.
+replaces each file whole, and in a folder of one version of the sources and of numba an index only
+grows (a data file name, once given, always holds the code of the same argument types), so a load
+finds the right code or a missing file, a miss (a compile), never another's code.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import threading
 import time
 from pathlib import Path
 
+import numba
 from numba.core import config, event
 
 try:
@@ -68,8 +72,10 @@ def kernel_source_files(package_dir: Path = PACKAGE_DIR) -> list[Path]:
 
 
 def kernel_source_hash(package_dir: Path = PACKAGE_DIR) -> str:
-    """sha256 of every file compiled into the kernels (names relative to the package, contents)."""
-    h = hashlib.sha256()
+    """sha256 of numba's version and every file compiled into the kernels (names relative to the
+    package, contents). numba's version: a folder's index files then never meet another numba,
+    which would empty them and reuse their data file names (see `SaveLock`)."""
+    h = hashlib.sha256(f"numba {numba.__version__}\0".encode())
     for f in kernel_source_files(package_dir):
         h.update(f.relative_to(package_dir).as_posix().encode())
         h.update(b"\0")

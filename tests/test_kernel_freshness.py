@@ -57,6 +57,15 @@ def test_every_cached_kernel_lives_in_the_folder_of_these_sources():
     assert check_cache_folder(dict(found)) == len(found)
 
 
+def test_the_folder_is_chosen_when_the_kernels_decorators_are_imported(tmp_path):
+    script = "import os, napsim.engine.jit\nprint(os.environ['NUMBA_CACHE_DIR'])\n"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(cache_folder({"NUMBA_CACHE_DIR": str(tmp_path)}))
+
+
 def test_the_hash_covers_every_engine_file_the_tables_and_the_modules_they_import_from():
     files = {f.relative_to(PACKAGE).as_posix() for f in kernel_source_files()}
     assert {"engine/epic_phases.py", "engine/cardflow.py", "engine/jit.py", "sim/tables.py",
@@ -133,7 +142,7 @@ def test_a_function_cached_elsewhere_is_an_error_never_a_stale_kernel(tmp_path, 
 
 _TOY = """
 import sys
-import napsim.engine  # chooses the cache folder
+import napsim.engine.jit  # chooses the cache folder
 from numba import njit
 
 @njit(cache=True)
@@ -199,7 +208,7 @@ def test_a_save_takes_the_lock_and_marks_the_function_saved_nested_ones_too(tmp_
 _SHARED = """
 import sys
 import numpy as np
-import napsim.engine  # chooses the cache folder, installs the save lock
+import napsim.engine.jit  # chooses the cache folder, installs the save lock
 from numba import njit
 
 @njit(cache=True)

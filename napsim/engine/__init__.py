@@ -4,7 +4,7 @@ Modules, each importing only those above it (and numpy, numba):
   layout       the name of every slot of every packed array (M_*, CM_*, C_*, G_*, R_*, P_*, ...)
                and of the chunk kernels' arguments (EpicArgs, LgbArgs) and outputs (CHUNK_OUTPUTS)
   kernel_cache where numba caches the kernels: one folder per version of the kernel sources,
-               chosen here, before any kernel module loads (use_cache_folder)
+               chosen when jit is imported, before any kernel is defined (use_cache_folder)
   linked       the linked-only compile path of wrapper-less helpers (a compile shortcut)
   jit          how the kernels' helpers are compiled (inlined by LLVM: napsim.engine.jit.inlined)
                and the switch of the compile shortcuts (COMPILE_SHORTCUTS)
@@ -28,7 +28,3 @@ Modules, each importing only those above it (and numpy, numba):
   lgb          the LGB kernel: play_blocks_lgb (the games: the turn loop, compiled once),
                play_chunk_lgb, trace_game_lgb
 """
-
-from napsim.engine.kernel_cache import use_cache_folder
-
-use_cache_folder()  # before any kernel module defines a cached function (numba reads the folder then)

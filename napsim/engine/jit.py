@@ -24,8 +24,9 @@ loop, a test kernel) handed back uncounted views, which the counting caller free
 still wrote to them (heap corruption, seen as an abort in the slow tests). Stated, the helper
 compiles the same whoever calls it first, and the kernels' code no longer depends on the order.
 
-Keeping fresh: napsim.engine.kernel_cache (one numba cache folder per version of the kernel
-sources, chosen before any kernel is defined).
+Keeping fresh: napsim.engine.kernel_cache, one numba cache folder per version of the kernel
+sources, chosen when this module is imported: before any kernel is defined, as every module that
+defines one imports this module first.
 
 The compile shortcuts. Two helps make a first run's compile shorter: the linked-only path of the
 wrapper-less helpers (napsim.engine.linked, which leans on numba's code-library internals) and the
@@ -43,10 +44,14 @@ import os
 from numba import njit
 
 from napsim.engine import linked
-from napsim.engine.kernel_cache import check_cache_folder
+from napsim.engine.kernel_cache import check_cache_folder, use_cache_folder
 
 __all__ = ["COMPILE_SHORTCUTS", "check_cache_folder", "counted", "inlined", "inlined_cached",
            "inlined_ir", "inlined_py", "linked_only_options", "outlined"]
+
+# numba's cache folder of these kernel sources, set here, once: every module that defines a cached
+# kernel imports this one first (and checks at its end, `check_cache_folder`)
+use_cache_folder()
 
 COMPILE_SHORTCUTS = os.environ.get("NAPSIM_COMPILE_SHORTCUTS", "on").lower() not in ("off", "0", "no")
 """Whether a first run's compile takes the shortcuts (see the module text); on unless

@@ -1,6 +1,6 @@
 """Where numba caches the compiled kernels, fresh by construction: one cache folder per version of
-the kernel sources (and of numba), chosen once, before any kernel is defined (napsim.engine's
-package init).
+the kernel sources (and of numba), chosen once, before any kernel is defined (by napsim.engine.jit,
+which every kernel module imports first).
 
 numba's on-disk cache checks only the file a jitted function is defined in. A kernel cached before
 an edit of another file compiled into it (a phase from epic_phases.py, a helper from cardflow.py,

@@ -1,5 +1,6 @@
 """The kernels' helpers compile the same whoever calls them first (napsim.engine.jit), and the
-wrapper-less ones leave their optimisation and machine code to their callers (napsim.engine.linked).
+wrapper-less ones leave their optimisation and machine code to their callers (napsim.engine.linked,
+a compile shortcut: without numba's internals it needs, or switched off, the plain way).
 
 numba gives a helper that does not state its reference counting the setting of the caller that
 compiles it first, and keeps that copy for every later caller. A view-returning helper first
@@ -8,7 +9,11 @@ under it: heap corruption that aborted the slow tests only in some orders of com
 """
 
 import importlib
+import os
 import pkgutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -16,8 +21,12 @@ import pytest
 from numba import njit
 
 import napsim
-from napsim.engine import linked
+from napsim.engine import jit, linked
 from napsim.engine.jit import inlined, inlined_py, outlined
+from napsim.engine.kernel_cache import has_own_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+shortcuts = pytest.mark.skipif(not jit.COMPILE_SHORTCUTS, reason="NAPSIM_COMPILE_SHORTCUTS is off")
 
 
 def _napsim_dispatchers():
@@ -102,6 +111,7 @@ def _machine_code_defined(helper) -> bool:
     return cres.library._codegen._engine.is_symbol_defined(cres.fndesc.mangled_name)
 
 
+@shortcuts
 def test_a_wrapperless_helper_runs_only_inside_its_callers_with_no_machine_code_of_its_own():
     assert linked.available()  # numba's internals as linked.py expects them (else: the plain path)
     inner = _first_row_helper(inlined)
@@ -125,13 +135,95 @@ def test_a_wrapperless_helper_runs_only_inside_its_callers_with_no_machine_code_
     assert _machine_code_defined(python_callable)
 
 
+@shortcuts
 def test_every_wrapperless_napsim_helper_compiles_on_the_linked_only_path():
     # a helper without a Python entry and without a cache of its own is only ever linked into
     # its callers; a cached one (the commander layer's) keeps the plain path: its cache holds
     # machine code
     helpers = {name: d for name, d in _napsim_dispatchers()
-               if d.targetoptions.get("no_cpython_wrapper") and type(d._cache).__name__ == "NullCache"}
+               if d.targetoptions.get("no_cpython_wrapper") and not has_own_cache(d)}
     assert len(helpers) > 50, len(helpers)
     plain = [name for name, d in helpers.items()
              if d._compiler.pipeline_class is not linked.LinkedOnlyCompiler]
     assert plain == []
+
+
+_PLAIN = """
+import sys
+import numba.core.codegen
+if sys.argv[1] == "removed":
+    del numba.core.codegen.JITCodeLibrary  # as if a numba release had renamed its code library
+import numpy as np
+from numba import njit
+from napsim.engine import jit, linked
+from napsim.engine.jit import inlined, outlined
+
+@inlined
+def first(a):
+    return a[0] + 1
+
+@outlined
+def twice(a):
+    return first(a) * 2
+
+@njit
+def caller(a):
+    return twice(a) + twice(a[1:]) + first(a)
+
+assert caller(np.arange(3, dtype=np.int64)) == 2 * 1 + 2 * 2 + 1
+print(linked.available(), jit.linked_only_options() != {},
+      type(next(iter(first.overloads.values())).library).__name__)
+"""
+
+
+@pytest.mark.parametrize(("internals", "switch", "expected"), [
+    ("removed", "on", "False False JITCodeLibrary"),
+    ("kept", "off", "True False JITCodeLibrary"),
+    ("kept", "on", "True True LinkedOnlyLibrary"),
+])
+def test_without_numba_s_internals_or_switched_off_helpers_compile_the_plain_way(
+        tmp_path, internals, switch, expected):
+    # a missing internal (or NAPSIM_COMPILE_SHORTCUTS=off) costs compile time, never a wrong
+    # kernel: the helpers compile the ordinary way and the caller computes the same
+    env = dict(os.environ, NAPSIM_COMPILE_SHORTCUTS=switch, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", _PLAIN, internals], env=env, capture_output=True,
+                         text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == expected
+
+
+def test_a_missing_internal_leaves_the_plain_options(monkeypatch):
+    # the switch reads linked.py, which reads numba: any missing piece means no pipeline option
+    monkeypatch.setattr(linked, "JITCodeLibrary", None)
+    assert not linked.available()
+    monkeypatch.setattr(linked, "LinkedOnlyCompiler", None)
+    assert linked.linked_only_options() == {} and jit.linked_only_options() == {}
+    monkeypatch.undo()
+    monkeypatch.setattr(jit, "COMPILE_SHORTCUTS", False)
+    assert jit.linked_only_options() == {}
+
+
+_GAMES = """
+import sys
+import numba.core.codegen
+if sys.argv[1] == "removed":
+    del numba.core.codegen.JITCodeLibrary
+import napsim.api as api
+from napsim.engine import jit
+res = api.simulate("symmetric", games=200, seed=7, per_game=False)
+print(jit.linked_only_options() != {}, res.summary.to_csv(index=False))
+"""
+
+
+@pytest.mark.slow  # two fresh interpreters compile the EPIC kernel from empty caches
+def test_without_numba_s_internals_the_kernel_plays_the_same_games(tmp_path):
+    runs = {}
+    for internals in ("removed", "kept"):
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / internals), PYTHONPATH=str(ROOT))
+        out = subprocess.run([sys.executable, "-c", _GAMES, internals], env=env, capture_output=True,
+                             text=True, timeout=900, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        runs[internals] = out.stdout
+    assert runs["removed"].startswith("False ") and runs["kept"].startswith("True ")
+    assert runs["removed"][6:] == runs["kept"][5:] and len(runs["kept"]) > 200  # bit for bit
+

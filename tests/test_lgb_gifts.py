@@ -85,7 +85,7 @@ def _turns(sim, rng: np.random.Generator, n: int):
     return (a.ctab, a.best_t, a.pol, hands, n_hs, racks, n_rs, chands, cns, opp, sides, cmds, cap)
 
 
-jit.stamp_dispatchers(globals(), jit.kernel_source_hash())  # _choices compiles the engine
+jit.check_cache_folder(globals())  # _choices compiles the engine: cached with this version's kernels
 
 
 POLICIES = {

@@ -103,6 +103,14 @@ def test_no_second_process_on_one_core_or_with_nothing_to_compile(monkeypatch):
     assert precompile.start_helper("epic", "no such kernel") is None
 
 
+def test_no_second_process_with_the_compile_shortcuts_off(monkeypatch):
+    key = next(iter(load_plan()))
+    monkeypatch.setattr(precompile, "builder_compiled", lambda builder: False)
+    monkeypatch.setattr(precompile, "spare_cores", lambda: 1)
+    monkeypatch.setattr(precompile, "COMPILE_SHORTCUTS", False)
+    assert precompile.start_helper("epic", key) is None  # the kernel's process compiles it all
+
+
 def test_the_second_process_builds_a_format_s_tables_and_refuses_anything_else():
     ok = subprocess.run(precompile.helper_command("epic"),
                         capture_output=True, text=True, timeout=300)

@@ -3,8 +3,11 @@
 Modules, each importing only those above it (and numpy, numba):
   layout       the name of every slot of every packed array (M_*, CM_*, C_*, G_*, R_*, P_*, ...)
                and of the chunk kernels' arguments (EpicArgs, LgbArgs) and outputs (CHUNK_OUTPUTS)
+  kernel_cache where numba caches the kernels: one folder per version of the kernel sources,
+               chosen when jit is imported, before any kernel is defined (use_cache_folder)
+  linked       the linked-only compile path of wrapper-less helpers (a compile shortcut)
   jit          how the kernels' helpers are compiled (inlined by LLVM: napsim.engine.jit.inlined)
-               and kept fresh in numba's cache (stamp_loaded)
+               and the switch of the compile shortcuts (COMPILE_SHORTCUTS)
   rng          the counter-based per-game random streams
   blocks       kernel calls on Python threads: a chunk's fixed blocks of games (GIL-free block
                kernels) and the next chunk one ahead (one_ahead)

@@ -1,4 +1,5 @@
-"""Which cached helpers a kernel's first compile needs, with their argument types (issue 28).
+"""Which cached helpers a kernel's first compile needs, with their argument types: part of the
+compile shortcuts (napsim.engine.jit.COMPILE_SHORTCUTS).
 
 numba compiles a kernel one function at a time, callees first as its typing reaches them. A
 helper with a cache of its own (`napsim.engine.jit.inlined_cached`, and any cached function a
@@ -24,8 +25,8 @@ from pathlib import Path
 import numba
 from numba.core import types
 
-from napsim.engine import jit
 from napsim.engine.epic import specialised
+from napsim.engine.kernel_cache import has_own_cache
 from napsim.engine.layout import EpicArgs
 
 PLAN_FILE = Path(__file__).with_name("compile_plan.json")
@@ -86,11 +87,6 @@ def load_plan(path: Path = PLAN_FILE) -> dict[str, list]:
     return plan.get("kernels", {}) if isinstance(plan, dict) else {}
 
 
-def has_own_cache(fn) -> bool:
-    """Whether a numba function keeps a cache on disk (another process can compile it for us)."""
-    return fn._cache.__class__.__name__ != "NullCache"
-
-
 def planned_functions(key: str, plan: dict | None = None) -> list[tuple]:
     """(dispatcher, signature) of every entry of `key`'s plan that can be compiled here: entries
     that name no cached numba function or a type napsim cannot rebuild are left out."""
@@ -110,7 +106,6 @@ def planned_functions(key: str, plan: dict | None = None) -> list[tuple]:
 def compile_planned(key: str, plan: dict | None = None) -> int:
     """Compile (into numba's on-disk cache) every function of `key`'s plan; how many compiled."""
     functions = planned_functions(key, plan)
-    jit.stamp_loaded()  # the cache files written carry the kernel sources' hash, as the kernel's
     for fn, sig in functions:
         fn.compile(sig)
     return len(functions)

@@ -1,5 +1,5 @@
-"""How the kernels are compiled and kept fresh: the one place for their numba options (issue 17),
-and the guard that recompiles a cached kernel when any source compiled into it changes.
+"""How the kernels are compiled: the one place for their numba options, and the switch of the
+compile shortcuts that make a first run's compile shorter.
 
 Compiling. An entry kernel (called from Python: `play_blocks`, which a trace plays too, the odds
 blocks) is cached on disk with everything it calls. A helper it calls is `inlined`: numba compiles
@@ -24,32 +24,45 @@ loop, a test kernel) handed back uncounted views, which the counting caller free
 still wrote to them (heap corruption, seen as an abort in the slow tests). Stated, the helper
 compiles the same whoever calls it first, and the kernels' code no longer depends on the order.
 
-Keeping fresh. numba's on-disk cache checks only the file a jitted function is defined in. A
-kernel cached before an edit of another file it compiles in (a phase inlined from epic_phases.py, a
-helper from cardflow.py, the pair tables of sim/tables.py) would otherwise load from the cache
-unchanged, and play the old rules without a word. `stamp_loaded()` adds a hash of every source file
-compiled into the kernels to the cache stamp of each cached function already imported, so that a
-change to any of them makes numba compile again. Called at the end of every module that defines an
-entry kernel (epic, lgb, lookahead, lookahead_lgb, odds, sim.tables, sim.tables_lgb). It also makes
-each cache's saves and loads take a file lock (`_locked`): numba's cache is not safe for two
-processes saving two argument types of one function at once.
+Keeping fresh: napsim.engine.kernel_cache, one numba cache folder per version of the kernel
+sources, chosen when this module is imported: before any kernel is defined, as every module that
+defines one imports this module first.
+
+The compile shortcuts. Two helps make a first run's compile shorter: the linked-only path of the
+wrapper-less helpers (napsim.engine.linked, which leans on numba's code-library internals) and the
+second process that compiles the turn's later phases and the table builder while this one compiles
+the kernel (napsim.sim.precompile, napsim.engine.compile_plan). `COMPILE_SHORTCUTS` turns both on
+or off (NAPSIM_COMPILE_SHORTCUTS=off: the plain numba way). Either only ever changes how long a
+compile takes: a numba without the internals linked.py expects compiles the plain way, a stale
+plan compiles a version nobody asks for, and the games are the same every way.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import sys
-from pathlib import Path
 
 from numba import njit
 
-try:
-    import fcntl
-except ImportError:  # not on Unix
-    fcntl = None
+from napsim.engine import linked
+from napsim.engine.kernel_cache import check_cache_folder, use_cache_folder
 
-from napsim.engine.linked import linked_only_options
+__all__ = ["COMPILE_SHORTCUTS", "check_cache_folder", "counted", "inlined", "inlined_cached",
+           "inlined_ir", "inlined_py", "linked_only_options", "outlined"]
+
+# numba's cache folder of these kernel sources, set here, once: every module that defines a cached
+# kernel imports this one first (and checks at its end, `check_cache_folder`)
+use_cache_folder()
+
+COMPILE_SHORTCUTS = os.environ.get("NAPSIM_COMPILE_SHORTCUTS", "on").lower() not in ("off", "0", "no")
+"""Whether a first run's compile takes the shortcuts (see the module text); on unless
+NAPSIM_COMPILE_SHORTCUTS is off."""
+
+
+def linked_only_options() -> dict:
+    """The `njit` options of a wrapper-less helper: the linked-only path where the shortcuts are on
+    and numba has the internals it needs, else none (the plain way)."""
+    return linked.linked_only_options() if COMPILE_SHORTCUTS else {}
+
 
 inlined = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False,
                **linked_only_options())
@@ -89,75 +102,3 @@ s of CPU against four functions; LGB's 46.3 -> 32.9 s against three). Without re
 inlined_ir = njit(inline="always")
 """Decorator of a leaf that returns views of its argument (`_st_views`): inlined at numba's IR level,
 so the views are counted exactly where the caller counts references and nowhere else."""
-
-
-# ------------------------------------------------------------ the stale-kernel guard
-PACKAGE_DIR = Path(__file__).resolve().parents[1]
-# the source files compiled into the kernels, relative to the package
-KERNEL_SOURCES = ("engine/*.py", "sim/tables.py", "sim/tables_lgb.py")
-KERNEL_MODULES = ("napsim.engine.", "napsim.sim.tables")
-
-_digest: str | None = None
-
-
-def kernel_source_hash() -> str:
-    """sha256 of every file compiled into the kernels (names and contents)."""
-    global _digest
-    if _digest is None:
-        h = hashlib.sha256()
-        for pattern in KERNEL_SOURCES:
-            for f in sorted(PACKAGE_DIR.glob(pattern)):
-                h.update(f.relative_to(PACKAGE_DIR).as_posix().encode())
-                h.update(f.read_bytes())
-        _digest = h.hexdigest()
-    return _digest
-
-
-def stamp_dispatchers(namespace: dict, digest: str) -> int:
-    """Make `digest` part of the cache stamp of every cached numba function in `namespace`; the
-    number stamped now. numba keeps the stamp on the cache's index file object
-    (`_cache._cache_file._source_stamp`): its stamp of the defining file stays, the digest joins
-    it, so an index written under other sources no longer matches and numba compiles anew."""
-    count = 0
-    for obj in list(namespace.values()):
-        cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
-        stamp = getattr(cache_file, "_source_stamp", None)
-        if stamp is None or (isinstance(stamp, tuple) and stamp[:1] == ("napsim-sources",)):
-            continue
-        cache_file._source_stamp = ("napsim-sources", digest, stamp)
-        lock = os.path.join(getattr(cache_file, "_cache_path", ""), "napsim-cache.lock")
-        cache_file.save = _locked(cache_file.save, lock, exclusive=True)
-        cache_file.load = _locked(cache_file.load, lock, exclusive=False)
-        count += 1
-    return count
-
-
-def _locked(method, lock_path: str, exclusive: bool):
-    """`method` of numba's cache index file, run holding a lock on `lock_path` shared by every
-    process. numba saves an entry in steps (read the index, pick the first free data file name,
-    write the index, then the data): two processes saving two argument types of one function at
-    once (a first run's two processes, napsim.sim.precompile; the test run's parallel warm-ups)
-    could both pick the same data file, and an index entry would then name the other's code. A
-    save holds the lock alone, a load shares it. Without fcntl (not on Unix), numba's own way."""
-    if fcntl is None or not lock_path:
-        return method
-
-    def call(*args):
-        try:
-            os.makedirs(os.path.dirname(lock_path), exist_ok=True)
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:  # a read-only cache: nothing is saved there anyway
-            return method(*args)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-            return method(*args)
-        finally:
-            os.close(fd)  # closing releases the lock
-    return call
-
-
-def stamp_loaded() -> int:
-    """Stamp the cached functions of every kernel module imported so far (see the module text)."""
-    digest = kernel_source_hash()
-    return sum(stamp_dispatchers(vars(m), digest) for name, m in list(sys.modules.items())
-               if name.startswith(KERNEL_MODULES) and m is not None)

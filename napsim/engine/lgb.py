@@ -526,4 +526,4 @@ def trace_on_lgb(blocks, state, run_key, game, turns, first, scfg, sqp, pol, cta
     return mom_b[0, MO_SUM, :, :N_METRICS].copy(), trace[: min(tn[0], max_events)]
 
 
-jit.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.check_cache_folder(globals())  # its cached kernels live in this version's cache folder

@@ -1,4 +1,5 @@
-"""A compile path for kernel helpers whose code only ever runs linked into a caller (issue 28).
+"""A compile path for kernel helpers whose code only ever runs linked into a caller: one of the
+compile shortcuts (napsim.engine.jit.COMPILE_SHORTCUTS).
 
 numba gives every jitted function a code library of its own and finalises it: it optimises the
 library's module and has LLVM emit its machine code. A helper without a CPython or C wrapper
@@ -14,8 +15,10 @@ gives the function a `LinkedOnlyLibrary`: its module is verified and handed to c
 code. The entry kernels optimise it with their own code, as they did before. The games are
 bit-identical (the golden digests), and the kernels as fast (docs/speed.md).
 
-It leans on numba's code-library internals (numba 0.59-0.61): where they are not as expected,
-`available()` is False and the helpers compile the ordinary way.
+It leans on numba's code-library internals (numba 0.59-0.68; pyproject pins numba below its next
+minor release): where they are missing, `available()` is False and the helpers compile the
+ordinary way, more slowly, into the same games. The cache folder (napsim.engine.kernel_cache)
+does not depend on this path: a kernel compiled either way is the same kernel.
 """
 
 from __future__ import annotations

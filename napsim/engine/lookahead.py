@@ -575,4 +575,4 @@ def trace_game_planned(run_key, game, *args, max_events=20000):
                     game, *args, max_events=max_events)
 
 
-jit.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.check_cache_folder(globals())  # its cached kernels live in this version's cache folder

@@ -458,4 +458,4 @@ def trace_game_planned_lgb(run_key, game, *args, max_events=40000):
                         run_key, game, *args, max_events=max_events)
 
 
-jit.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.check_cache_folder(globals())  # its cached kernels live in this version's cache folder

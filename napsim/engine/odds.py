@@ -182,4 +182,4 @@ def mulligan_hist(deck: np.ndarray, keeper: np.ndarray, hand: int, mulligan_belo
                             (card_keep, np.int64(hand), np.int64(mulligan_below)), run_key, first)
 
 
-jit.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.check_cache_folder(globals())  # its cached kernels live in this version's cache folder

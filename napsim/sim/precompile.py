@@ -1,5 +1,5 @@
-"""A first run's compile on both cores (issue 28): the chunk kernel here, its later helpers and the
-table builders in a second process.
+"""A first run's compile on both cores: the chunk kernel here, its later helpers and the table
+builders in a second process (a compile shortcut: napsim.engine.jit.COMPILE_SHORTCUTS).
 
 A first run from an empty numba cache compiles two things in turn: the jitted builder of the
 scenario's tables (`napsim.sim.tables._build`, `napsim.sim.tables_lgb._build_lgb`: 1.9 s on the
@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable
 
 from napsim.engine.compile_plan import args_key, compile_planned, load_plan
+from napsim.engine.jit import COMPILE_SHORTCUTS
 from napsim.model.cards import Deck
 from napsim.model.scenarios import Scenario
 from napsim.sim.packing import Simulation
@@ -40,8 +41,8 @@ def builder_for(fmt: str) -> str:
     return "lgb" if fmt == "lgb" else "epic"
 
 
-def builder_compiled(builder: str) -> bool | None:
-    """Whether the table builder is compiled (here or in numba's cache; None: unknown)."""
+def builder_compiled(builder: str) -> bool:
+    """Whether the table builder is compiled (here or in this version's numba cache folder)."""
     return compiled_or_cached(_build_lgb if builder == "lgb" else _build)
 
 
@@ -63,8 +64,10 @@ def helper_command(builder: str, key: str = "") -> list[str]:
 def start_helper(builder: str, key: str = "") -> subprocess.Popen | None:
     """Start a second process that compiles the plan of the kernel `key` (compile_plan.args_key)
     and the table builder into numba's cache; None where there is nothing to gain (nothing to
-    compile there, one core) or it cannot start."""
-    if spare_cores() < 1 or (builder_compiled(builder) is not False and not load_plan().get(key)):
+    compile there, one core), the compile shortcuts are off (napsim.engine.jit) or it cannot
+    start."""
+    if not COMPILE_SHORTCUTS or spare_cores() < 1 or (
+            builder_compiled(builder) and not load_plan().get(key)):
         return None
     try:
         return subprocess.Popen(helper_command(builder, key),
@@ -80,7 +83,7 @@ def ready_simulation(sc: Scenario, policies, deck: Deck | str | None,
     numba's cache) and warmed up. From an empty cache the kernel compiles here on empty tables
     while a second process compiles the table builder (see the module text); the Simulation
     returned is the same either way."""
-    if kernel_compiled(kernel_for(sc.format, policies)) is False:
+    if not kernel_compiled(kernel_for(sc.format, policies)):
         dry = Simulation.build(sc, policies, deck, checked, dry=True)
         checked = None  # said once
         helper = start_helper(builder_for(sc.format), args_key(*dry.kernel_args()))

@@ -19,6 +19,7 @@ import numpy as np
 
 from napsim.engine import epic, lgb, lookahead, lookahead_lgb
 from napsim.engine.blocks import one_ahead
+from napsim.engine.kernel_cache import saved
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
@@ -83,21 +84,16 @@ def kernel_for(fmt: str, policies=()) -> str:
     return "lookahead" if planned else "epic"
 
 
-def kernel_compiled(kind: str) -> bool | None:
-    """Whether the chunk kernel `kind` is compiled already (in this process, or in numba's on-disk
-    cache for the current source); None when numba's cache cannot be read."""
+def kernel_compiled(kind: str) -> bool:
+    """Whether the chunk kernel `kind` is compiled already (in this process, or in this version's
+    numba cache folder)."""
     return compiled_or_cached(BLOCK_KERNELS.get(kind, epic.play_blocks))  # the compiled part
 
 
-def compiled_or_cached(fn) -> bool | None:
-    """Whether the cached numba function `fn` is compiled in this process or in numba's on-disk
-    cache for the current source; None when numba's cache cannot be read."""
-    if fn.signatures:
-        return True
-    try:  # numba's own index: empty when there is none, or when the source changed since
-        return bool(fn._cache._cache_file._load_index())
-    except Exception:  # noqa: BLE001 - an internal of numba: when it moves, say nothing
-        return None
+def compiled_or_cached(fn) -> bool:
+    """Whether the cached numba function `fn` is compiled in this process or saved in this version's
+    numba cache folder (napsim.engine.kernel_cache)."""
+    return saved(fn)
 
 
 def compile_notice(kind: str) -> str | None:

@@ -467,4 +467,4 @@ def play_keys(play_val: np.ndarray) -> np.ndarray:
 assert PARAMS["w_l"] == 1 and PARAMS["march_prob"] == 9  # _build reads these slots
 
 
-jit.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.check_cache_folder(globals())  # its cached kernels live in this version's cache folder

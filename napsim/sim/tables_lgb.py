@@ -213,4 +213,4 @@ def lgb_tables(cards: CardTable, force_march: np.ndarray, units: np.ndarray, cma
     return LgbTables(nom, eff, rem, val, best, bopt, units)
 
 
-jit.stamp_loaded()  # cached kernels recompile when any kernel source changes
+jit.check_cache_folder(globals())  # its cached kernels live in this version's cache folder

@@ -184,7 +184,7 @@ def scenario_toml(scenario: str | Path, sets: Sets = ()) -> str:
     doc, _ = read_toml(path)
     over = overrides_of(sets)
     for k, v in over.items():
-        apply_override(doc, k, v, str(path))
+        apply_override(doc, k, v, "--set")
     parse_scenario(doc, path)  # what cannot be loaded is not written
     made = " ".join(f"--set {k}={override_text(v)}" for k, v in over.items())
     return toml_text(doc, [f"Written by napsim {__version__} (napsim app) from the scenario {path.name}"
@@ -374,7 +374,7 @@ def study_files(studies_dir: str | Path, names: Sequence[str] = ()) -> list[Path
     files = sorted(folder.glob("*.toml"))
     if not files:
         raise NapsimInputError(str(folder), None, "no study files (*.toml) here",
-                               "run from the repository root, or pass --studies")
+                               hint="run from the repository root, or pass --studies")
     if names:
         known = {f.stem: f for f in files}
         for n in names:

@@ -42,10 +42,23 @@ from napsim.study.readings import load_readings_spec
 from napsim.study.spec import load_study
 
 EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a program stopped by Ctrl-C
+RESUMING = ("run", "regen")  # the commands whose chunk files a second run reuses
 
 
 def _notice(line: str) -> None:
     click.echo(f"napsim: {line}", err=True)
+
+
+def _interrupted(argv: list[str]) -> None:
+    """Ctrl-C: say what is kept and how to go on, exit 130 (no traceback, no 'error')."""
+    command = next((a for a in argv if not a.startswith("-")), "")
+    if command in RESUMING:
+        click.echo("napsim: interrupted: run the same command again to resume", err=True)
+    else:
+        click.echo("napsim: interrupted: nothing was written; run the same command again to start "
+                   "over", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _fail(msg: str) -> None:
@@ -480,8 +493,8 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(e.ctx.get_help() if e.ctx else e.format_message())
     except NapsimInputError as e:
         _fail(str(e))
-    except click.exceptions.Abort:
-        _fail("aborted")
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _interrupted(argv if argv is not None else sys.argv[1:])
     except click.ClickException as e:
         _fail(e.format_message())
     except OSError as e:  # never an empty path (`: No space left on device`)

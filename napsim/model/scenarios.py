@@ -21,6 +21,7 @@ writer suffices. Its output reads back to the same document (`tomllib.loads(toml
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -33,6 +34,7 @@ from napsim.model.cards import SECTIONS, resolve_named_file
 from napsim.model.errors import (
     NapsimInputError,
     check_keys,
+    did_you_mean,
     excerpt,
     get_bool,
     get_choice,
@@ -177,13 +179,35 @@ def parse_overrides(items: tuple[str, ...] | list[str], where: str = "--set") ->
     return out
 
 
-def load_scenario(name_or_path: str | Path, overrides: dict | None = None) -> Scenario:
-    """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values."""
+def load_scenario(name_or_path: str | Path, overrides: dict | None = None,
+                  given_as: str = "--set") -> Scenario:
+    """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values. A value
+    the overrides put wrong is named as the user gave it (`given_as` and the path), not as a line
+    of the shipped file (`override_error`)."""
     path = resolve_scenario_path(name_or_path)
     data, raw = read_toml(path)
-    for dotted, value in (overrides or {}).items():
-        apply_override(data, dotted, value, str(path))
-    return parse_scenario(data, path, hashlib.sha256(raw).hexdigest())
+    sha = hashlib.sha256(raw).hexdigest()
+    if not overrides:
+        return parse_scenario(data, path, sha)
+    parse_scenario(copy.deepcopy(data), path, sha)  # the file is sound: errors below are the overrides'
+    for dotted, value in overrides.items():
+        apply_override(data, dotted, value, given_as)
+    try:
+        return parse_scenario(data, path, sha)
+    except NapsimInputError as e:
+        raise override_error(e, str(path), overrides, given_as) from None
+
+
+def override_error(e: NapsimInputError, where: str, overrides: dict, given_as: str) -> NapsimInputError:
+    """The error of a scenario made wrong by overrides, named by the override: `--set: field
+    'sides.S.hand': 'abc' is not an integer`, not `tamames.toml: [sides.S]: field 'hand': ...`."""
+    table = e.where[len(where):].removeprefix(": ").strip("[]") if e.where.startswith(where) else ""
+    path = f"{table}.{e.field}" if table and e.field else (e.field or table)
+    if path in overrides:
+        return NapsimInputError(given_as, path, e.problem, e.allowed, e.hint)
+    given = ", ".join(f"{k}={override_text(v)}" for k, v in overrides.items())
+    return NapsimInputError(given_as, path or None, f"{e.problem} (with {given_as} {given})",
+                            e.allowed, e.hint)
 
 
 def apply_override(data: dict, dotted: str, value, where: str) -> None:
@@ -194,8 +218,10 @@ def apply_override(data: dict, dotted: str, value, where: str) -> None:
     node = data
     for i, k in enumerate(keys[:-1]):
         if not isinstance(node, dict) or k not in node:
-            valid = ", ".join(node) if isinstance(node, dict) else "(none)"
-            raise NapsimInputError(where, ".".join(keys[: i + 1]), "unknown parameter path", valid)
+            names = list(node) if isinstance(node, dict) else []
+            guess = did_you_mean(k, names)
+            problem = f"unknown parameter path: {guess}" if guess else "unknown parameter path"
+            raise NapsimInputError(where, ".".join(keys[: i + 1]), problem, ", ".join(names) or None)
         node = node[k]
     if not isinstance(node, dict):
         raise NapsimInputError(where, dotted, "unknown parameter path")

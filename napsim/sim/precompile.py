@@ -1,4 +1,4 @@
-"""A first run's compile on both cores (issue 28): the chunk kernel here, its later helpers and the
+"""A first run's compile on both cores: the chunk kernel here, its later helpers and the
 table builders in a second process.
 
 A first run from an empty numba cache compiles two things in turn: the jitted builder of the

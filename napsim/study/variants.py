@@ -26,6 +26,7 @@ import pandas as pd
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError, check_seed
+from napsim.model.metrics import unknown_metric
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
 from napsim.sim.metric_table import metric_names
@@ -133,7 +134,7 @@ def check_metrics(metrics: Sequence[str]) -> list[str]:
     known = metric_names()
     for m in metrics:
         if m not in known:
-            raise NapsimInputError("--metric", "metric", f"unknown metric '{m}'", ", ".join(known))
+            raise unknown_metric(m, list(known))
     return list(dict.fromkeys(metrics))
 
 
@@ -247,6 +248,10 @@ def variant_pair(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] |
     dict), a second scenario, decks and policies (each shared unless given for A or B)."""
     sets = [tuple((a if isinstance(a, dict) else parse_overrides(a, "--a")).items()),
             tuple((b if isinstance(b, dict) else parse_overrides(b, "--b")).items())]
+    for given_as, name, over in (("--a", scenario, sets[0]), ("--b", scenario_b or scenario, sets[1])):
+        scenario_sets = {k: v for k, v in over if k != "deck" and not k.startswith("policy.")}
+        if scenario_sets:  # a wrong value named as the user gave it (--a or --b), before anything plays
+            load_scenario(name, scenario_sets, given_as)
     return (Variant(scenario, sets[0], deck_a or deck, policy_a or policy),
             Variant(scenario_b or scenario, sets[1], deck_b or deck, policy_b or policy))
 

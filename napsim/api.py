@@ -10,6 +10,7 @@ numbers.
 from __future__ import annotations
 
 import functools
+import re
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -32,6 +33,7 @@ from napsim.model.scenarios import (
     toml_text,
 )
 from napsim.output import frames, variants
+from napsim.output.answer import card_flow_answer
 from napsim.output.deck_ensemble import balance_ensemble_sentence, ensemble_frame
 from napsim.output.findings import deck_note
 from napsim.output.findings.study import engine_findings
@@ -139,7 +141,12 @@ class Simulated:
         spec = dict(main_metric="effective_per_turn", main_side=sc.sides[0].key, sweep={},
                     metrics=["effective_per_turn", "nominal_per_turn", "wasted"])
         found = engine_findings(self.summary.assign(point="p000"), spec, [deck_note(self.sim.deck)])
-        return [f.text + "." for f in found]
+        answer = card_flow_answer(self.summary)
+        if answer is None:
+            return [f.text + "." for f in found]
+        # the answer first; not the main number restated, nor the sides' gap said a second time
+        said = [f.text for f in found[1:] if not re.search(r" differ (clearly|not measurably) in ", f.text)]
+        return [answer, *(t + "." for t in said)]
 
 
 def simulate(scenario: str | Path | Simulation, sets: Sets = (), deck: str | None = None,

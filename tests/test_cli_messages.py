@@ -114,7 +114,7 @@ def test_a_napsim_result_folder_is_said_to_hold_napsim_results(capsys, tmp_path)
     out.mkdir()
     (out / "manifest.json").write_text('{"napsim": "0"}')
     err = one_line_error(capsys, *SIM, "--out", str(out))
-    assert "already holds napsim results; --force replaces them, or choose another --out" in err
+    assert "is taken: it already holds napsim results; --force replaces them, or choose another --out" in err
 
 
 def interrupt(*_a, **_k):

@@ -21,7 +21,9 @@ from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED
 from napsim.model.errors import NapsimInputError, check_run
+from napsim.model.glossary import CARD_FLOW, GLOSSARY, field_help, glossary_markdown
 from napsim.model.scenarios import load_scenario, parse_overrides
+from napsim.output.tracefmt import trace_parts
 
 UPLOAD = "(upload a file)"
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
@@ -31,6 +33,7 @@ POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans eac
                "(lookahead:lookahead_value=own counts its own only); random: any legal play")
 TABS = ["The answer", "Compare", "Balance", "One game", "Take it away"]
 SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")
+EFFECTIVE_HELP = dict(GLOSSARY)["Effective orders a turn"]
 UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders": "leaders",
               "spanish": "Spanish"}
 
@@ -123,13 +126,14 @@ def _deck_ref(scenario: str, default: str, errs: dict) -> tuple[str | None, str 
 
 def _widget(f: form.Field, key: str, label: str | None = None):
     label = label or f.label
+    words = f.help or field_help(f.path) or None
     if f.kind == "int":
-        return st.number_input(label, value=int(f.value), step=1, key=key, help=f.label)
+        return st.number_input(label, value=int(f.value), step=1, key=key, help=words)
     if f.kind == "choice":
         choices = list(f.choices)
-        return st.selectbox(label, choices, index=choices.index(f.value), key=key, help=f.help or None)
+        return st.selectbox(label, choices, index=choices.index(f.value), key=key, help=words)
     text = st.text_input(label, ", ".join(map(str, f.value)), key=key,
-                         help="three integers: left, centre, right wing")
+                         help=f"{words or ''} Three whole numbers: left, centre, right wing.".strip())
     return parse_overrides([f"v=[{text}]"]).get("v") if text.strip() else []
 
 
@@ -219,11 +223,11 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
     st.caption(f"{note}; seed {run.result.seed}")
     cols = st.columns(len(run.sim.scenario.sides))
     for col, r in zip(cols, _rows(summ, "effective_per_turn").itertuples(), strict=True):
-        col.metric(f"{r.side}: effective orders a turn", f"{r.value:.3f}",
-                   help=f"95% interval [{r.ci_low:.3f}, {r.ci_high:.3f}], n = {int(r.n):,} turns")
-        col.caption(f"95% interval [{r.ci_low:.3f}, {r.ci_high:.3f}], n = {int(r.n):,} turns")
+        col.metric(f"{r.side}: effective orders a turn", f"{r.value:.3f}", help=EFFECTIVE_HELP)
+        col.caption(f"95% interval [{r.ci_low:.3f}, {r.ci_high:.3f}], n = {int(r.n):,} turns played")
     st.subheader("Findings")
     st.markdown("\n".join(f"- {t}" for t in run.findings()))
+    st.caption(CARD_FLOW)
     by_sec = summ[summ["metric"].isin(SECTION_ROWS)].assign(section=lambda d: d["metric"].str[-1])
     st.subheader("Effective orders a turn, by section (95% intervals)")
     st.altair_chart(section_chart(by_sec), width="stretch")
@@ -294,6 +298,7 @@ def compare_panel(s: Settings, opts: dict) -> None:
         return
     df = _run("compare", jobs.compare, a, s, opts["games"], opts["seed"], label="playing A and B")
     st.markdown("\n".join(f"- {t}" for t in df["sentence"]))
+    st.caption(CARD_FLOW)
     st.dataframe(pd.DataFrame({
         "side": df["side"], "measure": df["title"], "A": df["a"], "B": df["b"],
         "B - A [95% interval]": [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
@@ -303,8 +308,8 @@ def compare_panel(s: Settings, opts: dict) -> None:
 
 
 def balance_panel(s: Settings, opts: dict) -> None:
-    fs = [f for f in form.fields(s.scenario, load_scenario(s.scenario, s.sets)) if f.kind == "int"
-          and f.group != "rules"]
+    sc = load_scenario(s.scenario, s.sets)
+    fs = form.vary_fields(form.fields(s.scenario, sc), sc.side_names)
     labels = {f.path: f.label for f in fs}
     now = {f.path: f.value for f in fs}
     c1, c2, c3 = st.columns([3, 1, 1])
@@ -332,6 +337,7 @@ def balance_panel(s: Settings, opts: dict) -> None:
     st.markdown(res.sentence)
     if res.ensemble is not None:
         st.markdown(res.ensemble_sentence)
+    st.caption(CARD_FLOW)
     st.altair_chart(balance_chart(res.frame(), labels[path]), width="stretch")
     st.code(api.balance_command(s.label, vary, ",".join(keys), {k: v for k, v in s.overrides if k != path},
                                 opts["deck_label"], s.policy, int(games), opts["seed"], int(decks) or None),
@@ -350,15 +356,26 @@ def balance_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
 
 
 def game_panel(s: Settings, opts: dict) -> None:
-    c1, c2 = st.columns(2)
-    seed = c1.number_input("Seed", value=opts["seed"], step=1, key="trace_seed")
-    game = c2.number_input("Game index", value=0, step=1, key="trace_game")
+    """One game turn by turn: each turn folds, a jump opens any one, long lines wrap."""
+    c1, c2, c3 = st.columns([1, 1, 2])
+    seed = c1.number_input("Seed", value=opts["seed"], step=1, key="trace_seed",
+                           help=dict(GLOSSARY)["Seed"])
+    game = c2.number_input("Game index", value=0, step=1, key="trace_game",
+                           help="Which game of the run to replay: game 0 is the first one played.")
     try:
         text = _run("trace", jobs.trace, s, int(seed), int(game), label="replaying")
     except NapsimInputError as e:
         st.error(str(e))
         return
-    st.code(text, language=None)
+    head, turns, tail = trace_parts(text)
+    titles = [title.split("  (", 1)[0] for title, _ in turns]
+    jump = c3.selectbox("Jump to turn", ["(all folded)", *titles], key="trace_turn")
+    st.code(head, language=None, wrap_lines=True)
+    for short, (title, body) in zip(titles, turns, strict=True):
+        with st.expander(title, expanded=short == jump):
+            st.code(body, language=None, wrap_lines=True)
+    if tail:
+        st.code(tail, language=None, wrap_lines=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,10 +406,11 @@ def takeaway_panel(s: Settings, opts: dict, run: api.Simulated | None = None) ->
 
 
 def main() -> None:
-    st.set_page_config(page_title="napsim: what if", layout="wide")
-    st.title("napsim: what if ...")
+    """The page below its title (`napsim/app/page.py` shows the title before napsim is imported)."""
     st.caption("Change the scenario on the left; the card-flow answer follows. Every number is napsim's "
-               "(the same as `napsim simulate`), with its 95% interval and n.")
+               "(the same as `napsim simulate`), with its 95% interval and n. " + CARD_FLOW)
+    with st.expander("What the numbers mean"):
+        st.markdown(glossary_markdown())
     with st.sidebar:
         s, opts = scenario_panel()
     tabs = st.tabs(TABS)

@@ -91,14 +91,15 @@ def taken(out: Path) -> NapsimInputError:
     them), a run folder of `napsim run` (its `.lock`), or files of the user's own (never touched)."""
     names = sorted(p.name for p in out.iterdir())
     if "manifest.json" in names and is_napsim_manifest(out / "manifest.json"):
-        return NapsimInputError(str(out), "--out", "already holds napsim results",
+        return NapsimInputError(str(out), "--out", "is taken: it already holds napsim results",
                                 hint="--force replaces them, or choose another --out")
     if ".lock" in names or "study.json" in names:
-        return NapsimInputError(str(out), "--out", "is a run folder of `napsim run` (it holds napsim's "
-                                "own lock file .lock), not a result folder of this command",
+        return NapsimInputError(str(out), "--out", "is taken: it is a run folder of `napsim run` (it holds "
+                                "napsim's own lock file .lock), not a result folder of this command",
                                 hint="choose another --out")
     more = f" and {len(names) - 1} more" if len(names) > 1 else ""
-    return NapsimInputError(str(out), "--out", f"holds files napsim did not write ({names[0]}{more}); "
+    return NapsimInputError(str(out), "--out", f"is taken: it holds files napsim did not write "
+                            f"({names[0]}{more}); "
                             "napsim writes its results into a new or empty folder and never touches "
                             "files of yours", hint="choose another --out")
 

@@ -33,6 +33,7 @@ import pyarrow as pa
 
 from napsim.engine.layout import COMMANDER_ROLES
 from napsim.model.metrics import SECTION_WORDS, describe
+from napsim.output.answer import answer_lines
 from napsim.output.folders import check_result_dest, manifest, staged_result_folder
 from napsim.sim.result import commander_rows_frame, game_rows_frame
 from napsim.sim.runner import ONE_A_SIDE, ChunkOut
@@ -89,11 +90,15 @@ def meaningful_rates(summary: pd.DataFrame, fmt: str) -> pd.DataFrame:
 
 
 def simulate_lines(summary: pd.DataFrame, fmt: str, multi: bool) -> list[str]:
-    """The console report of a run: headline, exact quantities, then the rates (Wilson 95%
-    intervals, n trials)."""
+    """The console report of a run: headline, the answer (which side gets more, and that this is
+    card flow, not the chance of winning), exact quantities, then the rates (Wilson 95% intervals,
+    n trials)."""
     rates = meaningful_rates(summary, fmt)
     exact = rates.apply(lambda r: _exact(summary, r["side"], r["metric"]), axis=1) if len(rates) else []
     lines = [*headline(summary, multi)]
+    answer = answer_lines(summary)
+    if answer:
+        lines += ["", *answer]
     if len(rates) and exact.any():
         lines += ["", "Exact (the same in every game, so no interval):"]
         lines += [f"  {r.side}: {_title(r)} = {r.value:.4f}" for r in rates[exact].itertuples()]

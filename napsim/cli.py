@@ -23,6 +23,7 @@ from napsim.cli_variants import balance_cmd, compare_cmd, tune_cmd
 from napsim.model.cards import SECTIONS, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError, check_run
+from napsim.model.glossary import OPTION_HELP
 from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
@@ -202,19 +203,17 @@ def odds_mulligan(deck, games, seed, chunk, fmt, threads, keep_expr, mulligan_be
 
 
 def _sim_options(f):
-    f = click.option("--set", "sets", multiple=True,
-                     help="Override a scenario value, e.g. --set sides.A.hand=7.")(f)
-    f = click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")(f)
-    f = click.option("--policy", default="greedy,greedy", show_default=True,
-                     help="One policy per side: greedy,random or greedy:w_c=2;march_prob=0.5,random")(f)
-    f = click.option("--seed", type=int, default=SEED, show_default=True)(f)
-    f = click.option("--scenario", required=True, help="Scenario name or TOML path.")(f)
+    f = click.option("--set", "sets", multiple=True, help=OPTION_HELP["set"])(f)
+    f = click.option("--deck", default=None, help=OPTION_HELP["deck"])(f)
+    f = click.option("--policy", default="greedy,greedy", show_default=True, help=OPTION_HELP["policy"])(f)
+    f = click.option("--seed", type=int, default=SEED, show_default=True, help=OPTION_HELP["seed"])(f)
+    f = click.option("--scenario", required=True, help=OPTION_HELP["scenario"])(f)
     return f
 
 
 @cli.command("simulate")
 @_sim_options
-@click.option("--games", type=int, default=10_000, show_default=True)
+@click.option("--games", type=int, default=10_000, show_default=True, help=OPTION_HELP["games"])
 @click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
               help="Games per kernel call (results do not depend on it).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
@@ -227,7 +226,9 @@ def _sim_options(f):
 @_threads_option
 def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game,
                  deck_ensemble, threads):
-    """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
+    """Play complete games of a scenario and say which side's cards give it more effective orders a
+    turn (the units the cards order, counting only units that are there); writes per-game
+    Parquet, a summary CSV and a manifest. napsim measures card flow, not the chance of winning."""
     _use_threads(threads)
     check_run(games, seed, chunk)
     if deck_ensemble is not None:

@@ -11,6 +11,7 @@ import napsim.cli as cli_mod
 from napsim.cli import main
 from napsim.model.cards import ranked_names
 from napsim.model.errors import NapsimInputError, did_you_mean, unknown_name
+from napsim.model.glossary import CARD_FLOW
 from napsim.model.scenarios import builtin_scenarios
 
 
@@ -135,3 +136,46 @@ def test_ctrl_c_in_simulate_says_nothing_was_written(capsys, monkeypatch, tmp_pa
     code, out, err = napsim(capsys, *SIM, "--out", str(tmp_path / "o"))
     assert code == 130 and "interrupted: nothing was written" in err and "error" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_help_texts_say_what_an_option_does_in_the_game(capsys):
+    for command in ("simulate", "balance", "compare", "trace"):
+        code, out, _ = napsim_help(capsys, command)
+        words = " ".join(out.split())
+        assert code == 0 and "the same seed plays the same games" in words, command
+    _, out, _ = napsim_help(capsys, "balance")
+    words = " ".join(out.split())
+    assert "the units a side's cards order in a turn" in words
+    assert "card flow, not the chance of winning" in words
+
+
+def napsim_help(capsys, command: str) -> tuple[int, str, str]:
+    try:
+        main([command, "--help"])
+        code = 0
+    except SystemExit as e:
+        code = e.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_simulate_opens_with_the_answer_and_says_it_is_card_flow(capsys, tmp_path):
+    main([*SIM, "--games", "300", "--out", str(tmp_path / "o")])
+    out, _ = capsys.readouterr()
+    lines = out.splitlines()
+    answer = next(i for i, line in enumerate(lines) if line.startswith("The Spanish side gets "))
+    assert "the card flow is not balanced" in lines[answer] and lines[answer + 1] == CARD_FLOW
+    assert answer < next(i for i, line in enumerate(lines) if line.startswith("Rates, per side"))
+
+
+def test_balance_and_compare_say_card_flow_not_the_chance_of_winning(capsys):
+    main(["balance", "--scenario", "tamames", "--vary", "sides.S.hand=4..5", "--equalize", "F,S",
+          "--games", "300"])
+    out, _ = capsys.readouterr()
+    assert out.rstrip().endswith(CARD_FLOW)
+    main(["compare", "--scenario", "tamames", "--b", "sides.S.hand=5", "--games", "300"])
+    out, _ = capsys.readouterr()
+    assert out.rstrip().endswith(CARD_FLOW)
+    main(["compare", "--scenario", "tamames", "--b", "sides.S.hand=5", "--games", "300", "--format", "csv"])
+    out, _ = capsys.readouterr()
+    assert CARD_FLOW not in out  # a CSV stays a table

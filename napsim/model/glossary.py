@@ -52,6 +52,24 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
      "same numbers, bit for bit."),
 )
 
+# help texts of the command-line options every command shares (`napsim ... --help`)
+OPTION_HELP = {
+    "scenario": "The battle: a shipped scenario's name (`napsim scenarios` lists them) or your own "
+                "scenario TOML file.",
+    "set": "Change one scenario setting for this run (repeatable), e.g. --set sides.S.hand=5: the "
+           "Spanish hold 5 Command cards. `napsim scenarios show NAME` lists the settings.",
+    "seed": "Fixes every random draw: the same seed plays the same games and gives the same numbers.",
+    "games": "Games to play; each lasts the scenario's turns. More games, narrower 95% intervals.",
+    "policy": "How each side chooses its cards, one per side: greedy (the best play this turn), "
+              "lookahead (plans over the next turns) or random; e.g. greedy,lookahead or "
+              "greedy:w_c=2,random.",
+    "deck": "The Command deck: a shipped deck's name (`napsim decks` lists them) or your own CSV "
+            "(default: the scenario's).",
+    "metric": "What is measured, a metric of summary.csv; the default, effective_per_turn, is the "
+              "units a side's cards order in a turn, counting only units it has where the cards "
+              "send them.",
+}
+
 FIELD_HELP = {
     "hand": "The Command cards a player holds. Each turn he plays one (in EPIC with one from the "
             "Courier Rack) and draws back up to this number.",

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from napsim.model.defaults import __version__
+from napsim.model.glossary import CARD_FLOW
 from napsim.model.metrics import (
     KIND_WORDS,
     OPPONENT,
@@ -406,6 +407,7 @@ def render_markdown(data: StudyData, sections: list[Section], files: list[str]) 
     lines = [f"# Study: {spec['name']}", ""]
     if spec["description"]:
         lines += [spec["description"], ""]
+    lines += [f"*{CARD_FLOW}*", ""]
     lead = [s for s in sections if s.findings]
     for s in lead:
         lines += [f'<a id="{s.anchor}"></a>', "", f"## {s.title}", "", *fnd.render_markdown(s.findings), ""]
@@ -443,6 +445,7 @@ def render_html(data: StudyData, sections: list[Section]) -> str:
              f"<h1>Study: {e(spec['name'])}</h1>"]
     if spec["description"]:
         parts.append(f"<p>{e(spec['description'])}</p>")
+    parts.append(f"<p><em>{e(CARD_FLOW)}</em></p>")
     lead = [s for s in sections if s.findings]
     for s in lead:
         parts.append(f'<h2 id="{e(s.anchor)}">{e(s.title)}</h2>{fnd.render_html(s.findings)}')

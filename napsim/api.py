@@ -10,6 +10,7 @@ numbers.
 from __future__ import annotations
 
 import functools
+import html
 import re
 import shlex
 import time
@@ -134,6 +135,16 @@ class Simulated:
     def section_chart_svg(self) -> bytes:
         """The chart of effective orders a turn by section and side (95% intervals), as SVG."""
         return section_chart_svg(self.summary, self.sim.scenario.name)
+
+    def __repr__(self) -> str:  # a notebook's short text, not every game's sums
+        answer = card_flow_answer(self.summary) or ""
+        return (f"Simulated {self.sim.scenario.name}: {self.result.games:,} games (seed {self.result.seed})"
+                + (f". {answer}" if answer else ""))
+
+    def _repr_html_(self) -> str:
+        head = self.summary[self.summary["metric"].isin(["effective_per_turn", "nominal_per_turn"])]
+        table = head[["side", "title", "value", "ci_low", "ci_high", "n"]]
+        return f"<p>{html.escape(repr(self))}</p>" + table.to_html(index=False)
 
     def findings(self) -> list[str]:
         """The sentences a report of these games opens with (`napsim.output.findings.study`)."""
@@ -293,6 +304,16 @@ class StudyResult:
 
     def __repr__(self) -> str:
         return f"StudyResult({self.meta['spec']['name']!r}, {len(self.meta['points'])} points, {self.out})"
+
+    def _repr_html_(self) -> str:
+        """The study's name, description and its main metric at every point (a notebook's view)."""
+        spec = self.meta["spec"]
+        text = f"Study {spec['name']}: {spec.get('description', '')}".strip().rstrip(":")
+        main = spec.get("main_metric")
+        table = self.summary([main] if main else None)
+        keep = [c for c in ("point", "side", "label", "title", "value", "ci_low", "ci_high", "n")
+                if c in table]
+        return f"<p>{html.escape(text)}</p>" + table[keep].to_html(index=False)
 
 
 def check_study_run(st: Study, out: str | Path, force: bool = False, target_error: float | None = None,

@@ -43,6 +43,14 @@ def _session() -> str:
     return ctx.session_id if ctx is not None else "local"
 
 
+N_WORDS = {"mean_per_game": "games", "mean_per_turn": "turns played", "rate": "trials"}
+
+
+def _n_words(r) -> str:
+    """n of a summary row and what it counts: '60,000 turns played', '2,000 games'."""
+    return f"{int(r.n):,} {N_WORDS.get(getattr(r, 'kind', ''), '')}".strip()
+
+
 def _interval(r) -> str:
     return f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
 
@@ -237,7 +245,9 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
     table = table[~(table["metric"].isin(extra) & table["value"].fillna(0).eq(0))]  # a side without them
     st.dataframe(pd.DataFrame({"side": table["side"], "measure": table["title"], "unit": table["unit"],
                                "value [95% interval]": [_interval(r) for r in table.itertuples()],
-                               "n": table["n"]}), hide_index=True)
+                               "n (what the value is measured over)":
+                                   [_n_words(r) for r in table.itertuples()]}),
+                 hide_index=True)
     waits = run.result.rack_wait_frame()
     if len(waits):
         st.subheader("Turns a card waited on the Courier Rack before it was taken")

@@ -291,8 +291,8 @@ def describe(name: str, roles: dict[str, str] | None = None) -> MetricInfo:
         key, base = m.groups()
         info = COMMANDER_METRICS[base]
         who = (roles or {}).get(key) or COMMANDER_WORDS[key]
-        return MetricInfo(name, f"{who}: {info.title}", info.unit, info.counts, info.viewpoint,
-                          info.rules, info.countable)
+        return MetricInfo(name, f"{who[:1].upper()}{who[1:]}: {info.title}", info.unit, info.counts,
+                          info.viewpoint, info.rules, info.countable)
     raise KeyError(name)
 
 

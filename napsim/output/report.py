@@ -45,6 +45,7 @@ from napsim.output.frames import (
     study_decks,
     summary_cells,
 )
+from napsim.output.simulated import exact_rate
 from napsim.study.chunks import side_names
 from napsim.study.store import atomic_write_bytes, atomic_write_files
 
@@ -151,6 +152,11 @@ def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def _exact(side: str, rows: pd.DataFrame):
+    """metric -> whether it is exact at this point and side (`napsim.output.simulated.exact_rate`)."""
+    return lambda m: exact_rate(rows, side, m)
+
+
 def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     """The reported metrics, one column each ("value [low, high]"), one row per point and side."""
     metrics = data.meta["spec"]["metrics"]
@@ -162,9 +168,11 @@ def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     for (pid, key), g in summ.groupby(["point", "side_key"], sort=False):
         r = {"point": pid, **{param_words(data, p): value_words(p, g[p].iloc[0]) for p in data.sweep_paths},
              "side": _side_label(key, g["side"].iloc[0])}
+        exact = _exact(g["side"].iloc[0], g)
         for m in metrics:
             x = cells.get((pid, key, m))
-            r[titles[m]] = "–" if x is None else f"{fmt_num(x[0])} {fmt_ci(x[1], x[2])}"
+            r[titles[m]] = "–" if x is None else f"{fmt_num(x[0])} (exact)" if exact(m) else \
+                f"{fmt_num(x[0])} {fmt_ci(x[1], x[2])}"
         rows.append(r)
     out = pd.DataFrame(rows)
     out.attrs["codes"] = {t: m for m, t in titles.items()}
@@ -334,8 +342,11 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
         if not summ.empty:
             sections.append(Section(f"Main result: {describe(spec['main_metric']).title}",
                                     charts=main_charts, table=main_table(data, summ)))
-            sections.append(Section("Reported metrics", "Value and 95% interval per point and side. "
-                                    "Every metric, with std and n, is in summary.csv.",
+            sections.append(Section("Reported metrics", "Value and 95% interval per point and side; "
+                                    "'exact' where every game gives the same value by the rules (rack "
+                                    "picks from 5, 4 and 3 cards: a third each, rule E9.6). Every metric, "
+                                    "with std (the spread from game to game) and n (games, turns played "
+                                    "or trials), is in summary.csv.",
                                     table=metrics_table(data, summ)))
         sections.append(chart_section)
         rw = frames["rack_wait_summary.csv"]

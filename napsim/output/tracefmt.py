@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from napsim.engine import layout
+from napsim.sim.summary import commander_roles
 from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION
 
 DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")
@@ -108,14 +109,14 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             extra = "; a double: he draws a Tactician card" if tac else ""
             why = ("no card and no multi-section orders in his section"
                    if sc.rule("initiative") == "no_card_no_orders" else "no card")
-            out.append(f"  {who} {_role(sc, k)} ({SECTION_WORDS[a[6]]}) has {why}: initiative roll "
+            out.append(f"  {who} {_role(sc, k, s)} ({SECTION_WORDS[a[6]]}) has {why}: initiative roll "
                        f"{DIE_FACES[d1]} + {DIE_FACES[d2]}, {plural(ordered, 'unit')} "
                        f"ordered{extra}")
         elif code == layout.EV_PASS:
             out.append(f"  {who} CIC passes {names[a[0]]} ({SECTION_WORDS[a[1]]}) to his sub-commander "
                        f"and plays the other card")
         elif code == layout.EV_COMMANDER_TACTICIAN:
-            out.append(f"  {who} {_role(sc, a[0])} draws a Tactician card (now {a[1]})")
+            out.append(f"  {who} {_role(sc, a[0], s)} draws a Tactician card (now {a[1]})")
             held[s] += 1
         elif code == layout.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
@@ -270,8 +271,9 @@ def _guerrilla_roll(roll: int, outcome: int) -> str:
     return f"the French roll {DIE_FACES[roll]}, not a sabre, so the card is nullified"
 
 
-def _role(sc, k: int) -> str:
-    roles = layout.COMMANDER_ROLES.get(sc.format, ("CIC",))
+def _role(sc, k: int, side: int) -> str:
+    """Commander k of a side, named by the section he holds where he holds one."""
+    roles = list(commander_roles(sc.format, sc.sides[side].cic_section).values())
     return roles[k] if 0 <= k < len(roles) else f"commander {k}"
 
 

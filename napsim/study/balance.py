@@ -23,6 +23,7 @@ sign change is an answer (`crossed` False), not an error.
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -132,6 +133,13 @@ class Balance:
     chunk: int = SIM_CHUNK
     ensemble: object = None           # a `napsim.study.deck_ensemble.DeckEnsemble` (--deck-ensemble)
     ensemble_sentence: str = ""
+
+    def __repr__(self) -> str:  # a notebook's short text, not every setting's per-game arrays
+        return (f"Balance of {self.vary.path} ({len(self.settings)} settings, {self.games:,} games each): "
+                f"{self.sentence}")
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(repr(self))}</p>" + self.frame().to_html(index=False)
 
     @property
     def half_width(self) -> float:

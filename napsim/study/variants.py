@@ -15,6 +15,7 @@ questions down once, so that `napsim regen` rebuilds their report in results/.
 
 from __future__ import annotations
 
+import html
 import math
 import tomllib
 from collections.abc import Callable, Sequence
@@ -166,6 +167,13 @@ class Comparison:
     def side_names(self) -> dict[str, str]:
         """{side key: side name} of variant A's scenario (B's has the same keys)."""
         return self.sims[0].scenario.side_names
+
+    def __repr__(self) -> str:  # a notebook's short text, not the simulations' arrays
+        return (f"Comparison of B with A on {self.games:,} games (seed {self.seed}), "
+                f"{self.frame['metric'].nunique()} metrics, paired")
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(repr(self))}</p>" + self.frame.to_html(index=False)
 
 
 def compare_variants(a: Variant, b: Variant, metrics: Sequence[str] = (), games: int = 10_000,

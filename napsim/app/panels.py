@@ -282,6 +282,9 @@ def answer_panel(s: Settings, opts: dict):
             with area.container():
                 _answer_view(partial, games, True)
 
+        if compiling:  # said at once, before the worker takes the first compile
+            slot.progress(0.0, text=f"compiling napsim's engine (first run only, about {compiling} s) ...")
+
         run = _run("answer", jobs.answer, s, games, seed, slot=slot, on_partial=first, compiling=compiling)
     with area.container():
         _answer_view(run, games, False)

@@ -33,7 +33,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("std", "The standard deviation of the per-game values: how much one game differs from another "
      "(not the uncertainty of the mean, which is the 95% interval)."),
     ("Exact", "A number that is the same in every game by the rules, such as the share of rack picks "
-     "from 5, 4 and 3 cards (a third each, rule E9.6): shown without an interval or a band."),
+     "from 5, 4 and 3 cards (the rack's 5-4-3 cycle, rule E9.6: a third each over 30 turns): shown "
+     "without an interval or a band."),
     ("Paired difference (B - A)", "A and B play the same games (the same seeds and draws where they "
      "agree), so their difference is measured game by game and its interval is much narrower than "
      "the two intervals side by side."),

@@ -343,8 +343,8 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
             sections.append(Section(f"Main result: {describe(spec['main_metric']).title}",
                                     charts=main_charts, table=main_table(data, summ)))
             sections.append(Section("Reported metrics", "Value and 95% interval per point and side; "
-                                    "'exact' where every game gives the same value by the rules (rack "
-                                    "picks from 5, 4 and 3 cards: a third each, rule E9.6). Every metric, "
+                                    "'exact' where every game gives the same value by the rules (the "
+                                    "rack's 5-4-3 cycle fixes the shares of rack picks, rule E9.6). Every metric, "
                                     "with std (the spread from game to game) and n (games, turns played "
                                     "or trials), is in summary.csv.",
                                     table=metrics_table(data, summ)))

@@ -102,7 +102,7 @@ def simulate_lines(summary: pd.DataFrame, fmt: str, multi: bool) -> list[str]:
     if answer:
         lines += ["", *answer]
     if len(rates) and exact.any():
-        lines += ["", "Exact (the same in every game, a third each by rule E9.6, so no interval):"]
+        lines += ["", "Exact (the same in every game by the rack's 5-4-3 cycle, rule E9.6, so no interval):"]
         lines += [f"  {r.side}: {_title(r)} = {r.value:.4f}" for r in rates[exact].itertuples()]
         rates = rates[~exact]
     return [*lines, "", "Rates, per side (Wilson 95% interval, n = trials; per-game means with their "

@@ -10,7 +10,6 @@ numbers.
 from __future__ import annotations
 
 import functools
-import html
 import re
 import shlex
 import time
@@ -34,7 +33,7 @@ from napsim.model.scenarios import (
     toml_text,
 )
 from napsim.output import frames, variants
-from napsim.output.answer import card_flow_answer
+from napsim.output.answer import card_flow_answer, notebook_html, run_text
 from napsim.output.deck_ensemble import balance_ensemble_sentence, ensemble_frame
 from napsim.output.findings import deck_note
 from napsim.output.findings.study import engine_findings
@@ -137,14 +136,10 @@ class Simulated:
         return section_chart_svg(self.summary, self.sim.scenario.name)
 
     def __repr__(self) -> str:  # a notebook's short text, not every game's sums
-        answer = card_flow_answer(self.summary) or ""
-        return (f"Simulated {self.sim.scenario.name}: {self.result.games:,} games (seed {self.result.seed})"
-                + (f". {answer}" if answer else ""))
+        return run_text(self.summary, self.sim.scenario.name, self.result.games, self.result.seed)
 
     def _repr_html_(self) -> str:
-        head = self.summary[self.summary["metric"].isin(["effective_per_turn", "nominal_per_turn"])]
-        table = head[["side", "title", "value", "ci_low", "ci_high", "n"]]
-        return f"<p>{html.escape(repr(self))}</p>" + table.to_html(index=False)
+        return notebook_html(repr(self), self.summary, ["effective_per_turn", "nominal_per_turn"])
 
     def findings(self) -> list[str]:
         """The sentences a report of these games opens with (`napsim.output.findings.study`)."""
@@ -309,11 +304,7 @@ class StudyResult:
         """The study's name, description and its main metric at every point (a notebook's view)."""
         spec = self.meta["spec"]
         text = f"Study {spec['name']}: {spec.get('description', '')}".strip().rstrip(":")
-        main = spec.get("main_metric")
-        table = self.summary([main] if main else None)
-        keep = [c for c in ("point", "side", "label", "title", "value", "ci_low", "ci_high", "n")
-                if c in table]
-        return f"<p>{html.escape(text)}</p>" + table[keep].to_html(index=False)
+        return notebook_html(text, self.summary(), [spec["main_metric"]] if spec.get("main_metric") else None)
 
 
 def check_study_run(st: Study, out: str | Path, force: bool = False, target_error: float | None = None,

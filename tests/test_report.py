@@ -367,3 +367,10 @@ def test_exact_values_are_labelled_exact_and_the_card_flow_sentence_is_said(run_
         exact = exact_rate(g, side, "share_picks_from_5")
         assert (" (exact)" in row) == exact, (row, value)
         assert "[" in row  # the other metrics keep their intervals
+
+
+def test_a_study_result_shows_a_short_text_and_its_main_metric_in_a_notebook(run_dir):
+    res = napsim.StudyResult(run_dir)
+    page = res._repr_html_()
+    assert page.startswith("<p>Study rep: A small study for the report tests.</p>") and "<table" in page
+    assert "Effective orders a turn" in page and "Scout" not in page  # the main metric only

@@ -2,10 +2,11 @@
 effective orders a turn, by how much (with the difference's 95% interval and in percent), and
 whether the card flow is balanced; then what that does not say (`CARD_FLOW`: card flow, not the
 chance of winning). `napsim simulate` prints it, the page and `napsim.simulate(...).findings()` open
-with it."""
+with it; a notebook shows it with a short table (`run_text`, `notebook_html`)."""
 
 from __future__ import annotations
 
+import html
 import math
 
 import pandas as pd
@@ -44,6 +45,20 @@ def card_flow_answer(summary: pd.DataFrame, metric: str = "effective_per_turn") 
     return (f"The {g['lead']} side gets {d:.3f} more {phrase} than the {g['other']} side "
             f"({g['lead_value']:.3f} against {g['other_value']:.3f}{pct}; 95% interval of the difference "
             f"{interval}): the card flow is not balanced.")
+
+
+def run_text(summary: pd.DataFrame, name: str, games: int, seed: int) -> str:
+    """A run in one line for a notebook: what was played and the answer."""
+    answer = card_flow_answer(summary)
+    return f"Simulated {name}: {games:,} games (seed {seed})" + (f". {answer}" if answer else "")
+
+
+def notebook_html(text: str, summary: pd.DataFrame, metrics: list[str] | None) -> str:
+    """A notebook's view: the text, then the summary rows of `metrics` (all when None) as a table of
+    who, what, value, 95% interval and n, never the per-game arrays behind them."""
+    rows = summary if metrics is None else summary[summary["metric"].isin(metrics)]
+    keep = [c for c in ("point", "side", "label", "title", "value", "ci_low", "ci_high", "n") if c in rows]
+    return f"<p>{html.escape(text)}</p>" + rows[keep].to_html(index=False)
 
 
 def answer_lines(summary: pd.DataFrame) -> list[str]:

@@ -152,6 +152,12 @@ def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+REPORTED_METRICS = (
+    "Value and 95% interval per point and side; 'exact' where every game gives the same value by the "
+    "rules (the rack's 5-4-3 cycle fixes the shares of rack picks, rule E9.6). Every metric, with std "
+    "(the spread from game to game) and n (games, turns played or trials), is in summary.csv.")
+
+
 def _exact(side: str, rows: pd.DataFrame):
     """metric -> whether it is exact at this point and side (`napsim.output.simulated.exact_rate`)."""
     return lambda m: exact_rate(rows, side, m)
@@ -342,12 +348,7 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
         if not summ.empty:
             sections.append(Section(f"Main result: {describe(spec['main_metric']).title}",
                                     charts=main_charts, table=main_table(data, summ)))
-            sections.append(Section("Reported metrics", "Value and 95% interval per point and side; "
-                                    "'exact' where every game gives the same value by the rules (the "
-                                    "rack's 5-4-3 cycle fixes the shares of rack picks, rule E9.6). Every metric, "
-                                    "with std (the spread from game to game) and n (games, turns played "
-                                    "or trials), is in summary.csv.",
-                                    table=metrics_table(data, summ)))
+            sections.append(Section("Reported metrics", REPORTED_METRICS, table=metrics_table(data, summ)))
         sections.append(chart_section)
         rw = frames["rack_wait_summary.csv"]
         if not rw.empty:

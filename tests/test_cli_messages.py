@@ -179,3 +179,11 @@ def test_balance_and_compare_say_card_flow_not_the_chance_of_winning(capsys):
     main(["compare", "--scenario", "tamames", "--b", "sides.S.hand=5", "--games", "300", "--format", "csv"])
     out, _ = capsys.readouterr()
     assert CARD_FLOW not in out  # a CSV stays a table
+
+
+def test_a_mistyped_or_impossible_vary_path_names_vary(capsys):
+    base = ("balance", "--scenario", "tamames", "--equalize", "F,S", "--games", "100")
+    err = one_line_error(capsys, *base, "--vary", "sides.S.hnd=4..6")
+    assert "--vary: field 'sides.S.hnd': unknown key: did you mean 'hand'?" in err
+    err = one_line_error(capsys, *base, "--vary", "sides.S.hand=0..6")
+    assert "--vary: field 'sides.S.hand': 0 is out of range (allowed: integers 1-20)" in err

@@ -35,7 +35,7 @@ from napsim.model.cards import Deck
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError, check_seed
 from napsim.model.policies import PARAMS
-from napsim.model.scenarios import RULE_OPTIONS
+from napsim.model.scenarios import RULE_OPTIONS, load_scenario
 from napsim.sim.packing import Simulation
 from napsim.sim.summary import Estimate, crossing
 from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics
@@ -77,6 +77,9 @@ def parse_vary(text: str, base: Variant) -> Vary:
     if current is not None and (isinstance(current, bool) or not isinstance(current, int | float)):
         raise NapsimInputError("--vary", path, f"not a numeric parameter (its value is {current!r})",
                                "a path whose value is a number, e.g. sides.<side>.hand")
+    if path.split(".")[0] in ("sides", "scenario", "rules") and "*" not in path:  # named as --vary
+        first = lo if any(c in lo_text + hi_text for c in ".eE") else int(lo)
+        load_scenario(base.scenario, {**dict(base.overrides), path: first}, "--vary")
     real = isinstance(current, float) or any(c in s for s in (lo_text, hi_text) for c in ".eE")
     return Vary(path, lo, hi, not real)
 

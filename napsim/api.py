@@ -199,6 +199,8 @@ def scenario_toml(scenario: str | Path, sets: Sets = ()) -> str:
     for k, v in over.items():
         apply_override(doc, k, v, "--set")
     parse_scenario(doc, path)  # what cannot be loaded is not written
+    if "guerrilla_pool" in doc["scenario"]:  # the pool the Guerrilla box leaves (`guerrilla_box`)
+        doc["scenario"]["guerrilla_pool"] = load_scenario(path, over).guerrilla_pool
     made = " ".join(f"--set {k}={override_text(v)}" for k, v in over.items())
     return toml_text(doc, [f"Written by napsim {__version__} (napsim app) from the scenario {path.name}"
                            + (f" with {made}" if made else "") + "."])
@@ -239,13 +241,16 @@ def compare_command(scenario: str | Path, a: Sets = (), b: Sets = (), scenario_b
                 "--games", games, "--seed", seed)
 
 
-def balance_command(scenario: str | Path, vary: str, equalize: str, sets: Sets = (), deck: str | None = None,
-                    policy: str = "greedy,greedy", games: int = 10_000, seed: int = SEED,
-                    deck_ensemble: int | None = None) -> str:
-    """The `napsim balance` command line of this search (the numbers of `balance`)."""
+def balance_command(scenario: str | Path, vary: str, equalize: str | None, sets: Sets = (),
+                    deck: str | None = None, policy: str = "greedy,greedy", games: int = 10_000,
+                    seed: int = SEED, deck_ensemble: int | None = None, target: float | None = None,
+                    side: str | None = None) -> str:
+    """The `napsim balance` command line of this search (the numbers of `balance`): --equalize, or
+    --target and --side."""
     extra = _deck_policy_flags(deck, policy)
     extra += ["--deck-ensemble", deck_ensemble] if deck_ensemble else []
-    return _cli("napsim", "balance", "--scenario", scenario, "--vary", vary, "--equalize", equalize,
+    goal = ["--equalize", equalize] if equalize else ["--target", f"{target:g}", "--side", side]
+    return _cli("napsim", "balance", "--scenario", scenario, "--vary", vary, *goal,
                 *_flags("--set", sets), *extra, "--games", games, "--seed", seed)
 
 
@@ -471,7 +476,9 @@ def compare(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict
     games, seed, chunk, target_error (on the first metric's difference, at most `games`), chart
     (a .png or .svg path) and deck_ensemble (N: the same games on N plausible decks drawn inside the
     deck's count ranges, seeded by `seed`, adding per row how many decks give B - A each sign, its
-    range and spread across decks, and a sentence; A and B must play one deck)."""
+    range and spread across decks, and a sentence; A and B must play one deck). `attrs["gap"]`:
+    the main metric's gap between the sides in A and B and its paired change; `attrs["answer"]`:
+    that change and each side's own, in words (what a comparison leads with)."""
     n_decks = options.pop("deck_ensemble", None)
     if n_decks is not None:  # checked before anything is played
         check_ensemble(n_decks)
@@ -482,7 +489,8 @@ def compare(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] | dict
     else:
         ens = compare_ensemble(cmp, n_decks, cmp.seed, options.get("chunk", SIM_CHUNK))
         df = ensemble_frame(cmp, ens)
-    df.attrs.update(games=cmp.games, seed=cmp.seed, target_reached=cmp.target_reached)
+    df.attrs.update(games=cmp.games, seed=cmp.seed, target_reached=cmp.target_reached, gap=cmp.gap,
+                    answer=[t for t in (variants.gap_sentence(cmp.gap), variants.sides_sentence(df)) if t])
     return df
 
 
@@ -504,8 +512,9 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
     is at most this, `games` at most (`.stopped` says 'target' or 'cap'). `deck_ensemble` (N): the
     same search, with the same games, on N plausible decks drawn inside the deck's count ranges
     (seeded by `seed`): `.ensemble.frame` has one row per deck, `.ensemble_sentence` the range of
-    the crossings; a deck without a crossing in the range (the file's included) is counted, not an
-    error (`.crossed` False)."""
+    the crossings; a deck without a crossing in the range (the file's included) is counted. No
+    setting in the range that evens the sides is an answer, not an error: `.crossed` False, and a
+    short integer range played at every setting."""
     chart_path = variants.check_chart_path(chart)
     if deck_ensemble is not None:
         check_ensemble(deck_ensemble)
@@ -513,8 +522,7 @@ def balance(scenario: str, vary: str, metric: str = "effective_per_turn",
         equalize = [k.strip() for k in equalize.split(",")]
     overrides = tuple((sets if isinstance(sets, dict) else parse_overrides(sets)).items())
     res = find_balance(Variant(scenario, overrides, deck, policy), vary, metric, equalize, target,
-                       side, games, seed, chunk, progress, target_error,
-                       no_crossing_ok=deck_ensemble is not None)
+                       side, games, seed, chunk, progress, target_error)
     res.sentence = variants.balance_sentence(res)
     if deck_ensemble is not None:
         res.ensemble = balance_ensemble(res, deck_ensemble, seed, progress)

@@ -215,7 +215,9 @@ def bench_guerrilla(games: int, threads: int, reference: Path | None = None) -> 
 def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> list[dict]:
     """The lookahead policy (P8, default K and D) for side A against greedy, beside greedy against
     greedy, on the symmetric armies of EPIC and of La Grande Battles, one line each: turns per
-    second on one core (both sides' turns) and the ratio, i.e. what a turn of planning costs."""
+    second on one core (both sides' turns) and the ratio, i.e. what a turn of planning costs; and
+    the planner that sees every hand (`lookahead_info` open) beside the default (fair), whose
+    rollouts deal the unseen cards again."""
     return [_bench_lookahead("lookahead", "symmetric", 200, games, threads),
             _bench_lookahead("lookahead-lgb", "lgb-symmetric", 40, games, threads)]
 
@@ -223,8 +225,10 @@ def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> 
 def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
                      threads: int) -> dict:
     out = {"kernel": kernel, "scenario": scenario, "unit": "turns", "threads": threads}
+    open_hands = ("lookahead", {"lookahead_info": "open"})  # P8: the planner that sees every hand
     for name, n, pols in (("greedy", max(4_000, games // 1000), (("greedy", {}), ("greedy", {}))),
-                          ("lookahead", planned_games, (("lookahead", {}), ("greedy", {})))):
+                          ("lookahead", planned_games, (("lookahead", {}), ("greedy", {}))),
+                          ("lookahead_open", planned_games, (open_hands, ("greedy", {})))):
         sim = Simulation.build(scenario, policies=pols)
         turns = n * 2 * sim.scenario.turns
         rates = _rates(lambda sim=sim, n=n: sim.run(n, 1, chunk=n), turns, threads, repeats=3)
@@ -238,6 +242,9 @@ def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
                                          / out["lookahead_turns_per_second_per_core"], 1)
     # the planned turns are side A's, half of all: their cost beside a greedy turn's
     out["us_per_planned_turn"] = round(2e6 / out["lookahead_turns_per_second_per_core"], 1)
+    out["us_per_planned_turn_open"] = round(2e6 / out["lookahead_open_turns_per_second_per_core"], 1)
+    out["fair_over_open_cost"] = round(out["lookahead_open_turns_per_second_per_core"]
+                                       / out["lookahead_turns_per_second_per_core"], 3)
     out["timing"] = "best of 3"
     out.update(_versions())
     return out

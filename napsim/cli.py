@@ -19,6 +19,7 @@ import numpy as np
 from click.exceptions import NoArgsIsHelpError
 
 from napsim import api
+from napsim.cli_sensitivity import sensitivity_cmd
 from napsim.cli_variants import balance_cmd, compare_cmd, tune_cmd
 from napsim.model.cards import SECTIONS, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
@@ -482,6 +483,7 @@ def run_page(command: list[str]) -> int:
 cli.add_command(compare_cmd)
 cli.add_command(balance_cmd)
 cli.add_command(tune_cmd)
+cli.add_command(sensitivity_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -17,6 +17,7 @@ import napsim  # noqa: E402
 from napsim.app import form  # noqa: E402
 from napsim.cli import main  # noqa: E402
 from napsim.model.defaults import SEED  # noqa: E402
+from napsim.output.sensitivity import findings  # noqa: E402
 from napsim.output.tracefmt import trace_parts  # noqa: E402
 
 PAGE = Path(napsim.__file__).parent / "app" / "page.py"
@@ -146,6 +147,11 @@ def test_compare_keeps_a_and_shows_b_minus_a_with_the_compare_sentence():
     want = napsim.compare("tamames", {}, {"sides.S.guerrilla": 0}, games=GAMES)
     sentences = [m.value for m in at.markdown if "instead of" in m.value]
     assert sentences and sentences[0] == "\n".join(f"- {t}" for t in want["sentence"])
+    # the answer leads: the change of the gap between the sides, then each side's own change
+    texts = [m.value for m in at.markdown]
+    gap = texts.index(f"**{want.attrs['answer'][0]}**")
+    assert want.attrs["answer"][0].startswith("The gap in effective orders a turn, Spanish minus French")
+    assert gap < texts.index(sentences[0]) and texts[gap + 1] == want.attrs["answer"][1]
     cmd = next(c.value for c in at.code if c.value.startswith("napsim compare"))
     assert "--b sides.S.guerrilla=0" in cmd and f"--games {GAMES}" in cmd
 
@@ -159,10 +165,33 @@ def test_balance_finds_the_crossing_with_its_interval():
     at.button(key="bal_go").click().run()
     assert not at.exception, at.exception
     want = napsim.balance("symmetric", "sides.B.hand=4..8", equalize="A,B", games=600)
-    assert any(m.value == want.sentence for m in at.markdown)
-    assert "are equal at" in want.sentence
+    assert any(m.value == f"**{want.sentence}**" for m in at.markdown)
+    assert want.sentence.startswith("With 5 Red cards in hand the Blue lead by ")
+    assert "the even point lies between, at " in want.sentence
     cmd = next(c.value for c in at.code if c.value.startswith("napsim balance"))
     assert "--vary sides.B.hand=4..8" in cmd and "--equalize A,B" in cmd
+
+
+def test_balance_without_a_crossing_is_an_answer_and_the_target_mode_is_the_clis():
+    at = page()
+    at.selectbox(key="bal_path").set_value("sides.B.hand").run()
+    at.number_input(key="bal_lo|sides.B.hand").set_value(7)
+    at.number_input(key="bal_hi|sides.B.hand").set_value(9)
+    at.number_input(key="bal_games").set_value(300)
+    at.button(key="bal_go").click().run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    want = napsim.balance("symmetric", "sides.B.hand=7..9", equalize="A,B", games=300)
+    assert any(m.value == f"**{want.sentence}**" for m in at.markdown)
+    assert want.sentence.startswith("No number of Red cards in hand from 7 to 9 evens symmetric")
+    at.radio(key="bal_mode").set_value("where one side reaches a value").run()
+    at.selectbox(key="bal_side").set_value("B")
+    at.number_input(key="bal_target").set_value(8.5)
+    at.button(key="bal_go").click().run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    want = napsim.balance("symmetric", "sides.B.hand=7..9", target=8.5, side="B", games=300)
+    assert any(m.value == f"**{want.sentence}**" for m in at.markdown)
+    cmd = next(c.value for c in at.code if c.value.startswith("napsim balance"))
+    assert "--target 8.5 --side B" in cmd and "--equalize" not in cmd
 
 
 def test_one_game_is_the_trace_in_words():
@@ -265,3 +294,42 @@ def test_the_page_plays_a_lookahead_side_as_napsim_simulate_does():
     run = napsim.simulate("symmetric", games=GAMES, seed=SEED, policy="lookahead,greedy")
     assert headline(at) == effective(run)
     assert at.session_state["downloads"]["summary.csv"] == run.summary_csv()
+
+
+def test_card_counts_ranks_the_estimated_counts_as_napsim_sensitivity():
+    at = page()
+    at.number_input(key="sens_games").set_value(300)
+    at.button(key="sens_go").click().run()
+    assert not at.exception, at.exception
+    want = napsim.sensitivity("symmetric", games=300)
+    shown = "\n".join(m.value for m in at.markdown)
+    assert findings(want)[1] in shown
+    cmd = next(c.value for c in at.code if c.value.startswith("napsim sensitivity"))
+    assert "--side A" in cmd and "--games 300" in cmd
+
+
+def test_house_rules_are_shown_apart_from_the_readings():
+    at = page("formats-armies")
+    labels = [s.label for s in at.selectbox]
+    assert "tactic_reach (house rule; changes E3)" in labels
+    assert at.selectbox(key="formats-armies|rules.tactic_reach").value == "one_section"
+    assert any(e.label.startswith("House rules") for e in at.expander)
+
+
+def test_the_guerrilla_box_keeps_its_total_unless_the_pool_is_kept():
+    at = page("tamames")
+    captions = lambda: [c.value for c in at.caption if c.value.startswith("The Guerrilla box")]  # noqa: E731
+    assert captions() == ["The Guerrilla box holds 9: 3 at the start, 6 unacquired."]
+    at.number_input(key="tamames|sides.S.guerrilla").set_value(5).run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    assert captions() == ["The Guerrilla box holds 9: 5 at the start, 4 unacquired."]
+    at.checkbox(key="tamames|keep_pool").check().run()
+    assert captions() == ["The Guerrilla box holds 11: 5 at the start, 6 unacquired."]
+    at.number_input(key="tamames|scenario.guerrilla_pool").set_value(2).run()
+    assert captions() == ["The Guerrilla box holds 7: 5 at the start, 2 unacquired."]
+    cmd = api_command(at)
+    assert "--set scenario.guerrilla_pool=2" in cmd and "--set sides.S.guerrilla=5" in cmd
+
+
+def api_command(at: AppTest) -> str:
+    return next(c.value for c in at.code if c.value.startswith("napsim simulate"))

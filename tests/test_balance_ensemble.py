@@ -90,8 +90,8 @@ def test_balance_ensemble_counts_decks_without_a_crossing():
     s = balance_summary(res.ensemble)
     assert (s["no_crossing"], s["no_crossing_above"], s["crossed"]) == (2, 2, 0)
     assert "no crossing in 0..9 in any of them" in res.ensemble_sentence
-    assert res.sentence.startswith("No setting of Guerrilla counters at the start (Spanish) in 0..9 makes "
-                                   "French and Spanish")
+    assert res.sentence.startswith("No number of Spanish Guerrilla counters at the start from 0 to 9 evens "
+                                   "tamames: the Spanish lead at every setting")
     out = CliRunner().invoke(cli, ["balance", "--scenario", "tamames", "--vary", "sides.S.guerrilla=0..9",
                                    "--equalize", "F,S", "--games", "300", "--deck-ensemble", "2", "--format",
                                    "csv"], catch_exceptions=False).stdout

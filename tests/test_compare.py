@@ -81,6 +81,40 @@ def test_pairing_narrows_the_interval_on_tamames(tmp_path):
     assert chart.read_bytes().startswith(b"\x89PNG")
 
 
+def test_compare_leads_with_the_change_of_the_gap_between_the_sides():
+    out = invoke("compare", "--scenario", "tamames", "--a", "sides.S.hand=6", "--b", "sides.S.hand=5",
+                 "--games", "1000")
+    first, second = out.split("Findings:\n")[1].splitlines()[:2]
+    m = re.match(r"- The gap in effective orders a turn, Spanish minus French, goes from \+(0\.\d+) with A "
+                 r"to \+(0\.\d+) with B: a change of (-0\.\d+) \[(-0\.\d+), (-0\.\d+)\] \(paired over 1,000 "
+                 r"games\), the gap narrows", first)
+    assert m, first
+    a, b, d, lo, hi = map(float, m.groups())
+    assert abs((b - a) - d) <= 0.0015 and lo < d < hi
+    assert second.startswith("- Each side's own change: the Spanish get 0.5"), second
+    df = napsim.compare("tamames", ["sides.S.hand=6"], ["sides.S.hand=5"], games=1000)
+    gap = df.attrs["gap"]
+    eff = df[df["metric"] == "effective_per_turn"].set_index("side_key")
+    assert gap["difference"] == pytest.approx(eff.loc["S", "difference"] - eff.loc["F", "difference"])
+    # paired: the gap's change is narrower than the two sides' intervals added
+    assert gap["half_width"] < eff["half_width"].sum()
+    assert df.attrs["answer"][0] == first[2:].rsplit(" (table below", 1)[0] + "."
+
+
+def test_several_changes_are_listed_once_then_the_effects():
+    out = invoke("compare", "--scenario", "tamames", "--a", "sides.S.hand=6", "--b", "sides.S.hand=5",
+                 "--b", "sides.S.guerrilla=1", "--games", "300")
+    assert "B: Command hand size, Spanish: 5; Guerrilla counters at the start, Spanish: 1" in out
+    effects = [line for line in out.splitlines() if line.startswith(("The French", "The Spanish"))]
+    assert len(effects) >= 4 and not any("instead of" in line for line in effects), effects
+
+
+def test_a_difference_that_does_not_exist_reads_not_comparable():
+    assert variants.interval_text(math.nan, math.nan, math.nan) == "not comparable"
+    assert variants.number_text(math.nan, 3) == "not comparable"
+    assert variants.gap_sentence(None) == ""
+
+
 def test_compare_table_and_target_error():
     out = invoke("compare", "--scenario", "symmetric", "--b", "sides.B.hand=7", "--games", "6000",
                  "--chunk", "1000", "--target-error", "0.05")
@@ -89,8 +123,9 @@ def test_compare_table_and_target_error():
     assert "B: Command hand size, Red: 7" in out
     # the table opens with its findings, each naming the row it comes from
     assert out.index("Findings:") < out.index("B - A [95% CI]")
-    assert "- The largest clear change: with Command hand size, Red at 7 instead of 6, the Red get " in out
-    assert re.search(r"\(table below, row (Effective|Nominal) orders a turn, Red\)\.", out), out
+    assert "- The gap in effective orders a turn, Red minus Blue, goes from " in out
+    assert "- Of the other measures in orders a turn: with Command hand size, Red at 7 instead of 6" in out
+    assert re.search(r"\(table below, row Nominal orders a turn, (Red|Blue)\)\.", out), out
     played = int(out.split(" games each")[0].split()[-1].replace(",", ""))
     assert 1000 <= played < 6000
 
@@ -107,10 +142,13 @@ def test_balance_finds_equal_hands_on_the_symmetric_scenario(tmp_path):
     assert abs(v - 6) < 0.15 and lo < v < hi and hi - lo < 0.2
     frame = res.frame()
     assert list(frame["value"]) == sorted(frame["value"]) and len(frame) <= 6
-    assert "are equal at 5." in res.sentence and "(Command hand size, Red; " in res.sentence
+    # the answer in whole settings: who leads at 5 and at 6 Red cards, then the even point
+    assert re.match(r"With 5 Red cards in hand the Blue lead by 0\.\d+ \[0\.\d+, 0\.\d+\] effective orders "
+                    r"a turn; with 6 the (Red lead|sides are even)", res.sentence), res.sentence
+    assert "the even point lies between, at 5." in res.sentence
+    assert "(Command hand size, Red; " in res.sentence
     text = variants.balance_text(res, "table", [])
-    assert re.match(r"Findings:\n- Blue and Red get the same effective orders a turn at Command hand size "
-                    r"\(Red\) = [56]\.\d+ \[", text), text
+    assert text.startswith("Findings:\n- With 5 Red cards in hand the Blue lead by "), text
     assert re.search(r"Near the balance, each \+1 in Command hand size \(Red\) moves Red minus Blue by about "
                      r"\+0\.\d+ \(5: -", text), text
     assert chart.read_text().lstrip().startswith("<?xml")
@@ -126,6 +164,49 @@ def test_balance_target_on_a_toy_deck_is_exact(probe_deck):
     assert frame.loc[2, "difference"] == -0.5 and frame.loc[3, "difference"] == 0.5
 
 
+def test_no_setting_that_evens_the_sides_is_an_answer_with_exit_0(monkeypatch, tmp_path):
+    # a Red hand of 7 to 9 against Blue's 6: Red ahead at every setting, each one played
+    monkeypatch.chdir(tmp_path)
+    args = ["balance", "--scenario", "symmetric", "--vary", "sides.B.hand=7..9", "--equalize", "A,B",
+            "--games", "300"]
+    code, out, err = napsim_main(monkeypatch, *args, "--chart", "none.png")
+    assert code == 0, err
+    assert re.search(r"No number of Red cards in hand from 7 to 9 evens symmetric: the Red lead at every "
+                     r"setting, by \d\.\d+ \[\d\.\d+, \d\.\d+\] at 7 and \d\.\d+ \[.*\] at 9 \(effective "
+                     r"orders a turn\); 300 games per setting, 3 settings played\.", out), out
+    assert "\nFindings:\n- No number of Red cards in hand from 7 to 9 evens symmetric" in out
+    assert (tmp_path / "none.png").stat().st_size > 5_000
+    code, out, _ = napsim_main(monkeypatch, *args, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["crossing"]["crossed"] is False and len(doc["rows"]) == 3
+    assert doc["sentence"].startswith("No number of Red cards in hand from 7 to 9")
+    code, out, _ = napsim_main(monkeypatch, *args, "--format", "csv")
+    assert code == 0 and "# crossing: none in 7..9" in out
+
+
+def test_a_short_integer_range_whose_ends_agree_is_played_at_every_setting():
+    # a Red hand of 3 or 4 never reaches 9 effective orders a turn: no crossing, an answer all the same
+    res = napsim.balance("symmetric", "sides.B.hand=3..4", target=9, side="B", games=200)
+    assert not res.crossed and res.every_setting and [s.value for s in res.settings] == [3, 4]
+    assert res.sentence.startswith("No number of Red cards in hand from 3 to 4 brings effective orders a "
+                                   "turn (Red) to 9: it stays below 9 at every setting, by ")
+
+
+def test_balance_chart_has_whole_setting_ticks_and_no_line_across_settings_not_played():
+    res = napsim.balance("symmetric", "sides.B.hand=3..9", equalize="A,B", games=300)
+    played = [s.value for s in res.settings]
+    assert 4 not in played and 8 not in played  # the bisection skipped them
+    fig = variants.balance_figure(res)
+    ax = fig.axes[0]
+    assert ax.get_ylabel().replace("\n", " ") == "Red minus Blue, effective orders a turn"
+    for line in ax.get_lines():
+        xs = list(line.get_xdata())
+        if len(xs) > 1 and line.get_linestyle() == "-":
+            assert all(b - a == 1 for a, b in zip(xs, xs[1:], strict=False)), xs
+    ticks = [t for t in ax.get_xticks() if 3 <= t <= 9]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+
+
 def test_balance_over_a_real_range_stops_at_its_own_precision():
     res = napsim.balance("tamames", "sides.S.square_form=0.0..1.0", target=7.3, side="S", games=1000)
     v, lo, hi = res.crossing
@@ -138,7 +219,10 @@ def test_balance_over_a_real_range_stops_at_its_own_precision():
 def test_balance_csv_names_the_crossing():
     out = invoke("balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--target", "7",
                  "--side", "S", "--games", "1500", "--format", "csv")
-    assert "# crossing: " in out and "Spanish effective orders a turn reach 7 at " in out
+    assert "# crossing: " in out
+    assert re.search(r"With 4 Spanish cards in hand the Spanish get 0\.\d+ \[0\.\d+, 0\.\d+\] fewer than 7 "
+                     r"effective orders a turn; with 5 the Spanish get .* more than 7; 7 is reached between, "
+                     r"at 4\.\d+ \[", out), out
     assert "(Command hand size, Spanish; " in out
     assert "value,effective_per_turn[F],effective_per_turn[S],difference" in out
 
@@ -192,7 +276,6 @@ BAD = [
     (BALANCE + ["--format", "xml"], "xml"),
     (BALANCE + ["--chart", "balance.txt"], ".png or .svg"),
     # the answers the search cannot give
-    (BALANCE[:4] + ["sides.B.hand=7..9", "--equalize", "A,B"], "no crossing in 7..9"),
     (["balance", "--scenario", "tamames", "--vary", "sides.S.hand=3..9", "--target", "0.5", "--side", "F",
       "--metric", "g_nullification_rate", "--games", "200"], "counts nothing for side F"),
 ]
@@ -235,3 +318,26 @@ def test_paired_and_summary_give_every_metric_the_same_value():
     with pytest.raises(KeyError):
         played.sums.parts("c9.nothing")
     assert math.isnan(half_width(np.zeros(1)))
+
+
+@pytest.mark.parametrize(("path", "v", "words", "noun"), [
+    ("sides.S.hand", 4, "4 Spanish cards in hand", "number of Spanish cards in hand"),
+    ("sides.S.hand", 1, "1 Spanish card in hand", "number of Spanish cards in hand"),
+    ("sides.*.hand", 5, "5 cards in hand (both sides)", "number of cards in hand (both sides)"),
+    ("sides.S.guerrilla", 3, "3 Spanish Guerrilla counters at the start",
+     "number of Spanish Guerrilla counters at the start"),
+    ("sides.S.sections.*.spanish", 2, "2 Spanish units in every section",
+     "number of Spanish units in every section"),
+    ("sides.F.sections.L.infantry", 3, "3 French infantry units in section L",
+     "number of French infantry units in section L"),
+    ("scenario.guerrilla_pool", 6, "6 unacquired Guerrilla counters",
+     "number of unacquired Guerrilla counters"),
+])
+def test_a_whole_setting_reads_as_what_it_counts(path, v, words, noun):
+    from types import SimpleNamespace
+
+    from napsim.output.balance_words import range_words, setting_words
+    from napsim.study.balance import Vary
+
+    b = SimpleNamespace(vary=Vary(path, 0, 9, True), side_keys=("F", "S"), side_names=("French", "Spanish"))
+    assert (setting_words(b, v), range_words(b)) == (words, noun)

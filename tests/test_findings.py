@@ -171,17 +171,33 @@ def test_compare_findings():
                         ("nominal_per_turn", "French", 7.0, 7.2, 0.02)])
     fs = variants.compare_findings(df, [GMT])
     t = [f.plain() for f in fs]
-    assert t[0] == ("The largest clear change: effective_per_turn French sentence (table below, row "
-                    "Effective orders a turn, French).")
+    assert t[0] == ("The largest clear change in effective orders a turn: effective_per_turn French sentence "
+                    "(table below, row Effective orders a turn, French).")
     assert t[1].startswith("2 of 3 rows change clearly") and "effective orders a turn (Spanish)" in t[1]
-    assert t[2].startswith("Next: nominal_per_turn French sentence")
+    assert t[2].startswith("Of the other measures in orders a turn: nominal_per_turn French sentence")
     assert "3.0 times narrower" in t[3]
     assert "76 of the 90 cards" in t[-1]
+    answer = ["The gap in effective orders a turn ... narrows.", "Each side's own change: ..."]
+    led = [f.plain() for f in variants.compare_findings(df, [GMT], answer=answer)]
+    assert led[0].startswith(answer[0][:-1]) and led[1].startswith(answer[1][:-1])
+    assert not any(x.startswith("The largest clear change") for x in led)  # the gap leads instead
     spread = pd.DataFrame([dict(metric="effective_per_turn", side_key="F", side="French", decks=20,
                                 negative=0, positive=20, zero=0, clear_negative=0, clear_positive=20,
                                 ensemble_min=0.4, ensemble_max=0.5, ensemble_sd=0.05, mc_half_width=0.02)])
     last = variants.compare_findings(df, [GMT], spread)[-1].plain()
     assert "more than its Monte Carlo ±0.02" in last and "keeps one sign in 20 of 20 plausible decks" in last
+
+
+def test_compare_findings_rank_the_main_metric_first_never_a_share_against_a_count():
+    # a -0.002 shift in a share is -20%, a +0.12 in orders a turn +1.8%: the orders lead all the same
+    df = compare_frame([("effective_per_turn", "French", 6.8, 6.92, 0.02),
+                        ("share_picks_from_5", "French", 0.010, 0.008, 0.0005),
+                        ("wasted", "French", 4.0, 4.4, 0.1)])
+    t = [f.plain() for f in variants.compare_findings(df, [])]
+    assert t[0].startswith("The largest clear change in effective orders a turn: effective_per_turn French")
+    others = [x for x in t if x.startswith("Of the other measures")]
+    kinds = {x.split(":")[0] for x in others}
+    assert len(others) == 2 and len(kinds) == 2  # one finding per kind (unit), each its own largest
 
 
 # --------------------------------------------------------------------------------------------
@@ -204,3 +220,26 @@ def test_courier_rack_findings_are_sensible(courier_rack):
     assert any(x.startswith("Greedy play gives more effective orders a turn (Blue) than random play")
                for x in t)
     assert "76 of the 90 cards of 'gmt90'" in t[-1]
+
+
+def test_a_jump_the_numbers_explain_says_why(courier_rack):
+    # the Tactician draws of hand 9 are the stars that no longer find units to March Move (stars, E8)
+    (why,) = [x for x in courier_rack if x.startswith("Tactician cards drawn a game (Blue) jumps")]
+    assert why.startswith("Tactician cards drawn a game (Blue) jumps from 15.46 to 20.56 between 8 and 9 "
+                          "(greedy play): +5.10 [")
+    assert "stars used to draw Tactician cards a game rise by +5.2" in why
+    assert "stars used to March Move a game fall by 5.2" in why
+    assert "(rule E8)" in why and why.endswith("(#reported-metrics): p008, p010).")
+
+
+def test_no_jump_no_why():
+    from napsim.output.findings.jumps import jump_findings
+
+    summ = pd.read_csv(ROOT / "results" / "courier_rack" / "summary.csv")
+    summ = summ.assign(half=(summ["ci_high"] - summ["ci_low"]) / 2)
+    even = summ.copy()
+    drawn = even["metric"] == "tactician_drawn"
+    even.loc[drawn, "value"] = 14.0 + 0.3 * even.loc[drawn, "sides.*.hand"]  # even steps: no jump
+    where = lambda row, col: ""  # noqa: E731
+    assert jump_findings(even, "A", ["sides.*.hand", "policy.*"], {"A": "Blue"}, where) == []
+    assert len(jump_findings(summ, "A", ["sides.*.hand", "policy.*"], {"A": "Blue"}, where)) == 1

@@ -1,7 +1,8 @@
 """The package's layers (docs/architecture.md): imports go one way, model -> engine -> sim -> study ->
-output -> top (cli, cli_variants, bench, api, regen, __main__, and the app package `napsim.app`), and
-no two modules import each other, directly or round a circle. Function-level imports count too. The
-package face, napsim/__init__.py, may import the public API from any layer.
+output -> top (cli, cli_variants, cli_sensitivity, bench, api, api_sensitivity, regen, __main__, and
+the app package `napsim.app`), and no two modules import each other, directly or round a circle.
+Function-level imports count too. The package face, napsim/__init__.py, may import the public API
+from any layer.
 
 Calls count as well as imports: no module calls a method defined only in a layer above its own
 (an object handed down must not reach back up), and the output layer plays no game: it references
@@ -26,8 +27,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "napsim"
 LAYERS = ("model", "engine", "sim", "study", "output", "top")
-TOP = ("napsim", "napsim.__main__", "napsim.api", "napsim.bench", "napsim.cli", "napsim.cli_variants",
-       "napsim.regen")
+TOP = ("napsim", "napsim.__main__", "napsim.api", "napsim.api_sensitivity", "napsim.bench", "napsim.cli",
+       "napsim.cli_sensitivity", "napsim.cli_variants", "napsim.regen")
 TOP_PACKAGES = ("app",)  # napsim.app.*: the page of `napsim app`, a client of the Python API
 FACE = "napsim"  # napsim/__init__.py
 MAX_MODULE_LINES = 600

@@ -267,7 +267,7 @@ def test_balance_table_and_chart_speak_words():
     text = invoke("balance", "--scenario", "symmetric", "--vary", "sides.B.hand=4..8", "--equalize", "A,B",
                   "--games", "400")
     assert internal_names(text) == [], internal_names(text)
-    assert "Effective orders a turn, Red - Blue against Command hand size, Red" in text
+    assert "Red minus Blue, effective orders a turn, against Command hand size, Red" in text
     res = napsim.balance("symmetric", "sides.B.hand=4..8", equalize="A,B", games=400)
     fig = variants.balance_figure(res)
     chartkit.finish(fig)

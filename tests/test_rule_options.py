@@ -49,7 +49,8 @@ def test_defaults_give_every_clause_a_meaning_and_every_option_has_two():
                              "cic_keeps": "one", "guerrilla_share": "lost",
                              "elan_order": "draw_first", "counter_attack_copies": "either",
                              "counter_attack_section": "facing", "two_scouts": "gain",
-                             "spent_counters": "sabre_returns"}
+                             "spent_counters": "sabre_returns",
+                             "tactic_reach": "one_section"}  # a house rule: the rule as written
     assert all(len(v) == 2 for v in RULE_OPTIONS.values())
     assert load_scenario("symmetric", {"rules.elan_order": "shuffle_first"}).rule("elan_order") \
         == "shuffle_first"

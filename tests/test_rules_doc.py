@@ -93,6 +93,7 @@ def test_the_documented_options():
         "counter_attack_section": ("facing", {"facing", "any"}, ("D3", "D8", "S4")),
         "two_scouts": ("gain", {"gain", "draw_two"}, ("G4", "E9.2", "L9")),
         "spent_counters": ("sabre_returns", {"sabre_returns", "all_return"}, ("G1", "G5")),
+        "tactic_reach": ("one_section", {"one_section", "every_section"}, ("E3",)),  # a house rule
     }
 
 

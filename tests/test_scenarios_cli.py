@@ -51,6 +51,8 @@ def test_show_every_builtin_scenario(name):
     for o in read:
         value = sc.rule(o.name)
         which = "the default reading" if value == o.default else "not the default"
+        if o.house:  # a house rule says whether it is on, never that it is a reading
+            which = "house rule off: the rule as written" if value == o.default else "HOUSE RULE on"
         assert f"  {o.name} = {value} ({which}" in text
     for o in load_options():
         assert o.name in text  # the others are named as not read in this format

@@ -26,6 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from napsim.model import rulebook  # noqa: E402
+from napsim.model.house_rules import HOUSE_RULES  # noqa: E402
 
 DOC_PATH = Path("docs/rules.md")
 JSON_PATH = Path("napsim/model/rule_tests.json")
@@ -211,6 +212,7 @@ def render_markdown(tests: dict[str, list[str]]) -> str:
         ids = [r.id for r in rules if r.group == g.letter]
         out.append(f"- [{g.letter}. {g.title}](#{g.letter.lower()}) ({rulebook.id_pattern(ids)})")
     out.append("- [Scenario rule options](#scenario-rule-options)")
+    out.append("- [House rules](#house-rules)")
     out.append("- [Fixed readings (not switchable yet)](#fixed-readings-not-switchable-yet)\n")
     for g in rulebook.load_groups():
         group = [r for r in rules if r.group == g.letter]
@@ -238,7 +240,8 @@ def render_markdown(tests: dict[str, list[str]]) -> str:
                 vals = "; ".join(
                     f"`{v.name}`" + (" (default)" if v.name == o.default else "") for v in o.values)
                 default = next(v for v in o.values if v.name == o.default)
-                out.append(f"- **Reading (option [`{name}`](#option-{name}))**: {default.text} "
+                what = "House rule" if o.house else "Reading"
+                out.append(f"- **{what} (option [`{name}`](#option-{name}))**: {default.text} "
                            f"Values: {vals}.")
             for x in readings:
                 if r.id in x.rules:
@@ -251,19 +254,9 @@ def render_markdown(tests: dict[str, list[str]]) -> str:
                "gives every clause of the rule text a meaning and fits the rule's purpose, the way "
                "a careful player at the table applies it; each option quotes the deciding words "
                "and says why.\n")
-    for o in options.values():
-        out.append(f'<a id="option-{o.name}"></a>\n')
-        out.append(f"### `{o.name}`\n")
-        links = ", ".join(f"[{i}](#{_anchor(i)})" for i in o.rules)
-        out.append(f"{o.text}\n")
-        out.append(f"Rules: {links}. Formats: {', '.join(o.formats) or 'all'}. "
-                   f"Default: `{o.default}`.\n")
-        out.append("| value | meaning |")
-        out.append("|---|---|")
-        for v in o.values:
-            mark = " (default)" if v.name == o.default else ""
-            out.append(f"| `{v.name}`{mark} | {v.text} |")
-        out.append("")
+    for o in (o for o in options.values() if not o.house):
+        out += _option_block(o, "", "Default", " (default)", "")
+    out += house_rules_section([o for o in options.values() if o.house])
     out.append("## Fixed readings (not switchable yet)\n")
     out.append("Open points the engine decides one way, with no scenario option for now.\n")
     out.append("| rules | reading | where |")
@@ -272,6 +265,40 @@ def render_markdown(tests: dict[str, list[str]]) -> str:
         links = ", ".join(f"[{i}](#{_anchor(i)})" for i in x.rules)
         out.append(f"| {links} | {x.text} | {_code_list(x.where)} |")
     return "\n".join(out) + "\n"
+
+
+def _option_block(o, source: str, default_words: str, default_mark: str, other_mark: str) -> list[str]:
+    """One option's heading, text, rules, formats and table of values."""
+    links = ", ".join(f"[{i}](#{_anchor(i)})" for i in o.rules)
+    out = [f'<a id="option-{o.name}"></a>\n', f"### `{o.name}`\n", f"{o.text}\n"]
+    out += [source] if source else []
+    out += [f"Rules: {links}. Formats: {', '.join(o.formats) or 'all'}. {default_words}: `{o.default}`.\n",
+            "| value | meaning |", "|---|---|"]
+    out += [f"| `{v.name}`{default_mark if v.name == o.default else other_mark} | {v.text} |"
+            for v in o.values]
+    return out + [""]
+
+
+def house_rules_section(options: list) -> list[str]:
+    """The House rules section: changes players make to the rules as written, each an option whose
+    default is the rule as written, with its source and the cards it changes."""
+    out = ["## House rules\n",
+           "Changes players make to the rules as written, not readings of the text: each is a "
+           "scenario option (`[rules]` table or `--set rules.NAME=VALUE`) whose default is the rule "
+           "as written, and napsim never plays one unless asked. Each names its source and the cards "
+           "it changes (`napsim/model/house_rules.py`: a house rule is an option and its card table; "
+           "the kernels play it through the packed card table). The page shows them apart from the "
+           "readings, and `napsim readings studies/house_rules.toml` measures each against the rule "
+           "as written (results/house_rules/).\n"]
+    for o in options:
+        h = HOUSE_RULES[o.name]
+        out += _option_block(o, f"Source: {o.source}\n", "Default (as written)", " (default, as written)",
+                             " (house rule)")
+        out.append(f"Cards it changes with `{o.name} = \"{h.house}\"`: "
+                   + "; ".join(f"{name} ({', '.join(f'{k} = {v}' for k, v in cols.items())})"
+                               for name, cols in h.cards.items())
+                   + " (`reach = 1`: orders in every section).\n")
+    return out
 
 
 def outputs(root: Path = ROOT) -> dict[Path, str]:

@@ -47,9 +47,13 @@ FORMAT_WORDS = {"standard": "standard game (one card a turn)", "epic1": "EPIC, 1
                 "epic2": "EPIC, 2 players a side", "epic3": "EPIC, 3 players a side",
                 "epic4": "EPIC, 4 players a side", "lgb": "La Grande Battles (6 sections)"}
 POLICIES = tuple(KINDS)
+POOL_HELP = ("Guerrilla counters in the box that no side holds at the start; Scouts gain from them. "
+             "Starting counters changed on this page come from this pool (the box keeps its total) "
+             "unless 'Keep this pool' is ticked.")
 SCENARIO = "scenario"  # the key of errors that belong to no single field
 DECK = "deck"
 POLICY = "policy"
+HOUSE = "house"  # the group of the house rules' fields
 PAGE = "on the page"  # who gave an override, in errors (the CLI says `--set`)
 
 
@@ -61,7 +65,7 @@ class Field:
     label: str
     value: object
     kind: str                 # int, float, choice, bool, list (three integers)
-    group: str                # a side key, "scenario" or "rules"
+    group: str                # a side key, "scenario", "rules" (readings) or "house" (house rules)
     choices: tuple = ()
     help: str = ""
     section: str = ""         # the section of a unit count (L, C, R, or L1..R2)
@@ -80,7 +84,7 @@ def vary_fields(fs: list[Field], names: dict[str, str]) -> list[Field]:
     left section'; the scenario's own settings first."""
     out = []
     for f in fs:
-        if f.kind != "int" or f.group == "rules":
+        if f.kind != "int" or f.group in ("rules", HOUSE):
             continue
         if f.group == SCENARIO:
             out.append((0, 0, f, f"Scenario · {f.label}"))
@@ -107,12 +111,20 @@ def fields(scenario: str, sc: Scenario) -> list[Field]:
            Field("scenario.turns", "Turns a game, per side", sc.turns, "int", SCENARIO),
            Field("scenario.first", "Side moving first", sc.sides[sc.first].key, "choice", SCENARIO,
                  tuple(names))]
+    if "guerrilla_pool" in doc["scenario"]:  # the scenario has a Guerrilla box (`guerrilla_box`)
+        out.append(Field("scenario.guerrilla_pool", "Unacquired Guerrilla counters (the pool)",
+                         doc["scenario"]["guerrilla_pool"], "int", SCENARIO, help=POOL_HELP))
     for side in sc.sides:
         out += _side_fields(side, doc["sides"][side.key], sc.format, names)
     for o in load_options():
         if o.formats and sc.format not in o.formats:
             continue
         words = "; ".join(f"{v.name}: {v.text}" for v in o.values)
+        if o.house:  # a house rule: shown apart from the readings of the rule text, with its source
+            out.append(Field(f"rules.{o.name}", f"{o.name} (house rule; changes {', '.join(o.rules)})",
+                             sc.rule(o.name), "choice", HOUSE, tuple(v.name for v in o.values),
+                             f"{o.text} {words} Source: {o.source}"))
+            continue
         out.append(Field(f"rules.{o.name}", f"{o.name} (rules {', '.join(o.rules)})", sc.rule(o.name),
                          "choice", "rules", tuple(v.name for v in o.values), f"{o.text} {words}"))
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from napsim import api
+from napsim import api, api_sensitivity
 from napsim.app.worker import Job, ResultCache
 from napsim.model.defaults import SEED
 
@@ -20,6 +20,7 @@ GAMES = 20_000        # the page's game count
 QUICK_GAMES = 2_000   # the first batch: numbers on screen while the rest plays
 CHUNK = 4_000         # games between two checks for a newer change (results do not depend on it)
 BALANCE_GAMES = 4_000
+SENSITIVITY_GAMES = 2_000  # on every moved deck: about 40 decks for GM&T's estimated counts
 
 ANSWERS = ResultCache(64)    # (settings, games, seed) -> api.Simulated
 SIMS = ResultCache(16)       # settings -> the packed Simulation
@@ -89,17 +90,18 @@ def compare(job: Job, a: Settings, b: Settings, games: int = GAMES, seed: int = 
     return got
 
 
-def balance(job: Job, s: Settings, vary: str, equalize: tuple[str, str], games: int = BALANCE_GAMES,
-            seed: int = SEED, decks: int | None = None):
-    """The crossing where the sides are even (`napsim.balance`), optionally over plausible decks."""
-    key = ("balance", s, vary, equalize, games, seed, decks)
+def balance(job: Job, s: Settings, vary: str, equalize: tuple[str, str] | None, games: int = BALANCE_GAMES,
+            seed: int = SEED, decks: int | None = None, side: str | None = None, target: float | None = None):
+    """The setting where the sides are even (`equalize`), or where `side` reaches `target`
+    (`napsim.balance`), optionally over plausible decks."""
+    key = ("balance", s, vary, equalize, games, seed, decks, side, target)
     got = OTHERS.get(key)
     if got is None:
         path = vary.partition("=")[0]
         sets = {k: v for k, v in s.overrides if k != path}
-        got = api.balance(s.scenario, vary, equalize=list(equalize), sets=sets, deck=s.deck, policy=s.policy,
-                          games=games, seed=seed, deck_ensemble=decks,
-                          progress=lambda line: job.check())
+        got = api.balance(s.scenario, vary, equalize=list(equalize) if equalize else None, target=target,
+                          side=side, sets=sets, deck=s.deck, policy=s.policy, games=games, seed=seed,
+                          deck_ensemble=decks, progress=lambda line: job.check())
         OTHERS.put(key, got)
     return got
 
@@ -110,5 +112,20 @@ def trace(job: Job, s: Settings, seed: int, game: int) -> str:
     got = OTHERS.get(key)
     if got is None:
         got = api.trace_text(simulation(s), seed=seed, game=game)
+        OTHERS.put(key, got)
+    return got
+
+
+def sensitivity(job: Job, s: Settings, metric: str, sides: tuple[str, ...], games: int = SENSITIVITY_GAMES,
+                seed: int = SEED):
+    """Which card counts move the answer (`napsim.sensitivity`): one side's metric, or the gap
+    between two sides (second - first), per card type with a plausible range."""
+    key = ("sensitivity", s, metric, sides, games, seed)
+    got = OTHERS.get(key)
+    if got is None:
+        side, gap = (sides[0], None) if len(sides) == 1 else (None, ",".join(sides))
+        got = api_sensitivity.sensitivity(s.scenario, metric, side, gap, sets=s.sets, deck=s.deck,
+                                          policy=s.policy, games=games, seed=seed,
+                                          progress=lambda line: job.check())
         OTHERS.put(key, got)
     return got

@@ -1,5 +1,6 @@
-"""The panels of the `napsim app` page (Streamlit): scenario, the answer, compare, balance, one
-game, take it away. A thin client: every number, interval and sentence comes from the Python API
+"""The panels of the `napsim app` page (Streamlit): scenario (the readings of the rules and, apart,
+the house rules), the answer, compare, balance, one game, take it away, card counts. A thin client:
+every number, interval and sentence comes from the Python API
 (`napsim.api`, through the jobs of `napsim.app.jobs` on the one kernel worker); every value goes
 through the model layer (`napsim.app.form`: fields and uploaded files), whose one-line error is shown
 beside the field. Nothing here computes a rule or a statistic.
@@ -14,7 +15,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from napsim import api
+from napsim import api, api_sensitivity
 from napsim.app import form, jobs
 from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, worker
@@ -22,7 +23,11 @@ from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED
 from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.glossary import CARD_FLOW, GLOSSARY, field_help, glossary_markdown
-from napsim.model.scenarios import load_scenario, parse_overrides
+from napsim.model.metrics import metric_title
+from napsim.model.scenarios import load_scenario, parse_overrides, starting_counters
+from napsim.output import variants
+from napsim.output.balance_words import difference_label
+from napsim.output.sensitivity import findings
 from napsim.output.tracefmt import trace_parts
 
 UPLOAD = "(upload a file)"
@@ -31,7 +36,8 @@ POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans eac
                "gifts; a Spanish side's Guerrilla spend and, in EPIC, which Scout card to keep too), "
                "counting its orders less the opponent's "
                "(lookahead:lookahead_value=own counts its own only); random: any legal play")
-TABS = ["The answer", "Compare", "Balance", "One game", "Take it away"]
+TABS = ["The answer", "Compare", "Balance", "One game", "Take it away", "Card counts"]
+SENSITIVITY_METRICS = ("effective_per_turn", "nominal_per_turn", "orders_per_turn")
 SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")
 EFFECTIVE_HELP = dict(GLOSSARY)["Effective orders a turn"]
 UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders": "leaders",
@@ -159,6 +165,25 @@ def _side_block(fs: list[form.Field], base: str, values: dict, slots: dict) -> N
                     slots[f.path] = st.empty()
 
 
+def _pool_options(scenario: str) -> tuple:
+    """The Guerrilla box: whether the pool on screen is kept when the starting counters change (else
+    they come from it), and where the box's counts are said."""
+    keep = st.checkbox("Keep this pool when the starting counters change (the box grows or shrinks)",
+                       key=f"{scenario}|keep_pool")
+    return keep, st.empty()
+
+
+def _pool_caption(scenario: str, sets: dict, values: dict, keep: bool, slot) -> None:
+    """With 'keep' the pool on screen is always sent (it moves the box); the box's counts in words."""
+    if keep:
+        sets["scenario.guerrilla_pool"] = values["scenario.guerrilla_pool"]
+    sc = form.loads(scenario, sets)
+    if sc is not None:
+        start = starting_counters(sc)
+        slot.caption(f"The Guerrilla box holds {start + sc.guerrilla_pool}: {start} at the start, "
+                     f"{sc.guerrilla_pool} unacquired.")
+
+
 def scenario_panel() -> tuple[Settings | None, dict]:
     """The settings on screen (None while a field is in error, each error shown beside its field)
     and the run options {games, seed}."""
@@ -185,6 +210,7 @@ def scenario_panel() -> tuple[Settings | None, dict]:
     for f in [f for f in fs if f.group == form.SCENARIO]:
         values[f.path] = _widget(f, f"{scenario}|{f.path}")
         slots[f.path] = st.empty()
+    box = _pool_options(scenario) if "scenario.guerrilla_pool" in values else None
     policies = []
     for side in sc.sides:
         with st.expander(f"{side.name} (sides.{side.key})", expanded=side is sc.sides[0]):
@@ -197,10 +223,19 @@ def scenario_panel() -> tuple[Settings | None, dict]:
             values[f.path] = _widget(f, f"{scenario}|{f.path}")
             slots[f.path] = st.empty()
             st.caption(f.help)
+    house = [f for f in fs if f.group == form.HOUSE]
+    if house:
+        with st.expander("House rules (not the rules as written; off by default)"):
+            for f in house:
+                values[f.path] = _widget(f, f"{scenario}|{f.path}")
+                slots[f.path] = st.empty()
+                st.caption(f.help)
     games = st.number_input("Games", value=jobs.GAMES, step=1000, key="games")
     seed = st.number_input("Seed", value=SEED, step=1, key="seed")
     run_slot = st.empty()
     sets = {p: v for p, v in values.items() if p not in base or base[p] != v}
+    if box is not None:
+        _pool_caption(scenario, sets, values, *box)
     policy = ",".join(policies)
     if not errs:
         errs = form.errors(scenario, sets, deck, policy)
@@ -239,7 +274,7 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
     by_sec = summ[summ["metric"].isin(SECTION_ROWS)].assign(section=lambda d: d["metric"].str[-1])
     st.subheader("Effective orders a turn, by section (95% intervals)")
     st.altair_chart(section_chart(by_sec), width="stretch")
-    extra = [m for m in ("initiative_share", "g_cards_nullified", "g_nullification_rate")
+    extra = [m for m in ("initiative_share", "g_cards_nullified_per_turn", "g_nullification_rate")
              if _rows(summ, m)["n"].gt(0).any() and _rows(summ, m)["value"].fillna(0).gt(0).any()]
     table = summ[summ["metric"].isin([*SECTION_ROWS, "effective_per_turn", "nominal_per_turn", *extra])]
     table = table[~(table["metric"].isin(extra) & table["value"].fillna(0).eq(0))]  # a side without them
@@ -310,19 +345,46 @@ def compare_panel(s: Settings, opts: dict) -> None:
         st.info("A is the settings on screen: change a setting to see B - A.")
         return
     df = _run("compare", jobs.compare, a, s, opts["games"], opts["seed"], label="playing A and B")
+    for line in df.attrs.get("answer", []):  # the gap between the sides first, then each side's change
+        st.markdown(f"**{line}**" if line is df.attrs["answer"][0] else line)
     st.markdown("\n".join(f"- {t}" for t in df["sentence"]))
     st.caption(CARD_FLOW)
-    st.dataframe(pd.DataFrame({
-        "side": df["side"], "measure": df["title"], "A": df["a"], "B": df["b"],
-        "B - A [95% interval]": [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
-                                 for r in df.itertuples()], "n": df["n"]}), hide_index=True)
+    st.dataframe(compare_view(df), hide_index=True)
     st.code(api.compare_command(a.label, a.sets, s.sets, s.label, a_deck, opts["deck_label"], a.policy,
                                 s.policy, opts["games"], opts["seed"]), language="bash")
 
 
+def compare_view(df: pd.DataFrame) -> pd.DataFrame:
+    """The comparison table as the command line prints it: A, B and B - A with the digits their
+    interval supports, 'not comparable' where a variant does not count a metric."""
+    digits = [variants.decimals(h) for h in df["half_width"]]
+    return pd.DataFrame({
+        "side": df["side"], "measure": df["title"],
+        "A": [variants.number_text(v, d) for v, d in zip(df["a"], digits, strict=True)],
+        "B": [variants.number_text(v, d) for v, d in zip(df["b"], digits, strict=True)],
+        "B - A [95% interval]": [variants.interval_text(r.difference, r.ci_low, r.ci_high)
+                                 for r in df.itertuples()], "n (paired games)": df["n"]})
+
+
+EVEN, TARGET = "where the sides are even", "where one side reaches a value"
+
+
+def _balance_goal(keys: tuple[str, ...], names: dict[str, str]) -> tuple:
+    """What the search looks for: (equalize, None, None), or (None, side, target) in target mode
+    (the command line's --target and --side)."""
+    mode = st.radio("Find the setting", [EVEN, TARGET], key="bal_mode", horizontal=True)
+    if mode == EVEN:
+        return keys, None, None
+    c1, c2 = st.columns(2)
+    side = c1.selectbox("Side", list(keys), format_func=names.get, key="bal_side")
+    target = c2.number_input("Value to reach (effective orders a turn)", value=7.0, step=0.1,
+                             key="bal_target")
+    return None, side, float(target)
+
+
 def balance_panel(s: Settings, opts: dict) -> None:
     sc = load_scenario(s.scenario, s.sets)
-    fs = form.vary_fields(form.fields(s.scenario, sc), sc.side_names)
+    fs = form.vary_fields(form.fields(s.scenario, sc), sc.side_names)  # not the rules' options
     labels = {f.path: f.label for f in fs}
     now = {f.path: f.value for f in fs}
     c1, c2, c3 = st.columns([3, 1, 1])
@@ -330,42 +392,103 @@ def balance_panel(s: Settings, opts: dict) -> None:
                         index=next((i for i, f in enumerate(fs) if f.path.endswith(".hand")), 0))
     low = c2.number_input("from", value=max(0, int(now[path]) - 3), step=1, key=f"bal_lo|{path}")
     high = c3.number_input("to", value=int(now[path]) + 3, step=1, key=f"bal_hi|{path}")
+    keys = tuple(side.key for side in opts["sides"])
+    equalize, side, target = _balance_goal(keys, {side.key: side.name for side in opts["sides"]})
     c4, c5 = st.columns(2)
     games = c4.number_input("Games per setting", value=jobs.BALANCE_GAMES, step=1000, key="bal_games")
     decks = c5.number_input("Plausible decks (0: the deck file only)", value=0, step=1, key="bal_decks")
-    keys = tuple(side.key for side in opts["sides"])
     vary = f"{path}={int(low)}..{int(high)}"
-    request = (s, vary, keys, int(games), opts["seed"], int(decks) or None)
-    if st.button("Find where the sides are even", key="bal_go"):
-        st.session_state["balance"] = request
-    if st.session_state.get("balance") != request:
-        st.info("Pick a setting and a range, then press the button: napsim finds the setting at which "
-                "both sides get the same effective orders a turn.")
+    request = (s, vary, equalize, int(games), opts["seed"], int(decks) or None, side, target)
+    res = _asked("balance", jobs.balance, request, "Find the setting", "bal_go",
+                 "Pick a setting, a range and what to find, then press the button: napsim plays every "
+                 "setting it needs on the same games and answers in whole settings: who leads at each, "
+                 "and where the sides are even (or where the side reaches the value), if anywhere in "
+                 "the range.", "searching")
+    if res is None:
         return
-    try:
-        res = _run("balance", jobs.balance, *request, label="searching")
-    except NapsimInputError as e:
-        st.error(str(e))
-        return
-    st.markdown(res.sentence)
+    st.markdown(f"**{res.sentence}**")
     if res.ensemble is not None:
         st.markdown(res.ensemble_sentence)
     st.caption(CARD_FLOW)
-    st.altair_chart(balance_chart(res.frame(), labels[path]), width="stretch")
-    st.code(api.balance_command(s.label, vary, ",".join(keys), {k: v for k, v in s.overrides if k != path},
-                                opts["deck_label"], s.policy, int(games), opts["seed"], int(decks) or None),
+    st.altair_chart(balance_chart(res), width="stretch")
+    st.code(api.balance_command(s.label, vary, ",".join(equalize) if equalize else None,
+                                {k: v for k, v in s.overrides if k != path}, opts["deck_label"], s.policy,
+                                int(games), opts["seed"], int(decks) or None, target=target, side=side),
             language="bash")
 
 
-def balance_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
-    """The searched difference against the setting, its 95% interval as a band, 0 as a rule."""
-    base = alt.Chart(frame).encode(x=alt.X("value:Q", title=title))
-    band = base.mark_area(opacity=0.25).encode(y=alt.Y("ci_low:Q", title="difference (95% interval)"),
-                                               y2="ci_high:Q")
-    line = base.mark_line(point=True).encode(y="difference:Q", tooltip=["value", "difference", "ci_low",
-                                                                        "ci_high", "n"])
+def _asked(kind: str, fn, request: tuple, button: str, key: str, info: str, label: str):
+    """A tab's answer once its button asked for these inputs (None, with a hint or the error shown,
+    until then): played on the worker as `fn(*request)`."""
+    if st.button(button, key=key):
+        st.session_state[kind] = request
+    if st.session_state.get(kind) != request:
+        st.info(info)
+        return None
+    try:
+        return _run(kind, fn, *request, label=label)
+    except NapsimInputError as e:
+        st.error(str(e))
+        return None
+
+
+def balance_chart(res) -> alt.Chart:
+    """The searched difference at every setting played: a point with its 95% interval, a band and
+    line only between whole settings that follow one another, 0 as a rule, whole-number ticks."""
+    frame = res.frame()
+    runs = variants.played_runs(frame["value"].to_numpy(float)) if res.vary.integer else \
+        [[i] for i in range(len(frame))]
+    frame["run"] = 0
+    for k, run in enumerate(runs):
+        frame.loc[frame.index[run], "run"] = k
+    title = variants.vary_title(res)
+    ylabel = difference_label(res)
+    axis = alt.Axis(tickMinStep=1, format="d") if res.vary.integer else alt.Axis()
+    base = alt.Chart(frame).encode(x=alt.X("value:Q", title=title, axis=axis,
+                                           scale=alt.Scale(domain=[res.vary.low, res.vary.high])))
+    joined = base.transform_filter(alt.datum.run >= 0).encode(detail="run:N")
+    band = joined.mark_area(opacity=0.25).encode(y=alt.Y("ci_low:Q", title=ylabel), y2="ci_high:Q")
+    line = joined.mark_line().encode(y="difference:Q")
+    bars = base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
+    points = base.mark_point(filled=True, size=60).encode(
+        y="difference:Q", tooltip=["value", "difference", "ci_low", "ci_high", "n"])
     zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(strokeDash=[4, 4]).encode(y="y:Q")
-    return band + line + zero
+    if not res.crossed:
+        return band + line + bars + points + zero
+    v, lo, hi = res.crossing
+    even = alt.Chart(pd.DataFrame({"x": [v], "lo": [lo], "hi": [hi]}))
+    spread = even.mark_rect(opacity=0.15, color="gray").encode(x="lo:Q", x2="hi:Q")
+    mark = even.mark_rule(color="gray", strokeDash=[2, 2]).encode(x=alt.X("x:Q", title=title))
+    return band + line + bars + points + zero + spread + mark
+
+
+def sensitivity_panel(s: Settings, opts: dict) -> None:
+    """Which unknown card counts move the answer: each estimated count one card down and one up."""
+    names = {side.key: side.name for side in opts["sides"]}
+    keys = tuple(names)
+    c1, c2, c3 = st.columns([2, 2, 1])
+    metric = c1.selectbox("Answer", SENSITIVITY_METRICS, format_func=metric_title, key="sens_metric")
+    whose = c2.selectbox("Of", [*keys, "gap"], key="sens_whose", format_func=lambda k: names.get(
+        k, f"the gap, {names[keys[1]]} - {names[keys[0]]}"))
+    games = c3.number_input("Games per deck", value=jobs.SENSITIVITY_GAMES, step=1000, key="sens_games")
+    sides = keys if whose == "gap" else (whose,)
+    request = (s, metric, sides, int(games), opts["seed"])
+    res = _asked("sensitivity", jobs.sensitivity, request, "Rank the card counts", "sens_go",
+                 "Every card type with a plausible range in the deck file moves one card down and one up, "
+                 "on the same games; press the button to rank them by how much they move the answer.",
+                 "moving card counts")
+    if res is None:
+        return
+    st.markdown("\n".join(f"- {t}" for t in findings(res)))
+    f = res.frame
+    st.altair_chart(alt.Chart(f).mark_bar().encode(
+        x=alt.X("per_card:Q", title="change per step (one card more), 95% interval in the tooltip"),
+        y=alt.Y("card_type:N", sort=list(f["card_type"]), title=None),
+        color=alt.Color("inside_noise:N", title="inside Monte Carlo noise"),
+        tooltip=["card_type", "count", "per_card", "ci_low", "ci_high"]), width="stretch")
+    st.dataframe(f[["rank", "card_type", "count", "count_min", "count_max", "per_card", "ci_low", "ci_high",
+                    "inside_noise"]], hide_index=True)
+    st.code(api_sensitivity.sensitivity_command(res), language="bash")
 
 
 def game_panel(s: Settings, opts: dict) -> None:
@@ -442,3 +565,5 @@ def main() -> None:
         game_panel(s, opts)
     with tabs[2]:
         balance_panel(s, opts)
+    with tabs[5]:
+        sensitivity_panel(s, opts)

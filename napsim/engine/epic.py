@@ -78,6 +78,9 @@ from napsim.engine.layout import (
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
     RACK,
+    RD_LATE,
+    RD_NONE,
+    RD_POST,
     REC_ORD,
     RES_CA,
     RES_HAND,
@@ -101,6 +104,7 @@ from napsim.engine.layout import (
     EpicArgs,
 )
 from napsim.engine.rng import start_game
+from napsim.engine.unseen import redeal_at, redeal_epic
 
 
 @njit(cache=True)
@@ -226,7 +230,7 @@ PROBE = -3   # forced_hi of _ply: stop at the choice point and return the policy
 
 
 @inlined
-def _ply(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_p, forced_g, forced_k, standard,
+def _ply(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_p, forced_g, forced_k, redeal, standard,
          first, hand0, sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list,
          nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
          cmd_sec, units, ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch,
@@ -239,7 +243,9 @@ def _ply(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_p, forced_g, fo
     else (forced_hi, forced_rj, forced_p) is played instead of the policy's choice, whose draws
     are still made. forced_g: the Spanish side's Guerrilla spend decision this French turn
     (layout G_*: G_POLICY, P4 decides; napsim.engine.cardflow.guerrilla_attempt). forced_k: which
-    of a Scout's two cards is kept (layout K_*: K_POLICY, P2 decides; _command_draw).
+    of a Scout's two cards is kept (layout K_*: K_POLICY, P2 decides; _command_draw). redeal: where
+    a fair planner's rollout deals the cards it has not seen again (napsim.engine.unseen; RD_NONE
+    in a real game): at the switch to rs_post or to rs_late.
     Returns the policy's choice (hand slot, rack slot, placement), then the command, hand and
     rack cards, E4 and the Counter-Attack pin of the turn. pn ... last_rack_p: the views of
     _st_views(st), one by one; rmap: the card map res_scratch[RES_RMAP]."""
@@ -291,6 +297,8 @@ def _ply(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_p, forced_g, fo
     if tracing:
         _trace(trace, tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
                np.int64(pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
+    if redeal_at(redeal, RD_POST):  # P8 fair: a rollout from the choice, on what the planner knows
+        redeal_epic(rs_post, redeal, pile, pn, hand, hn, scratch)
     ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
     rb0 = rb
     # g_turn None: no side plays the Guerrilla rules, and numba compiles none of their code
@@ -333,6 +341,8 @@ def _ply(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_p, forced_g, fo
         _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
     _command_draw(rs_post, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
                   met, trace, tn, res_scratch, forced_k)
+    if redeal_at(redeal, RD_LATE):  # P8 fair: a rollout from the Scout keep
+        redeal_epic(rs_late, redeal, pile, pn, hand, hn, scratch)
     # the commander layer (M4, M6, M8) and its Tactician draws; units None (one player a side):
     # numba compiles none of it
     if units is not None and multi and not turn_over:
@@ -377,7 +387,7 @@ def _game_scratch(n_cards, n_types):
 
 def game_state(deck: np.ndarray, counts: np.ndarray) -> tuple:
     """A game's state arrays for play_blocks, allocated here in numpy (_game_scratch as Python)."""
-    return _game_scratch.py_func(deck.shape[0], counts.shape[0])
+    return getattr(_game_scratch, "py_func", _game_scratch)(deck.shape[0], counts.shape[0])
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -432,7 +442,8 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
                                        trace, tn, ropt)
             for ply in range(2 * turns):
                 _ply(ply, rs, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(0),
-                     np.int64(G_POLICY), np.int64(K_POLICY), standard, first, hand0, sq_form,
+                     np.int64(G_POLICY), np.int64(K_POLICY), np.int64(RD_NONE), standard, first,
+                     hand0, sq_form,
                      sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
                      eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg,
                      fmt, cmd_sec, units, ropt, check, n_ca, g_total, pile, disc, hand, rack,

@@ -171,7 +171,9 @@ P_CORPS_OWN_MIN, P_CORPS_SWAP_MARGIN = 16, 17  # P6 (LGB)
 P_LOOKAHEAD_K, P_LOOKAHEAD_D, P_LOOKAHEAD_DISCOUNT, P_LOOKAHEAD_TOP = 18, 19, 20, 21  # P8
 P_LOOKAHEAD_VALUE = 22      # P8: what a rollout counts (VALUE_OWN, VALUE_MARGIN)
 P_LOOKAHEAD_KEEP = 23       # P8: the Scout keep (P2) greedy's or planned (KEEP_GREEDY, KEEP_PLAN)
-N_POLICY = 24
+P_LOOKAHEAD_INFO = 24       # P8: what the rollouts know of hidden hands (INFO_OPEN, INFO_FAIR)
+P_LOOKAHEAD_CORPS = 25      # P8 (LGB): whether the CIC knows his Corps commanders' hands (CORPS_*)
+N_POLICY = 26
 # values of the mode slots (napsim.model.policies.KIND_*, SPEND_MODES, GAIN_MODES, VALUES)
 KIND_RANDOM = 1.0
 KIND_LOOKAHEAD = 2.0        # P8: the planned kernel (napsim.engine.lookahead) plays this side
@@ -179,6 +181,12 @@ SPEND_ALWAYS, SPEND_THRESHOLD, SPEND_ASSAULT = 0.0, 1.0, 2.0
 GAIN_ALWAYS, GAIN_NEVER, GAIN_BELOW = 0.0, 1.0, 2.0
 VALUE_OWN, VALUE_MARGIN = 0.0, 1.0  # P8: own effective orders; own less the opponent's
 KEEP_GREEDY, KEEP_PLAN = 0.0, 1.0  # P8: the Scout keep by P2's score, or planned (EPIC)
+INFO_OPEN, INFO_FAIR = 0.0, 1.0  # P8: rollouts see every hand; they deal the unseen cards again
+CORPS_KNOWN, CORPS_HIDDEN = 0.0, 1.0  # P8 (LGB): the CIC knows his Corps commanders' hands, or not
+# redeal of the turn (napsim.engine.unseen): where a rollout deals the unseen cards again, the
+# point of the turn's stream switch (0: never); the hidden side above RD_POINT_BITS
+RD_NONE, RD_POST, RD_LATE, RD_AFTER = 0, 1, 2, 3
+RD_POINTS, RD_POINT_BITS = 3, 2
 # forced_g of the turn (napsim.engine.epic._ply): the Guerrilla spend decision (P4, P8)
 G_POLICY, G_KEEP, G_SPEND, G_KEEP_DIE = -1, 0, 1, 2  # G_KEEP_DIE: keep, the die drawn all the same
 # forced_k of the turn: which of a Scout's two cards the player keeps (P2, P8): P2 decides, or the

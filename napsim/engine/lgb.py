@@ -86,6 +86,10 @@ from napsim.engine.layout import (
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
     RACK,
+    RD_AFTER,
+    RD_LATE,
+    RD_NONE,
+    RD_POST,
     S_CORPS_HAND,
     S_CORPS_TAC,
     S_FRENCH,
@@ -122,6 +126,7 @@ from napsim.engine.lgb_phases import (
     _trace_turn,
 )
 from napsim.engine.rng import start_game
+from napsim.engine.unseen import redeal_at, redeal_lgb
 
 
 @inlined
@@ -245,7 +250,7 @@ PROBE = -3   # forced_hi of _ply_lgb: stop at the choice point and return the po
 
 @inlined
 def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_ka, forced_kb, forced_g,
-             forced_k, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
+             forced_k, redeal, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
              units, ropt, check,
              g_total, met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand,
              rack, rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, may_int,
@@ -259,7 +264,9 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
     (the gift scores of the turn in gsc, res and pl); else (forced_hi, forced_rj, forced_ka,
     forced_kb) is given instead of the CIC's choice, whose draws are still made. forced_g (layout
     G_*): the Spanish spend decision of the turn, G_POLICY to leave it to P4. forced_k (layout
-    K_*): which of a Scout's two cards the CIC keeps, K_POLICY to leave it to P2. Returns the
+    K_*): which of a Scout's two cards the CIC keeps, K_POLICY to leave it to P2. redeal: where a
+    fair planner's rollout deals the cards it has not seen again (napsim.engine.unseen; RD_NONE in
+    a real game): at the switch to rs_post, rs_late or rs_after. Returns the
     policy's choice (hand slot, rack slot, receivers), then the command, E4 and the opponent's
     last hand card of the turn. st: the per-game counters (_lst_views). gift_t and grec: the gift
     tables of napsim.engine.lgb_gifts (gift_table, gift_records); may_int, a literal: the policy's
@@ -307,8 +314,12 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
         _trace(trace, tn, EV_GIVE, ply, s, ta, tb, ka, kb, ra, rb, int(round(best_score * 1000)),
                np.int64(pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
     _receive(c, ka, kb, ta, tb, ra, rb, void, pl)
+    if redeal_at(redeal, RD_POST):  # P8 fair: a rollout from the CIC's choice
+        redeal_lgb(rs_post, redeal, pile, pn, hand, hn, chand, cn, scratch)
     _corps_plays(rs_post, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand,
                  cn, disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn)
+    if redeal_at(redeal, RD_LATE):  # P8 fair: a rollout from the Spanish spend
+        redeal_lgb(rs_late, redeal, pile, pn, hand, hn, chand, cn, scratch)
     if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
         null = _guerrillas(rs_late, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
                            cmet, g_turn, trace, tn, ropt, forced_g)
@@ -356,6 +367,8 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
         _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
     _cic_draw(rs_late, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc,
               dn, hand, hn, chand, cn, met, cmet, trace, tn, st, forced_k)
+    if redeal_at(redeal, RD_AFTER):  # P8 fair: a rollout from the Scout keep
+        redeal_lgb(rs_after, redeal, pile, pn, hand, hn, chand, cn, scratch)
     _corps_draws(rs_after, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met,
                  cmet, trace, tn)
     # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
@@ -396,7 +409,8 @@ def lgb_state(deck: np.ndarray, counts: np.ndarray) -> tuple:
     """The state of one thread's call of play_blocks_lgb: its stream, metrics, commander metrics
     and the work arrays of _scratch, allocated here because the kernel counts no references."""
     return (np.empty(2, np.uint64), np.zeros((2, N_METRICS), np.int64),
-            np.zeros((2, 4, N_CM), np.int64), *_scratch.py_func(deck.shape[0], counts.shape[0]))
+            np.zeros((2, 4, N_CM), np.int64),
+            *getattr(_scratch, "py_func", _scratch)(deck.shape[0], counts.shape[0]))
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -427,7 +441,8 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, 
                                      rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile)
             for ply in range(2 * turns):
                 _ply_lgb(ply, rs, rs, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1),
-                         np.int64(-1), np.int64(G_POLICY), np.int64(K_POLICY), first, scfg, sqp,
+                         np.int64(-1), np.int64(G_POLICY), np.int64(K_POLICY), np.int64(RD_NONE),
+                         first, scfg, sqp,
                          pol, ctab, counts, nom_t, eff_t, val_t,
                          best_t, bopt_t, units, ropt, check, g_total, met, cmet, wait_hist, g_turn,
                          tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,

@@ -20,7 +20,10 @@ At each turn of a lookahead side, `_plan` (no recursion, no allocation):
    is the mean over the K rollouts of what each ply of the window adds (`ply_gain`), the ply n
    turns after the decision's weighed by discount ** n: the side's effective orders in its own
    plies (`lookahead_value` own), or its effective orders less the opponent's in every ply
-   (margin, the default);
+   (margin, the default). With `lookahead_info` fair (the default) each rollout knows only what
+   the player can know: where the decision's ply leaves the game's draws for the rollout's, it
+   deals the opponent's hand again from the cards the player has not seen (the draw pile and that
+   hand, napsim.engine.unseen), the same for every candidate; open rollouts see the real hand;
 4. returns the candidate of the highest value (ties: the earlier in greedy order).
 
 5. In a French turn, once the French card is chosen (by a planning French side as above, else by
@@ -76,6 +79,7 @@ from napsim.engine.layout import (
     G_POLICY,
     G_RULE,
     G_SPEND,
+    INFO_FAIR,
     K_FIRST,
     K_POLICY,
     K_SECOND,
@@ -90,6 +94,7 @@ from napsim.engine.layout import (
     P_KIND,
     P_LOOKAHEAD_D,
     P_LOOKAHEAD_DISCOUNT,
+    P_LOOKAHEAD_INFO,
     P_LOOKAHEAD_K,
     P_LOOKAHEAD_KEEP,
     P_LOOKAHEAD_TOP,
@@ -100,6 +105,9 @@ from napsim.engine.layout import (
     PR_SCOUT_B,
     PR_SCOUT_KEEP,
     RACK,
+    RD_LATE,
+    RD_NONE,
+    RD_POST,
     RES_CA,
     RES_HAND,
     RES_PROBE,
@@ -110,6 +118,7 @@ from napsim.engine.layout import (
     EpicArgs,
 )
 from napsim.engine.rng import game_key, mix64
+from napsim.engine.unseen import redeal_code
 
 STEP_CHOICE, STEP_SPEND, STEP_KEEP = 0, 1, 2  # the decisions _plan plans (its `step`)
 _SALT = np.uint64(0x6C6F6F6B61686561)  # "lookahea": rollout streams apart from the game's
@@ -332,7 +341,8 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
             _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
                         whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
             hi, rj, pp, cx, n_hx, n_rx, e4x, pin_yx = _turn(
-                ply, wrs, wrs, wrs, how, fr, fp, g_probe, np.int64(K_POLICY), standard, first, hand0,
+                ply, wrs, wrs, wrs, how, fr, fp, g_probe, np.int64(K_POLICY), np.int64(RD_NONE),
+                standard, first, hand0,
                 sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
                 eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
                 cmd_sec, units, ropt, no, n_ca, g_total, wpile, wdisc, whand, wrack, wrack_t, wsq,
@@ -371,6 +381,11 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
     end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * turns)
     discount = pol[p, P_LOOKAHEAD_DISCOUNT]
     margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
+    # P8 fair: at the decision, the opponent's hand is dealt again from the cards p has not seen
+    # (napsim.engine.unseen), where the turn leaves the game's draws for the rollout's
+    redeal = np.int64(RD_NONE)
+    if pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR:
+        redeal = redeal_code(np.int64(RD_LATE if keep else RD_POST), 1 - p, np.bool_(False))
     for m in range(n):
         cval[m] = 0.0
     for k in range(k_roll):
@@ -387,8 +402,10 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
                 forced = np.int64(CHOOSE)
                 g = np.int64(G_POLICY)
                 kk = np.int64(K_POLICY)
+                rd = np.int64(RD_NONE)
                 if t == ply:
                     pre = wrs
+                    rd = redeal
                     forced = cand[m, 0]
                     if spend:
                         g = cand[m, 3]
@@ -397,7 +414,7 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
                         g = fg
                         kk = cand[m, 3]
                 before = _value(wmet, p, margin)
-                _turn(t, pre, post, wrs2, forced, cand[m, 1], cand[m, 2], g, kk, standard, first,
+                _turn(t, pre, post, wrs2, forced, cand[m, 1], cand[m, 2], g, kk, rd, standard, first,
                       hand0, sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
                       best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
                       play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile,
@@ -533,7 +550,8 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns,
                             fg = d
                         elif step == STEP_KEEP:
                             fk = d
-                _turn(ply, rs, rs, rs, fh, fr, fp, fg, fk, standard, first, hand0, sq_form, sq_leave,
+                _turn(ply, rs, rs, rs, fh, fr, fp, fg, fk, np.int64(RD_NONE), standard, first, hand0,
+                      sq_form, sq_leave,
                       pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
                       n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
                       units, ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch,

@@ -20,7 +20,11 @@ At each turn of a lookahead side, `_plan_lgb` (no recursion, no allocation):
    for every candidate (common random numbers). A candidate's value is the mean over the K rollouts
    of what each ply adds (napsim.engine.lookahead.ply_gain): its side's effective orders, less the
    opponent's under `lookahead_value` margin (the default), the ply n turns ahead weighed by
-   discount ** n;
+   discount ** n. With `lookahead_info` fair (the default) each rollout deals the cards the
+   player has not seen again where the decision's ply leaves the game's draws for the rollout's:
+   the opposing CIC's and Corps commanders' hands, each the same size, from the draw pile and
+   those hands (napsim.engine.unseen); with `lookahead_corps` hidden, its own Corps commanders'
+   hands too (the default, known: a CIC knows what his Corps commanders hold, docs/rules.md P8);
 4. returns the candidate of the highest value (ties: the earlier in greedy order).
 
 5. In a French turn, once the French CIC's choice is made (by a planning French side as above,
@@ -55,11 +59,13 @@ from napsim.engine import jit
 from napsim.engine.blocks import add_game
 from napsim.engine.jit import counted, inlined, outlined
 from napsim.engine.layout import (
+    CORPS_HIDDEN,
     G_KEEP,
     G_POLICY,
     G_SPEND,
     GR_HAND,
     GR_RACK,
+    INFO_FAIR,
     K_POLICY,
     KIND_LOOKAHEAD,
     LST_SCOUT,
@@ -70,12 +76,18 @@ from napsim.engine.layout import (
     N_CM,
     N_METRICS,
     P_KIND,
+    P_LOOKAHEAD_CORPS,
     P_LOOKAHEAD_D,
     P_LOOKAHEAD_DISCOUNT,
+    P_LOOKAHEAD_INFO,
     P_LOOKAHEAD_K,
     P_LOOKAHEAD_TOP,
     P_LOOKAHEAD_VALUE,
     RACK,
+    RD_AFTER,
+    RD_LATE,
+    RD_NONE,
+    RD_POST,
     S_FRENCH,
     S_G_RULE,
     TRACE_WIDTH,
@@ -109,6 +121,7 @@ from napsim.engine.lookahead import (
     rollout_key,
     two_candidates,
 )
+from napsim.engine.unseen import redeal_code
 
 # the turn of napsim.engine.lgb, called (not inlined) from this kernel's call sites: the probes, the
 # rollouts and the real turn (one compiled copy: inlined at each, the planned spend took the
@@ -245,7 +258,8 @@ def _plan_lgb(step, ply, p, fh, fr, fa, fb, fg, run_key, game, turns, first, scf
             how = np.int64(PROBE) if x == 0 else fh  # a variable: numba's call takes no branch
             g_probe = fg if keep else np.int64(G_POLICY)
             hi, rj, ka, kb, _, e4x, _ = _turn_lgb(
-                ply, wrs, wrs, wrs, wrs, how, fr, fa, fb, g_probe, np.int64(K_POLICY), first, scfg,
+                ply, wrs, wrs, wrs, wrs, how, fr, fa, fb, g_probe, np.int64(K_POLICY),
+                np.int64(RD_NONE), first, scfg,
                 sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
                 g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc, whand,
                 wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wcn, wtac, wgst,
@@ -283,6 +297,13 @@ def _plan_lgb(step, ply, p, fh, fr, fa, fb, fg, run_key, game, turns, first, scf
     end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * turns)
     discount = pol[p, P_LOOKAHEAD_DISCOUNT]
     margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
+    # P8 fair: at the decision, the opposing hands (and, with lookahead_corps hidden, its own Corps
+    # commanders') are dealt again from the cards p has not seen (napsim.engine.unseen), where the
+    # turn leaves the game's draws for the rollout's
+    redeal = np.int64(RD_NONE)
+    if pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR:
+        redeal = redeal_code(np.int64(RD_LATE if spend else (RD_AFTER if keep else RD_POST)), 1 - p,
+                             pol[p, P_LOOKAHEAD_CORPS] == CORPS_HIDDEN)
     for m in range(n):
         cval[m] = 0.0
     for k in range(k_roll):
@@ -300,8 +321,10 @@ def _plan_lgb(step, ply, p, fh, fr, fa, fb, fg, run_key, game, turns, first, scf
                 forced = np.int64(CHOOSE)
                 g = np.int64(G_POLICY)
                 kk = np.int64(K_POLICY)
+                rd = np.int64(RD_NONE)
                 if t == ply:
                     pre = wrs
+                    rd = redeal
                     forced = cand[m, 0]
                     if spend:
                         post = wrs
@@ -313,7 +336,7 @@ def _plan_lgb(step, ply, p, fh, fr, fa, fb, fg, run_key, game, turns, first, scf
                         kk = cand[m, 5]
                 before = _value(wmet, p, margin)
                 _turn_lgb(t, pre, post, late, wrs2, forced, cand[m, 1], cand[m, 2], cand[m, 3], g, kk,
-                          first, scfg, sqp, pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t,
+                          rd, first, scfg, sqp, pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t,
                           bopt_t, units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace,
                           wtn, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch,
                           wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
@@ -411,7 +434,8 @@ def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first
                             fg = d
                         elif step == STEP_KEEP:
                             fk = d
-                _turn_lgb(ply, rs, rs, rs, rs, fh, fr, fa, fb, fg, fk, first, scfg, sqp, pol, ctab, counts,
+                _turn_lgb(ply, rs, rs, rs, rs, fh, fr, fa, fb, fg, fk, np.int64(RD_NONE), first, scfg,
+                          sqp, pol, ctab, counts,
                          nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet,
                          wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack,
                          rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec,

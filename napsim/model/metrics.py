@@ -368,6 +368,8 @@ _POLICY_FIELDS = {
     "lookahead_top": "candidates examined (0: every one)",
     "lookahead_value": "what the planner counts",
     "lookahead_keep": "which Scout card to keep",
+    "lookahead_info": "what the planner knows of the opponent's hand",
+    "lookahead_corps": "what the CIC knows of his Corps commanders' hands",
 }
 _TOP = {"deck": "Command deck", "hand": "Hand size", "k": "Cards needed", "policy": "Policy"}
 
@@ -383,6 +385,12 @@ _VALUE_WORDS = {
                         "0": "its own orders", "1": "its orders less the opponent's"},
     "lookahead_keep": {"greedy": "the better-scoring one", "plan": "planned",
                        "0": "the better-scoring one", "1": "planned"},
+    "lookahead_info": {"fair": "only what a player can know (hidden hands dealt again)",
+                       "open": "sees the opponent's hand",
+                       "0": "sees the opponent's hand",
+                       "1": "only what a player can know (hidden hands dealt again)"},
+    "lookahead_corps": {"known": "knows them", "hidden": "does not know them",
+                        "0": "knows them", "1": "does not know them"},
 }
 
 

@@ -10,7 +10,11 @@ the CIC's hand card, rack card and their receivers; spend or keep) is played out
 rollouts, both sides greedy, and the one of the highest value over this turn and the next
 `lookahead_d` own turns wins: its effective orders less the opponent's (`lookahead_value` margin,
 the default) or its own alone (own). It plans which of a Scout's two cards to keep the same way
-(`lookahead_keep` plan, the default; greedy: P2). Its stars and counter gain are greedy's.
+(`lookahead_keep` plan, the default; greedy: P2). Its stars and counter gain are greedy's. It
+plans from what the player can know (`lookahead_info` fair, the default): each rollout deals the
+opponent's hand again from the cards the player has not seen; `open` lets the rollouts see it (the
+upper bound: the value of knowing the opponent's hand). In La Grande Battles the CIC knows his own
+Corps commanders' hands (`lookahead_corps` known, the default) or not (hidden).
 """
 
 from __future__ import annotations
@@ -52,11 +56,15 @@ PARAMS = {
                             # opponent's (VALUES)
     "lookahead_keep": 23,  # P8: which of a Scout's two cards to keep: 0 greedy's (P2), 1 planned
                            # (KEEPS)
+    "lookahead_info": 24,  # P8: 1 the rollouts deal the hands the player cannot see again
+                           # (fair), 0 they see them (open: the upper bound) (INFOS)
+    "lookahead_corps": 25,  # P8 (La Grande Battles): 0 the CIC knows his Corps commanders' hands,
+                            # 1 his rollouts deal them again too (CORPS_INFOS)
 }
 N_PARAMS = len(PARAMS)
 
 _LOOKAHEAD = dict(lookahead_k=8, lookahead_d=2, lookahead_discount=1.0, lookahead_top=0,
-                  lookahead_value=1, lookahead_keep=1)
+                  lookahead_value=1, lookahead_keep=1, lookahead_info=1, lookahead_corps=0)
 DEFAULTS = {
     "greedy": dict(kind=0, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=1.0,
@@ -76,13 +84,15 @@ _RANGES = {"kind": (0, 2), "march_prob": (0, 1), "first_strike_prob": (0, 1),
            "lookahead_top": (0, 64)}
 _INTEGERS = ("lookahead_k", "lookahead_d", "lookahead_top")  # counts: a fraction is refused
 _CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2), "lookahead_value": (0, 1),
-            "lookahead_keep": (0, 1)}
+            "lookahead_keep": (0, 1), "lookahead_info": (0, 1), "lookahead_corps": (0, 1)}
 SPEND_MODES = {"always": 0, "threshold": 1, "assault": 2}
 GAIN_MODES = {"always": 0, "never": 1, "below": 2}
 VALUES = {"own": 0, "margin": 1}  # P8: the two readings of the planner's value (rule text)
 KEEPS = {"greedy": 0, "plan": 1}  # P8: the Scout keep (P2) by its score, or planned
+INFOS = {"open": 0, "fair": 1}  # P8: the rollouts see hidden hands, or deal them again
+CORPS_INFOS = {"known": 0, "hidden": 1}  # P8 (LGB): the CIC knows his Corps commanders' hands, or not
 MODES = {"g_spend_mode": SPEND_MODES, "g_gain_mode": GAIN_MODES, "lookahead_value": VALUES,
-         "lookahead_keep": KEEPS}
+         "lookahead_keep": KEEPS, "lookahead_info": INFOS, "lookahead_corps": CORPS_INFOS}
 """The parameters that take a name: the names of their values."""
 
 

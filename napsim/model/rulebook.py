@@ -76,6 +76,8 @@ class RuleOption:
     default: str
     text: str
     values: tuple[OptionValue, ...]
+    house: bool = False   # a house rule (docs/rules.md, "House rules"), not a reading of the text
+    source: str = ""      # where a house rule comes from
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,8 @@ def load_options() -> list[RuleOption]:
     for o in _catalogue()["option"]:
         values = tuple(OptionValue(v["name"], " ".join(v["text"].split())) for v in o["value"])
         out.append(RuleOption(o["name"], tuple(o["rules"]), tuple(o.get("formats", ())),
-                              o["default"], " ".join(o["text"].split()), values))
+                              o["default"], " ".join(o["text"].split()), values,
+                              o.get("kind") == "house", " ".join(o.get("source", "").split())))
     return out
 
 

@@ -157,7 +157,8 @@ def template_text(name: str, fmt: str = "epic1", path: str | None = None) -> str
                'a template to fill in."')
     out.append('examples = "All numbers are examples (template)."')
     out += _comment("Unacquired Guerrilla counters, 0-99 (G3, G4): required when a side plays a "
-                    "Guerrilla rule.")
+                    "Guerrilla rule. With the starting counters they make the Guerrilla box: a "
+                    "setting that changes the starting counters takes them from this pool.")
     out.append("guerrilla_pool = 0")
     for i, (key, side) in enumerate((("A", "Blue"), ("B", "Red"))):
         out.append("")

@@ -27,7 +27,7 @@ import json
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from napsim.model.cards import SECTIONS, resolve_named_file
@@ -42,6 +42,7 @@ from napsim.model.errors import (
     get_int,
     get_str,
 )
+from napsim.model.house_rules import HOUSE_OPTIONS, HOUSE_RULES
 from napsim.model.policies import policy_tables
 
 SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
@@ -69,6 +70,7 @@ RULE_OPTIONS: dict[str, tuple[str, ...]] = {
     "counter_attack_section": ("facing", "any"),               # D3 a copied tactic card, S4
     "two_scouts": ("gain", "draw_two"),                        # G4 with E9.2, L9
     "spent_counters": ("sabre_returns", "all_return"),         # G1, G5
+    **HOUSE_OPTIONS,  # house rules (docs/rules.md, "House rules"): the rule as written first
 }
 DEFAULT_RULES: dict[str, str] = {k: v[0] for k, v in RULE_OPTIONS.items()}
 
@@ -183,19 +185,29 @@ def load_scenario(name_or_path: str | Path, overrides: dict | None = None,
                   given_as: str = "--set") -> Scenario:
     """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values. A value
     the overrides put wrong is named as the user gave it (`given_as` and the path), not as a line
-    of the shipped file (`override_error`)."""
+    of the shipped file (`override_error`).
+
+    The Guerrilla box holds what it holds: where the file gives `guerrilla_pool`, its counters
+    (starting plus unacquired) are a total, and an override that moves the starting counters
+    takes them from the unacquired pool or puts them back there (`guerrilla_box`); overriding
+    `scenario.guerrilla_pool` too moves the pool instead (the total then changes)."""
     path = resolve_scenario_path(name_or_path)
     data, raw = read_toml(path)
     sha = hashlib.sha256(raw).hexdigest()
     if not overrides:
         return parse_scenario(data, path, sha)
+    file_doc = copy.deepcopy(data)
     parse_scenario(copy.deepcopy(data), path, sha)  # the file is sound: errors below are the overrides'
     for dotted, value in overrides.items():
         apply_override(data, dotted, value, given_as)
     try:
-        return parse_scenario(data, path, sha)
+        sc = parse_scenario(data, path, sha)
     except NapsimInputError as e:
         raise override_error(e, str(path), overrides, given_as) from None
+    try:
+        return guerrilla_box(sc, file_doc, overrides)
+    except NapsimInputError as e:  # named by the override that moved the counters
+        raise NapsimInputError(given_as, e.where, e.problem, e.allowed, e.hint) from None
 
 
 def override_error(e: NapsimInputError, where: str, overrides: dict, given_as: str) -> NapsimInputError:
@@ -208,6 +220,40 @@ def override_error(e: NapsimInputError, where: str, overrides: dict, given_as: s
     given = ", ".join(f"{k}={override_text(v)}" for k, v in overrides.items())
     return NapsimInputError(given_as, path or None, f"{e.problem} (with {given_as} {given})",
                             e.allowed, e.hint)
+
+
+COUNTER_KEYS = ("guerrilla", "corps_guerrilla")  # a side's starting Guerrilla counters
+
+
+def starting_counters(sc: Scenario) -> int:
+    """Guerrilla counters that start with the sides (the CIC's and every Corps commander's)."""
+    return sum(s.guerrilla + sum(s.corps_guerrilla) for s in sc.sides)
+
+
+def guerrilla_box(sc: Scenario, file_doc: dict, overrides: dict) -> Scenario:
+    """`sc` (loaded with `overrides`) with the unacquired pool the file's Guerrilla box leaves
+    when the overrides move the starting counters: the file's total (its starting counters plus
+    its `guerrilla_pool`) less the new starting counters. Unchanged when the file gives no
+    `guerrilla_pool`, when the overrides set `scenario.guerrilla_pool` (the pool moves instead)
+    or leave the starting counters alone; starting counters above the total are refused."""
+    moved = [k for k in overrides
+             if k.startswith("sides.") and k.count(".") == 2 and k.rsplit(".", 1)[1] in COUNTER_KEYS]
+    if (not moved or "scenario.guerrilla_pool" in overrides
+            or "guerrilla_pool" not in file_doc.get("scenario", {})):
+        return sc
+    try:
+        original = parse_scenario(file_doc, sc.path)
+    except NapsimInputError:
+        return sc  # a file that loads only with its overrides has no box of its own to keep
+    total = starting_counters(original) + original.guerrilla_pool
+    start = starting_counters(sc)
+    if start > total:
+        raise NapsimInputError(
+            moved[0], None, f"{start} starting Guerrilla counters, but the Guerrilla box of "
+            f"{original.name} holds {total} ({starting_counters(original)} starting + "
+            f"{original.guerrilla_pool} unacquired)", f"0-{total} starting counters, or set "
+            f"scenario.guerrilla_pool too to move the pool instead (the box then holds more)")
+    return replace(sc, guerrilla_pool=total - start)
 
 
 def apply_override(data: dict, dotted: str, value, where: str) -> None:
@@ -275,7 +321,8 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
         name=get_str(w, head, "name"), path=path, format=fmt, deck=deck, turns=turns,
         first=list(sides_raw).index(first_key), sides=sides,
         description=get_str(w, head, "description", ""), examples=get_str(w, head, "examples", ""),
-        guerrilla_pool=pool, sha256=sha256, rules=parse_rules(where, data.get("rules", {})),
+        guerrilla_pool=pool, sha256=sha256,
+        rules=_house_rules_fit(where, fmt, parse_rules(where, data.get("rules", {}))),
         policies=policy_tables(where, data.get("policy", {}), tuple(sides_raw)),
     )
 
@@ -287,6 +334,16 @@ def parse_rules(where: str, table) -> dict[str, str]:
         raise NapsimInputError(where, "rules", "not a table", "[rules] with " + ", ".join(RULE_OPTIONS))
     check_keys(w, table, tuple(RULE_OPTIONS))
     return {k: get_choice(w, table, k, v, v[0]) for k, v in RULE_OPTIONS.items()}
+
+
+def _house_rules_fit(where: str, fmt: str, rules: dict[str, str]) -> dict[str, str]:
+    """A house rule is refused in a format it does not speak of (the standard game takes it: there
+    it changes nothing, its tactic cards already order in every section)."""
+    for h in HOUSE_RULES.values():
+        if rules[h.option] == h.house and fmt not in (*h.formats, "standard"):
+            raise NapsimInputError(f"{where}: [rules]", h.option, f"a house rule of the formats "
+                                   f"{', '.join(h.formats)}, not {fmt}", h.as_written)
+    return rules
 
 
 def _parse_section(w: str, table: dict) -> Section:

@@ -17,7 +17,8 @@ import pandas as pd
 from napsim.model.errors import NapsimInputError
 from napsim.model.metrics import OPPONENT, describe, metric_title, parameter_title, policy_words, value_words
 from napsim.model.policies import parse_policy_option
-from napsim.output.findings import deck_note, render_plain, setting_title
+from napsim.output.balance_words import bracket_sentence, difference_label, no_crossing_sentence
+from napsim.output.findings import deck_note, render_plain
 from napsim.output.findings.variants import balance_findings, compare_findings
 from napsim.output.formatting import _json_value, render
 from napsim.study.balance import Balance
@@ -40,12 +41,18 @@ def decimals(half: float) -> int:
     return int(min(6, max(2, 1 - math.floor(math.log10(half)))))
 
 
-def _num(v: float, d: int) -> str:
-    return "nan" if not math.isfinite(v) else f"{v:.{d}f}"
+NOT_COMPARABLE = "not comparable"
+
+
+def number_text(v: float, d: int) -> str:
+    return NOT_COMPARABLE if not math.isfinite(v) else f"{v:.{d}f}"
 
 
 def interval_text(v: float, lo: float, hi: float) -> str:
-    """'+0.478 [+0.462, +0.495]': decimals from the half-width."""
+    """'+0.478 [+0.462, +0.495]': decimals from the half-width; 'not comparable' for a difference
+    that does not exist (a metric one variant does not count)."""
+    if not math.isfinite(v):
+        return NOT_COMPARABLE
     d = decimals((hi - lo) / 2)
     return f"{_signed(v, d)} [{_signed(lo, d)}, {_signed(hi, d)}]"
 
@@ -124,16 +131,17 @@ def compare_sentence(r: dict, change: str) -> str:
     d = decimals(r["half_width"])
     diff, lo, hi = r["difference"], r["ci_low"], r["ci_high"]
     opponent = describe(r["metric"]).viewpoint == OPPONENT
-    head = f"With {change}, the {r['side']}" + (" counters" if opponent else "")
+    head = (f"With {change}, the {r['side']}" if change else f"The {r['side']}") + (
+        " counters" if opponent else "")
     get = "cause" if opponent else "get"
     tail = f"n = {int(r['n']):,} paired games"
     if not math.isfinite(diff):
         return f"{head}: not comparable ({words} counts nothing in one variant; {tail})."
-    rel = (f"{r['relative_change']:+.1%} of their {_num(r['a'], d)}; "
+    rel = (f"{r['relative_change']:+.1%} of their {number_text(r['a'], d)}; "
            if math.isfinite(r["relative_change"]) else "")
     if lo <= 0 <= hi:
         if lo == hi == 0:
-            return f"{head} {get} exactly the same {words}: {_num(r['a'], d)} ({tail})."
+            return f"{head} {get} exactly the same {words}: {number_text(r['a'], d)} ({tail})."
         return f"{head} show no clear difference in {words}: {interval_text(diff, lo, hi)} ({rel}{tail})."
     up = diff > 0
     how = ("more" if up else "fewer") if countable else ("higher" if up else "lower")
@@ -142,9 +150,60 @@ def compare_sentence(r: dict, change: str) -> str:
             f"({rel}{tail}).")
 
 
+def gap_sentence(gap: dict | None) -> str:
+    """The headline of a comparison: the gap between the sides in the main metric in A and in B
+    and its paired change, 'The gap in effective orders a turn, Spanish minus French, goes from
+    +0.751 with A to +0.238 with B: a change of -0.513 [-0.530, -0.497] (paired over 4,000 games),
+    the gap narrows.' ('' without a gap: a side that counts nothing)."""
+    if gap is None or not math.isfinite(gap["difference"]):
+        return ""
+    d = decimals(max(gap["half_width"], 1e-12))
+    lo, hi, a, b = gap["ci_low"], gap["ci_high"], gap["a"], gap["b"]
+    clear_a, clear_b = abs(a) > gap["a_half_width"], abs(b) > gap["b_half_width"]
+    if lo <= 0 <= hi:
+        verdict = "no clear change in the gap"
+    elif clear_a and clear_b and (a > 0) != (b > 0):
+        verdict = f"the lead changes sides, to the {gap['second'] if b > 0 else gap['first']}"
+    else:
+        verdict = "the gap narrows" if abs(b) < abs(a) else "the gap widens"
+    words = describe(gap["metric"]).phrase
+    return (f"The gap in {words}, {gap['second']} minus {gap['first']}, goes from {_signed(a, d)} with A "
+            f"to {_signed(b, d)} with B: a change of {interval_text(gap['difference'], lo, hi)} (paired "
+            f"over {int(gap['n']):,} games), {verdict}.")
+
+
+def sides_sentence(df: pd.DataFrame) -> str:
+    """Each side's own change in the main metric, after the gap: 'Each side's own change: the
+    Spanish get 0.534 [0.518, 0.550] fewer effective orders a turn (-7.0%), the French 0.021
+    [0.002, 0.039] fewer (-0.3%).'"""
+    main = df[(df["metric"] == df["metric"].iloc[0]) & df["difference"].map(math.isfinite)]
+    if main.empty:
+        return ""
+    words, countable = metric_words(main["metric"].iloc[0])
+    parts = []
+    for i, r in enumerate(main.loc[main["difference"].abs().sort_values(ascending=False).index]
+                          .to_dict("records")):
+        d = decimals(r["half_width"])
+        lo, hi = sorted((abs(r["ci_low"]), abs(r["ci_high"])))
+        rel = f" ({r['relative_change']:+.1%})" if math.isfinite(r["relative_change"]) else ""
+        if r["ci_low"] <= 0 <= r["ci_high"]:
+            inter = interval_text(r["difference"], r["ci_low"], r["ci_high"])
+            parts.append(f"the {r['side']} show no clear change ({inter})")
+            continue
+        up = r["difference"] > 0
+        how = ("more" if up else "fewer") if countable else ("higher" if up else "lower")
+        unit = f" {words}" if i == 0 else ""
+        get = "get " if i == 0 else ""
+        parts.append(f"the {r['side']} {get}{abs(r['difference']):.{d}f} [{lo:.{d}f}, {hi:.{d}f}] "
+                     f"{how}{unit}{rel}")
+    return "Each side's own change: " + ", ".join(parts) + "."
+
+
 def with_sentences(cmp: Comparison) -> pd.DataFrame:
-    """The comparison frame with a `sentence` column."""
-    change = instead(cmp.a, cmp.b, cmp.side_names)
+    """The comparison frame with a `sentence` column; where several settings change, the sentences
+    leave them out (the A and B lines above them list the changes once)."""
+    several = len(_differences(cmp.a, cmp.b, cmp.side_names)) > 1
+    change = "" if several else instead(cmp.a, cmp.b, cmp.side_names)
     df = cmp.frame.copy()
     df.insert(df.columns.get_loc("metric") + 1, "title",
               [metric_title(m, side) for m, side in zip(df["metric"], df["side"], strict=True)])
@@ -181,19 +240,20 @@ def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.Data
         return render(df, fmt, [*warnings, *notes])
     view = pd.DataFrame({
         "side": df["side"], "measure": df["title"],
-        "A": [_num(v, decimals(h)) for v, h in zip(df["a"], df["half_width"], strict=True)],
-        "B": [_num(v, decimals(h)) for v, h in zip(df["b"], df["half_width"], strict=True)],
+        "A": [number_text(v, decimals(h)) for v, h in zip(df["a"], df["half_width"], strict=True)],
+        "B": [number_text(v, decimals(h)) for v, h in zip(df["b"], df["half_width"], strict=True)],
         "B - A [95% CI]": [interval_text(*v) for v in zip(df["difference"], df["ci_low"], df["ci_high"],
                                                            strict=True)],
         "change": [f"{v:+.1%}" if math.isfinite(v) else "-" for v in df["relative_change"]],
-        "±paired": [_num(v, decimals(v)) for v in df["half_width"]],
-        "±unpaired": [_num(v, decimals(v)) for v in df["half_width_unpaired"]],
+        "±paired": [number_text(v, decimals(v)) for v in df["half_width"]],
+        "±unpaired": [number_text(v, decimals(v)) for v in df["half_width_unpaired"]],
         "n": df["n"],
     })
-    found = compare_findings(df, _notes(s.deck for s in cmp.sims), spread)
+    found = compare_findings(df, _notes(s.deck for s in cmp.sims), spread,
+                             (gap_sentence(cmp.gap), sides_sentence(df)))
     lines = [*warnings, *notes, "", "Findings:", *render_plain(found), "", render(view, "table"), "",
              pairing_line(df), ""]
-    lines += df["sentence"].tolist()
+    lines += [t for t in (gap_sentence(cmp.gap), sides_sentence(df)) if t] + df["sentence"].tolist()
     return "\n".join(lines)
 
 
@@ -209,12 +269,12 @@ def f_name(b: Balance) -> str:
 
 
 def f_words(b: Balance, in_sentence: bool = False) -> str:
-    """The searched difference in words: 'Effective orders a turn, Spanish - French' (inside a
+    """The searched difference in words: 'Effective orders a turn, Spanish minus French' (inside a
     sentence: 'effective orders a turn, ...')."""
     title = describe(b.metric).phrase if in_sentence else describe(b.metric).title
     if len(b.sides) == 2:
-        return f"{title}, {b.side_names[b.sides[1]]} - {b.side_names[b.sides[0]]}"
-    return f"{title}, {b.side_names[b.sides[0]]} - {b.target:g}"
+        return f"{title}, {b.side_names[b.sides[1]]} minus {b.side_names[b.sides[0]]}"
+    return f"{title}, {b.side_names[b.sides[0]]} minus {b.target:g}"
 
 
 def vary_title(b: Balance) -> str:
@@ -222,40 +282,18 @@ def vary_title(b: Balance) -> str:
     return parameter_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
 
 
-def _balance_what(b: Balance, crossed: bool = True) -> str:
-    """'French and Spanish effective orders a turn are equal' ('make ... equal' when not crossed)."""
-    words, _ = metric_words(b.metric)
-    if len(b.sides) == 2:
-        first, second = (b.side_names[s] for s in b.sides)
-        return (f"{first} and {second} {words} are equal" if crossed
-                else f"makes {first} and {second} {words} equal")
-    name = b.side_names[b.sides[0]]
-    return f"{name} {words} reach {b.target:g}" if crossed else f"brings {name} {words} to {b.target:g}"
-
-
-def _f_at(b: Balance, x: float) -> str:
-    f = b.setting(x).f
-    h = f.half_width
-    return f"{b.vary.label(x)}: {interval_text(f.value, f.value - h, f.value + h)}"
-
-
 def balance_sentence(b: Balance) -> str:
-    """'Spanish and French effective orders a turn are equal at 5.98 [5.95, 6.01] (Command hand
-    size, Spanish; effective orders a turn, Spanish - French at the settings either side: 5: -0.49
-    [-0.50, -0.47]; 6: +0.010 [-0.007, +0.027]; 4,000 games per setting, 5 settings played).'
-    Without a crossing in the range: where the difference stands at both ends."""
+    """The answer in whole settings: 'With 4 Spanish cards in hand the French lead by 0.30 [0.29,
+    0.32] effective orders a turn; with 5 the Spanish lead by 0.24 [0.22, 0.25]; the even point
+    lies between, at 4.56 [4.54, 4.58] (Command hand size, Spanish; 4,000 games per setting, 5
+    settings played).' Without a crossing in the range: who leads at every setting played, by how
+    much at the ends (an answer, not an error)."""
     played = f"{b.games:,} games per setting, {len(b.settings)} settings played"
     if not b.crossed:
-        where = "above" if b.setting(b.vary.low).f.value >= 0 else "below"
-        title = setting_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
-        return (f"No setting of {title} in {b.vary.label(b.vary.low)}..{b.vary.label(b.vary.high)} "
-                f"{_balance_what(b, False)}: {f_words(b, True)} is {where} 0 at both ends of the range "
-                f"({_f_at(b, b.vary.low)}; {_f_at(b, b.vary.high)}; {played}).")
+        return f"{no_crossing_sentence(b)}; {played}."
     v, lo, hi = b.crossing
     d = crossing_decimals(b, (hi - lo) / 2)
-    ends = [_f_at(b, x) for x in b.bracket]
-    return (f"{_balance_what(b)} at {v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}] ({vary_title(b)}; "
-            f"{f_words(b, True)} at the settings either side: {'; '.join(ends)}; {played}).")
+    return f"{bracket_sentence(b, f'{v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]')} ({vary_title(b)}; {played})."
 
 
 def crossing_decimals(b: Balance, half: float) -> int:
@@ -310,8 +348,8 @@ def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
     if fmt == "csv":
         return render(df, "csv", balance_head(b, warnings))
     view = df.copy()
-    view["difference [95% CI]"] = [interval_text(*v) for v in zip(df["difference"], df["ci_low"],
-                                                                  df["ci_high"], strict=True)]
+    view[f"{difference_label(b).split(',')[0]} [95% CI]"] = [
+        interval_text(*v) for v in zip(df["difference"], df["ci_low"], df["ci_high"], strict=True)]
     names = dict(zip(b.side_keys, b.side_names, strict=True))
     for col in [c for c in df.columns if c.startswith(f"{b.metric}[")]:
         view[col] = [f"{v:.4f}" for v in df[col]]
@@ -319,8 +357,10 @@ def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
     view = view.rename(columns={"value": vary_title(b), **{f"{b.metric}[{k}]": n for k, n in names.items()}})
     notes = [n for n in [target_error_line(b)] if n]
     found = balance_findings(b, _notes([b.deck] if b.deck is not None else []))
+    label = difference_label(b)
     return "\n".join([*warnings, "Findings:", *render_plain(found), "",
-                      f"{f_words(b)} against {vary_title(b)} ({describe(b.metric).phrase} per side):",
+                      f"{label[:1].upper()}{label[1:]}, against {vary_title(b)} "
+                      f"({describe(b.metric).phrase} per side):",
                       "", render(view, "table"), "", balance_sentence(b), *notes])
 
 
@@ -377,31 +417,58 @@ def compare_figure(cmp: Comparison):
     return fig
 
 
+def played_runs(values) -> list[list[int]]:
+    """Indices of settings played, split where a whole setting between two was not played (an
+    integer range): a line or band is drawn inside a run only, never across a setting not played."""
+    runs: list[list[int]] = []
+    for i, v in enumerate(values):
+        if runs and v - values[runs[-1][-1]] == 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
 def balance_figure(b: Balance):
-    """The difference against the parameter at every setting played, with its 95% band, the zero
-    line and the crossing with its interval."""
+    """The difference at every setting played, a point with its 95% interval (a band where whole
+    settings follow one another), the zero line and the crossing with its interval; integer ticks
+    for an integer setting."""
+    from matplotlib.ticker import MaxNLocator
+
     from napsim.output import chartkit  # lazy: matplotlib is heavy, and only charts need it
 
     df = b.frame()
     fig, (ax,) = chartkit.panels(1, w=7.0, h=3.8)
     (c,) = chartkit.palette(1)
-    chartkit.band(ax, df["value"], df["ci_low"], df["ci_high"], c, lw=1.5, alpha=0.25, label="95% interval")
-    ax.plot(df["value"], df["difference"], "o-", color=c, markersize=4, label=f_words(b))
+    x = df["value"].to_numpy(float)
+    runs = played_runs(x) if b.vary.integer else [[i] for i in range(len(x))]
+    for k, run in enumerate(r for r in runs if len(r) > 1):
+        part = df.iloc[run]
+        chartkit.band(ax, part["value"], part["ci_low"], part["ci_high"], c, lw=1.5, alpha=0.25,
+                      label="95% interval" if k == 0 else None)
+        ax.plot(part["value"], part["difference"], "-", color=c, linewidth=1.2)
+    ax.errorbar(x, df["difference"], yerr=[df["difference"] - df["ci_low"], df["ci_high"] - df["difference"]],
+                fmt="o", color=c, markersize=5, capsize=3, label=f"{difference_label(b)} (settings played)")
     ax.axhline(0, color="0.5", linewidth=0.8)
     v, lo, hi = b.crossing
     if b.crossed:
         ax.axvspan(lo, hi, color="0.3", alpha=0.15, linewidth=0)
         ax.axvline(v, color="0.3", linewidth=1, linestyle="--",
-                   label=f"crossing {v:.3g} [{lo:.3g}, {hi:.3g}]")
+                   label=f"even point {v:.3g} [{lo:.3g}, {hi:.3g}]")
     if b.ensemble is not None:
         ens = b.ensemble.frame
-        x = ens.loc[(ens["deck_index"] >= 0) & ens["crossed"], "crossing"].to_numpy(float)
-        if x.size:
-            ax.plot(x, np.zeros_like(x), "|", color="C3", markersize=14, markeredgewidth=1.2,
-                    label=f"crossing on {x.size} of {b.ensemble.n} plausible decks")
+        xs = ens.loc[(ens["deck_index"] >= 0) & ens["crossed"], "crossing"].to_numpy(float)
+        if xs.size:
+            ax.plot(xs, np.zeros_like(xs), "|", color="C3", markersize=14, markeredgewidth=1.2,
+                    label=f"even point on {xs.size} of {b.ensemble.n} plausible decks")
+    if b.vary.integer:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(vary_title(b))
-    ax.set_ylabel(textwrap.fill(f_words(b), 40))
-    ax.set_title(f"Balance over {vary_title(b)} ({b.games:,} games per setting)")
+    ax.set_ylabel(textwrap.fill(difference_label(b), 40))
+    title = "no setting in the range evens the sides" if not b.crossed and len(b.sides) == 2 else (
+        "no setting in the range reaches the target" if not b.crossed else "")
+    ax.set_title(textwrap.fill(f"Balance over {vary_title(b)} ({b.games:,} games per setting)"
+                               + (f": {title}" if title else ""), 75))
     ax.legend(loc="best")
     chartkit.deck_note(fig, [b.deck_warning])
     return fig

@@ -31,6 +31,8 @@ from napsim.output.variants import (
     balance_text,
     compare_figure,
     compare_text,
+    gap_sentence,
+    sides_sentence,
     with_sentences,
 )
 from napsim.study.variants_file import VariantsEntry, VariantsFile
@@ -63,7 +65,7 @@ def findings(a: Answer) -> list[str]:
                 *([balance_ensemble_sentence(b, b.ensemble)] if b.ensemble is not None else [])]
     df = with_sentences(a.result)
     main = df[df["metric"] == df["metric"].iloc[0]]
-    out = main["sentence"].tolist()
+    out = [t for t in (gap_sentence(a.result.gap), sides_sentence(df)) if t] or main["sentence"].tolist()
     if a.ensemble is not None:
         s = a.ensemble.summary()
         main_metric = df["metric"].iloc[0]

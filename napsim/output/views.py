@@ -15,6 +15,7 @@ from napsim.model.cards import builtin_decks, load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenario_template import FORMAT_WORDS, check_template_name, template_text
 from napsim.model.scenarios import LGB_SECTIONS, Scenario, Side, builtin_scenarios, load_scenario
+from napsim.output.sensitivity import committed_text
 from napsim.sim.packing import FORMAT_PLAYERS, commander_config
 
 # --------------------------------------------------------------------------------------------
@@ -135,6 +136,9 @@ def _rules_lines(sc: Scenario) -> list[str]:
             continue
         which = ("the default reading" if value == o.default
                  else f"not the default; the default reading is {o.default}")
+        if o.house:  # a house rule, not a reading of the text
+            which = ("house rule off: the rule as written" if value == o.default
+                     else f"HOUSE RULE on, not the rule as written ({o.default})")
         out.append(f"  {o.name} = {value} ({which}; rules {', '.join(o.rules)})")
         meaning = next((v.text for v in o.values if v.name == value), "")
         for text in (_first_sentence(o.text), f"{value}: {_first_sentence(meaning)}"):
@@ -221,6 +225,8 @@ def deck_text(deck: str) -> str:
         out.append(f"plausible ranges: {int(d.cards['count_min'].sum())}-{int(d.cards['count_max'].sum())} "
                    f"cards summed over the rows; every plausible deck keeps the total {d.n_cards}{kept} "
                    "(--deck-ensemble draws such decks)")
+        out.append(committed_text(d.name) or "which of these counts matter most: `napsim sensitivity "
+                   "--scenario NAME --deck ...` moves each one card down and one up")
     else:
         out.append("plausible ranges: none, every count is fixed (a deck ensemble has zero spread)")
     outside = d.unit_classes_outside_model()
@@ -322,9 +328,12 @@ def rule_text(r) -> str:
         out += ["", wrap(("status: " if r.status != "implemented" else "note: ") + r.note)]
     for name in r.options:
         o = rulebook.get_option(name)
-        out += ["", f"option {o.name} (rules {', '.join(o.rules)}; formats {', '.join(o.formats) or 'all'}; "
+        kind = "house rule" if o.house else "option"
+        out += ["", f"{kind} {o.name} (rules {', '.join(o.rules)}; formats {', '.join(o.formats) or 'all'}; "
                 f"--set rules.{o.name}=VALUE):"]
         out.append(wrap(o.text, "  "))
+        if o.source:
+            out.append(wrap(f"source: {o.source}", "  "))
         for v in o.values:
             mark = " (default)" if v.name == o.default else ""
             out.append(f"  {v.name}{mark}")

@@ -19,6 +19,7 @@ from napsim.model.cards import SECTIONS, Deck, load_deck
 from napsim.model.defaults import SIM_CHUNK
 from napsim.model.errors import NapsimInputError
 from napsim.model.filters import orders_in
+from napsim.model.house_rules import card_changes
 from napsim.model.policies import policy_vector, with_table
 from napsim.model.scenarios import Scenario, load_scenario
 from napsim.sim.result import SimResult
@@ -130,7 +131,7 @@ class Simulation:
         # a scenario's [policy.<side>] table tunes the policy it names (napsim tune)
         pol = np.stack([policy_vector(n, with_table(sc.policies, s.key, n, o))
                         for s, (n, o) in zip(sc.sides, policies, strict=True)])
-        cards = card_table(dk)
+        cards = card_table(dk, card_changes(sc.rules, sc.format))  # the house rules in force
         cmax = max(s.hand for s in sc.sides) + 1
         if cmax > layout.MAX_HAND:
             raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{layout.MAX_HAND - 1}")

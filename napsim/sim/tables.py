@@ -49,14 +49,16 @@ class CardTable:
     fallback: np.ndarray
     mirror: np.ndarray     # type of the left/right mirrored card (itself when symmetric)
     deck: np.ndarray       # one type per physical card
+    reach: np.ndarray      # 1: a placed card orders in every section (a house rule), else 0
 
     @property
     def void(self) -> int:
         return len(self.names) - 1
 
 
-def card_table(deck: Deck) -> CardTable:
-    """Pack a deck into per-type arrays (with VOID appended)."""
+def card_table(deck: Deck, changes: dict[str, dict[str, int]] | None = None) -> CardTable:
+    """Pack a deck into per-type arrays (with VOID appended). `changes` {card name: {column:
+    value}}: the house rules in force (`napsim.model.house_rules.card_changes`), applied by name."""
     c = deck.cards
     n = len(c) + 1
     kind = np.full(n, KIND_INERT, np.int64)
@@ -92,13 +94,21 @@ def card_table(deck: Deck) -> CardTable:
                     break
         elif kind[i] == KIND_MULTI and orders[i, 0] != orders[i, 2]:
             mirror[i] = i  # no asymmetric multi-section card is shipped; keep it as is
+    marks = {k: col(k) for k in _MARKS}
+    reach = np.zeros(n, np.int64)
+    for i, name in enumerate(names[:-1]):  # the house rules in force, card by card
+        for k, value in (changes or {}).get(name, {}).items():
+            (reach if k == "reach" else marks[k])[i] = value
     return CardTable(
         names=tuple(names), kind=kind, sec=sec, orders=orders, eq_cmd=col("equal_to_command"),
-        cap=cap, filt=filt, stars=col("stars"), tdraw=col("tactician_draw"), scout=col("scout"),
-        elan=col("elan"), first_strike=col("first_strike"), counter=col("counter_attack"),
-        take_command=col("take_command"), fallback=col("fallback"), mirror=mirror,
-        deck=deck.card_types(),
+        cap=cap, filt=filt, stars=marks["stars"], tdraw=marks["tactician_draw"], scout=marks["scout"],
+        elan=marks["elan"], first_strike=marks["first_strike"], counter=col("counter_attack"),
+        take_command=col("take_command"), fallback=marks["fallback"], mirror=mirror,
+        deck=deck.card_types(), reach=reach,
     )
+
+
+_MARKS = ("stars", "tactician_draw", "scout", "elan", "first_strike", "fallback")  # a house rule may set
 
 
 def units_array(scenario: Scenario, six: bool = False) -> np.ndarray:
@@ -140,9 +150,10 @@ def _placed_section(kind, sec, t, p):
 
 @counted
 def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, take_command,
-              fallback, standard, nominal, eff, rem):
+              fallback, reach, standard, nominal, eff, rem):
     """Nominal and effective orders per section of playing card a at pa and card b at pb (S2, E5,
-    E6, E7). Fills nominal[3], eff[3], rem[3] (units left unordered)."""
+    E6, E7). Fills nominal[3], eff[3], rem[3] (units left unordered). A card with reach 1 (a house
+    rule) orders in every section, as a tactic card does in the standard game."""
     total = np.zeros(3, np.int64)
     any_orders = np.zeros(3, np.int64)
     tac_eff = np.zeros(3, np.int64)
@@ -166,7 +177,7 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
                 any_orders[x] += orders[t, x]
                 nominal[x] += orders[t, x]
         elif kd == KIND_PLACED:
-            if take_command[t] == 1 or standard:
+            if take_command[t] == 1 or standard or reach[t] == 1:
                 if spread_t < 0:
                     spread_t, spread_p = t, p
                 else:
@@ -189,7 +200,7 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
         if t < 0:
             continue
         c = cap[t]
-        reach_all = standard and take_command[t] == 0
+        reach_all = (standard or reach[t] == 1) and take_command[t] == 0
         elig_all = 0
         for x in range(3):
             if reach_all or abs(x - p) <= 1:
@@ -251,7 +262,7 @@ def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
 
 
 @njit(cache=True)
-def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_command, fallback,
+def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_command, fallback, reach,
            stars, tdraw, scout, standard, forbid, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
            place_list, e4_only, pin_val):
     n_types = kind.shape[0]
@@ -279,7 +290,7 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
                     pa, pb = p // 3, p % 3
                     ea, eb = _kept_cards(kind, sec, ta, pa, tb, pb, forbid, n_types - 1)
                     eval_pair(ea, pa, eb, pb, c, units, kind, sec, orders, eq_cmd, cap, filt,
-                              take_command, fallback, standard, nominal, eff, rem)
+                              take_command, fallback, reach, standard, nominal, eff, rem)
                     for x in range(3):
                         nom_t[c, ta, tb, p, x] = nominal[x]
                         eff_t[c, ta, tb, p, x] = eff[x]
@@ -366,7 +377,7 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     e4_only = np.zeros((2, t, t), np.bool_)
     for s in range(0 if dry else 2):
         _build(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
-               cards.cap, cards.filt, cards.take_command, cards.fallback, cards.stars,
+               cards.cap, cards.filt, cards.take_command, cards.fallback, cards.reach, cards.stars,
                cards.tdraw, cards.scout, standard, np.int64(forbid[s]), best_val[s], best_k[s],
                best_list[s], nom[s], eff[s], rem[s], n_place[s], place_list[s], e4_only[s],
                pin_val[s])

@@ -8,17 +8,20 @@ real range. Every setting plays the same games (same seed and game indices), so 
 searched, f(v) = metric(second side) - metric(first side) or metric(side) - target, is paired
 across settings as well as between the sides.
 
-The search is a bisection on the sign of f: both ends first (no sign change: an error), then the
-midpoint of the bracket, until the bracket is two neighbouring integers, or (real ranges) narrower
-than the crossing's own 95% interval or `MAX_STEPS` midpoints. The crossing is interpolated
-linearly in the last bracket, with a delta-method interval (`napsim.sim.summary.crossing`).
+The search is a bisection on the sign of f: both ends first, then the midpoint of the bracket,
+until the bracket is two neighbouring integers, or (real ranges) narrower than the crossing's own
+95% interval or `MAX_STEPS` midpoints. The crossing is interpolated linearly in the last bracket,
+with a delta-method interval (`napsim.sim.summary.crossing`). When both ends have the same sign,
+an integer range of at most `FILL_SETTINGS` settings is played at every setting between them (a
+sign change there is bracketed as above); a range where no setting evens the sides is an answer
+(`crossed` False, one side ahead at every setting played), not an error.
 
 With a target error the search runs on 1,000 games per setting, then every setting played is
 extended with the next games of the same seed (still paired) and the bisection redone from the
 ends over the settings already played, until the crossing's half-width is at most the target or
 the --games cap is reached. Each setting keeps only the metric's per-game parts.
-A plausible deck (`deck`) replaces the variant's deck for a deck ensemble, where a range without a
-sign change is an answer (`crossed` False), not an error.
+A plausible deck (`deck`) replaces the variant's deck for a deck ensemble, whose searches play the
+ends only when they agree (`every_setting` False).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from napsim.sim.summary import Estimate, crossing
 from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics
 
 MAX_STEPS = 40
+FILL_SETTINGS = 30  # an integer range this short is played at every setting when its ends agree
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _RANGE = re.compile(rf"^\s*({_NUMBER})\s*\.\.\s*({_NUMBER})\s*$")
 
@@ -111,9 +115,10 @@ class Setting:
 class Balance:
     """What `find_balance` returns: every setting played, the bracket and the crossing.
 
-    Without a crossing in the range (allowed with `no_crossing_ok`) `crossed` is False and the
-    bracket and crossing are nan; `stopped` says what ended a `target_error` search: 'target' (the
-    crossing's half-width reached it) or 'cap' (--games played first)."""
+    Without a crossing in the range `crossed` is False and the bracket and crossing are nan
+    (`every_setting`: whether every setting of the range was played); `stopped` says what ended a
+    `target_error` search: 'target' (the crossing's half-width reached it) or 'cap' (--games
+    played first)."""
 
     vary: Vary
     metric: str
@@ -136,6 +141,12 @@ class Balance:
     chunk: int = SIM_CHUNK
     ensemble: object = None           # a `napsim.study.deck_ensemble.DeckEnsemble` (--deck-ensemble)
     ensemble_sentence: str = ""
+    scenario_name: str = ""           # the scenario's own name, for the sentences
+
+    @property
+    def every_setting(self) -> bool:
+        """Whether every setting of an integer range was played."""
+        return self.vary.integer and len(self.settings) == int(self.vary.high - self.vary.low) + 1
 
     def __repr__(self) -> str:  # a notebook's short text, not every setting's per-game arrays
         return (f"Balance of {self.vary.path} ({len(self.settings)} settings, {self.games:,} games each): "
@@ -174,14 +185,15 @@ def find_balance(base: Variant, vary: str | Vary, metric: str = "effective_per_t
                  equalize: Sequence[str] | None = None, target: float | None = None,
                  side: str | None = None, games: int = 10_000, seed: int = SEED, chunk: int = SIM_CHUNK,
                  progress: Callable[[str], None] | None = None, target_error: float | None = None,
-                 deck: Deck | None = None, no_crossing_ok: bool = False) -> Balance:
+                 deck: Deck | None = None, every_setting: bool = True) -> Balance:
     """Search `vary` ('path=LO..HI') for the setting where `metric` is equal for the two sides of
     `equalize` (f = second - first) or reaches `target` for `side` (f = metric - target).
 
     With `target_error`, every setting plays 1,000 games, then more (the same games extended,
     so still paired) until the crossing's 95% half-width is at most `target_error` or `games`
-    are played. `deck` replaces the variant's deck (a plausible deck of a deck ensemble). Without
-    a sign change in the range: an error, or with `no_crossing_ok` a result with `crossed` False."""
+    are played. `deck` replaces the variant's deck (a plausible deck of a deck ensemble). No
+    setting in the range that evens the sides is an answer: `crossed` False; with `every_setting`
+    a short integer range is then played at every setting, so the answer holds for each of them."""
     check_seed(seed)
     check_counts(games, chunk, target_error)
     (metric,) = check_metrics([metric])
@@ -190,19 +202,14 @@ def find_balance(base: Variant, vary: str | Vary, metric: str = "effective_per_t
     keys = tuple(s.key for s in sc.sides)
     sides = _sides(keys, equalize, target, side)
     result = Balance(rng, metric, sides, keys, tuple(s.name for s in sc.sides), target, games, seed,
-                     target_error=target_error, base=base, chunk=chunk)
-    search = _Search(result, deck, progress)
+                     target_error=target_error, base=base, chunk=chunk, scenario_name=sc.name)
+    search = _Search(result, deck, progress, every_setting)
     n = games if target_error is None else min(games, TARGET_START)
     while True:
         search.play_to(n)
         if not search.bisect():
-            if not no_crossing_ok:
-                fa, fb = (search.cache[v].f.value for v in (rng.low, rng.high))
-                raise NapsimInputError("--vary", rng.path, f"no crossing in {rng.label(rng.low)}.."
-                                       f"{rng.label(rng.high)}: the difference is {fa:+.4g} at "
-                                       f"{rng.label(rng.low)} and {fb:+.4g} at {rng.label(rng.high)}",
-                                       "a wider range, or another metric or target")
             result.crossed = False
+            result.bracket, result.crossing = (math.nan, math.nan), (math.nan, math.nan, math.nan)
             break
         if target_error is None:
             break
@@ -226,9 +233,11 @@ class _Search:
     """The settings of one balance search, each a `PlayedGames` of the metric alone, and the
     bisection over them (`bisect`), which reuses every setting already played."""
 
-    def __init__(self, result: Balance, deck: Deck | None, progress: Callable[[str], None] | None):
+    def __init__(self, result: Balance, deck: Deck | None, progress: Callable[[str], None] | None,
+                 fill: bool = True):
         self.r = result
         self.deck = deck
+        self.fill = fill
         self.progress = progress
         self.games = 0
         self.played: dict[float, PlayedGames] = {}
@@ -266,12 +275,28 @@ class _Search:
         if self.progress:
             self.progress(f"{rng.path}={rng.label(v)}: difference {f.value:+.4g} ({self.games:,} games)")
 
+    def _fill(self) -> float | None:
+        """Every setting of a short integer range, in order: the first whose sign differs from the
+        low end's (None: no such setting, or a range too long or not integer to fill)."""
+        rng = self.r.vary
+        if not (self.fill and rng.integer and rng.high - rng.low <= FILL_SETTINGS):
+            return None
+        sign = _positive(self.setting(rng.low).f)
+        for v in range(int(rng.low) + 1, int(rng.high)):
+            if _positive(self.setting(float(v)).f) != sign:
+                return float(v)
+        return None
+
     def bisect(self) -> bool:
-        """Bisect the range on the sign of f; False when both ends have the same sign."""
+        """Bisect the range on the sign of f; False when no setting played changes sign (both ends
+        agree, and so does every setting between them where a short integer range is filled)."""
         rng = self.r.vary
         a, b = rng.low, rng.high
         if _positive(self.setting(a).f) == _positive(self.setting(b).f):
-            return False
+            other = self._fill()
+            if other is None:
+                return False
+            b = other
         for _ in range(MAX_STEPS):
             if rng.integer and b - a <= 1:
                 break

@@ -187,7 +187,7 @@ def balance_ensemble(res: Balance, n: int, seed: int, progress=None) -> DeckEnse
     rows = [balance_row(res, -1)]
     for k, dk in enumerate(res.deck.plausible(n, seed)):
         b = find_balance(res.base, res.vary, res.metric, equalize, res.target, side, res.games, res.seed,
-                         res.chunk, deck=dk, no_crossing_ok=True)
+                         res.chunk, deck=dk, every_setting=False)
         rows.append(balance_row(b, k))
         if progress:
             progress(f"plausible deck {k + 1} of {n}: " + (f"crossing {b.crossing[0]:.4g}" if b.crossed

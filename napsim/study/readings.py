@@ -21,6 +21,7 @@ import numpy as np
 
 from napsim.engine import layout
 from napsim.model.errors import NapsimInputError, check_keys, get_int, get_str, read_toml_file
+from napsim.model.house_rules import HOUSE_OPTIONS
 from napsim.model.scenarios import RULE_OPTIONS, load_scenario
 from napsim.sim.packing import FORMAT_PLAYERS, Simulation
 from napsim.sim.result import SimResult
@@ -108,12 +109,22 @@ class Headline:
     unit: str
     value: Callable[[SimResult], np.ndarray]  # [games, 2]
     applies: Callable[[Simulation, int], bool]  # (simulation, side) -> shown?
+    options: tuple[str, ...] = ()  # shown for these options only (none: for every option)
 
 
 def _card_orders_per_turn(res: SimResult) -> np.ndarray:
     rows = res.per_game
     eff = rows[:, :, layout.M_EFF:layout.M_EFF + 3].sum(axis=2)
     return eff / rows[:, :, layout.M_TURNS]
+
+
+def _card_orders_per_card(res: SimResult) -> np.ndarray:
+    """Effective orders from cards per Command card played (hand and rack), game by game."""
+    rows = res.per_game
+    eff = rows[:, :, layout.M_EFF:layout.M_EFF + 3].sum(axis=2)
+    cards = (rows[:, :, layout.M_HAND_KIND:layout.M_HAND_KIND + 4].sum(axis=2)
+             + rows[:, :, layout.M_RACK_KIND:layout.M_RACK_KIND + 4].sum(axis=2))
+    return eff / np.maximum(cards, 1)
 
 
 def _all_orders_per_turn(res: SimResult) -> np.ndarray:
@@ -144,6 +155,8 @@ def _spanish(sim: Simulation, side: int) -> bool:
 HEADLINES = (
     Headline("card_orders_per_turn", "Effective orders from cards per turn", "units ordered a turn",
              _card_orders_per_turn, lambda sim, side: True),
+    Headline("card_orders_per_card", "Effective orders per Command card played",
+             "units ordered a card", _card_orders_per_card, lambda sim, side: True, tuple(HOUSE_OPTIONS)),
     Headline("all_orders_per_turn", "All units ordered per turn (cards and initiative rolls)",
              "units ordered a turn", _all_orders_per_turn, _multi),
     Headline("initiative_share", "Initiative rolls per commander-turn", "rolls per commander-turn",
@@ -161,20 +174,23 @@ def paired_rows(option: str, scenario: str, base: SimResult, alt: SimResult) -> 
     for h in HEADLINES:
         a, b = h.value(base), h.value(alt)
         for side in range(2):
-            if not h.applies(base.sim, side):
+            if (h.options and option not in h.options) or not h.applies(base.sim, side):
                 continue
             d = b[:, side] - a[:, side]
             n = len(d)
             mean = float(d.mean())
             half = Z95 * float(d.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
             va, vb = float(a[:, side].mean()), float(b[:, side].mean())
+            ha, hb = (Z95 * float(x[:, side].std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+                      for x in (a, b))
             rel = mean / va if va else math.nan
             lo, hi = mean - half, mean + half
             matters = (lo > 0 or hi < 0) and abs(rel) >= MATTERS_RELATIVE
             out.append(dict(
                 option=option, default=default, alternative=alternative, scenario=scenario,
                 format=sc.format, headline=h.key, title=h.title, unit=h.unit,
-                side=sc.sides[side].name, value_default=va, value_alternative=vb, difference=mean,
+                side=sc.sides[side].name, value_default=va, value_alternative=vb,
+                half_width_default=ha, half_width_alternative=hb, difference=mean,
                 ci_low=lo, ci_high=hi, n=n, relative_change=rel, matters=bool(matters)))
     return out
 

@@ -162,6 +162,7 @@ class Comparison:
     seed: int
     target_error: float | None
     target_reached: bool | None
+    gap: dict | None = None   # the main metric's gap between the sides in A and B (`gap_change`)
 
     @property
     def side_names(self) -> dict[str, str]:
@@ -209,7 +210,21 @@ def compare_variants(a: Variant, b: Variant, metrics: Sequence[str] = (), games:
     frame = compare_frame(played, metrics)
     if target_error is not None:
         reached = bool(_main_half(played, metrics[0]) < target_error)
-    return Comparison(frame, a, b, sims, played[0].games, seed, target_error, reached)
+    return Comparison(frame, a, b, sims, played[0].games, seed, target_error, reached,
+                      gap_change(played, metrics[0]))
+
+
+def gap_change(played: Sequence[PlayedGames], metric: str) -> dict | None:
+    """The gap between the sides in one metric (second side minus first) in A and in B, and its
+    change B - A, paired game by game: the question a designer asks of a change ("does it even the
+    sides?"). None where a side counts nothing in either variant."""
+    ea, eb = played[0].estimates(metric), played[1].estimates(metric)
+    if any(e is None for e in (*ea, *eb)):
+        return None
+    ga, gb = ea[1].minus(ea[0]), eb[1].minus(eb[0])
+    sides = played[0].sim.scenario.sides
+    return dict(metric=metric, first=sides[0].name, second=sides[1].name, a_half_width=ga.half_width,
+                b_half_width=gb.half_width, **paired_difference(ga, gb))
 
 
 def _main_half(played: Sequence[PlayedGames], metric: str) -> float:

@@ -74,7 +74,7 @@ def orders(ct: CardTable, a: str | None, b: str | None, u: np.ndarray, cmd: int 
     """(nominal, effective, remaining) per section of card a placed at pa plus card b at pb."""
     nominal, eff, rem = (np.zeros(3, np.int64) for _ in range(3))
     eval_pair(idx(ct, a), pa, idx(ct, b), pb, cmd, u, ct.kind, ct.sec, ct.orders, ct.eq_cmd,
-              ct.cap, ct.filt, ct.take_command, ct.fallback, standard, nominal, eff, rem)
+              ct.cap, ct.filt, ct.take_command, ct.fallback, ct.reach, standard, nominal, eff, rem)
     return nominal.tolist(), eff.tolist(), rem.tolist()
 
 

@@ -14,10 +14,51 @@ from napsim.sim.summary import Estimate, crossing_estimate
 
 
 def short(text: str) -> str:
-    """The policy's short name: 'planning play', 'tuned greedy play', 'greedy play'."""
+    """The policy's short name: 'planning play', 'tuned greedy play', 'greedy play'; a planner that
+    sees the hidden hands (`lookahead_info` open) is 'planning play that sees the opponent's hand'."""
     ((name, params),) = parse_policy_option(text, "policy")
+    if name == "lookahead" and _sees_hands(params):
+        return "planning play that sees the opponent's hand"
     return {"lookahead": "planning play"}.get(name) or (
         "tuned greedy play" if name == "greedy" and params else policy_words(name))
+
+
+def _sees_hands(params: dict) -> bool:
+    return str(params.get("lookahead_info", "fair")) in ("open", "0", "0.0")
+
+
+def _fair_and_open(lad) -> tuple[int, int] | None:
+    """The ladder's planning policies that differ only in what they know of the opponent's hand
+    (rule P8, `lookahead_info`): (fair, open), or None."""
+    plans = {}
+    for i, text in enumerate(lad.side_policies):
+        ((name, params),) = parse_policy_option(text, "policy")
+        if name == "lookahead":
+            rest = tuple(sorted((k, v) for k, v in params.items() if k != "lookahead_info"))
+            plans.setdefault(rest, {})[_sees_hands(params)] = i
+    pairs = [(d[False], d[True]) for d in plans.values() if len(d) == 2]
+    return pairs[0] if pairs else None
+
+
+def knowing_sentence(lad, metric: str, s: int) -> str | None:
+    """What seeing the opponent's hand is worth to the planning player: the paired difference of the
+    planner that sees it (open) and the one that plays on what it can know (fair, the default)."""
+    pair = _fair_and_open(lad)
+    if pair is None:
+        return None
+    fair, seen = pair
+    vi = lad.base_index
+    d = lad.gap(vi, seen, metric, s, against=fair)
+    g_fair, g_seen = lad.gap(vi, fair, metric, s), lad.gap(vi, seen, metric, s)
+    if d is None or g_fair is None or g_seen is None:
+        return None
+    info = info_of(metric)
+    worth = (f"is worth {_d(d)} {info.phrase}" if _clear(d)
+             else f"makes no clear difference to {info.phrase}: {_d(d)}")
+    return (f"For planning play by {lad.side_names[s]}, seeing the opponent's hand {worth}"
+            f"{at_words(lad, lad.values[vi])} (the planner that sees it minus the one that plays on "
+            f"what it can know, paired, n = {d.n:,}): over {short(lad.side_policies[0])}, the planner "
+            f"that sees it gets {_d(g_seen)}, the one that does not {_d(g_fair)}")
 
 
 def _clear(e: Estimate) -> bool:
@@ -160,6 +201,7 @@ def ladder_sentences(lad) -> list[str]:
             out += [t for t in (gap_sentence(lad, pi, metric, s), trend_sentence(lad, pi, metric, s)) if t]
         if len(lad.side_policies) > 2:
             out += [t for t in [rank_sentence(lad, metric, s)] if t]
+        out += [t for t in [knowing_sentence(lad, metric, s)] if t]
         out += [t for m in lad.metrics[1:] if (t := others_sentence(lad, m, s))]
     if lad.side != "*":
         other = 1 - lad.side_keys.index(lad.side)

@@ -40,6 +40,7 @@ from napsim.output.findings import (
     setting_title,
     with_ci,
 )
+from napsim.output.findings.jumps import jump_findings
 
 MIN_LEVEL = 0.01    # a reported metric that never reaches this is not named as the sweep's mover
 
@@ -396,6 +397,10 @@ def engine_findings(summ: pd.DataFrame, spec: dict, decks: list[DeckNote],
     other = _others(rest, names)
     if other is not None:
         out.append(other)
+    single = [p for p in params if len(p.paths) == 1]
+    out += jump_findings(summ, side_key, [p.paths[0] for p in single], names,
+                         lambda row, col: " and ".join(_setting(p, str(row[p.paths[0]]), names)
+                                                       for p in single if p.paths[0] != col))
     for extra in (_sides(summ, metric, info), _other_metrics(summ, spec, params, names)):
         if extra is not None:
             out.append(extra)

@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from napsim.output.balance_words import bracket_sentence, no_crossing_sentence
 from napsim.output.findings import (
     MAX_FINDINGS,
     DeckNote,
@@ -43,19 +44,26 @@ def _clear(df: pd.DataFrame) -> pd.Series:
     return (df["ci_low"] > 0) | (df["ci_high"] < 0)
 
 
-def compare_findings(df: pd.DataFrame, decks: list[DeckNote],
-                     spread: pd.DataFrame | None = None) -> list[Finding]:
+def compare_findings(df: pd.DataFrame, decks: list[DeckNote], spread: pd.DataFrame | None = None,
+                     answer: tuple[str, ...] | list[str] = ()) -> list[Finding]:
     """`df`: the comparison frame with its `sentence` column; `spread`: the deck ensemble's
-    summary (`napsim.study.deck_ensemble.ensemble_summary`), if one was played."""
-    out = []
+    summary (`napsim.study.deck_ensemble.ensemble_summary`), if one was played; `answer`: the
+    headline sentences (the change of the gap between the sides, then each side's own change,
+    `napsim.output.variants.gap_sentence` and `sides_sentence`). Changes rank within the main
+    metric first, in its own unit; the other metrics after it, by kind (their unit), never one
+    kind's percentage against another's."""
     ok = df[df["difference"].map(math.isfinite)]
+    if ok.empty:
+        return []
+    main_metric = df["metric"].iloc[0]
+    main_ref = Ref(TABLE, "", f"rows {info_of(main_metric).title}")
+    out = [Finding(t, main_ref) for t in answer if t]
     clear = ok[_clear(ok)]
-    score = (clear["relative_change"].abs().where(clear["relative_change"].map(math.isfinite),
-                                                  clear["difference"].abs() / clear["half_width"]))
-    ranked = clear.loc[score.sort_values(ascending=False).index] if len(clear) else clear
-    if len(ranked):
-        top = ranked.iloc[0]
-        out.append(Finding(f"The largest clear change: {_inside(top['sentence'])}", _row_ref(top)))
+    main = clear[clear["metric"] == main_metric]
+    if not out and len(main):  # no gap to lead with: the main metric's largest change, in its unit
+        top = main.loc[main["difference"].abs().idxmax()]
+        out.append(Finding(f"The largest clear change in {info_of(main_metric).phrase}: "
+                           f"{_inside(top['sentence'])}", _row_ref(top)))
     vague = ok[~_clear(ok)]
     if len(vague):
         names = [f"{info_of(r['metric']).phrase} ({r['side']})" for r in vague.to_dict("records")]
@@ -65,16 +73,25 @@ def compare_findings(df: pd.DataFrame, decks: list[DeckNote],
     else:
         out.append(Finding(f"All {len(ok)} rows change clearly: every 95% interval of B - A excludes 0",
                            Ref(TABLE, "", "column B - A")))
-    second = ranked[ranked["metric"] != ranked["metric"].iloc[0]] if len(ranked) else ranked
-    if len(second):
-        r = second.iloc[0]
-        out.append(Finding(f"Next: {_inside(r['sentence'])}", _row_ref(r)))
+    for r in _others_by_kind(clear, main_metric)[:2]:
+        out.append(Finding(f"Of the other measures in {info_of(r['metric']).unit}: {_inside(r['sentence'])}",
+                           _row_ref(r)))
     pairing = _pairing(ok)
     if pairing is not None:
         out.append(pairing)
     deck = _deck(df, decks, spread)
-    out = out[:MAX_FINDINGS - (deck is not None)] + ([deck] if deck else [])
-    return out
+    return out[:MAX_FINDINGS - (deck is not None)] + ([deck] if deck else [])
+
+
+def _others_by_kind(clear: pd.DataFrame, main_metric: str) -> list:
+    """The clear changes of the metrics other than the main one, grouped by their unit (a count a
+    game, a share, ...) in the order the question lists them: the largest change of each kind."""
+    rest = clear[clear["metric"] != main_metric]
+    if rest.empty:
+        return []
+    units = rest["metric"].map(lambda m: info_of(m).unit)
+    return [rest[units == u].loc[lambda d: d["difference"].abs().idxmax()]
+            for u in dict.fromkeys(units)]
 
 
 def _pairing(ok: pd.DataFrame) -> Finding | None:
@@ -111,40 +128,35 @@ def _deck(df: pd.DataFrame, decks: list[DeckNote], spread: pd.DataFrame | None) 
 
 
 def balance_findings(b, decks: list[DeckNote]) -> list[Finding]:
-    """`b`: a `napsim.study.balance.Balance`: its crossing (or, for a deck ensemble, that there
-    is none in the range), the ends of the range, the slope near the balance, the deck data."""
+    """`b`: a `napsim.study.balance.Balance`: the answer in whole settings (who leads either side
+    of the even point, or that no setting in the range evens the sides), the ends of the range,
+    the slope near the balance, the deck data."""
     info = info_of(b.metric)
     title = setting_title(b.vary.path, dict(zip(b.side_keys, b.side_names, strict=True)))
     if len(b.sides) == 2:
         first, second = (b.side_names[s] for s in b.sides)
-        what = f"{first} and {second} get the same {info.phrase}"
-        never = f"gives {first} and {second} the same {info.phrase}"
         f_words = f"{second} minus {first}"
     else:
-        first = b.side_names[b.sides[0]]
-        what = f"{phrase_of(info, first)} reaches {b.target:g}"
-        never = f"brings {phrase_of(info, first)} to {b.target:g}"
-        f_words = f"{phrase_of(info, first)} minus {b.target:g}"
+        f_words = f"{phrase_of(info, b.side_names[b.sides[0]])} minus {b.target:g}"
     rows = sorted(b.settings, key=lambda s: s.value)
     ends = [rows[0], rows[-1]]
-    if not b.crossed:  # a deck ensemble's answer: no setting in the range balances the sides
-        out = [Finding(f"No setting of {title} from {b.vary.label(b.vary.low)} to "
-                       f"{b.vary.label(b.vary.high)} {never}: the "
-                       f"difference keeps one sign", Ref(TABLE, "", "every row"))]
+    if not b.crossed:  # an answer too: no setting in the range balances the sides
+        out = [Finding(no_crossing_sentence(b)[:1].upper() + no_crossing_sentence(b)[1:],
+                       Ref(TABLE, "", "every row"))]
     else:
         v, lo, hi = b.crossing
         half = (hi - lo) / 2
         d = digits(half) if b.vary.integer else max(digits(half), digits((b.vary.high - b.vary.low) / 1e3))
         below, above = b.bracket
-        out = [Finding(f"{what} at {title} = {with_ci(v, lo, hi, d=d)}",
-                       Ref(TABLE, "", f"rows {b.vary.label(below)} and {b.vary.label(above)}"))]
+        rows_ref = f"rows {b.vary.label(below)} and {b.vary.label(above)}"
+        out = [Finding(bracket_sentence(b, with_ci(v, lo, hi, d=d)), Ref(TABLE, "", rows_ref))]
+    if not b.crossed:  # the answer names the ends already
+        deck = deck_finding(decks, ref=Ref("deck warning above", ""))
+        return out + ([deck] if deck else [])
     texts = [f"{diff_ci(s.f.value, s.f.half_width)} at {b.vary.label(s.value)}" for s in ends]
     ends_ref = f"rows {b.vary.label(ends[0].value)} and {b.vary.label(ends[-1].value)}"
     out.append(Finding(f"Across the range searched, {f_words} runs from {texts[0]} to {texts[1]}",
                        Ref(TABLE, "", ends_ref)))
-    if not b.crossed:
-        deck = deck_finding(decks, ref=Ref("deck warning above", ""))
-        return out + ([deck] if deck else [])
     s0, s1 = (next(s for s in rows if s.value == x) for x in (below, above))
     if s1.value != s0.value:
         unit = 1.0 if b.vary.integer or b.vary.high - b.vary.low > 2 else 0.1

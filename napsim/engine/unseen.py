@@ -1,0 +1,103 @@
+"""The cards a planning player has not seen, dealt again (rule P8, `lookahead_info` fair).
+
+A planner's rollout must not know the opponent's hand. At the moment of its decision, the cards
+it has not seen are the draw pile and the hidden hands (in EPIC the opposing CIC's; in La Grande
+Battles the opposing CIC's and Corps commanders', and with `lookahead_corps` hidden its own Corps
+commanders' too). Each rollout pools them, sorts the pool by card type and deals every hidden hand
+again, the same number of cards, from it; what is left is the draw pile (kept unordered, as
+napsim.engine.cardflow._draw_card draws). Sorting first makes the deal a function of which cards
+are unseen and the rollout's stream only, never of where they lay: two games that differ only in
+the hidden cards give the planner the same rollouts.
+
+The turn calls `redeal_epic` or `redeal_lgb` at the point its stream switches from the game's
+draws to the rollout's (the decision point); a code made by `redeal_code` says where and whose.
+"""
+
+import numpy as np
+
+from napsim.engine.jit import inlined
+from napsim.engine.layout import RD_POINT_BITS, RD_POINTS
+from napsim.engine.rng import bounded
+
+
+@inlined
+def redeal_code(point, hidden_side, own_corps):
+    """The turn's `redeal` argument: deal the hand(s) of `hidden_side` again at `point` (layout
+    RD_POST, RD_LATE, RD_AFTER), with the planner's own Corps commanders' hands too where
+    `own_corps`. RD_NONE (0): no deal (the real game, `lookahead_info` open)."""
+    return np.int64(point + (hidden_side << RD_POINT_BITS) + (np.int64(own_corps) << (RD_POINT_BITS + 1)))
+
+
+@inlined
+def redeal_at(code, point):
+    """Whether the turn deals the unseen cards again at `point` (the side: redeal_side)."""
+    return (code & RD_POINTS) == point
+
+
+@inlined
+def redeal_side(code):
+    """The side whose hands are dealt again."""
+    return (code >> RD_POINT_BITS) & 1
+
+
+@inlined
+def _count_row(counts, row, n):
+    for i in range(n):
+        counts[row[i]] += 1
+
+
+@inlined
+def _sorted_pool(counts, pile):
+    """The counted cards written into the pile, sorted by type; returns how many."""
+    n = 0
+    for t in range(counts.shape[0]):
+        for _ in range(counts[t]):
+            pile[n] = t
+            n += 1
+    return n
+
+
+@inlined
+def _deal_row(rs, pile, n, row, k):
+    """k cards into row from the first n of the pile, each a uniformly random one of those left;
+    returns the cards left."""
+    for i in range(k):
+        j = bounded(rs, n)
+        n -= 1
+        row[i] = pile[j]
+        pile[j] = pile[n]
+    return n
+
+
+@inlined
+def redeal_epic(rs, code, pile, pn, hand, hn, counts):
+    """EPIC and the standard game: the hidden CIC's hand dealt again, the same size, from the
+    draw pile and that hand (module text). counts: a scratch of one slot per card type."""
+    h = redeal_side(code)
+    counts[:] = 0
+    _count_row(counts, pile, pn[0])
+    _count_row(counts, hand[h], hn[h])
+    n = _sorted_pool(counts, pile)
+    _deal_row(rs, pile, n, hand[h], hn[h])
+
+
+@inlined
+def redeal_lgb(rs, code, pile, pn, hand, hn, chand, cn, counts):
+    """La Grande Battles: the hidden side's CIC and Corps commanders' hands (and, where the code
+    says so, the planner's own Corps commanders') dealt again, each the same size, from the draw
+    pile and those hands (module text). counts: a scratch of one slot per card type."""
+    h = redeal_side(code)
+    sides = 2 if code >> (RD_POINT_BITS + 1) else 1  # the hidden side, then the planner's Corps
+    counts[:] = 0
+    _count_row(counts, pile, pn[0])
+    _count_row(counts, hand[h], hn[h])
+    for x in range(sides):
+        s = (h + x) % 2
+        for kc in range(3):
+            _count_row(counts, chand[s, kc], cn[s, kc])
+    n = _sorted_pool(counts, pile)
+    n = _deal_row(rs, pile, n, hand[h], hn[h])
+    for x in range(sides):
+        s = (h + x) % 2
+        for kc in range(3):
+            n = _deal_row(rs, pile, n, chand[s, kc], cn[s, kc])

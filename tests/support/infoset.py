@@ -1,0 +1,302 @@
+"""The planner's information set, probed from Python (rule P8): run with NUMBA_DISABLE_JIT=1.
+
+`python tests/support/infoset.py epic|lgb INFO GAMES [LAST_PLY]` plays each game to several plies on the
+planned kernel's own functions (plain Python without the JIT), and at each ply asks the planner for
+every decision it makes there twice: from the real state, and from a copy in which one card of a
+hidden hand (the opponent's; in La Grande Battles the opposing CIC's or a Corps commander's) is
+swapped with a card of another type in the draw pile. The two states hold the same unseen cards
+(the same multiset in the draw pile and those hands) and the same history. Where the swap leaves
+what the player sees at the decision unchanged (the opponent's First Strike, the French card
+played, a Scout's two cards), the two decisions are printed as one JSON line a case:
+{"step", "game", "ply", "same"}. With `lookahead_info` fair they must always agree; with open they
+may differ (tests/test_lookahead_info.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+
+assert os.environ.get("NUMBA_DISABLE_JIT") == "1", "run under NUMBA_DISABLE_JIT=1"
+
+from napsim.engine import lookahead as la  # noqa: E402
+from napsim.engine import lookahead_lgb as la_lgb  # noqa: E402
+from napsim.engine.epic import _open_game, _st_views  # noqa: E402
+from napsim.engine.layout import (  # noqa: E402
+    C_FS,
+    G_POLICY,
+    K_POLICY,
+    LST_SCOUT,
+    M_SCOUT,
+    PR_SCOUT_A,
+    PR_SCOUT_B,
+    RD_NONE,
+    RES_CA,
+    RES_PROBE,
+    RES_RMAP,
+    TRACE_WIDTH,
+    WAIT_BINS,
+)
+from napsim.engine.lgb import _lst_views, _open_game_lgb  # noqa: E402
+from napsim.engine.lgb_gifts import gift_records, gift_table  # noqa: E402
+from napsim.engine.rng import seed_key  # noqa: E402
+from napsim.model.scenarios import load_scenario  # noqa: E402
+from napsim.sim.packing import Simulation  # noqa: E402
+
+SEED = 20261207
+CHOOSE, PROBE = la.CHOOSE, la.PROBE  # the turn's forced choice: the policy's, or stop at it
+STEPS = ("choice", "spend", "keep")
+# lgb-symmetric with Spanish Corps commanders on side A against the French B (G4-G6)
+LGB_GUERRILLA = {
+    "sides.B.french": True, "sides.A.guerrilla_rule": "epic", "sides.A.corps_guerrilla": [1, 1, 1],
+    "scenario.guerrilla_pool": 6, "sides.A.sections.L1.spanish": 3, "sides.A.sections.L2.spanish": 2,
+    "sides.A.sections.C1.spanish": 2, "sides.A.sections.C2.spanish": 2,
+    "sides.A.sections.R1.spanish": 2, "sides.A.sections.R2.spanish": 1,
+}
+
+
+def _copy(arrays):
+    return tuple(np.copy(a) if isinstance(a, np.ndarray) else _copy(a) for a in arrays)
+
+
+def _swaps(rng, game_st, rows, pile_at, pn, ctab, tries=6):
+    """Up to `tries` swaps (row, slot, pile slot) of a hidden card with a draw pile card of another
+    type, neither a First Strike (whether the opponent holds one shows before the decision).
+    rows: (array position in game_st, row index, cards in it) of each hidden hand."""
+    pile = game_st[pile_at]
+    out = []
+    for _ in range(60):
+        if len(out) == tries or pn == 0:
+            break
+        at, idx, n = rows[rng.integers(len(rows))]
+        if n == 0:
+            continue
+        i, j = int(rng.integers(n)), int(rng.integers(pn))
+        a, b = int(game_st[at][idx][i]), int(pile[j])
+        if a != b and ctab[a, C_FS] == 0 and ctab[b, C_FS] == 0:
+            out.append((at, idx, i, j))
+    return out
+
+
+def _swapped(game_st, pile_at, swap):
+    other = _copy(game_st)
+    at, idx, i, j = swap
+    row, pile = other[at][idx], other[pile_at]
+    row[i], pile[j] = pile[j], row[i]
+    return other
+
+
+# ---------------------------------------------------------------- EPIC and the standard game
+
+def _epic(scenario, policies, info, games, plies):
+    sim = Simulation.build(load_scenario(scenario), policies, None)
+    a = sim.kernel_args()[1]
+    key = seed_key(SEED)
+    rng = np.random.default_rng(SEED)
+    units = None if a.fmt < 2 else a.units
+    for game in range(games):
+        game_st, (pol_roll, work, cand, cscore, cval, g_lean) = la.planned_state(
+            a.deck, a.counts, a.turns, a.pol)
+        rs, pile, disc, hand, rack, rack_t, sq, scratch, res, st, gst, met, cmet, tacc, trace, tn = game_st
+        views = _st_views(st)
+        tturn = np.zeros((2, a.turns), np.int64)
+        wait = np.zeros((4, WAIT_BINS), np.int64)
+        g_total, n_ca = _open_game(rs, np.int64(game), key, a.standard, a.first, a.hand0, a.tac0,
+                                   a.fmt, a.ctab, a.deck, a.gcfg, gst, pile, disc, hand, rack, rack_t,
+                                   res, st, views, a.cmd_sec, a.tac_start, tacc, cmet, met, trace, tn,
+                                   a.ropt)
+        wres = work[9]
+        wres[RES_RMAP, :] = res[RES_RMAP, :]
+        wres[RES_CA, :] = res[RES_CA, :]
+        for ply in range(2 * a.turns):
+            if ply in plies:
+                yield from _epic_cases(a, game, ply, game_st, units, g_total, n_ca, pol_roll, work,
+                                       cand, cscore, cval, g_lean, key, rng)
+            _epic_turn(a, ply, game_st, views, units, g_total, n_ca, g_lean, wait, tturn,
+                       CHOOSE, -1, 0)
+
+
+def _epic_turn(a, ply, game_st, views, units, g_total, n_ca, g_turn, wait, tturn, fh, fr, fp,
+               fg=G_POLICY, fk=K_POLICY):
+    rs, pile, disc, hand, rack, rack_t, sq, scratch, res, st, gst, met, cmet, tacc, trace, tn = game_st
+    return la._turn(ply, rs, rs, rs, np.int64(fh), np.int64(fr), np.int64(fp), np.int64(fg),
+                    np.int64(fk), np.int64(RD_NONE), a.standard, a.first, a.hand0, a.sq_form,
+                    a.sq_leave, a.pol, a.ctab, a.counts, a.best_val, a.ca_src_t, a.best_k,
+                    a.best_list, a.nom_t, a.eff_t, a.rem_t, a.n_place, a.place_list, a.e4_only,
+                    a.play_val, a.play_key, a.rec_t, a.gcfg, a.fmt, a.cmd_sec, units, a.ropt, False,
+                    n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res, gst, tacc, met,
+                    cmet, wait, g_turn, tturn, trace, tn, *views, res[RES_RMAP])
+
+
+def _epic_plan(a, step, ply, p, fh, fr, fp, fg, game_st, units, g_total, n_ca, pol_roll, work,
+               cand, cscore, cval, key, game):
+    rs, pile, disc, hand, rack, rack_t, sq, scratch, res, st, gst, met, cmet, tacc, trace, tn = game_st
+    return tuple(int(x) for x in la._plan(
+        np.int64(step), np.int64(ply), np.int64(p), np.int64(fh), np.int64(fr), np.int64(fp),
+        np.int64(fg), key, np.int64(game), a.turns, a.standard, a.first, a.hand0, a.sq_form,
+        a.sq_leave, a.pol, pol_roll, a.ctab, a.counts, a.best_val, a.ca_src_t, a.best_k,
+        a.best_list, a.nom_t, a.eff_t, a.rem_t, a.n_place, a.place_list, a.e4_only, a.play_val,
+        a.play_key, a.rec_t, a.gcfg, a.fmt, a.cmd_sec, units, a.ropt, n_ca, g_total, rs, pile,
+        disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore, cval))
+
+
+def _epic_seen(a, step, ply, game_st, units, g_total, n_ca, g_lean, fh, fr, fp):
+    """What the player sees of the decision's ply before it decides, played on a copy."""
+    st_c = _copy(game_st)
+    views = _st_views(st_c[9])
+    wait = np.zeros((4, WAIT_BINS), np.int64)
+    tturn = np.zeros((2, a.turns), np.int64)
+    if step == "choice":
+        out = _epic_turn(a, ply, st_c, views, units, g_total, n_ca, g_lean, wait, tturn, PROBE, -1, 0)
+        return tuple(int(x) for x in out)
+    out = _epic_turn(a, ply, st_c, views, units, g_total, n_ca, g_lean, wait, tturn, fh, fr, fp)
+    s = (int(a.first) + ply) % 2
+    res, met = st_c[8], st_c[11]
+    if step == "spend":
+        return tuple(int(x) for x in out[:3])
+    return (int(met[s, M_SCOUT]), int(res[RES_PROBE, PR_SCOUT_A]), int(res[RES_PROBE, PR_SCOUT_B]))
+
+
+def _epic_cases(a, game, ply, game_st, units, g_total, n_ca, pol_roll, work, cand, cscore, cval,
+                g_lean, key, rng):
+    s = (int(a.first) + ply) % 2
+    planner = [int(a.pol[x, 0]) == 2 for x in range(2)]
+    views = _st_views(game_st[9])
+    pn, hn = int(views[0][0]), views[3]
+    for step in STEPS:
+        p = 1 - s if step == "spend" else s
+        if not planner[p]:
+            continue
+        h = 1 - p
+        hand = game_st[3]
+        probe = _epic_seen(a, "choice", ply, game_st, units, g_total, n_ca, g_lean, 0, 0, 0)
+        fh, fr, fp = probe[:3] if step != "choice" else (CHOOSE, -1, 0)
+        stepno = STEPS.index(step)
+        base = _epic_plan(a, stepno, ply, p, fh, fr, fp, G_POLICY, game_st, units, g_total, n_ca,
+                          pol_roll, work, cand, cscore, cval, key, game)
+        seen = _epic_seen(a, step, ply, game_st, units, g_total, n_ca, g_lean, fh, fr, fp)
+        for swap in _swaps(rng, game_st, [(3, h, int(hn[h]))], 1, pn, a.ctab):
+            other = _swapped(game_st, 1, swap)
+            ohand = other[3]
+            if _epic_seen(a, step, ply, other, units, g_total, n_ca, g_lean, fh, fr, fp) != seen:
+                continue  # the swap changed what the player sees: another history
+            if step == "spend" and hand[s, max(fh, 0)] != ohand[s, max(fh, 0)]:
+                continue
+            alt = _epic_plan(a, stepno, ply, p, fh, fr, fp, G_POLICY, other, units, g_total, n_ca,
+                             pol_roll, work, cand, cscore, cval, key, game)
+            yield {"step": step, "game": game, "ply": ply, "same": base == alt,
+                   "live": step == "choice" or base[3] not in (G_POLICY, K_POLICY)}
+
+
+# ---------------------------------------------------------------- La Grande Battles
+
+def _lgb(scenario, policies, info, games, plies, overrides=None):
+    sim = Simulation.build(load_scenario(scenario, overrides or {}), policies, None)
+    a = sim.kernel_args()[1]
+    key = seed_key(SEED)
+    rng = np.random.default_rng(SEED)
+    gift_t, grec = gift_table(a.best_t), gift_records(a.best_t, a.pol)
+    for game in range(games):
+        game_st, plan_st = la_lgb.planned_state_lgb(a.deck, a.counts, a.turns, a.pol)
+        rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, \
+            cn, tac, gst = game_st
+        pn, dn, rn, hn, _, tac_pile = _lst_views(st)[:6]
+        trace, tn = np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)
+        g_total = _open_game_lgb(rs, np.int64(game), key, a.first, a.scfg, a.ctab, a.deck,
+                                 a.g_pool0, a.ropt, met, cmet, trace, tn, pile, disc, hand, chand,
+                                 rack, rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile)
+        ctx = (a, game, key, g_total, gift_t, grec, plan_st)
+        for ply in range(2 * a.turns):
+            if ply in plies:
+                yield from _lgb_cases(ctx, ply, game_st, rng)
+            _lgb_turn(ctx, ply, game_st, CHOOSE, -1, -1, -1)
+
+
+def _lgb_turn(ctx, ply, game_st, fh, fr, fa, fb, fg=G_POLICY, fk=K_POLICY):
+    a, game, key, g_total, gift_t, grec, _ = ctx
+    rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, \
+        cn, tac, gst = game_st
+    trace, tn = np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)
+    return la_lgb._turn_lgb(
+        np.int64(ply), rs, rs, rs, rs, np.int64(fh), np.int64(fr), np.int64(fa), np.int64(fb),
+        np.int64(fg), np.int64(fk), np.int64(RD_NONE), a.first, a.scfg, a.sqp, a.pol, a.ctab,
+        a.counts, a.nom_t, a.eff_t, a.val_t, a.best_t, a.bopt_t, a.units, a.ropt, False, g_total,
+        met, cmet, np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, a.turns), np.int64),
+        np.zeros((2, a.turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
+        sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
+
+
+def _lgb_plan(ctx, step, ply, p, fh, fr, fa, fb, game_st):
+    a, game, key, g_total, gift_t, grec, (pol_roll, work, cand, cscore, cval) = ctx
+    rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, \
+        cn, tac, gst = game_st
+    return tuple(int(x) for x in la_lgb._plan_lgb(
+        np.int64(step), np.int64(ply), np.int64(p), np.int64(fh), np.int64(fr), np.int64(fa),
+        np.int64(fb), np.int64(G_POLICY), key, np.int64(game), a.turns, a.first, a.scfg, a.sqp,
+        a.pol, pol_roll, a.ctab, a.counts, a.nom_t, a.eff_t, a.val_t, a.best_t, a.bopt_t, a.units,
+        a.ropt, g_total, gift_t, grec, rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st,
+        cn, tac, gst, work, cand, cscore, cval))
+
+
+def _lgb_seen(ctx, step, ply, game_st, fh, fr, fa, fb):
+    """What the player sees of the decision's ply before it decides, played on a copy."""
+    st_c = _copy(game_st)
+    if step == "choice":
+        return tuple(int(x) for x in _lgb_turn(ctx, ply, st_c, PROBE, -1, -1, -1))
+    out = _lgb_turn(ctx, ply, st_c, fh, fr, fa, fb)
+    s = (int(ctx[0].first) + ply) % 2
+    met, pl, st = st_c[1], st_c[12], st_c[15]
+    if step == "spend":  # the French CIC's gifts and the Corps commanders' plays
+        return tuple(int(x) for x in out[:4]) + tuple(int(x) for x in pl.ravel())
+    return (int(met[s, M_SCOUT]), int(st[LST_SCOUT]), int(st[LST_SCOUT + 1]))
+
+
+def _lgb_cases(ctx, ply, game_st, rng):
+    a = ctx[0]
+    s = (int(a.first) + ply) % 2
+    planner = [int(a.pol[x, 0]) == 2 for x in range(2)]
+    pn, _, _, hn = _lst_views(game_st[15])[:4]
+    cn = game_st[16]
+    for step in STEPS:
+        p = 1 - s if step == "spend" else s
+        if not planner[p]:
+            continue
+        h = 1 - p
+        probe = _lgb_seen(ctx, "choice", ply, game_st, 0, 0, 0, 0)
+        f = probe[:4] if step != "choice" else (CHOOSE, -1, -1, -1)
+        stepno = STEPS.index(step)
+        base = _lgb_plan(ctx, stepno, ply, p, *f, game_st)
+        seen = _lgb_seen(ctx, step, ply, game_st, *f)
+        rows = [(5, h, int(hn[h]))] + [(6, (h, kc), int(cn[h, kc])) for kc in range(3)]
+        for swap in _swaps(rng, game_st, rows, 3, int(pn[0]), a.ctab):
+            other = _swapped(game_st, 3, swap)
+            if _lgb_seen(ctx, step, ply, other, *f) != seen:
+                continue  # the swap changed what the player sees: another history
+            alt = _lgb_plan(ctx, stepno, ply, p, *f, other)
+            yield {"step": step, "game": ctx[1], "ply": ply, "same": base == alt,
+                   "live": step == "choice" or base[4] not in (G_POLICY, K_POLICY)}
+
+
+def main() -> None:
+    fmt, info, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    last = int(sys.argv[4]) if len(sys.argv) > 4 else 20  # the plies probed: 2, 5, ... below this
+    la_params = {"lookahead_k": 3, "lookahead_d": 1, "lookahead_info": info}
+    plies = set(range(2, last, 3))
+    if fmt == "epic":
+        runs = [("symmetric", (("lookahead", la_params), ("lookahead", la_params))),
+                ("tamames", (("lookahead", la_params), ("lookahead", la_params)))]
+        for scenario, policies in runs:
+            for case in _epic(scenario, policies, info, games, plies):
+                print(json.dumps(dict(case, scenario=scenario)), flush=True)
+    else:
+        both = (("lookahead", la_params), ("lookahead", la_params))
+        for name, overrides in (("lgb-symmetric", {}), ("lgb-guerrilla", LGB_GUERRILLA)):
+            for case in _lgb("lgb-symmetric", both, info, games, plies, overrides):
+                print(json.dumps(dict(case, scenario=name)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -23,7 +23,8 @@ def test_simulated_shows_the_answer_and_the_headline_table():
 
 def test_balance_shows_its_sentence_and_the_settings_played():
     res = napsim.balance("tamames", "sides.S.hand=4..6", equalize="F,S", games=200)
-    short_and_tabled(res, "Balance of sides.S.hand (3 settings, 200 games each)", "are equal at")
+    short_and_tabled(res, "Balance of sides.S.hand (3 settings, 200 games each)",
+                     "the even point lies between")
 
 
 def test_a_comparison_shows_what_was_compared():

@@ -251,8 +251,8 @@ def guerrilla_box(sc: Scenario, file_doc: dict, overrides: dict) -> Scenario:
         raise NapsimInputError(
             moved[0], None, f"{start} starting Guerrilla counters, but the Guerrilla box of "
             f"{original.name} holds {total} ({starting_counters(original)} starting + "
-            f"{original.guerrilla_pool} unacquired)", f"0-{total} starting counters, or set "
-            f"scenario.guerrilla_pool too to move the pool instead (the box then holds more)")
+            f"{original.guerrilla_pool} unacquired)", f"0-{total} starting counters",
+            hint="or set scenario.guerrilla_pool too to move the pool instead (the box then holds more)")
     return replace(sc, guerrilla_pool=total - start)
 
 

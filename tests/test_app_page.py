@@ -202,6 +202,9 @@ def test_one_game_is_the_trace_in_words():
     codes = [c.value for c in at.code]
     assert head in codes and tail in codes and all(body in codes for _, body in turns)
     assert [e.label for e in at.expander if e.label.startswith("turn ")] == [t for t, _ in turns]
+    at.selectbox(key="trace_turn").set_value(turns[9][0].split("  (", 1)[0]).run()  # jump to turn 5.2
+    assert any(m.value == f"**{turns[9][0]}**" for m in at.markdown)
+    assert [c.value for c in at.code].count(turns[9][1]) == 2  # at the top, and folded in its place
     assert "game 3" in text and "turn 1.1" in text
 
 

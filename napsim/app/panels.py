@@ -508,7 +508,11 @@ def game_panel(s: Settings, opts: dict) -> None:
     jump = c3.selectbox("Jump to turn", ["(all folded)", *titles], key="trace_turn")
     st.code(head, language=None, wrap_lines=True)
     for short, (title, body) in zip(titles, turns, strict=True):
-        with st.expander(title, expanded=short == jump):
+        if short == jump:  # the turn jumped to, open at the top; every turn folded below
+            st.markdown(f"**{title}**")
+            st.code(body, language=None, wrap_lines=True)
+    for title, body in turns:
+        with st.expander(title):
             st.code(body, language=None, wrap_lines=True)
     if tail:
         st.code(tail, language=None, wrap_lines=True)

@@ -31,6 +31,7 @@ from napsim.model.scenarios import (
     read_toml,
     resolve_scenario_path,
     toml_text,
+    what_if_notes,
 )
 from napsim.output import frames, variants
 from napsim.output.answer import card_flow_answer, notebook_html, run_text
@@ -129,7 +130,8 @@ class Simulated:
         """What `napsim simulate` prints: the headline, exact quantities, the rates, the deck warning."""
         fmt = self.sim.scenario.format
         lines = simulate_lines(self.summary, fmt, fmt not in ONE_A_SIDE)
-        return lines + [w for w in [self.sim.deck.estimated_warning()] if w]
+        notes = [f"note: {n}" for n in what_if_notes(self.sim.scenario)]
+        return lines + [w for w in [self.sim.deck.estimated_warning()] if w] + notes
 
     def section_chart_svg(self) -> bytes:
         """The chart of effective orders a turn by section and side (95% intervals), as SVG."""

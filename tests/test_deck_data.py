@@ -190,7 +190,7 @@ ANCIENTS_UNIT_CLASSES = {
     "Order Light Troops": ("light", "any"),
     "Order Medium Troops": ("medium", "any"),
     "Order Heavy Troops": ("heavy", "any"),
-    "Order Mounted Troops": ("mounted", "cav"),
+    "Order Mounted Troops": ("mounted", "cav_leader"),
     "Move-Fire-Move": ("light", "any"),
     "Mounted Charge": ("mounted", "cav"),
     "Double Time": ("foot", "inf_art"),
@@ -210,7 +210,7 @@ def test_cca60_cards_carry_their_unit_classes():
     assert (others == "").all()
     assert deck.unit_classes_outside_model() == {
         "foot": ["inf_art"], "heavy": ["any"], "light": ["any"], "medium": ["any"],
-        "mounted": ["cav"], "ranged": ["any"],
+        "mounted": ["cav", "cav_leader"], "ranged": ["any"],
     }
     comments, _, _, _ = read_deck_csv(deck.path)
     assert any("unit classes" in ln and "napsim's scenario model" in ln for ln in comments)
@@ -221,7 +221,7 @@ def test_decks_show_lists_unit_classes_outside_the_model():
     (line,) = [ln for ln in lines if ln.startswith("unit classes not in napsim's model: ")]
     assert line == ("unit classes not in napsim's model: foot, heavy, light, medium, mounted, ranged"
                     " (treated as: foot = infantry or artillery; heavy, light, medium, ranged = any"
-                    " unit; mounted = cavalry)")
+                    " unit; mounted = cavalry or cavalry and leaders)")
     (light,) = [ln for ln in lines if "Order Light Troops" in ln]
     assert "unit class: light" in light
     for name in ("gmt90", "ccn70", "epic-tcg-sealed30"):

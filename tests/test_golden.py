@@ -80,6 +80,12 @@ CASES = {
     "guerrilla-base-standard": ("tamames", {"sides.S.guerrilla_rule": "base",
                                             "scenario.format": "standard"},
                                 ("greedy", "greedy"), "ccn70"),
+    # the readings the designer's ruling and the card texts replaced stay pinned as alternatives
+    "guerrilla-counter-attack-nullified-none": ("tamames",
+                                                {"rules.counter_attack_nullified": "none"},
+                                                ("greedy", "greedy"), None),
+    "lgb-first-strike-cic-at-once": ("lgb-symmetric", {"rules.first_strike_draw": "cic_at_once"},
+                                     ("greedy", "greedy"), None),
 }
 
 

@@ -275,7 +275,7 @@ def test_trace_prints_a_first_strike_under_the_turn_it_is_played_in():
     # rule P7: the kernel logs a First Strike of the opponent's CIC or Corps commander (and the
     # CIC's replacement draw) before the turn's header; the text shows it under that header
     sim = sim_for(None, ("greedy", (("first_strike_prob", 1.0),)))
-    games = [(83, g, sim.trace(83, g)[1]) for g in range(5)]
+    games = [(83, g, sim.trace(83, g)[1]) for g in range(8)]
     assert first_strikes_under_their_turn(sim, games) > 10
 
 
@@ -399,7 +399,10 @@ def test_guerrilla_counters_target_the_facingcorps_metric(french):
                     gone += 1 if nullified else 0
                     seen["attempt"] += 1
             if give[A] != ct.void:
-                last[s] = int(give[E])
+                # rule D8: a hand card its Corps commander discarded unplayed leaves nothing to copy
+                ka = int(give[C])
+                rejected = ka >= 0 and len(corps_rows(rows, layout.EV_REJECT, s, ka)) > 0
+                last[s] = ct.void if rejected else int(give[E])
         assert min(held) >= 0 and sum(held) + pool + gone == 9
     assert seen["attempt"] > 300 and seen["gain"] > 30 and seen["multi"] > 10
 
@@ -502,6 +505,7 @@ def _three_section_lgb() -> dict:
     for side in data["sides"].values():
         side["corps_hand"] = [3, 3, 3]
         side["corps_tactician"] = [1, 1, 1]
+        side["tactician"] = 0  # rule L10: a La Grande Battles CIC holds none
         side["sections"] = {
             "L": dict(infantry=5, cavalry=2, artillery=1, leaders=1, spanish=0),
             "C": dict(infantry=1, cavalry=1, artillery=1, leaders=0, spanish=3),

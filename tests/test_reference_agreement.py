@@ -143,13 +143,17 @@ RULE_VARIANTS = {
     # rules D3, G5, S4 with the Guerrillas: both readings above at once on tamames
     "tamames_old_readings": ("tamames", {"rules.elan_order": "shuffle_first",
                                          "rules.counter_attack_copies": "hand"}),
+    # rules D8, G5: a Counter-Attack cannot copy a card the Guerrillas cancelled (the reading the
+    # designer's ruling replaced, counter_attack_nullified = none)
+    "tamames_nullified_none": ("tamames", {"rules.counter_attack_nullified": "none"}),
 }
 
 
 @pytest.mark.parametrize("variant", list(RULE_VARIANTS))
 def test_kernel_agrees_with_reference_rule_options(variant):
-    # rules E9.4 (elan_order = shuffle_first), D3 (counter_attack_copies = hand), and under them
-    # the E card flow, G4-G7 and S4 (mirrored Guerrilla sections) on tamames
+    # rules E9.4 (elan_order = shuffle_first), D3 (counter_attack_copies = hand), D8
+    # (counter_attack_nullified = none), and under them the E card flow, G4-G7 and S4 (mirrored
+    # Guerrilla sections) on tamames
     name, overrides = RULE_VARIANTS[variant]
     sim = Simulation.build(load_scenario(name, overrides), POLICIES["greedy"])
     bad = _compare(sim, seed=999)

@@ -214,6 +214,14 @@ def test_elan_shuffle_first():
     _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
 
 
+def test_first_strike_replacement_at_once():
+    # rules P7, L1 with first_strike_draw = cic_at_once: only a CIC replaces a First Strike, at
+    # once; a Corps commander who plays one draws none (the default, the card text, plays in
+    # every other test of this file)
+    sc = load_scenario("lgb-symmetric", {"rules.first_strike_draw": "cic_at_once"})
+    _assert_agree(Simulation.build(sc, GREEDY), ref_games=REF_GAMES // 2)
+
+
 def test_no_tactician_deck():
     # rule D4: the base deck comes without a Tactician deck, so no Corps commander is dealt or
     # draws a Tactician card (L1, L7, L9 Elan), and none of those draws is starved

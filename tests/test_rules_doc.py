@@ -94,7 +94,31 @@ def test_the_documented_options():
         "two_scouts": ("gain", {"gain", "draw_two"}, ("G4", "E9.2", "L9")),
         "spent_counters": ("sabre_returns", {"sabre_returns", "all_return"}, ("G1", "G5")),
         "tactic_reach": ("one_section", {"one_section", "every_section"}, ("E3",)),  # a house rule
+        "counter_attack_nullified": ("copy", {"copy", "none"}, ("D8", "G5", "D3")),
+        "first_strike_draw": ("end_of_turn", {"end_of_turn", "cic_at_once"}, ("P7", "L1")),
     }
+
+
+def test_designers_rulings_decide_the_defaults_and_are_cited():
+    # rules D8, G5: a designer's ruling outranks napsim's reading: the option it decides has the
+    # ruling's answer as its default, its text cites the ruling's date, and docs/rules.md lists the
+    # ruling (date, source) and cites it under every rule it touches
+    rulings = rulebook.load_rulings()
+    assert [x.date for x in rulings] == ["2015-07-16", "2015-11-11"]
+    ids = set(rulebook.rule_ids())
+    doc = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert "## Designer's rulings" in doc and "designer's ruling" in doc
+    for x in rulings:
+        assert x.rules and set(x.rules) <= ids, x.question
+        assert "commandsandcolors.net" in x.source and "Guerilla Marker" in x.source
+        assert f"| {x.date} | {x.source} |" in doc
+        for rid in x.rules:
+            anchor = '<a id="rule-' + rid.lower().replace(".", "-") + '"></a>'
+            section = doc.split(anchor, 1)[1].split("<a id=", 1)[0]
+            assert f"**Designer's ruling ({x.date})**" in section, (rid, x.date)
+        if x.decides:
+            o = rulebook.get_option(x.decides)
+            assert x.date in o.text and o.default == "copy"
 
 
 def test_only_v2_is_not_implemented():
@@ -334,6 +358,9 @@ def test_out_of_scope_rules_say_why_and_are_refused_in_scenarios():
     for rid in ("N1", "N2"):
         r = rulebook.get_rule(rid)
         assert r.status == "out of scope" and r.note and r.implemented_in == ()
+    # rule S5: the order of movement and battles is out of scope too; napsim has nothing to refuse
+    s5 = rulebook.get_rule("S5")
+    assert s5.status == "out of scope" and "no movement or battles" in s5.note
     for key in ("russian_roll", "iron_will"):
         with pytest.raises(NapsimInputError) as e:
             load_scenario("symmetric", {f"sides.A.{key}": 1})

@@ -207,16 +207,25 @@ def test_d3_s4_counter_attack_section_facing_or_any(scenario):
     assert placed["any"] < 0.9
 
 
-def test_d3_g5_a_card_the_guerrillas_nullified_cannot_be_copied(tmp_path):
-    # rules D3, D8, G5, G1: a nullified French card gave no orders, so the Spanish Counter-Attack that
-    # follows has nothing of it to copy (it may still copy the French player's other card)
+@pytest.mark.parametrize("nullified", ["copy", "none"])
+def test_d8_g5_a_counter_attack_on_a_card_the_guerrillas_nullified(tmp_path, nullified):
+    # rules D3, D8, G5, G1: the designer's ruling (2015-07-16): the Spanish may Counter-Attack a
+    # French card the Guerrillas cancelled and use it (counter_attack_nullified = copy, the
+    # default); under none it gave no orders, so the Counter-Attack that follows has nothing of it
+    # to copy (it may still copy the French player's other card)
     deck = str(write_deck(tmp_path / "counters.csv", {
         "Counter-Attack": 20, "Probe Left": 15, "Probe Center": 15, "Probe Right": 15,
         "Attack Left": 10, "Attack Center": 10, "Bayonet Charge": 5}))
-    sim = sim_for("tamames", {"sides.S.guerrilla": 6, "scenario.guerrilla_pool": 30}, deck)
+    sim = sim_for("tamames", {"sides.S.guerrilla": 6, "scenario.guerrilla_pool": 30}, deck,
+                  counter_attack_nullified=nullified)
+    assert sim.scenario.rule("counter_attack_nullified") == nullified
     copies = _copies(sim, 150)
-    assert all(could - gone for _, _, _, could, gone in copies if could)
+    only_nullified = sum(1 for *_, could, gone in copies if could and not could - gone)
     assert sum(1 for *_, could, gone in copies if gone) > 20  # copies after a nullified card
+    if nullified == "none":
+        assert only_nullified == 0
+    else:
+        assert only_nullified > 10  # the copy could only be of the cancelled card
 
 
 def test_d3_p7_a_counter_attack_never_copies_a_first_strike(tmp_path):
@@ -252,3 +261,59 @@ def test_l6_the_lgb_trace_says_when_a_single_sabre_costs_a_block():
             said += "costs one of his units a block" in ln
             assert ("costs one of his units a block" in ln) == one_sabre, ln
     assert rolls > 20 and said == rolls
+
+
+def _lgb_copies(sim: Simulation, games: int):
+    """Per Counter-Attack a CIC gives in traced La Grande Battles games: (the card it plays as,
+    the opponent CIC's hand card of his last turn as it played, whether his Corps commander
+    discarded it unplayed, whether the Guerrillas nullified it)."""
+    ct = sim.cards
+    out = []
+    for g in range(games):
+        last = {}  # side -> (hand card as it plays, discarded unplayed, nullified)
+        for _, rows in sorted(by_ply(sim.trace(SEED, g)[1]).items()):
+            give = rows_of(rows, layout.EV_GIVE)
+            if not len(give):
+                continue
+            s = int(give[0, SIDE])
+            ta, tb, ka, kb, ra, rb = (int(x) for x in give[0, A:G])
+            if 1 - s in last:
+                for t, r in ((ta, ra), (tb, rb)):
+                    if t != ct.void and ct.counter[t] and not ct.first_strike[t]:
+                        out.append((r, *last[1 - s]))
+            rejected = any(int(x[A]) == ka for x in rows_of(rows, layout.EV_REJECT)
+                           if int(x[SIDE]) == s)
+            nullified = any(int(x[SIDE]) == s and int(x[A]) == ka and int(x[B]) == layout.SRC_CIC
+                            and int(x[D]) == ct.void and int(x[C]) == ta
+                            for x in rows_of(rows, layout.EV_CORPS_PLAY))
+            last[s] = (ra if ka >= 0 else ct.void, ka >= 0 and rejected, nullified)
+    return out
+
+
+@pytest.mark.parametrize("nullified", ["copy", "none"])
+def test_d8_l5_lgb_counter_attack_copies_the_cic_hand_card_only_when_it_was_played(tmp_path,
+                                                                                  nullified):
+    # rules D8, L5, G5, D3: in La Grande Battles a Counter-Attack copies the opposing CIC's hand
+    # card, mirrored; a card his Corps commander discarded unplayed for one of his own gave no
+    # orders and leaves nothing to copy; a card the Guerrillas cancelled is still copied under
+    # counter_attack_nullified = copy (the designer's ruling), not under none
+    deck = str(write_deck(tmp_path / "lgb-counters.csv", {
+        "Counter-Attack": 20, "Probe Left": 15, "Probe Center": 15, "Probe Right": 15,
+        "Attack Left": 10, "Attack Center": 10, "Bayonet Charge": 5}))
+    sim = sim_for("lgb-symmetric", {**LGB_GUERRILLA, "sides.A.corps_guerrilla": [9, 9, 9]}, deck,
+                  counter_attack_nullified=nullified)
+    ct = sim.cards
+    copies = _lgb_copies(sim, 120)
+    seen = {"rejected": 0, "nullified": 0, "played": 0}
+    for r, opp, rejected, gone in copies:
+        if rejected:
+            seen["rejected"] += 1
+            assert r == ct.void  # a discarded card gave no orders
+        elif gone:
+            seen["nullified"] += 1
+            want = ct.mirror[opp] if nullified == "copy" and opp != ct.void else ct.void
+            assert r == want, (ct.names[r], ct.names[opp])
+        elif opp != ct.void:
+            seen["played"] += 1
+            assert r == ct.mirror[opp]
+    assert seen["rejected"] > 5 and seen["played"] > 50 and seen["nullified"] > 3, seen

@@ -191,6 +191,13 @@ or on the command line with `--set rules.NAME=VALUE`, e.g.
 options are listed [below](#scenario-rule-options); the readings that cannot be switched yet are
 listed under [fixed readings](#fixed-readings-not-switchable-yet).
 
+**Sources.** napsim reads two kinds of source. The *rule texts* (the EPIC, La Grande Battles and
+Spanish Guerrilla Action rules, the card texts) are read clause by clause; where they leave a point
+open, napsim argues a reading. A *designer's ruling* is the game's official answer to a rules
+question (the Commands & Colors: Napoleonics FAQ on commandsandcolors.net, with its date): it
+outranks any reading of ours, and where one exists it decides the default. The rulings napsim
+follows are listed [below](#designers-rulings), and each rule they touch cites them.
+
 **Status.** `implemented`, `partial` (part of the rule is missing; the entry says which),
 `not implemented`, or `out of scope` (napsim has nothing the rule could act on; the entry says
 why).
@@ -206,11 +213,13 @@ def render_markdown(tests: dict[str, list[str]]) -> str:
     rules = rulebook.load_rules()
     options = {o.name: o for o in rulebook.load_options()}
     readings = rulebook.load_readings()
+    rulings = rulebook.load_rulings()
     out = [INTRO]
     out.append("## Contents\n")
     for g in rulebook.load_groups():
         ids = [r.id for r in rules if r.group == g.letter]
         out.append(f"- [{g.letter}. {g.title}](#{g.letter.lower()}) ({rulebook.id_pattern(ids)})")
+    out.append("- [Designer's rulings](#designers-rulings)")
     out.append("- [Scenario rule options](#scenario-rule-options)")
     out.append("- [House rules](#house-rules)")
     out.append("- [Fixed readings (not switchable yet)](#fixed-readings-not-switchable-yet)\n")
@@ -243,11 +252,28 @@ def render_markdown(tests: dict[str, list[str]]) -> str:
                 what = "House rule" if o.house else "Reading"
                 out.append(f"- **{what} (option [`{name}`](#option-{name}))**: {default.text} "
                            f"Values: {vals}.")
+            for x in rulings:
+                if r.id in x.rules:
+                    out.append(f"- **Designer's ruling ({x.date})**: {x.answer} "
+                               "([source](#designers-rulings))")
             for x in readings:
                 if r.id in x.rules:
                     out.append(f"- **Fixed reading**: {x.text}")
             out.append(f"- **Implemented in**: {_code_list(r.implemented_in)}")
             out.append(f"- **Tested by**: {_code_list(tests.get(r.id, []))}\n")
+    out.append('<a id="designers-rulings"></a>\n')
+    out.append("## Designer's rulings\n")
+    out.append("Official answers to rules questions. A ruling outranks napsim's reading of the "
+               "rule texts: where one exists it is the default, and the reading it overrules stays "
+               "an option only for comparison.\n")
+    out.append("| date | source | question | ruling | rules | in napsim |")
+    out.append("|---|---|---|---|---|---|")
+    for x in rulings:
+        links = ", ".join(f"[{i}](#{_anchor(i)})" for i in x.rules)
+        where = (f"{x.napsim} (option [`{x.decides}`](#option-{x.decides}))" if x.decides
+                 else x.napsim)
+        out.append(f"| {x.date} | {x.source} | {x.question} | {x.answer} | {links} | {where} |")
+    out.append("")
     out.append("## Scenario rule options\n")
     out.append("Each option switches one reading of an open point. Set it in the scenario's "
                "`[rules]` table or with `--set rules.NAME=VALUE`. The default is the reading that "

@@ -50,7 +50,7 @@ from napsim.engine.layout import (
     SYM_FLAG,
     SYM_SABRE,
 )
-from napsim.engine.rng import battle_die
+from napsim.engine.rng import battle_die, bounded
 
 
 @inlined
@@ -247,10 +247,18 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
             cc = cmd_sec[s, x]
         elif fmt == 3:
             cc = 0  # a multi-section card is the CIC's (played face up)
-        else:  # M8.2: the CIC holds none; the Corps commander with the fewest takes it
+        else:  # M8.2: the CIC holds none; the Corps commander with the fewest takes it, ties
+            # drawn uniformly (one bounded draw, only when there is a tie)
+            low = min(tacc[s, 1], tacc[s, 2], tacc[s, 3])
+            n_low = np.int64(0)
+            for k2 in range(1, 4):
+                n_low += tacc[s, k2] == low
+            pick = np.int64(bounded(rs, n_low)) if n_low > 1 else np.int64(0)
             cc = 1
-            for k2 in range(2, 4):
-                if tacc[s, k2] < tacc[s, cc]:
-                    cc = k2
+            for k2 in range(3, 0, -1):
+                if tacc[s, k2] == low:
+                    if pick == 0:
+                        cc = k2
+                    pick -= 1
         for _ in range(d):
             _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply)

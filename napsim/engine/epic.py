@@ -75,6 +75,7 @@ from napsim.engine.layout import (
     N_ST,
     NO_TACTICIAN_DECK,
     P_KIND,
+    R_CA_NULLIFIED_NONE,
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
     RACK,
@@ -309,11 +310,13 @@ def _ply(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_p, forced_g, fo
         pq, ra, rb, turn_over = _guerrillas(rs_post, s, o, c, ra, rb, pa, pb, p, void, ply, multi,
                                             gcfg, gst, pol, ctab, nom_t, eff_t, cmd_sec, met, cmet,
                                             g_turn, trace, tn, ropt, forced_g)
-    # D3: a card the Guerrillas nullified gave no orders, so a Counter-Attack cannot copy it
-    if ra0 != void and ra == void:
-        last_hand[s] = void
-    if rb0 != void and rb == void:
-        last_rack[s] = void
+    # D8 / G5: a card the Guerrillas nullified may still be copied by a Counter-Attack (the
+    # designer's ruling); counter_attack_nullified = none: it gave no orders, nothing to copy
+    if ropt[R_CA_NULLIFIED_NONE] == 1:
+        if ra0 != void and ra == void:
+            last_hand[s] = void
+        if rb0 != void and rb == void:
+            last_rack[s] = void
     ner = rec_t[s, c, ra, rb]
     q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
     _orders(s, ner, q0, nominal, met)
@@ -412,9 +415,10 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
     in his section; M6.2, M8.2); Tactician cards per commander (tacc[side, commander], M6.3, M6.4,
     M8.2); per-commander metrics cmet[side, commander, CM]. Readings of open points: with 2 a side
     the CIC holds every Tactician card, so an Elan gives each side one (his); a card the
-    Guerrillas nullify still reached its commander (no initiative roll) and cannot be copied by a
-    Counter-Attack; in the E4 situation with 3-4 a side the section's commander plays both cards
-    unless same_section_receiver = two_commanders (then only the better one orders); an
+    Guerrillas nullify still reached its commander (no initiative roll) and may be copied by a
+    Counter-Attack (the designer's ruling; not under counter_attack_nullified = none); in the E4
+    situation with 3-4 a side the section's commander plays both cards unless
+    same_section_receiver = two_commanders (then only the better one orders); an
     initiative unit symbol orders a unit of that type when the section has one and some unit
     there is still unordered (the pair tables count the unordered units of a section, not of each
     type); the epic2 sub-commander's orders are those of the section his card is in.

@@ -153,7 +153,9 @@ R_CIC_KEEPS_ONE = 5         # 1 (epic3): a card in the CIC's section beside a mu
 R_TWO_SCOUTS_GAIN = 6       # 1: with two Scouts in a turn a counter may still be gained (G4)
 R_CA_FACING = 7             # 1: a copied tactic card is placed in the section facing the original (D3)
 R_SPENT_RETURN_ALL = 8      # 1: every spent counter returns to the pool; 0: only one a sabre stopped
-N_ROPT = 9
+R_CA_NULLIFIED_NONE = 9     # 1: a Counter-Attack cannot copy a card the Guerrillas nullified
+R_FS_AT_ONCE = 10           # 1 (lgb): only a CIC replaces a First Strike, at once; 0: its player, at turn end
+N_ROPT = 11
 NO_TACTICIAN_DECK = -1      # tac_disc[0] when the game has no Tactician deck at all
 
 # ---------------------------------------------------------------- policy parameters pol[side, P]

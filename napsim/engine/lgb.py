@@ -17,9 +17,11 @@ Readings of points the rules leave open (policy where the rules say so):
 - after a Scout the CIC keeps the better card and gives the other to the Corps commander with the
   fewest cards (ties drawn uniformly from the game's stream, one bounded draw only when there is a
   tie);
-- a First Strike may be played by the CIC or a Corps commander holding one; only the CIC draws a
-  replacement (Corps hands refill only through L6, L7 and L9);
-- a Counter-Attack plays as the opponent CIC's last hand card, mirrored;
+- a First Strike may be played by the CIC or a Corps commander holding one; its player draws a
+  replacement first at the end of the turn (first_strike_draw = cic_at_once: only the CIC, at once);
+- a Counter-Attack plays as the opponent CIC's last hand card, mirrored, when it was played (one
+  his Corps commander discarded unplayed leaves nothing to copy; one the Guerrillas cancelled is
+  still copied unless counter_attack_nullified = none);
 - a greedy Corps commander's best own card is the first of equal score in his hand, and option ties
   (L4 split, a Center card's section, Force March) take the lower option; the random policy picks
   own cards and options uniformly;
@@ -83,6 +85,8 @@ from napsim.engine.layout import (
     P_CORPS_SWAP_MARGIN,
     P_KIND,
     PL_SOURCE,
+    R_CA_NULLIFIED_NONE,
+    R_FS_AT_ONCE,
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
     RACK,
@@ -117,6 +121,7 @@ from napsim.engine.lgb_phases import (
     _discard_played,
     _end_game,
     _first_strike,
+    _first_strike_draw,
     _give_cards,
     _orders_metrics,
     _own_alternatives,
@@ -283,8 +288,8 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
     met[s, M_TURNS] += 1
     _squares(rs, s, ply, scfg, sqp, hand, hn, chand, cn, sq, sq_own, sqn, met, cmet, trace, tn)
     _spend_tacticians(rs, s, ply // 2, pol, hn, cn, tac, tac_disc, met, cmet, tac_turn)
-    fs_card = _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn, met,
-                            trace, tn)
+    fs_card, fs_holder = _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc,
+                                       dn, met, trace, tn, ropt[R_FS_AT_ONCE] == 1)
     cmd = hn[s]  # E6 for the CIC's cards: his hand at the start of the turn
     c = min(cmd, cmax)
     rack_size = rn[0]
@@ -318,13 +323,18 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
         redeal_lgb(rs_post, redeal, pile, pn, hand, hn, chand, cn, scratch)
     _corps_plays(rs_post, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand,
                  cn, disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn)
+    # D8: the CIC's hand card its Corps commander discarded unplayed (L5) gave no orders
+    if ka >= 0 and pl[PL_SOURCE, ka] != SRC_CIC:
+        last_hand[s] = void
     if redeal_at(redeal, RD_LATE):  # P8 fair: a rollout from the Spanish spend
         redeal_lgb(rs_late, redeal, pile, pn, hand, hn, chand, cn, scratch)
     if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
         null = _guerrillas(rs_late, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
                            cmet, g_turn, trace, tn, ropt, forced_g)
-        # D3: the CIC's hand card the Guerrillas nullified gave no orders: nothing to copy
-        if null >= 0 and null == 2 * ka and pl[PL_SOURCE, ka] == SRC_CIC:
+        # D8 / G5: the CIC's hand card the Guerrillas nullified may still be copied (the
+        # designer's ruling); counter_attack_nullified = none: nothing to copy
+        if (ropt[R_CA_NULLIFIED_NONE] == 1 and null >= 0 and null == 2 * ka
+                and pl[PL_SOURCE, ka] == SRC_CIC):
             last_hand[s] = void
     # orders, stars (L7), initiative (L6), Scout-for-counter (G4) per Corps commander
     # typed (not literal) starting values: a literal would compile the helpers they reach once
@@ -365,6 +375,9 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
     _discard_played(void, fs_card, pl, disc, dn)
     if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
         _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
+    if fs_holder >= 0 and ropt[R_FS_AT_ONCE] == 0:  # P7: the First Strike's player draws first
+        _first_strike_draw(rs_late, o, ply, fs_holder, pile, pn, disc, dn, hand, hn, chand, cn, met,
+                           trace, tn)
     _cic_draw(rs_late, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc,
               dn, hand, hn, chand, cn, met, cmet, trace, tn, st, forced_k)
     if redeal_at(redeal, RD_AFTER):  # P8 fair: a rollout from the Scout keep

@@ -160,10 +160,14 @@ def _spend_tacticians(rs, s, turn, pol, hn, cn, tac, tac_disc, met, cmet, tac_tu
 
 
 @inlined
-def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn, met, trace, tn):
-    """P7: a First Strike held by the opponent's CIC or a Corps commander: the card, or -1. Only
-    the CIC draws a replacement."""
+def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn, met, trace, tn,
+                  at_once):
+    """P7: a First Strike held by the opponent's CIC or a Corps commander: (the card or -1, who
+    played it: 0 the CIC, 1-3 a Corps commander, -1 none). at_once (first_strike_draw =
+    cic_at_once): only a CIC draws a replacement, here; else every player who played one draws
+    it at the end of the turn (_first_strike_draw)."""
     fs_card = -1
+    fs_holder = -1
     if pol[o, P_FIRST_STRIKE_PROB] > 0.0:
         for holder in range(4):
             found = -1  # his first First Strike, found without a branch per card
@@ -183,15 +187,34 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn
                     cn[o, holder - 1] -= 1
                     chand[o, holder - 1, found] = chand[o, holder - 1, cn[o, holder - 1]]
                 met[o, M_FIRST_STRIKE] += 1
+                fs_holder = holder
                 _trace(trace, tn, EV_FIRST_STRIKE, ply, o, fs_card, holder, 0, 0, 0, 0, 0, 0)
-                if holder == 0:
+                if holder == 0 and at_once:
                     t = _draw_card(rs, pile, pn, disc, dn, met, o, trace, tn, ply)
                     if t >= 0:
                         hand[o, hn[o]] = t
                         hn[o] += 1
                         _trace(trace, tn, EV_DRAW, ply, o, t, 0, 0, 0, 0, 0, 0, 0)
             break
-    return fs_card
+    return fs_card, fs_holder
+
+
+@inlined
+def _first_strike_draw(rs, o, ply, holder, pile, pn, disc, dn, hand, hn, chand, cn, met, trace,
+                       tn):
+    """P7 (first_strike_draw = end_of_turn): the card text, "at the end of the turn, you draw your
+    new Command card first": the player who played the First Strike (the CIC, holder 0, or Corps
+    commander holder - 1) draws its replacement before the side whose turn it is draws."""
+    t = _draw_card(rs, pile, pn, disc, dn, met, o, trace, tn, ply)
+    if t >= 0:
+        if holder == 0:
+            hand[o, hn[o]] = t
+            hn[o] += 1
+            _trace(trace, tn, EV_DRAW, ply, o, t, 0, 0, 0, 0, 0, 0, 0)
+        else:
+            chand[o, holder - 1, cn[o, holder - 1]] = t
+            cn[o, holder - 1] += 1
+            _trace(trace, tn, EV_CORPS_DRAW, ply, o, holder - 1, t, 0, 0, 0, 0, 0, 0)
 
 
 @inlined

@@ -9,6 +9,11 @@ A deck file starts with `# key: value` header lines, then a CSV table. Header ke
   0 means the deck has no Tactician deck (no Tactician cards are dealt or drawn with it). Optional:
   a file without the line gets DEFAULT_TACTICIAN_DECK (50, the GM&T Tactician deck), so deck files
   written before the key existed keep their old meaning. Every shipped deck sets it explicitly.
+- `elan_reshuffle`: when a card with the `elan` mark reshuffles the draw pile and the discards,
+  `after_draw` (the default: EPIC's end-of-turn list, where the Command draw comes first and the
+  option `elan_order` may move it) or `before_draw` (the card's own text says so, as the Ancients
+  I Am Spartacus does: the played card and the discards are shuffled in before the new card is
+  drawn, in every format).
 
 Each key but `note` may appear once. The table has the columns in COLUMNS (all required) and may
 add those in OPTIONAL_COLUMNS:
@@ -42,7 +47,10 @@ DECK_DIR = Path(__file__).parents[1] / "data" / "decks"  # the shipped decks
 
 KINDS = ("section", "multi", "tactic", "troop", "leadership", "champion", "object", "event")
 SECTIONS = ("L", "C", "R")
-UNIT_FILTERS = ("any", "inf", "cav", "art", "inf_art", "leader")
+# unit filters: which units a card may order. "cav_leader": mounted units and leaders (Ancients
+# Order Mounted Troops); "led": the units under a leader's command, only where a leader stands
+# (Ancients Leadership and Inspired cards; without one the card's fallback orders one unit)
+UNIT_FILTERS = ("any", "inf", "cav", "art", "inf_art", "leader", "cav_leader", "led")
 CONFIDENCE = ("confirmed", "secondary", "estimated")
 MARKS = (
     "tactician_draw", "scout", "elan", "first_strike", "counter_attack", "force_march",
@@ -55,7 +63,8 @@ COLUMNS = (
 )
 OPTIONAL_COLUMNS = ("unit_class", *deck_ranges.RANGE_COLUMNS)
 ALL_COLUMNS = (*COLUMNS, *OPTIONAL_COLUMNS)
-HEADER_KEYS = ("title", "total", "note", "tactician_deck", "kind_totals")
+HEADER_KEYS = ("title", "total", "note", "tactician_deck", "kind_totals", "elan_reshuffle")
+ELAN_RESHUFFLE = ("after_draw", "before_draw")  # `# elan_reshuffle:` values, the default first
 REPEATABLE_HEADER_KEYS = ("note",)
 # Tactician cards assumed when a deck file has no `# tactician_deck:` line (the GM&T deck's 50).
 DEFAULT_TACTICIAN_DECK = 50
@@ -85,6 +94,8 @@ class Deck:
     tactician_deck_declared: bool = False
     # kind subtotals every plausible deck keeps: (("multi", 8), ...) from `# kind_totals:`
     kind_totals: tuple = ()
+    # True when the deck's Elan-marked cards reshuffle before the Command draw (`# elan_reshuffle:`)
+    elan_before_draw: bool = False
 
     @property
     def n_cards(self) -> int:
@@ -244,6 +255,10 @@ def load_deck(name_or_path: str | Path) -> Deck:
     if "kind_totals" in header:
         kind_totals = deck_ranges.parse_kind_totals(f"{path}:{header_lines['kind_totals']}",
                                                     header["kind_totals"], cards)
+    elan_reshuffle = header.get("elan_reshuffle", ELAN_RESHUFFLE[0]).strip()
+    if elan_reshuffle not in ELAN_RESHUFFLE:
+        raise NapsimInputError(f"{path}:{header_lines['elan_reshuffle']}", "elan_reshuffle",
+                               f"unknown value '{excerpt(elan_reshuffle)}'", ", ".join(ELAN_RESHUFFLE))
     return Deck(
         name=path.stem,
         path=path,
@@ -254,6 +269,7 @@ def load_deck(name_or_path: str | Path) -> Deck:
         tactician_deck=tactician_deck,
         tactician_deck_declared="tactician_deck" in header,
         kind_totals=kind_totals,
+        elan_before_draw=elan_reshuffle == "before_draw",
     )
 
 

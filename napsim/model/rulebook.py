@@ -90,6 +90,21 @@ class Reading:
 
 
 @dataclass(frozen=True)
+class Ruling:
+    """A designer's ruling: the game's official answer to a rules question. It outranks napsim's
+    reading of the rule texts; where one exists it decides the default (`decides`: the option whose
+    default it sets, or "" when napsim already plays that way)."""
+
+    date: str
+    source: str
+    question: str
+    answer: str
+    rules: tuple[str, ...]
+    decides: str
+    napsim: str
+
+
+@dataclass(frozen=True)
 class Group:
     """A letter of the catalogue (D components, E EPIC one a side...)."""
 
@@ -212,6 +227,14 @@ def load_readings() -> list[Reading]:
     """The fixed readings: open points the engine decides one way, with no option yet."""
     return [Reading(tuple(x["rules"]), " ".join(x["text"].split()), tuple(x.get("where", ())))
             for x in _catalogue()["reading"]]
+
+
+def load_rulings() -> list[Ruling]:
+    """The designer's rulings napsim follows, in catalogue order (oldest first)."""
+    return [Ruling(x["date"], x["source"], " ".join(x["question"].split()),
+                   " ".join(x["answer"].split()), tuple(x["rules"]), x.get("decides", ""),
+                   " ".join(x["napsim"].split()))
+            for x in _catalogue().get("ruling", [])]
 
 
 def readings_for(rule_id: str) -> list[Reading]:

@@ -71,6 +71,8 @@ RULE_OPTIONS: dict[str, tuple[str, ...]] = {
     "two_scouts": ("gain", "draw_two"),                        # G4 with E9.2, L9
     "spent_counters": ("sabre_returns", "all_return"),         # G1, G5
     **HOUSE_OPTIONS,  # house rules (docs/rules.md, "House rules"): the rule as written first
+    "counter_attack_nullified": ("copy", "none"),              # D8, G5 (designer's ruling)
+    "first_strike_draw": ("end_of_turn", "cic_at_once"),       # P7 with L1
 }
 DEFAULT_RULES: dict[str, str] = {k: v[0] for k, v in RULE_OPTIONS.items()}
 
@@ -194,14 +196,16 @@ def load_scenario(name_or_path: str | Path, overrides: dict | None = None,
     path = resolve_scenario_path(name_or_path)
     data, raw = read_toml(path)
     sha = hashlib.sha256(raw).hexdigest()
+    head = data.get("scenario")
+    written = head.get("format") if isinstance(head, dict) else None  # the file's own format
     if not overrides:
-        return parse_scenario(data, path, sha)
+        return parse_scenario(data, path, sha, written)
     file_doc = copy.deepcopy(data)
-    parse_scenario(copy.deepcopy(data), path, sha)  # the file is sound: errors below are the overrides'
+    parse_scenario(copy.deepcopy(data), path, sha, written)  # sound: errors below are the overrides'
     for dotted, value in overrides.items():
         apply_override(data, dotted, value, given_as)
     try:
-        sc = parse_scenario(data, path, sha)
+        sc = parse_scenario(data, path, sha, written)
     except NapsimInputError as e:
         raise override_error(e, str(path), overrides, given_as) from None
     try:
@@ -274,8 +278,12 @@ def apply_override(data: dict, dotted: str, value, where: str) -> None:
     node[keys[-1]] = value
 
 
-def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
-    """Validate a parsed TOML document into a Scenario."""
+def parse_scenario(data: dict, path: Path, sha256: str = "", written_format: str | None = None
+                   ) -> Scenario:
+    """Validate a parsed TOML document into a Scenario. `written_format`: the format the file
+    itself names, when an override plays it in another (None: the document's own). A key of
+    another format is then the army's value for that format (one army played in every format),
+    not a mistake to refuse."""
     where = str(path)
     check_keys(where, data, ("scenario", "sides", "rules", "policy"), ("scenario", "sides"))
     head = data["scenario"]
@@ -294,6 +302,16 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
         if fmt == "lgb" and s.guerrilla_rule == "base":
             raise NapsimInputError(w_side, "guerrilla_rule",
                                    "La Grande Battles plays the EPIC clarifications (G4-G6)", "off, epic")
+        if fmt == "lgb" and s.tactician and (written_format or fmt) == "lgb":
+            raise NapsimInputError(w_side, "tactician",
+                                   f"{s.tactician} Tactician cards for a La Grande Battles CIC, who "
+                                   "holds none (L10): give them per Corps commander with "
+                                   "corps_tactician", "0")
+        if fmt == "lgb" and s.guerrilla and any(s.corps_guerrilla):
+            raise NapsimInputError(w_side, "guerrilla",
+                                   f"{s.guerrilla} counters as a total beside corps_guerrilla "
+                                   f"{list(s.corps_guerrilla)}: give the counters one way (G6)",
+                                   "0 with corps_guerrilla, or corps_guerrilla = [0, 0, 0]")
         if fmt == "lgb" and s.guerrilla_rule == "off" and any(s.corps_guerrilla):
             raise NapsimInputError(w_side, "corps_guerrilla",
                                    "Corps counters but the guerrilla rule is off",
@@ -325,6 +343,20 @@ def parse_scenario(data: dict, path: Path, sha256: str = "") -> Scenario:
         rules=_house_rules_fit(where, fmt, parse_rules(where, data.get("rules", {}))),
         policies=policy_tables(where, data.get("policy", {}), tuple(sides_raw)),
     )
+
+
+def what_if_notes(sc: Scenario) -> list[str]:
+    """Settings that play but are no rules configuration of the game: one sentence each, for
+    `napsim scenarios show` and the simulate console to print as notes."""
+    notes = []
+    for s in sc.sides:
+        if s.guerrilla_rule == "base" and sc.format != "standard":
+            notes.append(
+                f"side {s.key} plays guerrilla_rule = \"base\" in {sc.format}: the base Guerrilla "
+                "rule (G1-G3) is the standard game's; EPIC with the GM&T deck plays its "
+                "clarifications (guerrilla_rule = \"epic\", G4-G6), so this is a what-if, not a "
+                "rules configuration")
+    return notes
 
 
 def parse_rules(where: str, table) -> dict[str, str]:

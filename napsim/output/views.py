@@ -14,7 +14,14 @@ from napsim.model import rulebook
 from napsim.model.cards import builtin_decks, load_deck
 from napsim.model.errors import NapsimInputError
 from napsim.model.scenario_template import FORMAT_WORDS, check_template_name, template_text
-from napsim.model.scenarios import LGB_SECTIONS, Scenario, Side, builtin_scenarios, load_scenario
+from napsim.model.scenarios import (
+    LGB_SECTIONS,
+    Scenario,
+    Side,
+    builtin_scenarios,
+    load_scenario,
+    what_if_notes,
+)
 from napsim.output.sensitivity import committed_text
 from napsim.sim.packing import FORMAT_PLAYERS, commander_config
 
@@ -163,6 +170,7 @@ def scenario_text(name_or_path: str | Path) -> str:
     lines += _units_table(sc)
     lines.append("")
     lines += _rules_lines(sc)
+    lines += [f"note: {n}" for n in what_if_notes(sc)]
     return "\n".join(lines)
 
 
@@ -243,7 +251,8 @@ def deck_text(deck: str) -> str:
 
 
 _FILTER_WORDS = {"any": "any unit", "inf": "infantry", "cav": "cavalry", "art": "artillery",
-                 "inf_art": "infantry or artillery", "leader": "leaders and their units"}
+                 "inf_art": "infantry or artillery", "leader": "leaders and their units",
+                 "cav_leader": "cavalry and leaders", "led": "the units of a section with a leader"}
 
 
 def _tactician_text(d) -> str:

@@ -251,7 +251,8 @@ def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
     # the same-section pair goes to one commander: always with 1-2 a side, by option with 3-4
     r[layout.R_E4_PLAYABLE] = (FORMAT_PLAYERS.get(sc.format, 1) <= 2
                              or sc.rule("same_section_receiver") == "one_commander")
-    r[layout.R_SHUFFLE_FIRST] = sc.rule("elan_order") == "shuffle_first"
+    # the Elan reshuffle before the Command draw: by option, or where the card text says so (D3)
+    r[layout.R_SHUFFLE_FIRST] = sc.rule("elan_order") == "shuffle_first" or deck.elan_before_draw
     r[layout.R_CA_EITHER] = sc.rule("counter_attack_copies") == "either"
     r[layout.R_TAC_DECK] = deck.tactician_deck
     r[layout.R_CIC_KEEPS_ONE] = sc.format == "epic3" and sc.rule("cic_keeps") == "one"
@@ -259,6 +260,8 @@ def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
     r[layout.R_CA_FACING] = (sc.rule("counter_attack_section") == "facing"
                              and sc.format not in ("standard", "lgb"))  # EPIC places tactic cards
     r[layout.R_SPENT_RETURN_ALL] = sc.rule("spent_counters") == "all_return"
+    r[layout.R_CA_NULLIFIED_NONE] = sc.rule("counter_attack_nullified") == "none"
+    r[layout.R_FS_AT_ONCE] = sc.rule("first_strike_draw") == "cic_at_once"
     return r
 
 

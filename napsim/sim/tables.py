@@ -22,7 +22,7 @@ from napsim.model.scenarios import Scenario
 
 KIND_SECTION, KIND_MULTI, KIND_PLACED, KIND_INERT = 0, 1, 2, 3
 KIND_NAMES = ("section", "multi", "tactic", "other")
-FILT_ANY, FILT_INF, FILT_CAV, FILT_ART, FILT_INF_ART, FILT_LEADER = range(6)
+FILT_ANY, FILT_INF, FILT_CAV, FILT_ART, FILT_INF_ART, FILT_LEADER, FILT_CAV_LEADER, FILT_LED = range(8)
 N_PLACE = 9
 NEG = -1.0e9
 N_PIN, PIN_LAYER, PIN_LIST = layout.N_PIN, layout.PIN_LAYER, layout.PIN_LIST  # see engine.layout
@@ -135,6 +135,10 @@ def _eligible(units, filt, x):
         return inf + art
     if filt == FILT_LEADER:
         return min(2 * lead, lead + inf + cav + art)
+    if filt == FILT_CAV_LEADER:
+        return cav + lead
+    if filt == FILT_LED and lead == 0:
+        return 0  # no leader in the section: nothing is under his command
     return inf + cav + art + lead
 
 
@@ -170,8 +174,10 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
         kd = kind[t]
         if kd == KIND_SECTION:
             o = cmd if eq_cmd[t] == 1 else orders[t, sec[t]]
-            any_orders[sec[t]] += o
             nominal[sec[t]] += o
+            if filt[t] == FILT_LED and units[3, sec[t]] == 0:
+                o = min(o, fallback[t])  # no leader there: one unit of choice (fallback) or none
+            any_orders[sec[t]] += o
         elif kd == KIND_MULTI:
             for x in range(3):
                 any_orders[x] += orders[t, x]
@@ -252,7 +258,9 @@ def _legal_placements(kind, sec, ta, tb, standard, out):
 def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
     """The two cards as they give orders: under cic_keeps = one (M6.1, `forbid` >= 0 the CIC's
     section) a card placed in the CIC's section beside a multi-section card goes to a
-    sub-commander who cannot order there, so it plays as nothing (the kernel does the same)."""
+    sub-commander who cannot order there, so it plays as nothing (the kernel does the same). Two
+    multi-section cards are no legal pair there at all (_build): both would be the CIC's, and a
+    multi-section card is never passed on (M4)."""
     if forbid >= 0:
         if kind[ta] == KIND_MULTI and _placed_section(kind, sec, tb, pb) == forbid:
             return ta, void
@@ -275,6 +283,8 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
     for ta in range(n_types):
         for tb in range(n_types):
             n, e4 = _legal_placements(kind, sec, ta, tb, standard, buf)
+            if forbid >= 0 and kind[ta] == KIND_MULTI and kind[tb] == KIND_MULTI:
+                n = 0  # cic_keeps = one (M6.1): both multi-section cards would be the CIC's
             n_place[ta, tb] = n
             e4_only[ta, tb] = e4
             for i in range(n):

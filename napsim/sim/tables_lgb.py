@@ -36,7 +36,16 @@ from napsim.engine import jit
 from napsim.engine.jit import counted
 from napsim.model.cards import CAP_ALL, CAP_CMD, CAP_NONE
 from napsim.model.scenarios import Scenario
-from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION, NEG, CardTable, _eligible, units_array
+from napsim.sim.tables import (
+    FILT_LED,
+    KIND_MULTI,
+    KIND_PLACED,
+    KIND_SECTION,
+    NEG,
+    CardTable,
+    _eligible,
+    units_array,
+)
 
 SRC_CIC, SRC_OWN = 0, 1
 N_OPT = 2
@@ -74,14 +83,19 @@ def eval_corps_card(t, src, opt, cmd, units, k, kind, sec, orders, eq_cmd, cap, 
     if kd == KIND_SECTION:
         n = cmd if eq_cmd[t] == 1 else orders[t, sec[t]]
         out[0] = n
+        led = filt[t] == FILT_LED  # a leader's card: no leader where it orders, one unit at most
         if src == SRC_CIC:
             if sec[t] != k or opt != 0:
                 return False
+            if led and units[3, xa] + units[3, xb] == 0:
+                n = min(n, fallback[t])
             out[1], out[2] = _split(n, tot_a, tot_b)
             return True
         side = 0 if sec[t] == 0 else (1 if sec[t] == 2 else opt)
         if sec[t] != 1 and opt != 0:
             return False
+        if led and units[3, xa if side == 0 else xb] == 0:
+            n = min(n, fallback[t])
         if side == 0:
             out[1] = min(n, tot_a)
         else:

@@ -35,7 +35,7 @@ The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
   epic3, the Corps commanders in epic4, each starting with one plus an even share of the
   scenario's cards (the remainder one each from the first holder on). A card's Tactician draws
   (E8, E9.3) go to the commander who played it; a multi-section card's to the CIC in epic3 and to
-  the Corps commander holding the fewest in epic4 (the leftmost on ties). Each holder spends his
+  the Corps commander holding the fewest in epic4 (ties drawn uniformly). Each holder spends his
   own at the policy rate. M6.4 Elan: every holder of both sides draws one.
 - G6: with 3-4 a side the Guerrilla counters are dealt in full rounds to the section commanders
   (option `guerrilla_share`: under "lost" to all three, and the counters of those with fewer than
@@ -137,6 +137,10 @@ class _Game:
         self.rule = sc.rule
         # rule D4: a Command deck may come without a Tactician deck (e.g. the base game's)
         self.tac_deck = int(sim.deck.tactician_deck)
+        # rule E9.4: the Elan reshuffle before the Command draw, by option or by the card text
+        # (a deck whose `# elan_reshuffle:` is before_draw, the Ancients I Am Spartacus)
+        self.shuffle_first = (sim.scenario.rule("elan_order") == "shuffle_first"
+                              or sim.deck.elan_before_draw)
         # rules E4, M6.1, M8.1: with 3-4 a side the two cards of the same-section exception would
         # go to one commander; two_commanders forbids it, so the pair cannot be played
         self.e4_playable = (self.players <= 2
@@ -175,9 +179,16 @@ class _Game:
         """Rule E3 / E4: legal placements p = 3 * pa + pb of (a, b) for side s, and whether the
         pair is legal only in the E4 same-section situation (remembered per pair, as the scores
         are: the choice asks for every pair of the turn)."""
-        key = (ta, tb)
+        key = (s, ta, tb)
         if key not in self._legal:
-            self._legal[key] = self._placements(ta, tb)
+            kind = self.cards.kind
+            if (self.cic_only_section[s] is not None and kind[ta] == KIND_MULTI
+                    and kind[tb] == KIND_MULTI):
+                # rule M6.1, cic_keeps = one: two multi-section cards would both be the CIC's
+                # (a multi-section card is never passed on, M4): no legal pair
+                self._legal[key] = ((), False)
+            else:
+                self._legal[key] = self._placements(ta, tb)
         return self._legal[key]
 
     def _placements(self, ta: int, tb: int) -> tuple[tuple[int, ...], bool]:
@@ -434,8 +445,9 @@ class _Game:
                 cc = owner[x]
             elif self.players == 3:
                 cc = 0  # a multi-section card is the CIC's
-            else:  # rule M8.2: the Corps commander holding the fewest
-                cc = min([1, 2, 3], key=lambda k: (self.tac_by[s][k], k))
+            else:  # rule M8.2: the Corps commander holding the fewest, ties drawn uniformly
+                low = min(self.tac_by[s][k] for k in (1, 2, 3))
+                cc = self.rng.choice([k for k in (1, 2, 3) if self.tac_by[s][k] == low])
             for _ in range(n):
                 self.draw_tactician(s, cc)
 
@@ -749,11 +761,13 @@ class _Game:
             played = [(ra, self.placed_section(ra, p // 3)), (rb, self.placed_section(rb, p % 3))]
             if self.g_rule[o] != "off" and sc.sides[s].french:
                 ra, rb, p, turn_over = self.guerrilla_attack(s, o, c, ra, rb, p)
-                # rule D3: a nullified card gave no orders; a Counter-Attack cannot copy it
-                if played[0][0] != void and ra == void:
-                    last_hand[s] = void
-                if played[1][0] != void and rb == void:
-                    last_rack[s] = void
+                # rules D8, G5: a nullified card may still be copied by a Counter-Attack (the
+                # designer's ruling); under counter_attack_nullified = none it cannot
+                if self.rule("counter_attack_nullified") == "none":
+                    if played[0][0] != void and ra == void:
+                        last_hand[s] = void
+                    if played[1][0] != void and rb == void:
+                        last_rack[s] = void
             nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
             for x, sec in enumerate("LCR"):
                 met[s, M["nominal_" + sec]] += nom[x]
@@ -801,7 +815,7 @@ class _Game:
                     self.cmet[s, cc, CM["g_acquired"]] += 1
             # rule E9.4 under elan_order = shuffle_first: the Elan reshuffle before the draws
             elan = cd.elan[ra] == 1 or cd.elan[rb] == 1
-            if elan and self.rule("elan_order") == "shuffle_first":
+            if elan and self.shuffle_first:
                 self.elan_reshuffle(s)
             # rules E9.1 / E9.2 / P2: draw one; with a Scout draw two and keep the better
             t1 = self.draw(s)
@@ -834,7 +848,7 @@ class _Game:
             # rule E9.4: Elan shuffles draw pile and discards together (here, after the draws,
             # under elan_order = draw_first); every player draws one
             if elan:
-                if self.rule("elan_order") == "draw_first":
+                if not self.shuffle_first:
                     self.elan_reshuffle(s)
                 for k in (s, o):  # rule M6.4: every Tactician holder of both sides
                     if multi:

@@ -24,7 +24,8 @@ The kernel's readings of open rule points (its module docstring) are followed:
   commanders, as the card type itself; equal scores: the lower type) and gives the other to the
   Corps commander with the fewest cards (ties broken uniformly);
 - a First Strike of the opponent: the first of CIC, left, centre, right Corps commander holding
-  one may play it, with probability `first_strike_prob`; only the CIC draws a replacement;
+  one may play it, with probability `first_strike_prob`; its player draws a replacement first at
+  the end of the turn (option `first_strike_draw`: under cic_at_once only a CIC, at once);
 - a Counter-Attack plays as the opponent CIC's last hand card, mirrored;
 - rule E7 in LGB (napsim.sim.tables_lgb): a Take Command given by the CIC orders, once his two sections
   are all ordered, units of the sections next to his two (at most those of the card's types)
@@ -99,6 +100,10 @@ class _LgbGame:
                             for k in range(3)] for s in range(2)]
         self.g_on = [side.guerrilla_rule != "off" for side in sc.sides]
         self.tac_deck = int(sim.deck.tactician_deck)  # rule D4: 0 when the deck comes without one
+        # rule E9.4: the Elan reshuffle before the Command draw, by option or by the card text
+        # (a deck whose `# elan_reshuffle:` is before_draw, the Ancients I Am Spartacus)
+        self.shuffle_first = (sim.scenario.rule("elan_order") == "shuffle_first"
+                              or sim.deck.elan_before_draw)
         self.spanish = [[side.lgb_sections[2 * k].spanish + side.lgb_sections[2 * k + 1].spanish
                          for k in range(3)] for side in sc.sides]
         self._opts: dict = {}
@@ -372,7 +377,11 @@ class _LgbGame:
                     cmet[s, w + 1, CM["tactician_played"]] += 1
             cmet[s, 0, CM["hand_sum"]] += len(hand[s])
             # rule P7: the opponent's first commander holding a First Strike may play it
+            # (first_strike_draw = cic_at_once: only a CIC replaces it, at once; end_of_turn: the
+            # player who played it draws first at the end of the turn, the card text)
             fs_card = -1
+            fs_holder = None
+            at_once = sc.rule("first_strike_draw") == "cic_at_once"
             fs_prob = self.pol[o][PARAMS["first_strike_prob"]]
             if fs_prob > 0.0:
                 for holder in (hand[o], *corps[o]):
@@ -381,8 +390,9 @@ class _LgbGame:
                         continue
                     if rng.random() < fs_prob:
                         fs_card = holder.pop(held[0])
+                        fs_holder = holder
                         met[o, M["first_strikes"]] += 1
-                        if holder is hand[o]:
+                        if holder is hand[o] and at_once:
                             t = self.draw(o)
                             if t >= 0:
                                 hand[o].append(t)
@@ -456,6 +466,8 @@ class _LgbGame:
                         cmet[s, w + 1, CM["cic_cards_rejected"]] += 1
                         self.disc.append(gifts[w][0][1])
                         got = False
+                        if w == ka:  # rule D8: the CIC's hand card, discarded, gave no orders
+                            last_hand[s] = void
                     else:
                         for g in gifts[w]:
                             g[2] = self.pick_option(s, w, SRC_CIC, c, g[0], random_policy)
@@ -537,8 +549,10 @@ class _LgbGame:
                             met[o, M["g_denied_effective"]] += t_eff
                             met[o, M["g_denied_effective_in_french_" + WINGS[w]]] += t_eff
                             g[0] = void  # nullified: plays as nothing (the card is discarded)
-                            # rule D3: the CIC's hand card, nullified, gave no orders to copy
-                            if src == SRC_CIC and gifts[w] and g is gifts[w][0] and w == ka:
+                            # rules D8, G5: the CIC's hand card, nullified, may still be copied
+                            # (the designer's ruling), unless counter_attack_nullified = none
+                            if (sc.rule("counter_attack_nullified") == "none" and src == SRC_CIC
+                                    and gifts[w] and g is gifts[w][0] and w == ka):
                                 last_hand[s] = void
             # orders (L3-L5), stars (L7), initiative (L6), Scout for a counter (G4)
             cmd_draws = [0, 0, 0]
@@ -645,8 +659,13 @@ class _LgbGame:
             if fs_card >= 0:
                 self.disc.append(fs_card)
             # rule L9 Elan under elan_order = shuffle_first: the reshuffle before the Command draws
-            if elan and sc.rule("elan_order") == "shuffle_first":
+            if elan and self.shuffle_first:
                 self.elan_reshuffle(s)
+            # rule P7 (first_strike_draw = end_of_turn): the First Strike's player draws first
+            if fs_holder is not None and not at_once:
+                t = self.draw(o)
+                if t >= 0:
+                    fs_holder.append(t)
             # rule L9: the CIC draws one; after a Scout two, keeps one and gives one away
             t1 = self.draw(s)
             if scouted and t1 >= 0:
@@ -678,7 +697,7 @@ class _LgbGame:
             # rule L9 Elan: draw pile and discards shuffled (the rack stays); every Corps
             # commander of both sides draws a Tactician card
             if elan:
-                if sc.rule("elan_order") == "draw_first":
+                if not self.shuffle_first:
                     self.elan_reshuffle(s)
                 for k2 in (s, o):
                     for w in range(3):

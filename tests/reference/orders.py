@@ -26,9 +26,11 @@ from napsim.sim.tables import (
     FILT_ANY,
     FILT_ART,
     FILT_CAV,
+    FILT_CAV_LEADER,
     FILT_INF,
     FILT_INF_ART,
     FILT_LEADER,
+    FILT_LED,
     KIND_MULTI,
     KIND_PLACED,
     KIND_SECTION,
@@ -36,7 +38,8 @@ from napsim.sim.tables import (
 
 INF, CAV, ART, LEADERS = range(4)
 TYPES = {FILT_INF: (INF,), FILT_CAV: (CAV,), FILT_ART: (ART,), FILT_INF_ART: (INF, ART),
-         FILT_ANY: (INF, CAV, ART, LEADERS)}
+         FILT_ANY: (INF, CAV, ART, LEADERS), FILT_CAV_LEADER: (CAV, LEADERS),
+         FILT_LED: (INF, CAV, ART, LEADERS)}
 
 
 def eligible(units, filt: int, x: int) -> int:
@@ -46,6 +49,8 @@ def eligible(units, filt: int, x: int) -> int:
         leaders = int(units[LEADERS][x])
         others = int(units[INF][x] + units[CAV][x] + units[ART][x])
         return leaders + min(leaders, others)
+    if filt == FILT_LED and int(units[LEADERS][x]) == 0:
+        return 0  # the units under a leader's command: none without a leader
     return sum(int(units[k][x]) for k in TYPES[filt])
 
 
@@ -77,6 +82,8 @@ def pair_orders(cards, units, played: list[tuple[int, int]], command: int, stand
             x = int(cards.sec[t])
             n = command if cards.eq_cmd[t] == 1 else int(cards.orders[t, x])
             nominal[x] += n
+            if cards.filt[t] == FILT_LED and int(units[LEADERS][x]) == 0:
+                n = min(n, int(cards.fallback[t]))  # a leader's card without a leader there
             any_type[x] += n
         elif kind == KIND_MULTI:
             for x in range(3):
@@ -145,15 +152,22 @@ def corps_card_orders(cards, units6, t: int, from_cic: bool, option: int, comman
     if kind == KIND_SECTION:
         wing = int(cards.sec[t])  # 0 Left, 1 Center, 2 Right card
         n = command if cards.eq_cmd[t] == 1 else int(cards.orders[t, wing])
+        led = cards.filt[t] == FILT_LED  # a leader's card: one unit at most without a leader
         if from_cic:  # L3: the CIC gives a section card to that wing's commander; it orders both
             if wing != corps or option != 0:
                 return None
-            a, b = _share(n, units_l, units_r)
+            reach = n
+            if led and int(units6[LEADERS][left]) + int(units6[LEADERS][right]) == 0:
+                reach = min(n, int(cards.fallback[t]))
+            a, b = _share(reach, units_l, units_r)
             return n, a, b
         if wing != 1 and option != 0:  # from his own hand: Left and Right cards have one place
             return None
         to_right = wing == 2 or (wing == 1 and option == 1)
-        return (n, 0, min(n, units_r)) if to_right else (n, min(n, units_l), 0)
+        reach = n
+        if led and int(units6[LEADERS][right if to_right else left]) == 0:
+            reach = min(n, int(cards.fallback[t]))
+        return (n, 0, min(reach, units_r)) if to_right else (n, min(reach, units_l), 0)
     if kind == KIND_MULTI:
         centre = int(cards.orders[t, 1])
         if option == 1 and centre == 0:

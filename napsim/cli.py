@@ -458,7 +458,8 @@ def streamlit_command(port: int, host: str, browser: bool) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(PAGE), "--server.port", str(port),
             "--server.address", host, "--server.headless", "false" if browser else "true",
             "--browser.gatherUsageStats", "false", "--server.maxUploadSize", "1",
-            "--client.toolbarMode", "viewer", "--global.developmentMode", "false"]
+            "--client.toolbarMode", "viewer", "--global.developmentMode", "false",
+            "--global.disableWidgetStateDuplicationWarning", "true"]  # a shared link sets the widgets
 
 
 def run_page(command: list[str]) -> int:

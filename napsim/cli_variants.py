@@ -12,9 +12,12 @@ import sys
 import click
 
 from napsim import api
+from napsim.api_balance_across import balance_across
 from napsim.model.defaults import SEED, SIM_CHUNK
+from napsim.model.errors import NapsimInputError
 from napsim.model.glossary import CARD_FLOW, OPTION_HELP
 from napsim.output import variants
+from napsim.output.balance_across import across_text
 from napsim.output.deck_ensemble import balance_ensemble_text, compare_ensemble_text
 from napsim.output.formatting import FORMATS
 from napsim.study import backends
@@ -101,6 +104,9 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
 @click.option("--vary", required=True, metavar="PATH=LOW..HIGH",
               help="The setting searched and its range, e.g. sides.S.hand=4..8 (the Spanish hand, 4 "
                    "to 8 Command cards) or sides.S.guerrilla=0..6 (Guerrilla counters at the start).")
+@click.option("--across", default=None, metavar="PATH=LOW..HIGH",
+              help="A second setting and its whole values, e.g. sides.S.guerrilla=0..6: the balance of "
+                   "--vary at each of them, on the same games (the curve of even settings).")
 @click.option("--metric", default="effective_per_turn", show_default=True, help=OPTION_HELP["metric"])
 @click.option("--equalize", default=None, metavar="KEY,KEY",
               help="Find where these two sides (side keys, e.g. F,S) get the same metric; the "
@@ -118,16 +124,30 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
                    "by --seed), with the same games: the range of the crossings across decks; decks "
                    "without a crossing in the range are counted.")
 @_common_options
-def balance_cmd(scenario, vary, metric, equalize, target, side, sets, deck, policy, target_error,
+def balance_cmd(scenario, vary, across, metric, equalize, target, side, sets, deck, policy, target_error,
                 deck_ensemble, games, seed, chunk, fmt, chart, threads):
     """Find the setting at which both sides get the same metric (--equalize), by default effective
     orders a turn, or at which one side's reaches a target (--target, --side); every setting plays
-    the same games. napsim measures card flow, not the chance of winning."""
+    the same games. With --across, the same search at every whole value of a second setting.
+    napsim measures card flow, not the chance of winning."""
     backends.use_threads(threads)
     if target is not None and not math.isfinite(target):
         target = math.nan  # refused by the search, naming --target
     if target_error is not None and not math.isfinite(target_error):
         target_error = math.nan  # refused by the search, naming --target-error
+    if across is not None:
+        if deck_ensemble is not None:
+            raise NapsimInputError("--deck-ensemble", "deck_ensemble", "does not go with --across",
+                                   "one of --across and --deck-ensemble")
+        grid = balance_across(scenario, vary, across, metric, equalize, target, side, sets, deck, policy,
+                              games, seed, chunk, chart, progress=_progress, target_error=target_error)
+        warning = grid.first.deck_warning
+        _echo(across_text(grid, fmt, [warning] if warning else []))
+        if fmt == "table":
+            click.echo(CARD_FLOW)
+        if chart:
+            click.echo(f"wrote {chart}", err=True)
+        return
     res = api.balance(scenario, vary, metric, equalize, target, side, sets, deck, policy, games, seed,
                       chunk, chart, progress=_progress, target_error=target_error,
                       deck_ensemble=deck_ensemble)

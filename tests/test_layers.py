@@ -27,8 +27,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "napsim"
 LAYERS = ("model", "engine", "sim", "study", "output", "top")
-TOP = ("napsim", "napsim.__main__", "napsim.api", "napsim.api_sensitivity", "napsim.bench", "napsim.cli",
-       "napsim.cli_sensitivity", "napsim.cli_variants", "napsim.regen")
+TOP = ("napsim", "napsim.__main__", "napsim.api", "napsim.api_balance_across", "napsim.api_sensitivity",
+       "napsim.bench", "napsim.cli", "napsim.cli_sensitivity", "napsim.cli_variants", "napsim.regen")
 TOP_PACKAGES = ("app",)  # napsim.app.*: the page of `napsim app`, a client of the Python API
 FACE = "napsim"  # napsim/__init__.py
 MAX_MODULE_LINES = 600

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from napsim import api, api_sensitivity
+from napsim import api, api_balance_across, api_sensitivity
 from napsim.app.worker import Job, ResultCache
 from napsim.model.defaults import SEED
 
@@ -127,5 +127,23 @@ def sensitivity(job: Job, s: Settings, metric: str, sides: tuple[str, ...], game
         got = api_sensitivity.sensitivity(s.scenario, metric, side, gap, sets=s.sets, deck=s.deck,
                                           policy=s.policy, games=games, seed=seed,
                                           progress=lambda line: job.check())
+        OTHERS.put(key, got)
+    return got
+
+
+def balance_across(job: Job, s: Settings, vary: str, across: str, equalize: tuple[str, str] | None,
+                   games: int = BALANCE_GAMES, seed: int = SEED, side: str | None = None,
+                   target: float | None = None):
+    """The balance of `vary` at every whole value of `across` (`napsim.balance_across`): the curve
+    of even settings."""
+    key = ("balance_across", s, vary, across, equalize, games, seed, side, target)
+    got = OTHERS.get(key)
+    if got is None:
+        paths = {vary.partition("=")[0], across.partition("=")[0]}
+        sets = {k: v for k, v in s.overrides if k not in paths}
+        got = api_balance_across.balance_across(
+            s.scenario, vary, across, equalize=list(equalize) if equalize else None, target=target,
+            side=side, sets=sets, deck=s.deck, policy=s.policy, games=games, seed=seed,
+            progress=lambda line: job.check())
         OTHERS.put(key, got)
     return got

@@ -15,8 +15,9 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from napsim import api, api_sensitivity
-from napsim.app import form, jobs
+from napsim import api, api_balance_across, api_sensitivity
+from napsim.app import charts, form, jobs, link
+from napsim.app.charts import balance_chart, section_chart
 from napsim.app.jobs import Settings
 from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
@@ -26,11 +27,11 @@ from napsim.model.glossary import CARD_FLOW, GLOSSARY, field_help, glossary_mark
 from napsim.model.metrics import metric_title
 from napsim.model.scenarios import load_scenario, parse_overrides, starting_counters
 from napsim.output import variants
-from napsim.output.balance_words import difference_label
+from napsim.output.balance_across import across_frame
 from napsim.output.sensitivity import findings
 from napsim.output.tracefmt import trace_parts
 
-UPLOAD = "(upload a file)"
+UPLOAD = link.PICK_UPLOAD
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
                "next turns by rollouts (a few hundred times slower; in La Grande Battles the CIC's "
                "gifts; a Spanish side's Guerrilla spend and, in EPIC, which Scout card to keep too), "
@@ -107,6 +108,9 @@ def _scenario_ref(errs: dict) -> tuple[str, str] | None:
         st.caption(words[pick])
         return pick, pick
     up = st.file_uploader("Scenario file (.toml)", type=["toml"], key="scenario_file")
+    linked = link.linked_upload("scenario") if up is None else None
+    if linked is not None:  # it came in the link
+        return form.scenario_upload(*linked), linked[0]
     if up is None:
         st.info("Upload a scenario TOML (`napsim scenarios new NAME` writes a template).")
         return None
@@ -125,6 +129,9 @@ def _deck_ref(scenario: str, default: str, errs: dict) -> tuple[str | None, str 
     pick = st.selectbox("Command deck", decks + [UPLOAD], index=index, key=f"deck|{scenario}")
     if pick == UPLOAD:
         up = st.file_uploader("Deck file (.csv)", type=["csv"], key="deck_file")
+        linked = link.linked_upload("deck") if up is None else None
+        if linked is not None:  # it came in the link
+            return form.deck_upload(*linked), linked[0]
         if up is None:
             return None, None
         try:
@@ -293,16 +300,6 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
         st.text("\n".join(run.lines()))
 
 
-def section_chart(by_sec: pd.DataFrame) -> alt.Chart:
-    """Effective orders a turn per section and side, the 95% interval as a rule."""
-    base = alt.Chart(by_sec).encode(x=alt.X("section:N", sort=["L", "C", "R"], title="section",
-                                            axis=alt.Axis(labelAngle=0)),
-                                    xOffset="side:N", color=alt.Color("side:N", title="side"))
-    bars = base.mark_bar().encode(y=alt.Y("value:Q", title="effective orders a turn"),
-                                  tooltip=["side", "title", "value", "ci_low", "ci_high", "n"])
-    return bars + base.mark_rule(color="black").encode(y="ci_low:Q", y2="ci_high:Q")
-
-
 def answer_panel(s: Settings, opts: dict):
     """The answer: a first batch at once, then the full count (cached by settings), drawn in one
     place so that no number of an older setting stays on screen while the new ones come."""
@@ -398,6 +395,9 @@ def balance_panel(s: Settings, opts: dict) -> None:
     games = c4.number_input("Games per setting", value=jobs.BALANCE_GAMES, step=1000, key="bal_games")
     decks = c5.number_input("Plausible decks (0: the deck file only)", value=0, step=1, key="bal_decks")
     vary = f"{path}={int(low)}..{int(high)}"
+    across = _across_input([p for p in labels if p != path], labels, now)
+    if across is not None:
+        return balance_across_view(s, opts, vary, across, equalize, int(games), side, target)
     request = (s, vary, equalize, int(games), opts["seed"], int(decks) or None, side, target)
     res = _asked("balance", jobs.balance, request, "Find the setting", "bal_go",
                  "Pick a setting, a range and what to find, then press the button: napsim plays every "
@@ -417,6 +417,37 @@ def balance_panel(s: Settings, opts: dict) -> None:
             language="bash")
 
 
+def _across_input(paths: list[str], labels: dict, now: dict) -> str | None:
+    """A second setting and its whole values ('sides.S.guerrilla=0..6'), when asked for."""
+    if not st.checkbox("Across a second setting: where the sides are even at each of its values",
+                       key="bal_across_on"):
+        return None
+    c1, c2, c3 = st.columns([3, 1, 1])
+    path = c1.selectbox("Second setting", paths, format_func=labels.get, key="bal_across")
+    low = c2.number_input("from", value=max(0, int(now[path]) - 3), step=1, key=f"bal_across_lo|{path}")
+    high = c3.number_input("to", value=int(now[path]) + 3, step=1, key=f"bal_across_hi|{path}")
+    return f"{path}={int(low)}..{int(high)}"
+
+
+def balance_across_view(s: Settings, opts: dict, vary: str, across: str, equalize, games: int, side,
+                        target) -> None:
+    """The curve of even settings (`napsim balance --across`): its sentence, each row's, a chart."""
+    request = (s, vary, across, equalize, games, opts["seed"], side, target)
+    res = _asked("balance_across", jobs.balance_across, request, "Find the even settings", "bal_across_go",
+                 "Press the button: napsim balances the first setting at every value of the second, on "
+                 "the same games, and draws where the sides are even.", "searching")
+    if res is None:
+        return
+    st.markdown(f"**{res.sentence}**")
+    st.altair_chart(charts.across_chart(res), width="stretch")
+    st.markdown("\n".join(f"- {t}" for t in across_frame(res)["sentence"]))
+    path = vary.partition("=")[0]
+    st.code(api_balance_across.balance_across_command(
+        s.label, vary, across, ",".join(equalize) if equalize else None,
+        {k: v for k, v in s.overrides if k not in (path, across.partition("=")[0])}, opts["deck_label"],
+        s.policy, games, opts["seed"], target=target, side=side), language="bash")
+
+
 def _asked(kind: str, fn, request: tuple, button: str, key: str, info: str, label: str):
     """A tab's answer once its button asked for these inputs (None, with a hint or the error shown,
     until then): played on the worker as `fn(*request)`."""
@@ -430,36 +461,6 @@ def _asked(kind: str, fn, request: tuple, button: str, key: str, info: str, labe
     except NapsimInputError as e:
         st.error(str(e))
         return None
-
-
-def balance_chart(res) -> alt.Chart:
-    """The searched difference at every setting played: a point with its 95% interval, a band and
-    line only between whole settings that follow one another, 0 as a rule, whole-number ticks."""
-    frame = res.frame()
-    runs = variants.played_runs(frame["value"].to_numpy(float)) if res.vary.integer else \
-        [[i] for i in range(len(frame))]
-    frame["run"] = 0
-    for k, run in enumerate(runs):
-        frame.loc[frame.index[run], "run"] = k
-    title = variants.vary_title(res)
-    ylabel = difference_label(res)
-    axis = alt.Axis(tickMinStep=1, format="d") if res.vary.integer else alt.Axis()
-    base = alt.Chart(frame).encode(x=alt.X("value:Q", title=title, axis=axis,
-                                           scale=alt.Scale(domain=[res.vary.low, res.vary.high])))
-    joined = base.transform_filter(alt.datum.run >= 0).encode(detail="run:N")
-    band = joined.mark_area(opacity=0.25).encode(y=alt.Y("ci_low:Q", title=ylabel), y2="ci_high:Q")
-    line = joined.mark_line().encode(y="difference:Q")
-    bars = base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
-    points = base.mark_point(filled=True, size=60).encode(
-        y="difference:Q", tooltip=["value", "difference", "ci_low", "ci_high", "n"])
-    zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(strokeDash=[4, 4]).encode(y="y:Q")
-    if not res.crossed:
-        return band + line + bars + points + zero
-    v, lo, hi = res.crossing
-    even = alt.Chart(pd.DataFrame({"x": [v], "lo": [lo], "hi": [hi]}))
-    spread = even.mark_rect(opacity=0.15, color="gray").encode(x="lo:Q", x2="hi:Q")
-    mark = even.mark_rule(color="gray", strokeDash=[2, 2]).encode(x=alt.X("x:Q", title=title))
-    return band + line + bars + points + zero + spread + mark
 
 
 def sensitivity_panel(s: Settings, opts: dict) -> None:
@@ -551,9 +552,14 @@ def main() -> None:
                "(the same as `napsim simulate`), with its 95% interval and n. " + CARD_FLOW)
     with st.expander("What the numbers mean"):
         st.markdown(glossary_markdown())
+    notice = link.restore(TABS)  # a shared link's settings, before any widget
+    if notice:
+        st.warning(notice)
     with st.sidebar:
         s, opts = scenario_panel()
-    tabs = st.tabs(TABS)
+        if s is not None:
+            link.share(link.keep(s, opts, TABS))
+    tabs = st.tabs(TABS, key=link.TAB, on_change="rerun")
     if s is None:
         tabs[0].info("Fix the settings marked in red on the left to see the answer.")
         return

@@ -46,6 +46,7 @@ from napsim.output.frames import (
     summary_cells,
 )
 from napsim.output.simulated import exact_rate
+from napsim.output.study_even import NOTE, even_settings
 from napsim.study.chunks import side_names
 from napsim.study.store import atomic_write_bytes, atomic_write_files
 
@@ -349,6 +350,13 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
             sections.append(Section(f"Main result: {describe(spec['main_metric']).title}",
                                     charts=main_charts, table=main_table(data, summ)))
             sections.append(Section("Reported metrics", REPORTED_METRICS, table=metrics_table(data, summ)))
+        even = even_settings(spec, data.meta["side_keys"], side_names(data.meta), summ)
+        if even is not None:
+            frames["even_settings.csv"] = even.frame
+            x, across = param_words(data, even.x), param_words(data, even.across)
+            sections.append(Section(f"Even settings: {x} against {across}", " ".join(
+                [f"Where {describe(even.metric).phrase} are equal for the two sides.", *even.sentences,
+                 NOTE.format(x=x, across=across)]), table=even.view))
         sections.append(chart_section)
         rw = frames["rack_wait_summary.csv"]
         if not rw.empty:

@@ -10,6 +10,7 @@ numbers.
 from __future__ import annotations
 
 import functools
+import re
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -33,6 +34,7 @@ from napsim.model.scenarios import (
     what_if_notes,
 )
 from napsim.output import frames, variants
+from napsim.output.answer import card_flow_answer, notebook_html, run_text
 from napsim.output.deck_ensemble import balance_ensemble_sentence, ensemble_frame
 from napsim.output.findings import deck_note
 from napsim.output.findings.study import engine_findings
@@ -135,13 +137,24 @@ class Simulated:
         """The chart of effective orders a turn by section and side (95% intervals), as SVG."""
         return section_chart_svg(self.summary, self.sim.scenario.name)
 
+    def __repr__(self) -> str:  # a notebook's short text, not every game's sums
+        return run_text(self.summary, self.sim.scenario.name, self.result.games, self.result.seed)
+
+    def _repr_html_(self) -> str:
+        return notebook_html(repr(self), self.summary, ["effective_per_turn", "nominal_per_turn"])
+
     def findings(self) -> list[str]:
         """The sentences a report of these games opens with (`napsim.output.findings.study`)."""
         sc = self.sim.scenario
         spec = dict(main_metric="effective_per_turn", main_side=sc.sides[0].key, sweep={},
                     metrics=["effective_per_turn", "nominal_per_turn", "wasted"])
         found = engine_findings(self.summary.assign(point="p000"), spec, [deck_note(self.sim.deck)])
-        return [f.text + "." for f in found]
+        answer = card_flow_answer(self.summary)
+        if answer is None:
+            return [f.text + "." for f in found]
+        # the answer first; not the main number restated, nor the sides' gap said a second time
+        said = [f.text for f in found[1:] if not re.search(r" differ (clearly|not measurably) in ", f.text)]
+        return [answer, *(t + "." for t in said)]
 
 
 def simulate(scenario: str | Path | Simulation, sets: Sets = (), deck: str | None = None,
@@ -186,7 +199,7 @@ def scenario_toml(scenario: str | Path, sets: Sets = ()) -> str:
     doc, _ = read_toml(path)
     over = overrides_of(sets)
     for k, v in over.items():
-        apply_override(doc, k, v, str(path))
+        apply_override(doc, k, v, "--set")
     parse_scenario(doc, path)  # what cannot be loaded is not written
     if "guerrilla_pool" in doc["scenario"]:  # the pool the Guerrilla box leaves (`guerrilla_box`)
         doc["scenario"]["guerrilla_pool"] = load_scenario(path, over).guerrilla_pool
@@ -294,6 +307,12 @@ class StudyResult:
     def __repr__(self) -> str:
         return f"StudyResult({self.meta['spec']['name']!r}, {len(self.meta['points'])} points, {self.out})"
 
+    def _repr_html_(self) -> str:
+        """The study's name, description and its main metric at every point (a notebook's view)."""
+        spec = self.meta["spec"]
+        text = f"Study {spec['name']}: {spec.get('description', '')}".strip().rstrip(":")
+        return notebook_html(text, self.summary(), [spec["main_metric"]] if spec.get("main_metric") else None)
+
 
 def check_study_run(st: Study, out: str | Path, force: bool = False, target_error: float | None = None,
                     deck_ensemble: int | None = None) -> int | None:
@@ -381,7 +400,7 @@ def study_files(studies_dir: str | Path, names: Sequence[str] = ()) -> list[Path
     files = sorted(folder.glob("*.toml"))
     if not files:
         raise NapsimInputError(str(folder), None, "no study files (*.toml) here",
-                               "run from the repository root, or pass --studies")
+                               hint="run from the repository root, or pass --studies")
     if names:
         known = {f.stem: f for f in files}
         for n in names:

@@ -263,8 +263,8 @@ def bench_formats(games: int, threads: int, reference: Path | None = None) -> li
 # what a user waits for: `cold` and `study`
 
 
-COLD_TARGET_SECONDS = 15.0   # issue 17: the first result of a format from an empty cache
-STUDY_TARGET_SECONDS = 5.0   # issue 17: the README study end to end, cache warm
+COLD_TARGET_SECONDS = 15.0   # the first result of a format from an empty cache
+STUDY_TARGET_SECONDS = 5.0   # the README study end to end, cache warm
 STUDY_FILE = Path("studies/courier_rack.toml")  # the README's main command, from a source checkout
 
 # the first result of each format, as a user asks for it on a fresh install

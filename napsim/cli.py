@@ -24,6 +24,7 @@ from napsim.cli_variants import balance_cmd, compare_cmd, tune_cmd
 from napsim.model.cards import SECTIONS, load_deck
 from napsim.model.defaults import ODDS_CHUNK, SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError, check_run
+from napsim.model.glossary import OPTION_HELP
 from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
 from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
@@ -43,10 +44,23 @@ from napsim.study.readings import load_readings_spec
 from napsim.study.spec import load_study
 
 EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a program stopped by Ctrl-C
+RESUMING = ("run", "regen")  # the commands whose chunk files a second run reuses
 
 
 def _notice(line: str) -> None:
     click.echo(f"napsim: {line}", err=True)
+
+
+def _interrupted(argv: list[str]) -> None:
+    """Ctrl-C: say what is kept and how to go on, exit 130 (no traceback, no 'error')."""
+    command = next((a for a in argv if not a.startswith("-")), "")
+    if command in RESUMING:
+        click.echo("napsim: interrupted: run the same command again to resume", err=True)
+    else:
+        click.echo("napsim: interrupted: nothing was written; run the same command again to start "
+                   "over", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _fail(msg: str) -> None:
@@ -190,19 +204,17 @@ def odds_mulligan(deck, games, seed, chunk, fmt, threads, keep_expr, mulligan_be
 
 
 def _sim_options(f):
-    f = click.option("--set", "sets", multiple=True,
-                     help="Override a scenario value, e.g. --set sides.A.hand=7.")(f)
-    f = click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")(f)
-    f = click.option("--policy", default="greedy,greedy", show_default=True,
-                     help="One policy per side: greedy,random or greedy:w_c=2;march_prob=0.5,random")(f)
-    f = click.option("--seed", type=int, default=SEED, show_default=True)(f)
-    f = click.option("--scenario", required=True, help="Scenario name or TOML path.")(f)
+    f = click.option("--set", "sets", multiple=True, help=OPTION_HELP["set"])(f)
+    f = click.option("--deck", default=None, help=OPTION_HELP["deck"])(f)
+    f = click.option("--policy", default="greedy,greedy", show_default=True, help=OPTION_HELP["policy"])(f)
+    f = click.option("--seed", type=int, default=SEED, show_default=True, help=OPTION_HELP["seed"])(f)
+    f = click.option("--scenario", required=True, help=OPTION_HELP["scenario"])(f)
     return f
 
 
 @cli.command("simulate")
 @_sim_options
-@click.option("--games", type=int, default=10_000, show_default=True)
+@click.option("--games", type=int, default=10_000, show_default=True, help=OPTION_HELP["games"])
 @click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
               help="Games per kernel call (results do not depend on it).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
@@ -215,7 +227,9 @@ def _sim_options(f):
 @_threads_option
 def simulate_cmd(scenario, seed, policy, deck, sets, games, chunk, out_dir, force, no_per_game,
                  deck_ensemble, threads):
-    """Play complete games and write per-game Parquet, a summary CSV and a manifest."""
+    """Play complete games of a scenario and say which side's cards give it more effective orders a
+    turn (the units the cards order, counting only units that are there); writes per-game
+    Parquet, a summary CSV and a manifest. napsim measures card flow, not the chance of winning."""
     _use_threads(threads)
     check_run(games, seed, chunk)
     if deck_ensemble is not None:
@@ -483,8 +497,8 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(e.ctx.get_help() if e.ctx else e.format_message())
     except NapsimInputError as e:
         _fail(str(e))
-    except click.exceptions.Abort:
-        _fail("aborted")
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _interrupted(argv if argv is not None else sys.argv[1:])
     except click.ClickException as e:
         _fail(e.format_message())
     except OSError as e:  # never an empty path (`: No space left on device`)

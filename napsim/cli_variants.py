@@ -15,6 +15,7 @@ from napsim import api
 from napsim.api_balance_across import balance_across
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError
+from napsim.model.glossary import CARD_FLOW, OPTION_HELP
 from napsim.output import variants
 from napsim.output.balance_across import across_text
 from napsim.output.deck_ensemble import balance_ensemble_text, compare_ensemble_text
@@ -34,9 +35,10 @@ def _common_options(f):
                      help="Output format.")(f)
     f = click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
                      help="Games per kernel call (results do not depend on it).")(f)
-    f = click.option("--seed", type=int, default=SEED, show_default=True)(f)
+    f = click.option("--seed", type=int, default=SEED, show_default=True, help=OPTION_HELP["seed"])(f)
     f = click.option("--games", type=int, default=10_000, show_default=True,
-                     help="Games per variant or setting (the cap under --target-error).")(f)
+                     help="Games per variant or setting (the cap under --target-error); more games, "
+                          "narrower 95% intervals.")(f)
     return f
 
 
@@ -76,7 +78,8 @@ def _progress(line: str) -> None:
 def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, policy, policy_a, policy_b,
                 metrics, target_error, deck_ensemble, games, seed, chunk, fmt, chart, threads):
     """Compare two variants of one question, played on the same games: A, B, the paired difference
-    B - A with its 95% interval, the relative change and a sentence per metric and side."""
+    B - A with its 95% interval, the relative change and a sentence per metric and side. napsim
+    measures card flow, not the chance of winning."""
     backends.use_threads(threads)
     if deck_ensemble is not None:  # checked before anything is played or written
         check_ensemble(deck_ensemble)
@@ -90,26 +93,29 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
     else:
         ens = compare_ensemble(cmp, deck_ensemble, seed, chunk)
         _echo(compare_ensemble_text(cmp, ens, fmt, warnings))
+    if fmt == "table":
+        click.echo(CARD_FLOW)
     if chart:
         click.echo(f"wrote {chart}", err=True)
 
 
 @click.command("balance")
-@click.option("--scenario", required=True, help="Scenario name or TOML path.")
+@click.option("--scenario", required=True, help=OPTION_HELP["scenario"])
 @click.option("--vary", required=True, metavar="PATH=LOW..HIGH",
-              help="The parameter searched and its range, e.g. sides.S.guerrilla=0..9 or "
-                   "sides.A.square_form=0.0..1.0.")
+              help="The setting searched and its range, e.g. sides.S.hand=4..8 (the Spanish hand, 4 "
+                   "to 8 Command cards) or sides.S.guerrilla=0..6 (Guerrilla counters at the start).")
 @click.option("--across", default=None, metavar="PATH=LOW..HIGH",
               help="A second setting and its whole values, e.g. sides.S.guerrilla=0..6: the balance of "
                    "--vary at each of them, on the same games (the curve of even settings).")
-@click.option("--metric", default="effective_per_turn", show_default=True, help="Summary metric.")
+@click.option("--metric", default="effective_per_turn", show_default=True, help=OPTION_HELP["metric"])
 @click.option("--equalize", default=None, metavar="KEY,KEY",
-              help="Find where the metric is equal for these two sides (difference: second - first).")
+              help="Find where these two sides (side keys, e.g. F,S) get the same metric; the "
+                   "difference is the second minus the first.")
 @click.option("--target", type=float, default=None, help="Find where the metric reaches this for --side.")
 @click.option("--side", default=None, help="The side of --target.")
-@click.option("--set", "sets", multiple=True, help="Other overrides, e.g. --set sides.A.hand=7.")
-@click.option("--deck", default=None, help="Deck name or CSV (default: the scenario's).")
-@click.option("--policy", default="greedy,greedy", show_default=True, help="One policy per side.")
+@click.option("--set", "sets", multiple=True, help=OPTION_HELP["set"])
+@click.option("--deck", default=None, help=OPTION_HELP["deck"])
+@click.option("--policy", default="greedy,greedy", show_default=True, help=OPTION_HELP["policy"])
 @click.option("--target-error", type=float, default=None, metavar="E",
               help="Play more games (the same ones extended) until the crossing's 95% half-width is at "
                    "most E, --games per setting at most.")
@@ -120,9 +126,10 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
 @_common_options
 def balance_cmd(scenario, vary, across, metric, equalize, target, side, sets, deck, policy, target_error,
                 deck_ensemble, games, seed, chunk, fmt, chart, threads):
-    """Find the setting of one parameter at which a metric is equal for the two sides (--equalize)
-    or reaches a target for one side (--target, --side); every setting plays the same games. With
-    --across, the same search at every whole value of a second setting."""
+    """Find the setting at which both sides get the same metric (--equalize), by default effective
+    orders a turn, or at which one side's reaches a target (--target, --side); every setting plays
+    the same games. With --across, the same search at every whole value of a second setting.
+    napsim measures card flow, not the chance of winning."""
     backends.use_threads(threads)
     if target is not None and not math.isfinite(target):
         target = math.nan  # refused by the search, naming --target
@@ -136,6 +143,8 @@ def balance_cmd(scenario, vary, across, metric, equalize, target, side, sets, de
                               games, seed, chunk, chart, progress=_progress, target_error=target_error)
         warning = grid.first.deck_warning
         _echo(across_text(grid, fmt, [warning] if warning else []))
+        if fmt == "table":
+            click.echo(CARD_FLOW)
         if chart:
             click.echo(f"wrote {chart}", err=True)
         return
@@ -147,6 +156,8 @@ def balance_cmd(scenario, vary, across, metric, equalize, target, side, sets, de
         _echo(variants.balance_text(res, fmt, warnings))
     else:
         _echo(balance_ensemble_text(res, res.ensemble, fmt, warnings))
+    if fmt == "table":
+        click.echo(CARD_FLOW)
     if chart:
         click.echo(f"wrote {chart}", err=True)
 

@@ -18,6 +18,7 @@ from napsim.app import form  # noqa: E402
 from napsim.cli import main  # noqa: E402
 from napsim.model.defaults import SEED  # noqa: E402
 from napsim.output.sensitivity import findings  # noqa: E402
+from napsim.output.tracefmt import trace_parts  # noqa: E402
 
 PAGE = Path(napsim.__file__).parent / "app" / "page.py"
 GAMES = 1500
@@ -80,10 +81,11 @@ def test_the_answer_panel_shows_intervals_findings_and_sections():
     at = page("tamames")
     assert set(headline(at)) == {"French: effective orders a turn", "Spanish: effective orders a turn"}
     captions = " ".join(c.value for c in at.caption)
-    assert "95% interval [" in captions and f"n = {GAMES * 30:,} turns" in captions
+    assert "95% interval [" in captions and f"n = {GAMES * 30:,} turns played" in captions
     assert f"{GAMES:,} games; seed {SEED}" in captions
-    findings = at.markdown[0].value
-    assert "Effective orders a turn (French) is" in findings and "estimated counts" in findings
+    findings = next(m.value for m in at.markdown if "card flow is" in m.value)
+    assert findings.startswith("- The Spanish side gets ") and "the card flow is not balanced" in findings
+    assert "estimated counts" in findings
     table = at.dataframe[0].value
     assert "Effective orders a turn, left section" in " ".join(table["measure"]) or len(table) >= 8
     assert any("Guerrilla" in m or "nullified" in m for m in table["measure"])  # the Spanish counters
@@ -96,7 +98,7 @@ def test_an_out_of_range_value_is_napsims_error_beside_the_field_and_the_page_ke
     at.number_input(key="symmetric|sides.B.hand").set_value(50).run()
     assert not at.exception
     msgs = errors(at)
-    assert len(msgs) == 1 and "field 'hand': 50 is out of range (allowed: integers 1-20)" in msgs[0]
+    assert msgs == ["Command hand size, Red: 50 is out of range (allowed: integers 1-20)"], msgs
     assert not at.metric
     at.number_input(key="symmetric|sides.B.hand").set_value(6).run()
     assert not errors(at) and headline(at) == before
@@ -195,8 +197,14 @@ def test_balance_without_a_crossing_is_an_answer_and_the_target_mode_is_the_clis
 def test_one_game_is_the_trace_in_words():
     at = page()
     at.number_input(key="trace_game").set_value(3).run()
-    text = next(c.value for c in at.code if c.value.startswith("napsim trace"))
-    assert text == napsim.api.trace_text("symmetric", seed=SEED, game=3)
+    text = napsim.api.trace_text("symmetric", seed=SEED, game=3)
+    head, turns, tail = trace_parts(text)  # the whole text, each turn folded under its header
+    codes = [c.value for c in at.code]
+    assert head in codes and tail in codes and all(body in codes for _, body in turns)
+    assert [e.label for e in at.expander if e.label.startswith("turn ")] == [t for t, _ in turns]
+    at.selectbox(key="trace_turn").set_value(turns[9][0].split("  (", 1)[0]).run()  # jump to turn 5.2
+    assert any(m.value == f"**{turns[9][0]}**" for m in at.markdown)
+    assert [c.value for c in at.code].count(turns[9][1]) == 2  # at the top, and folded in its place
     assert "game 3" in text and "turn 1.1" in text
 
 

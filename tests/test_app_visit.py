@@ -83,7 +83,7 @@ def test_a_designers_visit_to_tamames(server, tmp_path):  # noqa: F811
 
             # balance the Spanish hand: the answer in whole settings comes first
             tab = _tab(page, "Balance")
-            _pick(page, "Setting to vary", "Command hand size, Spanish")
+            _pick(page, "Setting to vary", "Spanish · cards and counters · Command hand size")
             tab.get_by_role("button", name="Find the setting").click()
             answer = tab.get_by_text(re.compile(r"^With \d Spanish cards in hand the French lead by ")).first
             answer.wait_for(timeout=LONG)
@@ -93,7 +93,7 @@ def test_a_designers_visit_to_tamames(server, tmp_path):  # noqa: F811
             shots.append(_shot(page, folder, "balance-hand"))
 
             # balance the counters 0..6: no setting evens the sides, an answer with its chart
-            _pick(page, "Setting to vary", "Guerrilla counters at the start, Spanish")
+            _pick(page, "Setting to vary", "Spanish · cards and counters · Guerrilla counters at the start")
             _number(page, "from", 0)
             _number(page, "to", 6)
             tab.get_by_role("button", name="Find the setting").click()
@@ -123,14 +123,18 @@ def test_a_designers_visit_to_tamames(server, tmp_path):  # noqa: F811
             _clean(page, "compare")
             shots.append(_shot(page, folder, "compare"))
 
-            # one game: the trace in words (and a jump to a turn where the tab has one)
+            # one game: the trace in words, each turn folded; the jump opens turn 10
             tab = _tab(page, "One game")
-            tab.get_by_text(re.compile(r"turn", re.IGNORECASE)).first.wait_for(timeout=LONG)
-            jump = tab.locator('input[aria-label*="turn" i]')
-            if jump.count():
-                jump.first.fill("10")
-                jump.first.press("Enter")
-                tab.get_by_text(re.compile(r"\b10\b")).first.wait_for(timeout=60_000)
+            tab.get_by_text(re.compile(r"^turn 1\.1 ")).first.wait_for(timeout=LONG)
+            box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Jump to turn").first
+            box.click()
+            page.keyboard.type("turn 10.1")
+            page.get_by_role("option", name=re.compile(r"^turn 10\.1")).first.click()
+            top = tab.locator('[data-testid="stMarkdown"]').filter(has_text="turn 10.1")
+            top.first.wait_for(timeout=60_000)
+            time.sleep(1.0)
+            text = tab.inner_text()  # the turn jumped to, at the top, before the folded turns
+            assert text.index("turn 10.1") < text.index("turn 1.1") and "hand:" in text
             _clean(page, "one game")
             shots.append(_shot(page, folder, "one-game"))
         finally:

@@ -102,7 +102,7 @@ BAD = [
     (["--across", "sides.B.hand=4.5..8"], "--across"),
     (["--across", "sides.B.hand=8..4"], "empty range"),
     (["--across", "sides.A.hand=4..8"], "is the setting balanced"),
-    (["--across", "sides.B.hand=0..40"], "at most 31"),
+    (["--across", "sides.B.hand=1..40"], "at most 31"),
     (["--across", "sides.B.name=0..3"], "not a numeric parameter"),
     (["--across", "sides.B.hand=4..6", "--deck-ensemble", "3"], "does not go with --across"),
 ]

@@ -57,8 +57,9 @@ def test_starting_counters_above_the_box_are_refused_in_one_line(tmp_path, monke
     with pytest.raises(NapsimInputError) as e:
         load_scenario(scenario, {"sides.S.guerrilla": 4})
     msg = str(e.value)
-    assert msg.startswith("sides.S.guerrilla: 4 starting Guerrilla counters, but the Guerrilla box of "
-                          "tamames holds 3 (1 starting + 2 unacquired)"), msg
+    assert msg.startswith("--set: field 'sides.S.guerrilla': 4 starting Guerrilla counters, but the "
+                          "Guerrilla box of tamames holds 3 (1 starting + 2 unacquired) (allowed: 0-3 "
+                          "starting counters); or set scenario.guerrilla_pool"), msg
     assert "scenario.guerrilla_pool" in msg
     monkeypatch.chdir(tmp_path)
     code, out, err = napsim_main(monkeypatch, "simulate", "--scenario", scenario, "--set",

@@ -461,7 +461,9 @@ def test_guerrilla_validation_errors():
         with pytest.raises(NapsimInputError) as e:
             load_scenario(SCEN, {**GUERRILLA, **change})
         msg = str(e.value)
-        assert e.value.field == field and f"'{field}'" in msg and "\n" not in msg
+        # named as the override gave it: --set and the path
+        assert e.value.field == f"sides.A.{field}" and f"'sides.A.{field}'" in msg and "\n" not in msg
+        assert e.value.where == "--set"
     assert load_scenario(SCEN, {**GUERRILLA, "sides.A.guerrilla_rule": "off",
                                 "sides.A.corps_guerrilla": [0, 0, 0]}).format == "lgb"
 

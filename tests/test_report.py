@@ -348,3 +348,29 @@ def test_formatting_helpers():
     assert report.fmt_ci(0.1, 0.25) == "[0.1000, 0.2500]"
     md = report.md_table(pd.DataFrame({"a": ["x|y", "z"], "b": [1.5, 2.0]}))
     assert md.splitlines() == ["| a | b |", "|---|---:|", "| x\\|y | 1.500 |", "| z | 2.000 |"]
+
+
+def test_exact_values_are_labelled_exact_and_the_card_flow_sentence_is_said(run_dir):
+    """Rack picks from 5 cards are a third in every game at these hands (rule E9.6): the reported
+    metrics say 'exact' there, with no interval; an interval stays where the games differ."""
+    from napsim.model.glossary import CARD_FLOW
+    from napsim.output.simulated import exact_rate
+
+    md = (run_dir / "report.md").read_text()
+    assert f"*{CARD_FLOW}*" in md
+    s = pd.read_csv(run_dir / "summary.csv")
+    table = md.split("## Reported metrics")[1].split("\n## ")[0]
+    assert "(exact)" in table
+    for (pid, side), g in s.groupby(["point", "side"]):
+        row = next(x for x in table.splitlines() if x.startswith(f"| {pid} |") and f"({side})" in x)
+        value = float(g.loc[g["metric"] == "share_picks_from_5", "value"].iloc[0])
+        exact = exact_rate(g, side, "share_picks_from_5")
+        assert (" (exact)" in row) == exact, (row, value)
+        assert "[" in row  # the other metrics keep their intervals
+
+
+def test_a_study_result_shows_a_short_text_and_its_main_metric_in_a_notebook(run_dir):
+    res = napsim.StudyResult(run_dir)
+    page = res._repr_html_()
+    assert page.startswith("<p>Study rep: A small study for the report tests.</p>") and "<table" in page
+    assert "Effective orders a turn" in page and "Scout" not in page  # the main metric only

@@ -152,3 +152,14 @@ def test_cli_trace_ends_with_the_summary():
     assert tail[0] == "end of game: what each side did (from the game's metrics)"
     assert tail[1] == "  French (30 turns):" and tail[7] == "  Spanish (30 turns):"
     assert sum(ln.startswith("    initiative: ") for ln in tail) == 2
+
+
+@pytest.mark.parametrize("fmt", ["standard", "epic1", "epic2"])
+def test_every_tactician_card_played_is_a_line_where_it_is_played(traces, fmt):
+    """The count of Tactician cards never drops without a line saying a side played them, and the
+    lines add up to the game's Tactician cards played (metrics row)."""
+    sim, rows = traces[fmt]
+    for _g, met, text in rows:
+        for s, side in enumerate(sim.scenario.sides):
+            said = re.findall(rf"  {side.name} plays (\d+) Tactician cards? as the turn begins", text)
+            assert sum(map(int, said)) == int(met[s, layout.M_TAC_PLAYED])

@@ -54,6 +54,7 @@ SCENARIO = "scenario"  # the key of errors that belong to no single field
 DECK = "deck"
 POLICY = "policy"
 HOUSE = "house"  # the group of the house rules' fields
+PAGE = "on the page"  # who gave an override, in errors (the CLI says `--set`)
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,30 @@ class Field:
 
 
 def scenario_choices() -> list[tuple[str, str]]:
-    """(name, one-line description) of every shipped scenario."""
-    return [(n, load_scenario(n).description) for n in builtin_scenarios()]
+    """(name, one-line description) of every shipped scenario, shortest names first, so that a
+    name typed in the box comes before the longer names that hold it (`tamames` before
+    `epic3-tamames`)."""
+    return [(n, load_scenario(n).description) for n in sorted(builtin_scenarios(), key=lambda n: (len(n), n))]
+
+
+def vary_fields(fs: list[Field], names: dict[str, str]) -> list[Field]:
+    """The whole-number settings a balance may vary, grouped by side and kind, each labelled so:
+    'Spanish · cards and counters · Command hand size', 'Spanish · units · Infantry units in the
+    left section'; the scenario's own settings first."""
+    out = []
+    for f in fs:
+        if f.kind != "int" or f.group in ("rules", HOUSE):
+            continue
+        if f.group == SCENARIO:
+            out.append((0, 0, f, f"Scenario · {f.label}"))
+            continue
+        side = names.get(f.group, f.group)
+        title = f.label.removesuffix(f", {side}")
+        kind = "units" if f.section else "cards and counters"
+        out.append((1 + list(names).index(f.group), 1 if f.section else 0, f, f"{side} · {kind} · {title}"))
+    out.sort(key=lambda t: t[:2])
+    return [Field(f.path, label, f.value, f.kind, f.group, f.choices, f.help, f.section)
+            for _, _, f, label in out]
 
 
 def deck_choices() -> list[str]:
@@ -137,6 +160,14 @@ def overrides(fs: list[Field], values: dict[str, object]) -> dict:
     return {f.path: values[f.path] for f in fs if f.path in values and values[f.path] != f.value}
 
 
+def _beside_field(e: NapsimInputError, path: str, names: dict[str, str]) -> NapsimInputError:
+    """An override's error as shown beside its field: the field's words, not its `--set` path."""
+    if e.where != PAGE:
+        return e
+    title = parameter_title(path, names) if e.field == path else (e.field or "the scenario")
+    return NapsimInputError(title, None, e.problem, e.allowed, e.hint)
+
+
 def loads(scenario: str, sets: dict) -> Scenario | None:
     """The scenario with these overrides, or None when they do not load."""
     try:
@@ -155,11 +186,12 @@ def errors(scenario: str, sets: dict, deck: str | None, policy: str) -> dict[str
         load_scenario(scenario)
     except NapsimInputError as e:
         return {SCENARIO: str(e)}
+    names = load_scenario(scenario).side_names
     for path, value in sets.items():
         try:
-            load_scenario(scenario, {**good, path: value})
+            load_scenario(scenario, {**good, path: value}, given_as=PAGE)
         except NapsimInputError as e:
-            out[path] = str(e)
+            out[path] = str(_beside_field(e, path, names))
             continue
         good[path] = value
     if out:

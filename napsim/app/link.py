@@ -280,7 +280,7 @@ def keep(s: Settings, opts: dict, tabs: list[str]) -> str:
                     bool(st.session_state.get(f"{s.scenario}|keep_pool")), st.session_state.get("A"),
                     _uploads())
     st.query_params.from_dict(params)
-    return f"{st.context.url}?{urlencode(params, doseq=True)}"
+    return f"{st.context.url or ''}?{urlencode(params, doseq=True)}"  # no address known: a relative link
 
 
 COPY_BUTTON = """<button id="copy" style="font: 14px sans-serif; padding: 4px 12px; border-radius: 6px;

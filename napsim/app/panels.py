@@ -23,11 +23,13 @@ from napsim.app.worker import Cancelled, worker
 from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED
 from napsim.model.errors import NapsimInputError, check_run
+from napsim.model.glossary import CARD_FLOW, GLOSSARY, field_help, glossary_markdown
 from napsim.model.metrics import metric_title
 from napsim.model.scenarios import load_scenario, parse_overrides, starting_counters
 from napsim.output import variants
 from napsim.output.balance_across import across_frame
 from napsim.output.sensitivity import findings
+from napsim.output.tracefmt import trace_parts
 
 UPLOAD = link.PICK_UPLOAD
 POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans each choice over the "
@@ -38,6 +40,7 @@ POLICY_HELP = ("greedy: the best-scoring play of this turn; lookahead: plans eac
 TABS = ["The answer", "Compare", "Balance", "One game", "Take it away", "Card counts"]
 SENSITIVITY_METRICS = ("effective_per_turn", "nominal_per_turn", "orders_per_turn")
 SECTION_ROWS = ("effective_per_turn_L", "effective_per_turn_C", "effective_per_turn_R")
+EFFECTIVE_HELP = dict(GLOSSARY)["Effective orders a turn"]
 UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders": "leaders",
               "spanish": "Spanish"}
 
@@ -45,6 +48,14 @@ UNIT_SHORT = {"infantry": "inf", "cavalry": "cav", "artillery": "art", "leaders"
 def _session() -> str:
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx is not None else "local"
+
+
+N_WORDS = {"mean_per_game": "games", "mean_per_turn": "turns played", "rate": "trials"}
+
+
+def _n_words(r) -> str:
+    """n of a summary row and what it counts: '60,000 turns played', '2,000 games'."""
+    return f"{int(r.n):,} {N_WORDS.get(getattr(r, 'kind', ''), '')}".strip()
 
 
 def _interval(r) -> str:
@@ -136,13 +147,14 @@ def _deck_ref(scenario: str, default: str, errs: dict) -> tuple[str | None, str 
 
 def _widget(f: form.Field, key: str, label: str | None = None):
     label = label or f.label
+    words = f.help or field_help(f.path) or None
     if f.kind == "int":
-        return st.number_input(label, value=int(f.value), step=1, key=key, help=f.label)
+        return st.number_input(label, value=int(f.value), step=1, key=key, help=words)
     if f.kind == "choice":
         choices = list(f.choices)
-        return st.selectbox(label, choices, index=choices.index(f.value), key=key, help=f.help or None)
+        return st.selectbox(label, choices, index=choices.index(f.value), key=key, help=words)
     text = st.text_input(label, ", ".join(map(str, f.value)), key=key,
-                         help="three integers: left, centre, right wing")
+                         help=f"{words or ''} Three whole numbers: left, centre, right wing.".strip())
     return parse_overrides([f"v=[{text}]"]).get("v") if text.strip() else []
 
 
@@ -261,11 +273,11 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
     st.caption(f"{note}; seed {run.result.seed}")
     cols = st.columns(len(run.sim.scenario.sides))
     for col, r in zip(cols, _rows(summ, "effective_per_turn").itertuples(), strict=True):
-        col.metric(f"{r.side}: effective orders a turn", f"{r.value:.3f}",
-                   help=f"95% interval [{r.ci_low:.3f}, {r.ci_high:.3f}], n = {int(r.n):,} turns")
-        col.caption(f"95% interval [{r.ci_low:.3f}, {r.ci_high:.3f}], n = {int(r.n):,} turns")
+        col.metric(f"{r.side}: effective orders a turn", f"{r.value:.3f}", help=EFFECTIVE_HELP)
+        col.caption(f"95% interval [{r.ci_low:.3f}, {r.ci_high:.3f}], n = {int(r.n):,} turns played")
     st.subheader("Findings")
     st.markdown("\n".join(f"- {t}" for t in run.findings()))
+    st.caption(CARD_FLOW)
     by_sec = summ[summ["metric"].isin(SECTION_ROWS)].assign(section=lambda d: d["metric"].str[-1])
     st.subheader("Effective orders a turn, by section (95% intervals)")
     st.altair_chart(section_chart(by_sec), width="stretch")
@@ -275,7 +287,9 @@ def _answer_view(run: api.Simulated, games: int, refining: bool) -> None:
     table = table[~(table["metric"].isin(extra) & table["value"].fillna(0).eq(0))]  # a side without them
     st.dataframe(pd.DataFrame({"side": table["side"], "measure": table["title"], "unit": table["unit"],
                                "value [95% interval]": [_interval(r) for r in table.itertuples()],
-                               "n": table["n"]}), hide_index=True)
+                               "n (what the value is measured over)":
+                                   [_n_words(r) for r in table.itertuples()]}),
+                 hide_index=True)
     waits = run.result.rack_wait_frame()
     if len(waits):
         st.subheader("Turns a card waited on the Courier Rack before it was taken")
@@ -299,6 +313,9 @@ def answer_panel(s: Settings, opts: dict):
         def first(partial):
             with area.container():
                 _answer_view(partial, games, True)
+
+        if compiling:  # said at once, before the worker takes the first compile
+            slot.progress(0.0, text=f"compiling napsim's engine (first run only, about {compiling} s) ...")
 
         run = _run("answer", jobs.answer, s, games, seed, slot=slot, on_partial=first, compiling=compiling)
     with area.container():
@@ -328,6 +345,7 @@ def compare_panel(s: Settings, opts: dict) -> None:
     for line in df.attrs.get("answer", []):  # the gap between the sides first, then each side's change
         st.markdown(f"**{line}**" if line is df.attrs["answer"][0] else line)
     st.markdown("\n".join(f"- {t}" for t in df["sentence"]))
+    st.caption(CARD_FLOW)
     st.dataframe(compare_view(df), hide_index=True)
     st.code(api.compare_command(a.label, a.sets, s.sets, s.label, a_deck, opts["deck_label"], a.policy,
                                 s.policy, opts["games"], opts["seed"]), language="bash")
@@ -362,8 +380,8 @@ def _balance_goal(keys: tuple[str, ...], names: dict[str, str]) -> tuple:
 
 
 def balance_panel(s: Settings, opts: dict) -> None:
-    fs = [f for f in form.fields(s.scenario, load_scenario(s.scenario, s.sets)) if f.kind == "int"
-          and f.group not in ("rules", form.HOUSE)]
+    sc = load_scenario(s.scenario, s.sets)
+    fs = form.vary_fields(form.fields(s.scenario, sc), sc.side_names)  # not the rules' options
     labels = {f.path: f.label for f in fs}
     now = {f.path: f.value for f in fs}
     c1, c2, c3 = st.columns([3, 1, 1])
@@ -391,6 +409,7 @@ def balance_panel(s: Settings, opts: dict) -> None:
     st.markdown(f"**{res.sentence}**")
     if res.ensemble is not None:
         st.markdown(res.ensemble_sentence)
+    st.caption(CARD_FLOW)
     st.altair_chart(balance_chart(res), width="stretch")
     st.code(api.balance_command(s.label, vary, ",".join(equalize) if equalize else None,
                                 {k: v for k, v in s.overrides if k != path}, opts["deck_label"], s.policy,
@@ -474,15 +493,30 @@ def sensitivity_panel(s: Settings, opts: dict) -> None:
 
 
 def game_panel(s: Settings, opts: dict) -> None:
-    c1, c2 = st.columns(2)
-    seed = c1.number_input("Seed", value=opts["seed"], step=1, key="trace_seed")
-    game = c2.number_input("Game index", value=0, step=1, key="trace_game")
+    """One game turn by turn: each turn folds, a jump opens any one, long lines wrap."""
+    c1, c2, c3 = st.columns([1, 1, 2])
+    seed = c1.number_input("Seed", value=opts["seed"], step=1, key="trace_seed",
+                           help=dict(GLOSSARY)["Seed"])
+    game = c2.number_input("Game index", value=0, step=1, key="trace_game",
+                           help="Which game of the run to replay: game 0 is the first one played.")
     try:
         text = _run("trace", jobs.trace, s, int(seed), int(game), label="replaying")
     except NapsimInputError as e:
         st.error(str(e))
         return
-    st.code(text, language=None)
+    head, turns, tail = trace_parts(text)
+    titles = [title.split("  (", 1)[0] for title, _ in turns]
+    jump = c3.selectbox("Jump to turn", ["(all folded)", *titles], key="trace_turn")
+    st.code(head, language=None, wrap_lines=True)
+    for short, (title, body) in zip(titles, turns, strict=True):
+        if short == jump:  # the turn jumped to, open at the top; every turn folded below
+            st.markdown(f"**{title}**")
+            st.code(body, language=None, wrap_lines=True)
+    for title, body in turns:
+        with st.expander(title):
+            st.code(body, language=None, wrap_lines=True)
+    if tail:
+        st.code(tail, language=None, wrap_lines=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -513,10 +547,11 @@ def takeaway_panel(s: Settings, opts: dict, run: api.Simulated | None = None) ->
 
 
 def main() -> None:
-    st.set_page_config(page_title="napsim: what if", layout="wide")
-    st.title("napsim: what if ...")
+    """The page below its title (`napsim/app/page.py` shows the title before napsim is imported)."""
     st.caption("Change the scenario on the left; the card-flow answer follows. Every number is napsim's "
-               "(the same as `napsim simulate`), with its 95% interval and n.")
+               "(the same as `napsim simulate`), with its 95% interval and n. " + CARD_FLOW)
+    with st.expander("What the numbers mean"):
+        st.markdown(glossary_markdown())
     notice = link.restore(TABS)  # a shared link's settings, before any widget
     if notice:
         st.warning(notice)

@@ -1,8 +1,8 @@
 """The one owner of the page's kernel work: a single thread that plays every job, one at a time.
 
 Streamlit runs the script of each browser tab on a thread of its own. numba's threading layers
-abort the process when parallel code is entered from two threads at once (numba issues 8563,
-9288), and napsim's kernels run their blocks on Python threads of their own
+abort the process when parallel code is entered from two threads at once (numba's bug reports #8563
+and #9288), and napsim's kernels run their blocks on Python threads of their own
 (`napsim.engine.blocks`), so no page thread calls a kernel: it submits a job here and waits for it.
 A job's `channel` (a tab and a kind of answer) says what it supersedes: a newer job of the same
 channel drops the older one if it has not started, and tells it to stop at its next `check` (the

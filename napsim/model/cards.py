@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from napsim.model import deck_ranges
-from napsim.model.errors import NapsimInputError, excerpt
+from napsim.model.errors import NapsimInputError, excerpt, unknown_name
 
 DECK_DIR = Path(__file__).parents[1] / "data" / "decks"  # the shipped decks
 
@@ -178,9 +178,21 @@ def resolve_named_file(name_or_path: str | Path, kind: str, folder: Path, suffix
                                    f"is a folder, not a {kind} file")
         return p
     if name_or_path not in builtins:
-        raise NapsimInputError(excerpt(name_or_path), kind, f"unknown {kind} name",
-                               ", ".join(builtins) + f" or a path to a {suffix} file")
+        raise unknown_name(excerpt(name_or_path), kind, f"unknown {kind} name", str(name_or_path),
+                           builtins, extra=f" or a path to a {suffix} file")
     return folder / f"{name_or_path}{suffix}"
+
+
+def ranked_names(typed: str, names: list[str]) -> list[str]:
+    """`names` in the order a user who typed `typed` looks for them: the name itself, then names
+    that start with it, then names that hold it, then the rest (typing "tamames" offers `tamames`
+    before `epic3-tamames`)."""
+    t = typed.strip().lower()
+
+    def rank(n: str) -> tuple[int, int, str]:
+        low = n.lower()
+        return (0 if low == t else 1 if low.startswith(t) else 2 if t and t in low else 3, len(n), n)
+    return sorted(names, key=rank) if t else list(names)
 
 
 def resolve_deck_path(name_or_path: str | Path) -> Path:

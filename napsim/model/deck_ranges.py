@@ -1,4 +1,4 @@
-"""Plausible ranges of estimated card counts, and decks drawn inside them (issue 18, part 3).
+"""Plausible ranges of estimated card counts, and decks drawn inside them.
 
 A deck file may give `count_min` and `count_max` for any row whose confidence is not `confirmed`
 (blank: the row's count is fixed). Rows that share a `count_tie` label always have the same count

@@ -4,6 +4,7 @@ it (keys, integers, floats, choices, text, seeds, game counts, a run's arguments
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 import unicodedata
 from pathlib import Path
@@ -23,20 +24,59 @@ def excerpt(text: str, limit: int = EXCERPT) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class NapsimInputError(ValueError):
-    """Bad user input: a deck, scenario, policy or study file, or a command-line value."""
+LISTED = 12  # the most names an error lists in "(allowed: ...)"; longer lists get a "did you mean"
 
-    def __init__(self, where: str, field: str | None, problem: str, allowed: str | None = None):
+
+class NapsimInputError(ValueError):
+    """Bad user input: a deck, scenario, policy or study file, or a command-line value.
+
+    `allowed` names the values the field takes ("(allowed: ...)"); `hint` says what to do instead
+    where no value is at fault (another folder, a command to run first), after a semicolon."""
+
+    def __init__(self, where: str, field: str | None, problem: str, allowed: str | None = None,
+                 hint: str | None = None):
         if field:
             field = excerpt(field)
         self.where, self.field, self.problem, self.allowed = where, field, problem, allowed
+        self.hint = hint
         parts = [where]
         if field:
             parts.append(f"field '{field}'")
         msg = ": ".join(parts) + f": {problem}"
         if allowed:
             msg += f" (allowed: {allowed})"
+        if hint:
+            msg += f" {hint[0].upper()}{hint[1:]}." if msg.endswith("?") else f"; {hint}"
         super().__init__(_one_line(msg))
+
+
+def did_you_mean(value: str, names: list[str] | tuple[str, ...]) -> str:
+    """'did you mean 'x'?' for the names closest to a mistyped `value` (up to three), or ''."""
+    text = str(value)
+    close = difflib.get_close_matches(text, list(names), n=3, cutoff=0.6)
+    lower = {n.lower(): n for n in names}
+    if text.lower() in lower and lower[text.lower()] not in close:
+        close.insert(0, lower[text.lower()])
+    starting = [n for n in names if len(text) >= 3 and n.startswith(text) and n not in close]
+    close += starting[:3 - len(close)]
+    if not close:
+        return ""
+    quoted = [f"'{c}'" for c in close[:3]]
+    listed = f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
+    return f"did you mean {listed}?"
+
+
+def unknown_name(where: str, field: str | None, problem: str, value: str, names: list[str] | tuple[str, ...],
+                 listed_by: str = "", extra: str = "") -> NapsimInputError:
+    """The error for a name not among `names`: the closest names first ("did you mean ..."), then
+    every name when there are few, else `listed_by` (how many there are, where they are listed).
+    `extra` is added to a short list ("or a path to a .toml file")."""
+    guess = did_you_mean(value, names)
+    problem = f"{problem}: {guess}" if guess else problem
+    if len(names) <= LISTED:
+        return NapsimInputError(where, field, problem, ", ".join(names) + extra)
+    hint = listed_by or f"one of {len(names)} names"
+    return NapsimInputError(where, field, problem, hint=hint)
 
 
 def _one_line(msg: str) -> str:
@@ -55,7 +95,10 @@ def check_keys(where: str, table: dict, allowed: tuple[str, ...], required: tupl
         raise NapsimInputError(where, None, "expected a table", ", ".join(allowed))
     for key in table:
         if key not in allowed:
-            raise NapsimInputError(where, key, "unknown key" if key.strip() else "empty key",
+            if not key.strip():
+                raise NapsimInputError(where, key, "empty key", ", ".join(allowed))
+            guess = did_you_mean(key, allowed)
+            raise NapsimInputError(where, key, f"unknown key: {guess}" if guess else "unknown key",
                                    ", ".join(allowed))
     for key in required:
         if key not in table:

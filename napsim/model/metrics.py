@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, unknown_name
 from napsim.model.policies import parse_policy_option
 
 # whose side a metric speaks for: its own row's side, or the other side's cards counted on this
@@ -291,8 +291,8 @@ def describe(name: str, roles: dict[str, str] | None = None) -> MetricInfo:
         key, base = m.groups()
         info = COMMANDER_METRICS[base]
         who = (roles or {}).get(key) or COMMANDER_WORDS[key]
-        return MetricInfo(name, f"{who}: {info.title}", info.unit, info.counts, info.viewpoint,
-                          info.rules, info.countable)
+        return MetricInfo(name, f"{who[:1].upper()}{who[1:]}: {info.title}", info.unit, info.counts,
+                          info.viewpoint, info.rules, info.countable)
     raise KeyError(name)
 
 
@@ -319,12 +319,21 @@ def catalogue_names() -> list[str]:
 def require(name: str, where: str, field: str, choices: list[str] | None = None) -> MetricInfo:
     """`describe`, with a user's typo answered by a one-line error naming the allowed names."""
     if choices is not None and name not in choices:
-        raise NapsimInputError(where, field, f"unknown metric '{name}'", ", ".join(choices))
+        raise unknown_metric(name, choices, where, field)
     try:
         return describe(name)
     except KeyError:
-        raise NapsimInputError(where, field, f"unknown metric '{name}'",
-                               ", ".join(choices or catalogue_names())) from None
+        raise unknown_metric(name, choices or catalogue_names(), where, field) from None
+
+
+METRICS_HELP = "the metric column of a summary.csv lists them (the main one: effective_per_turn)"
+
+
+def unknown_metric(name: str, names: list[str], where: str = "--metric",
+                   field: str = "metric") -> NapsimInputError:
+    """The error for a mistyped metric: the closest names ("did you mean ..."), not all of them."""
+    return unknown_name(where, field, f"unknown metric '{name}'", name, names,
+                        listed_by=f"{len(names)} metrics: {METRICS_HELP}")
 
 
 # ----------------------------------------------------------------- parameter paths

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from napsim.model.errors import NapsimInputError
+from napsim.model.errors import NapsimInputError, did_you_mean
 
 KIND_GREEDY, KIND_RANDOM, KIND_LOOKAHEAD = 0, 1, 2
 KINDS = {"greedy": KIND_GREEDY, "random": KIND_RANDOM, "lookahead": KIND_LOOKAHEAD}
@@ -100,12 +100,14 @@ def policy_vector(name: str, overrides: dict[str, float] | None = None,
                   where: str = "--policy") -> np.ndarray:
     """The packed float64 parameter vector of a named policy with overrides applied."""
     if name not in DEFAULTS:
-        raise NapsimInputError(where, "policy", f"unknown policy '{name}'", ", ".join(DEFAULTS))
+        raise NapsimInputError(where, "policy", _unknown(f"unknown policy '{name}'", name, DEFAULTS),
+                               ", ".join(DEFAULTS))
     params = dict(DEFAULTS[name])
     for key, value in (overrides or {}).items():
         if key not in PARAMS or key == "kind":
-            allowed = ", ".join(k for k in PARAMS if k != "kind")
-            raise NapsimInputError(where, key, "unknown policy parameter", allowed)
+            names = [k for k in PARAMS if k != "kind"]
+            raise NapsimInputError(where, key, _unknown("unknown policy parameter", key, names),
+                                   ", ".join(names))
         if key.startswith("lookahead_") and name != "lookahead":
             raise NapsimInputError(where, key, f"a parameter of the lookahead policy, not of '{name}'",
                                    "lookahead:" + ";".join(f"{k}=..." for k in _LOOKAHEAD))
@@ -174,7 +176,8 @@ def policy_tables(where: str, table, side_keys: tuple[str, ...]) -> dict[str, tu
         params = dict(t)
         name = params.pop("name", "greedy")
         if not isinstance(name, str) or name not in DEFAULTS:
-            raise NapsimInputError(w, "name", f"unknown policy {name!r}", ", ".join(DEFAULTS))
+            raise NapsimInputError(w, "name", _unknown(f"unknown policy {name!r}", str(name), DEFAULTS),
+                                   ", ".join(DEFAULTS))
         for k, v in params.items():
             if k in _CHOICES and isinstance(v, str):
                 continue  # a mode name (policy_vector checks it)
@@ -192,3 +195,9 @@ def with_table(tables: dict[str, tuple[str, dict]], side: str, name: str, overri
     table tunes the policy the side plays (`policy_tables`)."""
     table_name, params = tables.get(side, (None, {}))
     return {**params, **overrides} if table_name == name else dict(overrides)
+
+
+def _unknown(problem: str, value: str, names) -> str:
+    """`problem`, with "did you mean ..." when a known name is close to `value`."""
+    guess = did_you_mean(value, list(names))
+    return f"{problem}: {guess}" if guess else problem

@@ -21,6 +21,7 @@ writer suffices. Its output reads back to the same document (`tomllib.loads(toml
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -33,6 +34,7 @@ from napsim.model.cards import SECTIONS, resolve_named_file
 from napsim.model.errors import (
     NapsimInputError,
     check_keys,
+    did_you_mean,
     excerpt,
     get_bool,
     get_choice,
@@ -181,8 +183,11 @@ def parse_overrides(items: tuple[str, ...] | list[str], where: str = "--set") ->
     return out
 
 
-def load_scenario(name_or_path: str | Path, overrides: dict | None = None) -> Scenario:
-    """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values.
+def load_scenario(name_or_path: str | Path, overrides: dict | None = None,
+                  given_as: str = "--set") -> Scenario:
+    """Read and validate a scenario; `overrides` maps dotted paths (sides.A.hand) to values. A value
+    the overrides put wrong is named as the user gave it (`given_as` and the path), not as a line
+    of the shipped file (`override_error`).
 
     The Guerrilla box holds what it holds: where the file gives `guerrilla_pool`, its counters
     (starting plus unacquired) are a total, and an override that moves the starting counters
@@ -190,13 +195,35 @@ def load_scenario(name_or_path: str | Path, overrides: dict | None = None) -> Sc
     `scenario.guerrilla_pool` too moves the pool instead (the total then changes)."""
     path = resolve_scenario_path(name_or_path)
     data, raw = read_toml(path)
+    sha = hashlib.sha256(raw).hexdigest()
     head = data.get("scenario")
-    written = head.get("format") if isinstance(head, dict) else None
-    file_doc = json.loads(json.dumps(data)) if overrides else None
-    for dotted, value in (overrides or {}).items():
-        apply_override(data, dotted, value, str(path))
-    sc = parse_scenario(data, path, hashlib.sha256(raw).hexdigest(), written)
-    return guerrilla_box(sc, file_doc, overrides or {}) if file_doc is not None else sc
+    written = head.get("format") if isinstance(head, dict) else None  # the file's own format
+    if not overrides:
+        return parse_scenario(data, path, sha, written)
+    file_doc = copy.deepcopy(data)
+    parse_scenario(copy.deepcopy(data), path, sha, written)  # sound: errors below are the overrides'
+    for dotted, value in overrides.items():
+        apply_override(data, dotted, value, given_as)
+    try:
+        sc = parse_scenario(data, path, sha, written)
+    except NapsimInputError as e:
+        raise override_error(e, str(path), overrides, given_as) from None
+    try:
+        return guerrilla_box(sc, file_doc, overrides)
+    except NapsimInputError as e:  # named by the override that moved the counters
+        raise NapsimInputError(given_as, e.where, e.problem, e.allowed, e.hint) from None
+
+
+def override_error(e: NapsimInputError, where: str, overrides: dict, given_as: str) -> NapsimInputError:
+    """The error of a scenario made wrong by overrides, named by the override: `--set: field
+    'sides.S.hand': 'abc' is not an integer`, not `tamames.toml: [sides.S]: field 'hand': ...`."""
+    table = e.where[len(where):].removeprefix(": ").strip("[]") if e.where.startswith(where) else ""
+    path = f"{table}.{e.field}" if table and e.field else (e.field or table)
+    if path in overrides:
+        return NapsimInputError(given_as, path, e.problem, e.allowed, e.hint)
+    given = ", ".join(f"{k}={override_text(v)}" for k, v in overrides.items())
+    return NapsimInputError(given_as, path or None, f"{e.problem} (with {given_as} {given})",
+                            e.allowed, e.hint)
 
 
 COUNTER_KEYS = ("guerrilla", "corps_guerrilla")  # a side's starting Guerrilla counters
@@ -228,8 +255,8 @@ def guerrilla_box(sc: Scenario, file_doc: dict, overrides: dict) -> Scenario:
         raise NapsimInputError(
             moved[0], None, f"{start} starting Guerrilla counters, but the Guerrilla box of "
             f"{original.name} holds {total} ({starting_counters(original)} starting + "
-            f"{original.guerrilla_pool} unacquired)", f"0-{total} starting counters, or set "
-            f"scenario.guerrilla_pool too to move the pool instead (the box then holds more)")
+            f"{original.guerrilla_pool} unacquired)", f"0-{total} starting counters",
+            hint="or set scenario.guerrilla_pool too to move the pool instead (the box then holds more)")
     return replace(sc, guerrilla_pool=total - start)
 
 
@@ -241,8 +268,10 @@ def apply_override(data: dict, dotted: str, value, where: str) -> None:
     node = data
     for i, k in enumerate(keys[:-1]):
         if not isinstance(node, dict) or k not in node:
-            valid = ", ".join(node) if isinstance(node, dict) else "(none)"
-            raise NapsimInputError(where, ".".join(keys[: i + 1]), "unknown parameter path", valid)
+            names = list(node) if isinstance(node, dict) else []
+            guess = did_you_mean(k, names)
+            problem = f"unknown parameter path: {guess}" if guess else "unknown parameter path"
+            raise NapsimInputError(where, ".".join(keys[: i + 1]), problem, ", ".join(names) or None)
         node = node[k]
     if not isinstance(node, dict):
         raise NapsimInputError(where, dotted, "unknown parameter path")

@@ -95,6 +95,10 @@ def _pin_lines(inp: dict, df, others: list[str], n_sides: int):
     return df, [p for p in others if p not in pinned], note
 
 
+# (marker, dash) of the lines of one chart, in order: where two lines coincide both stay visible
+LINE_STYLES = (("o", "-"), ("s", "--"), ("^", ":"), ("D", "-."), ("v", (0, (5, 1))), ("P", (0, (1, 2))))
+
+
 def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> str:
     """One metric against the sweep: a line per side (and per value of the other swept paths),
     with its 95% interval as a band (or error bars when the x axis is categorical). A line is
@@ -109,6 +113,7 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> str:
     groups = list(df.groupby(["side_key", *others], sort=False)) if others else \
         list(df.groupby(["side_key"], sort=False))
     colors = palette(len(groups))
+    styles = list(LINE_STYLES[:len(groups)]) + [LINE_STYLES[0]] * max(0, len(groups) - len(LINE_STYLES))
     order = {p["id"]: i for i, p in enumerate(inp["points"])}
     for (key, *rest), g in groups:
         g = g.sort_values(xp) if xp else g.assign(_o=g["point"].map(order)).sort_values("_o")
@@ -119,15 +124,16 @@ def sweep_axes(ax, inp: dict, metric: str, legend: bool = True) -> str:
         if rest:
             label += " · " + " · ".join(value_words(p, v) for p, v in zip(others, rest, strict=True))
         c = colors.pop(0)
+        marker, dash = styles.pop(0)  # lines that coincide stay told apart by marker and dash
         if xp:
             x = g[xp].to_numpy(float)
-            ax.plot(x, g["value"], marker="o", ms=3.5, lw=1.4, color=c, label=label)
+            ax.plot(x, g["value"], marker=marker, ms=4, lw=1.4, ls=dash, color=c, label=label)
             band(ax, x, g["ci_low"], g["ci_high"], c, lw=1.4)
         else:
             x = np.arange(len(g))
             yerr = np.vstack([g["value"] - g["ci_low"], g["ci_high"] - g["value"]])
-            ax.errorbar(x, g["value"], yerr=np.nan_to_num(yerr), marker="o", ms=4, lw=1.2, capsize=3,
-                        color=c, label=label)
+            ax.errorbar(x, g["value"], yerr=np.nan_to_num(yerr), marker=marker, ms=4, lw=1.2, capsize=3,
+                        ls=dash, color=c, label=label)
             labels = [point_values(inp, next(p for p in inp["points"] if p["id"] == pid))
                       for pid in g["point"]]
             ax.set_xticks(x, labels, rotation=30 if len(x) > 3 else 0, ha="right" if len(x) > 3 else "center")
@@ -155,7 +161,7 @@ def main_figure(inp: dict, metric: str | None = None, ax=None):
             ax = fig.subplots()
     sweep_axes(ax, inp, metric)
     ax.set_title(f"{spec['name']}: {metric_title(metric)}\n95% intervals; {games_note(inp)}; "
-                 "common random numbers")
+                 "the same games at every point")
     return ax.figure
 
 
@@ -213,7 +219,7 @@ def convergence_figure(inp: dict, ax=None):
         axes[0].set_ylabel(metric_title(spec["main_metric"]))
     who = side_name(inp, spec["main_side"])
     fig.suptitle(f"Convergence of {describe(spec['main_metric']).phrase} ({who}):\n"
-                 "running estimate and 95% interval at every chunk boundary")
+                 "the estimate and its 95% interval as more games are played")
     return fig
 
 
@@ -344,8 +350,7 @@ def heatmap_figure(inp: dict, ax=None):
         a.set_title(side_name(inp, key))
         fig.colorbar(im, ax=a, label=metric_title("effective_per_turn"), shrink=0.9)
     pinned = f"\n{note.strip()}" if note else ""
-    fig.suptitle(f"Effective orders per turn by section and sweep point{pinned}\n(the kernel records no "
-                 "turn-by-turn data, so the columns are sweep points, not turns)")
+    fig.suptitle(f"Effective orders a turn by section, at each sweep point{pinned}")
     return fig
 
 
@@ -414,7 +419,7 @@ def guerrilla_figure(inp: dict, metric: str | None = None, ax=None):
     note = f" ({'; '.join(pinned)} only)" if pinned else ""
     fig.suptitle(f"{inp['spec']['name']}: {describe(metric).label(side_name(inp, side))} against "
                  f"{param_title(inp, counters)}{note}\none line per "
-                 "spending policy (docs/rules.md P4); 95% intervals; common random numbers")
+                 "spending policy (rule P4); 95% intervals; the same games at every point")
     return fig
 
 

@@ -62,13 +62,13 @@ def check_replaceable(out: Path, own: tuple[str, ...]) -> None:
     if "manifest.json" not in names or not is_napsim_manifest(out / "manifest.json"):
         raise NapsimInputError(str(out), "--force", "is not a napsim result folder (no napsim "
                                "manifest.json), so --force does not replace it",
-                               "another --out, or remove the folder yourself")
+                               hint="choose another --out, or remove the folder yourself")
     foreign = [n for n in names if n not in own]
     if foreign:
         more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
         raise NapsimInputError(str(out / foreign[0]), "--force", f"is not a file napsim writes here{more}; "
                                "--force replaces only a folder of napsim's own files",
-                               "move it away, or another --out")
+                               hint="move it away, or choose another --out")
 
 
 def check_result_dest(dest: str | Path, force: bool, own: tuple[str, ...]) -> Path:
@@ -81,10 +81,27 @@ def check_result_dest(dest: str | Path, force: bool, own: tuple[str, ...]) -> Pa
     if out.is_dir():
         if any(out.iterdir()):
             if not force:
-                raise NapsimInputError(str(out), "--out", "is taken: the folder already holds results",
-                                       "--force to replace a napsim result folder, or another --out")
+                raise taken(out)
             check_replaceable(out, own)
     return out
+
+
+def taken(out: Path) -> NapsimInputError:
+    """Why a folder that is not empty is refused as --out, truly: napsim's results (--force replaces
+    them), a run folder of `napsim run` (its `.lock`), or files of the user's own (never touched)."""
+    names = sorted(p.name for p in out.iterdir())
+    if "manifest.json" in names and is_napsim_manifest(out / "manifest.json"):
+        return NapsimInputError(str(out), "--out", "is taken: it already holds napsim results",
+                                hint="--force replaces them, or choose another --out")
+    if ".lock" in names or "study.json" in names:
+        return NapsimInputError(str(out), "--out", "is taken: it is a run folder of `napsim run` (it holds "
+                                "napsim's own lock file .lock), not a result folder of this command",
+                                hint="choose another --out")
+    more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+    return NapsimInputError(str(out), "--out", f"is taken: it holds files napsim did not write "
+                            f"({names[0]}{more}); "
+                            "napsim writes its results into a new or empty folder and never touches "
+                            "files of yours", hint="choose another --out")
 
 
 def clean_stale(out: Path) -> list[Path]:
@@ -166,7 +183,7 @@ def _install(tmp: Path, out: Path, force: bool, own: tuple[str, ...], notice: No
     """Move the complete folder `tmp` to `out`: one rename onto a missing or empty folder; with
     `force` the old folder is moved aside first and removed once the new one is in place."""
     taken = NapsimInputError(str(out), "--out", "is taken: another run wrote results there while "
-                             "this one played; nothing was replaced", "another --out, or --force")
+                             "this one played; nothing was replaced", hint="choose another --out, or --force")
     try:
         os.rename(tmp, out)  # fails when out is a non-empty folder: someone else was first
         return

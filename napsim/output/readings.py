@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from napsim.model.defaults import __version__
+from napsim.model.glossary import CARD_FLOW
 from napsim.model.house_rules import HOUSE_OPTIONS
 from napsim.output.folders import check_result_dest, manifest, write_result_folder
 from napsim.study.readings import MATTERS_RELATIVE, ReadingsSpec, case_label
@@ -54,7 +55,8 @@ def report_markdown(spec: ReadingsSpec, df: pd.DataFrame) -> str:
               "same games: same seed and game indices, so the differences are paired. Intervals "
               "are 95% normal intervals of the mean per-game difference. A reading *matters* when "
               "the interval excludes zero and "
-              f"the change is at least {MATTERS_RELATIVE:.0%} of the default's value.", ""]
+              f"the change is at least {MATTERS_RELATIVE:.0%} of the default's value.", "",
+              f"*{CARD_FLOW}*", ""]
     return "\n".join(lines + _findings_and_tables(spec, df))
 
 

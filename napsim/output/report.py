@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from napsim.model.defaults import __version__
+from napsim.model.glossary import CARD_FLOW
 from napsim.model.metrics import (
     KIND_WORDS,
     OPPONENT,
@@ -44,6 +45,7 @@ from napsim.output.frames import (
     study_decks,
     summary_cells,
 )
+from napsim.output.simulated import exact_rate
 from napsim.output.study_even import NOTE, even_settings
 from napsim.study.chunks import side_names
 from napsim.study.store import atomic_write_bytes, atomic_write_files
@@ -151,6 +153,17 @@ def main_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+REPORTED_METRICS = (
+    "Value and 95% interval per point and side; 'exact' where every game gives the same value by the "
+    "rules (the rack's 5-4-3 cycle fixes the shares of rack picks, rule E9.6). Every metric, with std "
+    "(the spread from game to game) and n (games, turns played or trials), is in summary.csv.")
+
+
+def _exact(side: str, rows: pd.DataFrame):
+    """metric -> whether it is exact at this point and side (`napsim.output.simulated.exact_rate`)."""
+    return lambda m: exact_rate(rows, side, m)
+
+
 def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     """The reported metrics, one column each ("value [low, high]"), one row per point and side."""
     metrics = data.meta["spec"]["metrics"]
@@ -162,9 +175,11 @@ def metrics_table(data: StudyData, summ: pd.DataFrame) -> pd.DataFrame:
     for (pid, key), g in summ.groupby(["point", "side_key"], sort=False):
         r = {"point": pid, **{param_words(data, p): value_words(p, g[p].iloc[0]) for p in data.sweep_paths},
              "side": _side_label(key, g["side"].iloc[0])}
+        exact = _exact(g["side"].iloc[0], g)
         for m in metrics:
             x = cells.get((pid, key, m))
-            r[titles[m]] = "–" if x is None else f"{fmt_num(x[0])} {fmt_ci(x[1], x[2])}"
+            r[titles[m]] = "–" if x is None else f"{fmt_num(x[0])} (exact)" if exact(m) else \
+                f"{fmt_num(x[0])} {fmt_ci(x[1], x[2])}"
         rows.append(r)
     out = pd.DataFrame(rows)
     out.attrs["codes"] = {t: m for m, t in titles.items()}
@@ -334,9 +349,7 @@ def build_sections(data: StudyData, with_charts: bool = True, raw_tables: bool =
         if not summ.empty:
             sections.append(Section(f"Main result: {describe(spec['main_metric']).title}",
                                     charts=main_charts, table=main_table(data, summ)))
-            sections.append(Section("Reported metrics", "Value and 95% interval per point and side. "
-                                    "Every metric, with std and n, is in summary.csv.",
-                                    table=metrics_table(data, summ)))
+            sections.append(Section("Reported metrics", REPORTED_METRICS, table=metrics_table(data, summ)))
         even = even_settings(spec, data.meta["side_keys"], side_names(data.meta), summ)
         if even is not None:
             frames["even_settings.csv"] = even.frame
@@ -414,6 +427,7 @@ def render_markdown(data: StudyData, sections: list[Section], files: list[str]) 
     lines = [f"# Study: {spec['name']}", ""]
     if spec["description"]:
         lines += [spec["description"], ""]
+    lines += [f"*{CARD_FLOW}*", ""]
     lead = [s for s in sections if s.findings]
     for s in lead:
         lines += [f'<a id="{s.anchor}"></a>', "", f"## {s.title}", "", *fnd.render_markdown(s.findings), ""]
@@ -451,6 +465,7 @@ def render_html(data: StudyData, sections: list[Section]) -> str:
              f"<h1>Study: {e(spec['name'])}</h1>"]
     if spec["description"]:
         parts.append(f"<p>{e(spec['description'])}</p>")
+    parts.append(f"<p><em>{e(CARD_FLOW)}</em></p>")
     lead = [s for s in sections if s.findings]
     for s in lead:
         parts.append(f'<h2 id="{e(s.anchor)}">{e(s.title)}</h2>{fnd.render_html(s.findings)}')

@@ -33,6 +33,7 @@ import pyarrow as pa
 
 from napsim.engine.layout import COMMANDER_ROLES
 from napsim.model.metrics import SECTION_WORDS, describe
+from napsim.output.answer import answer_lines
 from napsim.output.folders import check_result_dest, manifest, staged_result_folder
 from napsim.sim.result import commander_rows_frame, game_rows_frame
 from napsim.sim.runner import ONE_A_SIDE, ChunkOut
@@ -71,11 +72,13 @@ COUNTED_BY = {"share_picks_from_5": "pick_from_5", "share_picks_from_4": "pick_f
               "share_picks_from_3": "pick_from_3"}
 
 
-def _exact(summary: pd.DataFrame, side: str, metric: str) -> bool:
-    """Is this rate the same in every game (its per-game count has no spread at all)?"""
-    col = COUNTED_BY.get(metric)
-    row = summary[(summary["side"] == side) & (summary["metric"] == col)]
-    return bool(col) and not row.empty and row["ci_low"].iloc[0] == row["ci_high"].iloc[0]
+def exact_rate(summary: pd.DataFrame, side: str, metric: str) -> bool:
+    """Is this rate the same in every game? A rack-pick share is when none of the three per-game
+    counts has any spread (then all three are a third); one that varies makes none of them exact."""
+    if metric not in COUNTED_BY:
+        return False
+    rows = summary[(summary["side"] == side) & summary["metric"].isin(list(COUNTED_BY.values()))]
+    return len(rows) == len(COUNTED_BY) and bool((rows["ci_low"] == rows["ci_high"]).all())
 
 
 def meaningful_rates(summary: pd.DataFrame, fmt: str) -> pd.DataFrame:
@@ -89,17 +92,45 @@ def meaningful_rates(summary: pd.DataFrame, fmt: str) -> pd.DataFrame:
 
 
 def simulate_lines(summary: pd.DataFrame, fmt: str, multi: bool) -> list[str]:
-    """The console report of a run: headline, exact quantities, then the rates (Wilson 95%
-    intervals, n trials)."""
+    """The console report of a run: headline, the answer (which side gets more, and that this is
+    card flow, not the chance of winning), exact quantities, then the rates (Wilson 95% intervals,
+    n trials)."""
     rates = meaningful_rates(summary, fmt)
-    exact = rates.apply(lambda r: _exact(summary, r["side"], r["metric"]), axis=1) if len(rates) else []
+    exact = rates.apply(lambda r: exact_rate(summary, r["side"], r["metric"]), axis=1) if len(rates) else []
     lines = [*headline(summary, multi)]
+    answer = answer_lines(summary)
+    if answer:
+        lines += ["", *answer]
     if len(rates) and exact.any():
-        lines += ["", "Exact (the same in every game, so no interval):"]
+        lines += ["", "Exact (the same in every game by the rack's 5-4-3 cycle, rule E9.6, so no interval):"]
         lines += [f"  {r.side}: {_title(r)} = {r.value:.4f}" for r in rates[exact].itertuples()]
         rates = rates[~exact]
     return [*lines, "", "Rates, per side (Wilson 95% interval, n = trials; per-game means with their "
-            "intervals: summary.csv):", *rate_table(rates)]
+            "intervals: summary.csv):", *rate_table(rates), *rack_pick_notes(summary)]
+
+
+def rack_pick_notes(summary: pd.DataFrame) -> list[str]:
+    """Why a side's rack picks (the n of its rack-pick shares) are fewer than its turns, where
+    they are: a turn that took no card from a rack of 3 to 5 cards (rule E9.6 makes those a third
+    each otherwise)."""
+    out = []
+    for _key, g in summary.groupby("side_key", sort=False):
+        by = g.set_index("metric")
+        if "share_picks_from_5" not in by.index or "turns" not in by.index:
+            continue
+        picks, games = int(by.at["share_picks_from_5", "n"]), int(by.at["turns", "games"])
+        turns = round(float(by.at["turns", "value"]) * games)
+        if picks == 0 or picks >= turns:
+            continue
+        small = sum(round(float(by.at[f"pick_from_{k}", "value"]) * games) for k in range(3)
+                    if f"pick_from_{k}" in by.index)
+        none = turns - picks - small
+        why = [f"{small:,} took a card from a rack of fewer than 3 cards"] if small else []
+        why += [f"{none:,} took no card from the rack (as when no legal pair exists and the hand card "
+                "is played alone, rule E2)"] if none > 0 else []
+        out.append(f"  {g['side'].iloc[0]}: n = {picks:,} picks from a rack of 3-5 cards, not {turns:,} "
+                   f"(one a turn); of the other {turns - picks:,} turns, {' and '.join(why)}.")
+    return ["", "Rack picks (the n of the rack-pick shares above):", *out] if out else []
 
 
 def rate_table(rates: pd.DataFrame) -> list[str]:

@@ -8,10 +8,14 @@ from __future__ import annotations
 import numpy as np
 
 from napsim.engine import layout
+from napsim.sim.summary import commander_roles
 from napsim.sim.tables import KIND_MULTI, KIND_PLACED, KIND_SECTION
 
 DIE_FACES = ("infantry", "infantry", "cavalry", "artillery", "flag", "sabre")
 SECTION_WORDS = ("Left", "Centre", "Right")  # L, C, R, each named from its own side's seat (S4)
+# the formats whose side count of Tactician cards tells every card played (with three or four players
+# a side the commanders' own cards move it too, so a drop is not a play there)
+PLAYS_FROM_COUNTS = ("standard", "epic1", "epic2")
 
 
 def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndarray | None = None) -> str:
@@ -27,6 +31,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
     early: list[str] = []
     header_ply = -1
     fm = force_march_flags(sim) if sc.format == "lgb" else None
+    held = [side.tactician for side in sc.sides]  # Tactician cards each side holds, as last seen
     for ev in events:
         code, ply, s = int(ev[0]), int(ev[1]), int(ev[2])
         out = early if ply > header_ply and code != layout.EV_TURN else lines
@@ -44,6 +49,9 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             out.append("")
             out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (hand size {cmd}, "
                        f"squares {sqn}, Tactician cards {tac}, draw pile {pn}, discards {dn})")
+            if tac < held[s] and sc.format in PLAYS_FROM_COUNTS:
+                out.append(tactician_play_line(who, held[s] - tac))
+            held[s] = tac
             out.extend(early)
             early.clear()
             header_ply = ply
@@ -65,6 +73,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             out.append(f"  Scout: {who} draws two, keeps {names[a[0]]}, discards {names[a[1]]}")
         elif code == layout.EV_TACTICIAN:
             out.append(f"  {who} draws a Tactician card (now {a[0]})")
+            held[s] = a[0]
         elif code == layout.EV_ELAN:
             out.append(f"  Elan: draw pile and discards shuffled together ({plural(a[0], 'card')})")
         elif code == layout.EV_RESHUFFLE:
@@ -100,20 +109,43 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             extra = "; a double: he draws a Tactician card" if tac else ""
             why = ("no card and no multi-section orders in his section"
                    if sc.rule("initiative") == "no_card_no_orders" else "no card")
-            out.append(f"  {who} {_role(sc, k)} ({SECTION_WORDS[a[6]]}) has {why}: initiative roll "
+            out.append(f"  {who} {_role(sc, k, s)} ({SECTION_WORDS[a[6]]}) has {why}: initiative roll "
                        f"{DIE_FACES[d1]} + {DIE_FACES[d2]}, {plural(ordered, 'unit')} "
                        f"ordered{extra}")
         elif code == layout.EV_PASS:
             out.append(f"  {who} CIC passes {names[a[0]]} ({SECTION_WORDS[a[1]]}) to his sub-commander "
                        f"and plays the other card")
         elif code == layout.EV_COMMANDER_TACTICIAN:
-            out.append(f"  {who} {_role(sc, a[0])} draws a Tactician card (now {a[1]})")
+            out.append(f"  {who} {_role(sc, a[0], s)} draws a Tactician card (now {a[1]})")
+            held[s] += 1
         elif code == layout.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
     lines += early
     if metrics is not None:
         lines += game_summary(sim, metrics, events)
     return "\n".join(lines)
+
+
+def trace_parts(text: str) -> tuple[str, list[tuple[str, str]], str]:
+    """A trace's text in parts a page can fold: (the head line, [(turn header, the turn's lines)],
+    the end-of-game summary); joined back with line breaks they are the text."""
+    head, *blocks = text.split("\n\nturn ")
+    turns, tail = [], ""
+    for i, block in enumerate(blocks):
+        block = "turn " + block
+        if i == len(blocks) - 1 and "\n\nend of game" in block:
+            block, tail = block.split("\n\nend of game", 1)
+            tail = "end of game" + tail
+        title, _, body = block.partition("\n")
+        turns.append((title, body))
+    return head, turns, tail
+
+
+def tactician_play_line(who: str, n: int) -> str:
+    """The Tactician cards a side played as its turn began (the kernels count them, at the
+    policy's rate, and log no event: the drop in the count says it)."""
+    return (f"  {who} plays {plural(n, 'Tactician card')} as the turn begins (napsim counts Tactician "
+            "cards at the policy's rate; their text is not played)")
 
 
 def _orders_line(by: str, a: list[int]) -> str:
@@ -239,8 +271,9 @@ def _guerrilla_roll(roll: int, outcome: int) -> str:
     return f"the French roll {DIE_FACES[roll]}, not a sabre, so the card is nullified"
 
 
-def _role(sc, k: int) -> str:
-    roles = layout.COMMANDER_ROLES.get(sc.format, ("CIC",))
+def _role(sc, k: int, side: int) -> str:
+    """Commander k of a side, named by the section he holds where he holds one."""
+    roles = list(commander_roles(sc.format, sc.sides[side].cic_section).values())
     return roles[k] if 0 <= k < len(roles) else f"commander {k}"
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from napsim.model.defaults import __version__
+from napsim.model.glossary import CARD_FLOW
 from napsim.output.deck_ensemble import (
     balance_ensemble_doc,
     balance_ensemble_sentence,
@@ -114,7 +115,8 @@ def report_markdown(spec: VariantsFile, answers: list[Answer]) -> str:
               f"{__version__}). Every setting and variant plays the same games (same seed and game "
               "indices), so differences are paired; intervals are 95%"
               + (" (a tune's are wider, corrected for the race's comparisons, as it says)"
-                 if any(a.entry.kind == "tune" for a in answers) else "") + ".", "", "## Findings", ""]
+                 if any(a.entry.kind == "tune" for a in answers) else "") + ".", "", f"*{CARD_FLOW}*", "",
+              "## Findings", ""]
     for a in answers:
         lines += [f"- **{a.entry.title}.** " + " ".join(findings(a))]
     lines.append("")

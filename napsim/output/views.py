@@ -182,7 +182,7 @@ def write_template(name: str, fmt: str, out: str | Path | None = None) -> Path:
         raise NapsimInputError(str(path), None, "a scenario file must end in .toml", f"{name}.toml")
     if path.exists():
         raise NapsimInputError(str(path), None, "already exists; napsim never overwrites it",
-                               "another --out path, or delete the file first")
+                               hint="choose another --out path, or delete the file first")
     if not path.parent.is_dir():
         raise NapsimInputError(str(path), None, "no such folder", "an existing folder")
     text = template_text(name, fmt, str(path))

@@ -78,8 +78,17 @@ class SimResult:
         moments, rates with Wilson intervals, and n, each metric with its title and unit in words
         (`napsim.sim.summary.with_words`): the summary a study gives for the same games."""
         sides = self.sim.scenario.sides
-        return with_words(self.game_sums.summary([s.key for s in sides], [s.name for s in sides]),
-                          commander_roles(self.sim.scenario.format))
+        df = self.game_sums.summary([s.key for s in sides], [s.name for s in sides])
+        if "side_key" not in df.columns:
+            return with_words(df, commander_roles(self.sim.scenario.format))
+        # each side's commanders by their own sections (a side's CIC may hold another section)
+        parts = [with_words(df[df["side_key"] == s.key], self.roles(k)) for k, s in enumerate(sides)]
+        return pd.concat(parts).loc[df.index]
+
+    def roles(self, side: int) -> dict[str, str]:
+        """The commanders of one side by key ('c1' -> 'sub-commander of the left section')."""
+        sc = self.sim.scenario
+        return commander_roles(sc.format, sc.sides[side].cic_section)
 
     def commander_games_frame(self) -> pd.DataFrame:
         """Tidy per-game commander frame: one row per game, side and commander of the format."""
@@ -97,11 +106,16 @@ class SimResult:
         roles = COMMANDER_ROLES.get(self.sim.scenario.format, ("CIC",))
         rows = []
         for s, side in enumerate(self.sim.scenario.sides):
+            named = self.roles(s)
             for c, role in enumerate(roles):
-                row = dict(side=side.name, commander=COMMANDER_KEYS[c], role=role, games=self.games)
+                key = COMMANDER_KEYS[c]
+                row = dict(side=side.name, commander=key, role=named.get(key, role), games=self.games)
                 row.update({n: int(self.commanders[s, c, i]) for i, n in enumerate(CM_NAMES)})
                 rows.append(row)
-        return pd.DataFrame(rows)
+        df = pd.DataFrame(rows)
+        # a count no commander of this run ever had (the format has no such event) says nothing
+        silent = [n for n in CM_NAMES if not df[n].any()]
+        return df.drop(columns=silent)
 
     def rack_wait_frame(self) -> pd.DataFrame:
         """Histogram of turns a card waited on the rack before it was taken, by card kind."""

@@ -236,7 +236,7 @@ class DaskRunner:
             import distributed
         except ImportError:
             raise NapsimInputError("--scheduler" if scheduler else "--dask-local", None,
-                                   "Dask is not installed", 'pip install "napsim[dask]"') from None
+                                   "Dask is not installed", hint='pip install "napsim[dask]"') from None
         self.resubmits = resubmits
         self._window = window
         self.cluster = None

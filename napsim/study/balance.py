@@ -26,6 +26,7 @@ ends only when they agree (`every_setting` False).
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -37,7 +38,7 @@ from napsim.model.cards import Deck
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError, check_seed
 from napsim.model.policies import PARAMS
-from napsim.model.scenarios import RULE_OPTIONS
+from napsim.model.scenarios import RULE_OPTIONS, load_scenario
 from napsim.sim.packing import Simulation
 from napsim.sim.summary import Estimate, crossing
 from napsim.study.variants import PlayedGames, Variant, base_value, check_counts, check_metrics
@@ -80,6 +81,9 @@ def parse_vary(text: str, base: Variant) -> Vary:
     if current is not None and (isinstance(current, bool) or not isinstance(current, int | float)):
         raise NapsimInputError("--vary", path, f"not a numeric parameter (its value is {current!r})",
                                "a path whose value is a number, e.g. sides.<side>.hand")
+    if path.split(".")[0] in ("sides", "scenario", "rules") and "*" not in path:  # named as --vary
+        first = lo if any(c in lo_text + hi_text for c in ".eE") else int(lo)
+        load_scenario(base.scenario, {**dict(base.overrides), path: first}, "--vary")
     real = isinstance(current, float) or any(c in s for s in (lo_text, hi_text) for c in ".eE")
     return Vary(path, lo, hi, not real)
 
@@ -143,6 +147,13 @@ class Balance:
     def every_setting(self) -> bool:
         """Whether every setting of an integer range was played."""
         return self.vary.integer and len(self.settings) == int(self.vary.high - self.vary.low) + 1
+
+    def __repr__(self) -> str:  # a notebook's short text, not every setting's per-game arrays
+        return (f"Balance of {self.vary.path} ({len(self.settings)} settings, {self.games:,} games each): "
+                f"{self.sentence}")
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(repr(self))}</p>" + self.frame().to_html(index=False)
 
     @property
     def half_width(self) -> float:

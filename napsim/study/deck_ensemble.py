@@ -1,5 +1,5 @@
-"""Deck ensembles: the same question answered on N plausible decks (issue 18, part 3;
-`--deck-ensemble N` on simulate, compare, balance and run).
+"""Deck ensembles: the same question answered on N plausible decks
+(`--deck-ensemble N` on simulate, compare, balance and run).
 
 A deck file may give plausible ranges for its estimated counts (napsim.model.deck_ranges).
 `compare_ensemble` replays a comparison on each of N decks drawn inside those ranges, with the
@@ -249,7 +249,7 @@ def run_study_ensemble(st: Study, out: str | Path, n: int,
         missing = [p.id for p in st.points if not meta["status"].get(p.id, {}).get("done")]
         if missing:
             raise NapsimInputError(str(out), "deck-ensemble", f"point {missing[0]} has not finished",
-                                   "run the study to the end first")
+                                   hint="run the study to the end first")
         record = ensemble_record(st, meta, n)
         old = _read_record(out)
         if old == record and (out / ENSEMBLE_CSV).is_file():

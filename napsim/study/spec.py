@@ -313,7 +313,7 @@ def load_study(path: str | Path) -> Study:
         raise NapsimInputError(w, "games", "missing required key", "games, or target_error with max_games")
     if max_games is not None and target is None:
         raise NapsimInputError(w, "max_games", "only used with target_error",
-                               "remove it, or set target_error")
+                               hint="remove it, or set target_error")
     cap = max_games if target is not None else games
     if cap is not None and -(-cap // chunk) > MAX_CHUNKS:
         raise NapsimInputError(w, "chunk", f"{cap:,} games in chunks of {chunk:,} make "

@@ -206,7 +206,7 @@ def check_out(study: Study, out: str | Path, force: bool) -> tuple[dict, str, bo
             if not force:
                 raise NapsimInputError(str(meta_path), "--out", f"unreadable study.json ({problem}); "
                                        "cannot tell which study it holds",
-                                       "--force to discard the folder's results, or another --out")
+                                       hint="--force discards the folder's results, or choose another --out")
             return ident, digest, True
         if old.get("identity_sha256") != digest:
             if not force:
@@ -214,12 +214,15 @@ def check_out(study: Study, out: str | Path, force: bool) -> tuple[dict, str, bo
                 raise NapsimInputError(
                     str(out), "--out", "holds results of a different study "
                     f"(changed: {', '.join(changed) or 'unknown'}); its chunks cannot be reused",
-                    "--force to discard them, or another --out")
+                    hint="--force discards them, or choose another --out")
             return ident, digest, True
     elif out.exists() and any(p.name != ".lock" for p in out.iterdir()):
         if not force:
-            raise NapsimInputError(str(out), "--out", "folder holds files that are not a napsim study",
-                                   "an empty or new folder, or --force")
+            names = sorted(p.name for p in out.iterdir() if p.name != ".lock")
+            more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+            raise NapsimInputError(str(out), "--out", f"holds files that are not a napsim study "
+                                   f"({names[0]}{more})", hint="choose a new or empty folder, or --force "
+                                   "(which removes only napsim's own files)")
         return ident, digest, True
     return ident, digest, False
 

@@ -15,6 +15,7 @@ questions down once, so that `napsim regen` rebuilds their report in results/.
 
 from __future__ import annotations
 
+import html
 import math
 import tomllib
 from collections.abc import Callable, Sequence
@@ -26,6 +27,7 @@ import pandas as pd
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import SEED, SIM_CHUNK
 from napsim.model.errors import NapsimInputError, check_seed
+from napsim.model.metrics import unknown_metric
 from napsim.model.policies import PARAMS, parse_policy_option, policy_vector
 from napsim.model.scenarios import load_scenario, parse_overrides, resolve_scenario_path
 from napsim.sim.metric_table import metric_names
@@ -133,7 +135,7 @@ def check_metrics(metrics: Sequence[str]) -> list[str]:
     known = metric_names()
     for m in metrics:
         if m not in known:
-            raise NapsimInputError("--metric", "metric", f"unknown metric '{m}'", ", ".join(known))
+            raise unknown_metric(m, list(known))
     return list(dict.fromkeys(metrics))
 
 
@@ -166,6 +168,13 @@ class Comparison:
     def side_names(self) -> dict[str, str]:
         """{side key: side name} of variant A's scenario (B's has the same keys)."""
         return self.sims[0].scenario.side_names
+
+    def __repr__(self) -> str:  # a notebook's short text, not the simulations' arrays
+        return (f"Comparison of B with A on {self.games:,} games (seed {self.seed}), "
+                f"{self.frame['metric'].nunique()} metrics, paired")
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(repr(self))}</p>" + self.frame.to_html(index=False)
 
 
 def compare_variants(a: Variant, b: Variant, metrics: Sequence[str] = (), games: int = 10_000,
@@ -262,6 +271,10 @@ def variant_pair(scenario: str, a: Sequence[str] | dict = (), b: Sequence[str] |
     dict), a second scenario, decks and policies (each shared unless given for A or B)."""
     sets = [tuple((a if isinstance(a, dict) else parse_overrides(a, "--a")).items()),
             tuple((b if isinstance(b, dict) else parse_overrides(b, "--b")).items())]
+    for given_as, name, over in (("--a", scenario, sets[0]), ("--b", scenario_b or scenario, sets[1])):
+        scenario_sets = {k: v for k, v in over if k != "deck" and not k.startswith("policy.")}
+        if scenario_sets:  # a wrong value named as the user gave it (--a or --b), before anything plays
+            load_scenario(name, scenario_sets, given_as)
     return (Variant(scenario, sets[0], deck_a or deck, policy_a or policy),
             Variant(scenario_b or scenario, sets[1], deck_b or deck, policy_b or policy))
 

@@ -404,7 +404,7 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, 
     gturn_b, cmet_b and tturn_b; without the GIL. With a trace buffer (trace_game: one block of
     one game) the game's events go to trace[:tn[0]]. The one compiled copy of the game: a trace
     plays it too, so that the whole game is optimised and compiled once, not once more for an
-    entry of its own (issue 28). state: the game's state arrays (_game_scratch, allocated by the
+    entry of its own. state: the game's state arrays (_game_scratch, allocated by the
     caller: without numba's reference counting, which the helpers' array views would otherwise
     pay for at every call, the kernel allocates nothing), reused by every game.
 

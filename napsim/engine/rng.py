@@ -1,4 +1,4 @@
-"""Counter-based per-game random streams (DESIGN.md, Randomness).
+"""Counter-based per-game random streams: game g of seed s draws from its own stream.
 
 Game g of a run with seed s owns the key K = mix(mix(s) ^ g*PHI). Its k-th 64-bit draw is
 mix(K ^ k*GAMMA): a pure function of (seed, game, k), so a game's dice and shuffles do not depend

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("streamlit", reason="Streamlit is not installed (pip install -e \".[app]\")")
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from support.apppage import PAGE, compile_kernels, open_page  # noqa: E402
 
 import napsim  # noqa: E402
 from napsim.app import form  # noqa: E402
@@ -20,24 +21,16 @@ from napsim.model.defaults import SEED  # noqa: E402
 from napsim.output.sensitivity import findings  # noqa: E402
 from napsim.output.tracefmt import trace_parts  # noqa: E402
 
-PAGE = Path(napsim.__file__).parent / "app" / "page.py"
 GAMES = 1500
 
 
 @pytest.fixture(scope="module", autouse=True)
 def compiled():
-    """The kernels compiled before the first page run (AppTest runs time out otherwise)."""
-    napsim.simulate("symmetric", games=1, seed=0)
-    napsim.simulate("lgb-symmetric", games=1, seed=0)
+    compile_kernels()
 
 
 def page(scenario: str = "symmetric") -> AppTest:
-    at = AppTest.from_file(str(PAGE), default_timeout=120)
-    at.session_state["games"] = GAMES
-    at.session_state["scenario"] = scenario
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(scenario, GAMES)
 
 
 def headline(at: AppTest) -> dict[str, str]:

@@ -6,20 +6,18 @@ list in the order a designer looks for them."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("streamlit", reason="Streamlit is not installed (pip install -e \".[app]\")")
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from support.apppage import compile_kernels, open_page  # noqa: E402
 
-import napsim  # noqa: E402
 from napsim.app import form  # noqa: E402
 from napsim.model.glossary import CARD_FLOW, GLOSSARY, field_help  # noqa: E402
 from napsim.model.scenarios import builtin_scenarios  # noqa: E402
 
-PAGE = Path(napsim.__file__).parent / "app" / "page.py"
 GAMES = 400
 # Python's None and nan as they print (a rule option's value "none" is a word of the game)
 NOISE = re.compile(r"\bNone\b|\bnan\b|\bNaN\b|Traceback|\b[Ii]ssues?\s+#?\d+")
@@ -27,17 +25,11 @@ NOISE = re.compile(r"\bNone\b|\bnan\b|\bNaN\b|Traceback|\b[Ii]ssues?\s+#?\d+")
 
 @pytest.fixture(scope="module", autouse=True)
 def compiled():
-    napsim.simulate("symmetric", games=1, seed=0)
-    napsim.simulate("lgb-symmetric", games=1, seed=0)
+    compile_kernels()
 
 
 def page(scenario: str) -> AppTest:
-    at = AppTest.from_file(str(PAGE), default_timeout=300)
-    at.session_state["games"] = GAMES
-    at.session_state["scenario"] = scenario
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(scenario, GAMES, timeout=300)
 
 
 def page_text(at: AppTest) -> str:

@@ -164,10 +164,12 @@ def _trap_turns(sim: Simulation, games: int):
 def test_p8_lgb_lookahead_finds_the_two_turn_gift_that_greedy_misses(trap):
     # rules P1, P6, P8, L2: greedy's myopic gift, the lookahead's two-turn optimum of its own
     # orders (lookahead_value own, what the brute force counts: under margin the planner may
-    # rather take the rack's Attack Center from the opponent and keep both cards)
+    # rather take the rack's Attack Center from the opponent and keep both cards), on the planner
+    # that sees the hands as the brute force does (lookahead_info open)
     found = {}
     for name, pol in (("greedy", ("greedy", QUIET)),
-                      ("lookahead", ("lookahead", dict(QUIET, lookahead_d=1, lookahead_value="own")))):
+                      ("lookahead", ("lookahead", dict(QUIET, lookahead_d=1, lookahead_value="own",
+                                                       lookahead_info="open")))):
         sim = Simulation.build(trap, policies=(pol, ("greedy", QUIET)))
         hits = list(_trap_turns(sim, TRAP_GAMES))
         assert len(hits) >= 5, name
@@ -230,6 +232,7 @@ def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, n
     choose = np.int64(-1)  # CHOOSE of napsim.engine.lgb: the policy chooses
     policy_g = np.int64(layout.G_POLICY)  # and P4 the spend
     policy_k = np.int64(layout.K_POLICY)  # and P2 the Scout keep
+    no_redeal = np.int64(layout.RD_NONE)  # a real game: no hidden hand dealt again
     pn, dn, rn, hn, _, tac_pile, _, _, _ = _lst_views(st)
     g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,
                              wtrace, wtn, pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst,
@@ -242,12 +245,14 @@ def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, n
             wmet[:, :] = met
             for t in range(at, 2 * turns):
                 _turn_lgb(t, wrs, wrs, wrs, wrs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g,
-                          policy_k, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
+                          policy_k, no_redeal, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t,
+                          best_t, bopt_t,
                           units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile,
                           wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wcn,
                           wtac, wgst, gift_t, grec, False, wst)
         _turn_lgb(ply, rs, rs, rs, rs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g, policy_k,
-                  first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
+                  no_redeal, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units,
+                  ropt, no,
                   g_total, met, cmet, wait, gturn, tturn, wtrace, wtn, pile, disc, hand, chand, rack, rack_t,
                   sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
     return met, wmet
@@ -276,12 +281,14 @@ def test_p8_lgb_rollouts_copy_the_whole_game_state():
 def test_p8_lgb_the_value_reading_is_read_margin_takes_orders_from_the_opponent():
     # rule P8: the CIC's gifts valued by his side's effective orders less the opponent's (margin)
     # or by his own alone (own), on the same games: under margin the opponent gets fewer orders
-    # (paired interval)
+    # (paired interval). Measured on the planner that sees the hands (open), where the reading's
+    # effect is largest at this size; what fair knows: tests/test_lookahead_info.py
     n = 200
     runs = {}
     for value in ("own", "margin"):
         sim = Simulation.build("lgb-symmetric", policies=(
-            ("lookahead", {"lookahead_k": "4", "lookahead_d": "1", "lookahead_value": value}),
+            ("lookahead", {"lookahead_k": "4", "lookahead_d": "1", "lookahead_value": value,
+                           "lookahead_info": "open"}),
             ("greedy", {})))
         runs[value] = sim.run(n, 11, chunk=n, per_game=True).per_game
     red = {v: estimate(r[:, 1, EFF].sum(1).astype(float), r[:, 1, M["turns"]].astype(float))

@@ -51,12 +51,13 @@ def _child(scenario: str, repeats: int, work: Path) -> None:
         """Games [0, n) on play_blocks, one block of all of them, on this thread."""
         e = EpicArgs(*args)
         z = np.zeros
-        E.play_blocks(0, 1, 1, run_key, np.int64(0), np.int64(n), *args, False, False,
-                      block_moments(1), z((0, 2, E.N_METRICS), np.int64),
-                      z((1, 4, E.WAIT_BINS), np.int64), z((1, 3, e.turns), np.int64),
-                      z((1, 2, 4, E.N_CM), np.int64), z((0, 2, 4, E.N_CM), np.int64),
-                      z((1, 2, e.turns), np.int64), z((0, E.TRACE_WIDTH), np.int64), z(1, np.int64),
-                      E.game_state(e.deck, e.counts))
+        units, gturn_b = E.specialised(e.players_a_side, e.gcfg, e.units,
+                                       z((1, 3, e.turns), np.int64))
+        out = (block_moments(1), z((0, 2, E.N_METRICS), np.int64), z((1, 4, E.WAIT_BINS), np.int64),
+               z((1, 2, 4, E.N_CM), np.int64), z((0, 2, 4, E.N_CM), np.int64),
+               z((1, 2, e.turns), np.int64), z((0, E.TRACE_WIDTH), np.int64), z(1, np.int64))
+        E.play_blocks(0, 1, 1, run_key, np.int64(0), np.int64(n), e, units, gturn_b, False, False,
+                      out, E.game_state(e.deck, e.counts))
 
     sim = Simulation.build(scenario)
     kind, args = sim.kernel_args()

@@ -206,8 +206,8 @@ def scout_trade(n_scouts, can_gain, ropt):
 
 
 @inlined
-def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec, held, col, pool,
-                      pol, met, g_turn, trace, tn, ropt, forced_g):
+def guerrilla_attempt(rs, o, ply, attempt, held, col, pool, pol, met, g_turn, trace, tn, ropt,
+                      forced_g):
     """One Spanish Guerrilla attempt of side o against the French card its kernel chose (G1, G5,
     P4): the offer, the P4 spend decision, the counter spent (held[col], -1: none), the battle die
     (a sabre stops it) and the metrics of each outcome. The counter a sabre stopped returns to the
@@ -216,13 +216,15 @@ def guerrilla_attempt(rs, o, ply, tr_a, tr_b, t_eff, t_assault, n_null, null_sec
     Returns G_OUT_DECLINED, G_OUT_SABRE or G_OUT_NULLIFIED; on a nullification the caller voids
     the card(s) and adds what the orders lost (it differs per format).
 
-    t_eff: the target's effective orders; t_assault: 1 for an Assault card; n_null: cards a
-    success nullifies (met M_G_NULLIFIED); null_sec: the French section of the target, counted
-    in M_G_NULL_SEC (-1: not counted); tr_a, tr_b: the first two fields of the EV_G_ATTEMPT
+    attempt = (tr_a, tr_b, t_eff, t_assault, n_null, null_sec): t_eff the target's effective
+    orders; t_assault: 1 for an Assault card; n_null: cards a success nullifies (met
+    M_G_NULLIFIED); null_sec: the French section of the target, counted in M_G_NULL_SEC (-1: not
+    counted); tr_a, tr_b: the first two fields of the EV_G_ATTEMPT
     event (which card, and where), then t_eff, the die (-1: not rolled) and the outcome.
     forced_g (layout G_*): G_POLICY, P4 decides; G_SPEND or G_KEEP replace its decision (the
     lookahead's, P8); G_KEEP_DIE keeps and draws the die all the same, so that a rollout's later
     draws are those of its spend twin (napsim.engine.lookahead._plan)."""
+    tr_a, tr_b, t_eff, t_assault, n_null, null_sec = attempt
     turn = ply // 2
     met[o, M_G_OFFERED] += 1
     g_turn[GT_OFFERED, turn] += 1

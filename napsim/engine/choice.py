@@ -42,9 +42,7 @@ def _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack):
 
 
 @inlined
-def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab, best_val,
-            best_k, best_list, n_place, place_list, e4_only, res_scratch, play_val, play_key,
-            rec_t, tracing, pin_y):
+def _choose(rs, s, c, n_h, n_r, e4, opp_last, pin_y, tracing, tab, gm):
     """P1 choice among legal (hand card, rack card, placement): (hand slot or -2 for none,
     rack slot or -1, placement, score); hand slot -1 when nothing is legal.
 
@@ -54,123 +52,150 @@ def _choose(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab
     symmetric, and a tie costs one hash instead of a bounded draw with a branch.
     random: uniform over all legal triples.
     """
+    ctab, hand, rack, res_scratch = tab.ctab, gm.hand, gm.rack, gm.res_scratch
+    void = ctab.shape[0] - 1
     for i in range(max(n_h, 1)):
         res_scratch[RES_HAND, i] = _resolve(ctab, hand[s, i] if n_h > 0 else void, opp_last, void)
     for j in range(max(n_r, 1)):
         res_scratch[RES_RACK, j] = _resolve(ctab, rack[j] if n_r > 0 else void, opp_last, void)
-    return _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
-                            best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
-                            play_val, play_key, rec_t, tracing, pin_y)
+    return _choose_resolved(rs, s, c, n_h, n_r, e4, opp_last, pin_y, tracing, tab, gm)
 
 
 @inlined
-def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, pol, ctab,
-                     best_val, best_k, best_list, n_place, place_list, e4_only, res_scratch,
-                     play_val, play_key, rec_t, tracing, pin_y):
+def _choose_resolved(rs, s, c, n_h, n_r, e4, opp_last, pin_y, tracing, tab, gm):
     """_choose with res_scratch[RES_HAND, :max(n_h, 1)] and res_scratch[RES_RACK, :max(n_r, 1)]
     already holding the resolved hand and rack cards (VOID in slot 0 of an empty one). The ranked
     path reads the score only when `tracing` (it shows in the trace alone) and returns -1e18
     otherwise. pin_y >= 0: a Counter-Attack's copied tactic card goes to section pin_y (_pin_of;
     the float path then reads the pinned scores)."""
-    hi = -1
-    rj = -1
-    p = 0
+    pol = tab.pol
     if pol[s, P_KIND] == KIND_RANDOM:
-        return _choose_random(rs, s, c, n_h, n_r, e4, best_val, n_place, place_list, e4_only,
-                              res_scratch, pin_y, ctab, hand, rack)
-    best = -1.0e18
-    cmax = best_val.shape[1] - 1
-    na = max(n_h, 1)
-    nb = max(n_r, 1)
+        return _choose_random(rs, s, c, n_h, n_r, e4, tab.best_val, tab.n_place, tab.place_list,
+                              tab.e4_only, gm.res_scratch, pin_y, tab.ctab, gm.hand, gm.rack)
     tie_key = next_u64(rs)  # ties: the largest hash of (turn draw, hand slot, rack slot) wins
+    void = tab.ctab.shape[0] - 1
+    if (pol[s, P_KEEP_WEIGHT] == 0.0 and pol[s, P_DENY_WEIGHT] == 0.0
+            and tab.play_key[s, 1 if e4 else 0, c, void, void] >= 0):
+        return _choose_ranked(rs, s, c, n_h, n_r, e4, pin_y, tracing, tie_key, tab, gm)
+    return _choose_scored(rs, s, c, n_h, n_r, e4, pin_y, tie_key, tab, gm)
+
+
+@inlined
+def _top_ranks(s, c, n_h, n_r, e4i, pin_y, tab, gm):
+    """The integer ranks' pass (napsim.sim.tables.play_keys): one branch-free walk finds the top
+    rank and lists the pairs holding it in res_scratch[RES_TIES] (pair order, code 64 i + j).
+    Returns (top rank, -1: nothing legal; pairs tied at it)."""
+    res_scratch, play_key = gm.res_scratch, tab.play_key
+    top = np.int64(-1)
+    n_top = 0
+    ties = res_scratch[RES_TIES]
+    for i in range(max(n_h, 1)):
+        for j in range(max(n_r, 1)):
+            if pin_y < 0:
+                r = np.int64(play_key[s, e4i, c, res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
+            else:  # a pinned Counter-Attack copy: the pinned layer's ranks for the pairs it is in
+                q = _pin_of(s, i, j, n_h, n_r, pin_y, tab.ctab, gm.hand, gm.rack)
+                r = np.int64(-1)
+                if q != -2:
+                    r = np.int64(play_key[s, e4i if q < 0 else PIN_LAYER + q, c,
+                                          res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
+            # arithmetic, not selects, so that the compiler keeps it free of branches
+            up = np.int64(r > top)
+            pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
+            ties[np.uint64(pos)] = i * 64 + j
+            n_top = pos + up + np.int64(r == top)
+            top = max(top, r)
+    return top, n_top
+
+
+@inlined
+def _choose_ranked(rs, s, c, n_h, n_r, e4, pin_y, tracing, tie_key, tab, gm):
+    """The greedy choice on integer ranks (no keep or deny term): the top-ranked pair, ties by the
+    largest hash, then one of its tied best placements drawn."""
+    res_scratch, best_list = gm.res_scratch, tab.best_list
+    e4i = 1 if e4 else 0
+    best = -1.0e18
+    top, n_top = _top_ranks(s, c, n_h, n_r, e4i, pin_y, tab, gm)
+    if top < 0:
+        return -1, -1, 0, best
+    ties = res_scratch[RES_TIES]
+    best_code = np.int64(ties[0])
+    if n_top > 1:
+        best_pr = mix64(tie_key ^ np.uint64(best_code))
+        for k in range(1, n_top):
+            code = np.int64(ties[k])
+            pr = mix64(tie_key ^ np.uint64(code))
+            if pr > best_pr:
+                best_pr = pr
+                best_code = code
+    bi = best_code // 64
+    bj = best_code % 64
+    hi = bi if n_h > 0 else -2
+    rj = bj if n_r > 0 else -1
+    ra = res_scratch[RES_HAND, bi]
+    rb = res_scratch[RES_RACK, bj]
+    if pin_y >= 0:
+        q = _pin_of(s, bi, bj, n_h, n_r, pin_y, tab.ctab, gm.hand, gm.rack)
+        if q >= 0:  # the placements tied for the pinned best, as on the float path
+            if tracing:
+                best = tab.play_val[s, PIN_LAYER + q, c, ra, rb]
+            at = PIN_LIST + 4 * q
+            p = best_list[s, c, ra, rb, at + 1 + bounded(rs, best_list[s, c, ra, rb, at])]
+            return hi, rj, p, best
+    if tracing:  # the score only shows in a trace: no table load (often a cache miss) else
+        best = tab.play_val[s, e4i, c, ra, rb]
+    rec = tab.rec_t[s, c, ra, rb]
+    k = np.int64(rec[REC_K])
+    # one draw even for a single placement: the stream's position then does not wait on
+    # this record (often a cache miss), and later draws need not either
+    p = np.int64(rec[REC_LIST + bounded(rs, k)])
+    return hi, rj, p, best
+
+
+@inlined
+def _deny_term(o, j, n_r, tab, gm):
+    """P1's deny term of leaving the rack's other cards to the opponent o: the best of them to
+    him (his single-card score at his hand size)."""
+    ctab, best_val, rack = tab.ctab, tab.best_val, gm.rack
+    void = ctab.shape[0] - 1
+    cmax = best_val.shape[1] - 1
+    deny = -1.0e18
+    for jj in range(n_r):
+        if jj != j:
+            tt = _resolve(ctab, np.int64(rack[jj]), void, void)
+            deny = max(deny, best_val[o, min(gm.hn[o], cmax), void, tt])
+    return deny
+
+
+@inlined
+def _choose_scored(rs, s, c, n_h, n_r, e4, pin_y, tie_key, tab, gm):
+    """The greedy choice on the float scores less the keep and deny terms (P1): ties by the
+    largest hash, then one of the best pair's tied placements drawn."""
+    pol, ctab, best_val, best_list, res_scratch = tab.pol, tab.ctab, tab.best_val, tab.best_list, \
+        gm.res_scratch
+    void = ctab.shape[0] - 1
+    hi, rj, p = -1, -1, 0
+    best = -1.0e18
     best_pr = np.uint64(0)
     best_code = 0
     pr_known = False
     keep_w = pol[s, P_KEEP_WEIGHT]
-    e4i = 1 if e4 else 0
     deny_w = pol[s, P_DENY_WEIGHT]
-    if keep_w == 0.0 and deny_w == 0.0 and play_key[s, e4i, c, void, void] >= 0:
-        # integer ranks (napsim.sim.tables.play_keys): one branch-free pass finds the top rank and
-        # lists the pairs holding it in res_scratch[RES_TIES] (in pair order); hashes only for a tie
-        top = np.int64(-1)
-        n_top = 0
-        ties = res_scratch[RES_TIES]
-        if pin_y < 0:
-            for i in range(na):
-                krow = play_key[s, e4i, c, res_scratch[RES_HAND, i]]
-                for j in range(nb):
-                    r = np.int64(krow[res_scratch[RES_RACK, j]])
-                    # arithmetic, not selects, so that the compiler keeps it free of branches
-                    up = np.int64(r > top)
-                    pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
-                    ties[np.uint64(pos)] = i * 64 + j
-                    n_top = pos + up + np.int64(r == top)
-                    top = max(top, r)
-        else:  # a pinned Counter-Attack copy: the pinned layer's ranks for the pairs it is in
-            for i in range(na):
-                for j in range(nb):
-                    q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
-                    r = np.int64(-1)
-                    if q != -2:
-                        r = np.int64(play_key[s, e4i if q < 0 else PIN_LAYER + q, c,
-                                              res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
-                    up = np.int64(r > top)
-                    pos = n_top & (up - 1)
-                    ties[np.uint64(pos)] = i * 64 + j
-                    n_top = pos + up + np.int64(r == top)
-                    top = max(top, r)
-        if top < 0:
-            return hi, rj, p, best
-        best_code = np.int64(ties[0])
-        if n_top > 1:
-            best_pr = mix64(tie_key ^ np.uint64(best_code))
-            for k in range(1, n_top):
-                code = np.int64(ties[k])
-                pr = mix64(tie_key ^ np.uint64(code))
-                if pr > best_pr:
-                    best_pr = pr
-                    best_code = code
-        bi = best_code // 64
-        bj = best_code % 64
-        hi = bi if n_h > 0 else -2
-        rj = bj if n_r > 0 else -1
-        if pin_y >= 0:
-            q = _pin_of(s, bi, bj, n_h, n_r, pin_y, ctab, hand, rack)
-            if q >= 0:  # the placements tied for the pinned best, as on the float path
-                ra = res_scratch[RES_HAND, bi]
-                rb = res_scratch[RES_RACK, bj]
-                if tracing:
-                    best = play_val[s, PIN_LAYER + q, c, ra, rb]
-                at = PIN_LIST + 4 * q
-                p = best_list[s, c, ra, rb, at + 1 + bounded(rs, best_list[s, c, ra, rb, at])]
-                return hi, rj, p, best
-        if tracing:  # the score only shows in a trace: no table load (often a cache miss) else
-            best = play_val[s, e4i, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
-        rec = rec_t[s, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
-        k = np.int64(rec[REC_K])
-        # one draw even for a single placement: the stream's position then does not wait on
-        # this record (often a cache miss), and later draws need not either
-        p = np.int64(rec[REC_LIST + bounded(rs, k)])
-        return hi, rj, p, best
-    for i in range(na):
+    e4i = 1 if e4 else 0
+    for i in range(max(n_h, 1)):
         ra = res_scratch[RES_HAND, i]
         keep = keep_w * best_val[s, c, void, ra]
-        for j in range(nb):
+        for j in range(max(n_r, 1)):
             rb = res_scratch[RES_RACK, j]
-            q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, hand, rack)
+            q = _pin_of(s, i, j, n_h, n_r, pin_y, ctab, gm.hand, gm.rack)
             if q == -2:
                 continue
-            v = play_val[s, e4i if q < 0 else PIN_LAYER + q, c, ra, rb]
+            v = tab.play_val[s, e4i if q < 0 else PIN_LAYER + q, c, ra, rb]
             if v < -1.0e8:  # illegal here (no placement, or a same-section pair outside E4)
                 continue
             v -= keep
             if deny_w != 0.0 and n_r > 1:
-                deny = -1.0e18
-                for jj in range(n_r):
-                    if jj != j:
-                        tt = _resolve(ctab, np.int64(rack[jj]), void, void)
-                        deny = max(deny, best_val[o, min(hn[o], cmax), void, tt])
-                v -= deny_w * deny
+                v -= deny_w * _deny_term(1 - s, j, n_r, tab, gm)
             if v > best + 1e-9:
                 best = v
                 best_code = i * 64 + j
@@ -189,12 +214,12 @@ def _choose_resolved(rs, s, o, c, hand, hn, n_h, rack, n_r, e4, opp_last, void, 
     if hi != -1:
         ra = res_scratch[RES_HAND, max(hi, 0)]
         rb = res_scratch[RES_RACK, max(rj, 0)]
-        q = _pin_of(s, max(hi, 0), max(rj, 0), n_h, n_r, pin_y, ctab, hand, rack)
+        q = _pin_of(s, max(hi, 0), max(rj, 0), n_h, n_r, pin_y, ctab, gm.hand, gm.rack)
         if q >= 0:  # the placements tied for the pinned best
             at = PIN_LIST + 4 * q
             p = best_list[s, c, ra, rb, at + 1 + bounded(rs, best_list[s, c, ra, rb, at])]
         else:
-            k = best_k[s, c, ra, rb]
+            k = tab.best_k[s, c, ra, rb]
             p = best_list[s, c, ra, rb, bounded(rs, k)]  # one draw, as on the ranked path
     return hi, rj, p, best
 

@@ -47,6 +47,7 @@ from napsim.engine.layout import (
     KIND_SECTION,
     M_INIT_ORDERS,
     R_INIT_NEEDS_NO_ORDERS,
+    REC_ORD,
     SYM_FLAG,
     SYM_SABRE,
 )
@@ -131,12 +132,12 @@ def _commander_spent(o, gst, held, cmd_sec, cmet, nullified):
 
 
 @inlined
-def _holds_tactician(fmt, cc):
+def _holds_tactician(players_a_side, cc):
     """Who holds Tactician cards: the CIC alone with 1-2 players a side (M4), every player with 3
     (M6.3), the Corps commanders with 4 (M8.2)."""
-    if fmt <= 2:
+    if players_a_side <= 2:
         return cc == 0
-    if fmt == 3:
+    if players_a_side == 3:
         return cc <= 2
     return cc >= 1
 
@@ -152,55 +153,113 @@ def _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace,
     _trace(trace, tn, EV_COMMANDER_TACTICIAN, ply, s, cc, tacc[s, cc], tac[s], 0, 0, 0, 0, 0)
 
 
+@inlined
+def _placed_sections(played, ctab):
+    """The section each card of the turn was placed in (-1: a multi-section card or none) and each
+    card's kind, from played = (card a, card b as played, after any nullification, their
+    placements, c, pq)."""
+    ra0, rb0, _, _, pa, pb, _, _ = played
+    ka = ctab[ra0, C_KIND]
+    kb = ctab[rb0, C_KIND]
+    xa = ctab[ra0, C_SEC] if ka == KIND_SECTION else (pa if ka == KIND_PLACED else -1)
+    xb = ctab[rb0, C_SEC] if kb == KIND_SECTION else (pb if kb == KIND_PLACED else -1)
+    return ka, kb, xa, xb
+
+
+@inlined
+def _two_commanders(ply, s, played, ner, q0, da, db, tab, gm):
+    """M4, two a side: the CIC plays one card and his sub-commander the other (the CIC keeps the
+    better by the P1 single-card score); a multi-section card is played face up by the CIC; the
+    CIC holds every Tactician card."""
+    ra0, rb0, _, _, _, _, c, _ = played
+    ka, kb, xa, xb = _placed_sections(played, tab.ctab)
+    cmet, trace, tn = gm.cmet, gm.trace, gm.tn
+    void = tab.ctab.shape[0] - 1
+    give = -1
+    if xa >= 0 and xb >= 0:
+        give = 1 if tab.best_val[s, c, void, ra0] >= tab.best_val[s, c, void, rb0] else 0
+    elif xa >= 0 and kb == KIND_MULTI:
+        give = 0
+    elif xb >= 0 and ka == KIND_MULTI:
+        give = 1
+    nom = ner[q0] + ner[q0 + 1] + ner[q0 + 2]
+    eff = ner[q0 + 3] + ner[q0 + 4] + ner[q0 + 5]
+    cmet[s, 0, CM_TURNS] += 1
+    cmet[s, 1, CM_TURNS] += 1
+    if give >= 0:
+        xg = xa if give == 0 else xb
+        cmet[s, 0, CM_PASSED] += 1
+        cmet[s, 1, CM_RECEIVED] += 1
+        cmet[s, 1, CM_NOM] += ner[q0 + xg]
+        cmet[s, 1, CM_EFF] += ner[q0 + 3 + xg]
+        nom -= ner[q0 + xg]
+        eff -= ner[q0 + 3 + xg]
+        _trace(trace, tn, EV_PASS, ply, s, ra0 if give == 0 else rb0, xg, 0, 0, 0, 0, 0, 0)
+    else:
+        cmet[s, 1, CM_NO_CARD] += 1
+    cmet[s, 0, CM_NOM] += nom
+    cmet[s, 0, CM_EFF] += eff
+    for _ in range(da + db):  # M4: the CIC holds every Tactician card
+        _commander_tactician(gm.tac, gm.tacc, gm.tac_pile, gm.tac_disc, gm.met, cmet, s,
+                             np.int64(0), trace, tn, ply)
+
+
+@inlined
+def _card_tacticians(rs, ply, s, played, da, db, tab, gm):
+    """E9.3 with 3-4 a side: each card's Tactician draws go to the commander of the section it was
+    placed in; a multi-section card's to the CIC with 3 (played face up), with 4 (M8.2: the CIC
+    holds none) to the Corps commander with the fewest, ties drawn uniformly (one bounded draw,
+    only when there is a tie)."""
+    _, _, xa, xb = _placed_sections(played, tab.ctab)
+    tacc = gm.tacc
+    for k in range(2):
+        d = da if k == 0 else db
+        x = xa if k == 0 else xb
+        if d == 0:
+            continue
+        if x >= 0:
+            cc = tab.cmd_sec[s, x]
+        elif tab.players_a_side == 3:
+            cc = 0
+        else:
+            low = min(tacc[s, 1], tacc[s, 2], tacc[s, 3])
+            n_low = np.int64(0)
+            for k2 in range(1, 4):
+                n_low += tacc[s, k2] == low
+            pick = np.int64(bounded(rs, n_low)) if n_low > 1 else np.int64(0)
+            cc = 1
+            for k2 in range(3, 0, -1):
+                if tacc[s, k2] == low:
+                    if pick == 0:
+                        cc = k2
+                    pick -= 1
+        for _ in range(d):
+            _commander_tactician(gm.tac, tacc, gm.tac_pile, gm.tac_disc, gm.met, gm.cmet, s, cc,
+                                 gm.trace, gm.tn, ply)
+
+
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, nom_t, ner, q0, r0,
-                     r1, r2, star_tac_a, star_tac_b, cmd_sec, units, best_val, cmet, tacc, tac,
-                     tac_pile, tac_disc, met, trace, tn, ropt):
+def _commander_layer(rs, s, ply, played, free, star_tac, units, tab, gm):
     """One turn of the commander layer (docs/rules.md M4, M6, M8): who received which card, initiative
     rolls for section commanders left without a card (and, by default, without multi-section orders
     in their section; with 3 a side a CIC who laid a multi-section card has a card), and the turn's
     Tactician draws (E9.3) for the commander who earned them.
 
-    ra0/rb0 are the cards as played, ra/rb after any Guerrilla nullification (a nullified card
-    still reached its commander but earns no Tactician card); r0-r2 the units left unordered per
-    section after the cards and March Moves."""
-    ka = ctab[ra0, C_KIND]
-    kb = ctab[rb0, C_KIND]
-    # the section each card was placed in
-    xa = ctab[ra0, C_SEC] if ka == KIND_SECTION else (pa if ka == KIND_PLACED else -1)
-    xb = ctab[rb0, C_SEC] if kb == KIND_SECTION else (pb if kb == KIND_PLACED else -1)
-    da = ctab[ra, C_TDRAW] + star_tac_a  # Tactician cards each card earned (E8, E9.3)
-    db = ctab[rb, C_TDRAW] + star_tac_b
-    if fmt == 2:
-        # M4: the CIC plays one card and his sub-commander the other (the CIC keeps the better
-        # by the P1 single-card score); a multi-section card is played face up by the CIC
-        give = -1
-        if xa >= 0 and xb >= 0:
-            give = 1 if best_val[s, c, void, ra0] >= best_val[s, c, void, rb0] else 0
-        elif xa >= 0 and kb == KIND_MULTI:
-            give = 0
-        elif xb >= 0 and ka == KIND_MULTI:
-            give = 1
-        nom = ner[q0] + ner[q0 + 1] + ner[q0 + 2]
-        eff = ner[q0 + 3] + ner[q0 + 4] + ner[q0 + 5]
-        cmet[s, 0, CM_TURNS] += 1
-        cmet[s, 1, CM_TURNS] += 1
-        if give >= 0:
-            xg = xa if give == 0 else xb
-            cmet[s, 0, CM_PASSED] += 1
-            cmet[s, 1, CM_RECEIVED] += 1
-            cmet[s, 1, CM_NOM] += ner[q0 + xg]
-            cmet[s, 1, CM_EFF] += ner[q0 + 3 + xg]
-            nom -= ner[q0 + xg]
-            eff -= ner[q0 + 3 + xg]
-            _trace(trace, tn, EV_PASS, ply, s, ra0 if give == 0 else rb0, xg, 0, 0, 0, 0, 0, 0)
-        else:
-            cmet[s, 1, CM_NO_CARD] += 1
-        cmet[s, 0, CM_NOM] += nom
-        cmet[s, 0, CM_EFF] += eff
-        for _ in range(da + db):  # M4: the CIC holds every Tactician card
-            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, np.int64(0), trace, tn,
-                                 ply)
+    played = (card a, card b as played, the same after any Guerrilla nullification (a nullified
+    card still reached its commander but earns no Tactician card), their placements, the command
+    column c, the placement the orders are read at); free: the units left unordered per section
+    after the cards and March Moves; star_tac: the Tactician cards each card's stars earned."""
+    ra0, rb0, ra, rb, _, _, c, pq = played
+    ctab, nom_t, cmd_sec, cmet = tab.ctab, tab.nom_t, tab.cmd_sec, gm.cmet
+    players_a_side = tab.players_a_side
+    void = ctab.shape[0] - 1
+    ner = tab.rec_t[s, c, ra, rb]
+    q0 = REC_ORD + 6 * pq
+    ka, kb, xa, xb = _placed_sections(played, ctab)
+    da = ctab[ra, C_TDRAW] + star_tac[0]  # Tactician cards each card earned (E8, E9.3)
+    db = ctab[rb, C_TDRAW] + star_tac[1]
+    if players_a_side == 2:
+        _two_commanders(ply, s, played, ner, q0, da, db, tab, gm)
         return
     # M6.1 / M8.1: a section or tactic card goes to the commander of the section it is placed in
     for x in range(3):
@@ -217,19 +276,19 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
         if got > 0:
             cmet[s, cx, CM_RECEIVED] += got
             continue
-        if fmt == 3 and cx == 0 and (ka == KIND_MULTI or kb == KIND_MULTI):
+        if players_a_side == 3 and cx == 0 and (ka == KIND_MULTI or kb == KIND_MULTI):
             continue  # M6.2: the CIC who laid a multi-section card has played a card: no roll
         cmet[s, cx, CM_NO_CARD] += 1
-        if multi_orders > 0 and ropt[R_INIT_NEEDS_NO_ORDERS] == 1:
+        if multi_orders > 0 and tab.ropt[R_INIT_NEEDS_NO_ORDERS] == 1:
             continue  # initiative = no_card_no_orders
         # M6.2 / M8.2: no card (and, by the option, no multi-section orders): two battle dice
-        free = r0 if x == 0 else (r1 if x == 1 else r2)
-        tdr, cdr, d1, d2, ordered = roll_initiative(rs, False, units[s], x, -1, free, cmet[s, cx])
-        met[s, M_INIT_ORDERS] += ordered
-        _trace(trace, tn, EV_INITIATIVE, ply, s, cx, d1, d2, ordered, tdr, cdr, x, 0)
+        tdr, cdr, d1, d2, ordered = roll_initiative(rs, False, units[s], x, -1, free[x], cmet[s, cx])
+        gm.met[s, M_INIT_ORDERS] += ordered
+        _trace(gm.trace, gm.tn, EV_INITIATIVE, ply, s, cx, d1, d2, ordered, tdr, cdr, x, 0)
         for _ in range(tdr):
-            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cx, trace, tn, ply)
-    if fmt == 3:
+            _commander_tactician(gm.tac, gm.tacc, gm.tac_pile, gm.tac_disc, gm.met, cmet, s, cx,
+                                 gm.trace, gm.tn, ply)
+    if players_a_side == 3:
         xc = 0
         for x in range(3):
             if cmd_sec[s, x] == 0:
@@ -238,27 +297,4 @@ def _commander_layer(rs, s, ply, fmt, ra0, rb0, ra, rb, pa, pb, c, void, ctab, n
             cmet[s, 0, CM_KEEP] += 1
         elif xa >= 0 and xb >= 0:
             cmet[s, 0, CM_GIVE_BOTH] += 1
-    for k in range(2):
-        d = da if k == 0 else db
-        x = xa if k == 0 else xb
-        if d == 0:
-            continue
-        if x >= 0:
-            cc = cmd_sec[s, x]
-        elif fmt == 3:
-            cc = 0  # a multi-section card is the CIC's (played face up)
-        else:  # M8.2: the CIC holds none; the Corps commander with the fewest takes it, ties
-            # drawn uniformly (one bounded draw, only when there is a tie)
-            low = min(tacc[s, 1], tacc[s, 2], tacc[s, 3])
-            n_low = np.int64(0)
-            for k2 in range(1, 4):
-                n_low += tacc[s, k2] == low
-            pick = np.int64(bounded(rs, n_low)) if n_low > 1 else np.int64(0)
-            cc = 1
-            for k2 in range(3, 0, -1):
-                if tacc[s, k2] == low:
-                    if pick == 0:
-                        cc = k2
-                    pick -= 1
-        for _ in range(d):
-            _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, s, cc, trace, tn, ply)
+    _card_tacticians(rs, ply, s, played, da, db, tab, gm)

@@ -25,6 +25,7 @@ from pathlib import Path
 import numba
 from numba.core import types
 
+from napsim.engine import layout as bundles
 from napsim.engine.epic import specialised
 from napsim.engine.kernel_cache import has_own_cache
 from napsim.engine.layout import EpicArgs
@@ -40,21 +41,28 @@ def args_key(kind: str, kargs: tuple) -> str:
     lean = False
     if kind in ("epic", "lookahead"):
         a = EpicArgs(*kargs)
-        lean = specialised(a.fmt, a.gcfg, a.units, None)[0] is None
+        lean = specialised(a.players_a_side, a.gcfg, a.units, None)[0] is None
     typed = repr((kind, lean, tuple(numba.typeof(a) for a in kargs)))
     return hashlib.sha256(typed.encode()).hexdigest()[:16]
 
 
 def encode_type(t) -> str | list | None:
     """A numba type as JSON: an array, a literal integer or boolean (a constant argument), a
-    tuple, or a scalar by name; None for any other kind (a plan leaves such a function out)."""
+    tuple, a bundle of napsim.engine.layout (a NamedTuple, by its class name), or a scalar by name;
+    None for any other kind (a plan leaves such a function out)."""
     if isinstance(t, types.Array):
         return ["array", str(t.dtype), t.ndim, t.layout, not t.mutable]
     if isinstance(t, types.IntegerLiteral | types.BooleanLiteral):
         return ["literal", t.literal_value]
     if isinstance(t, types.BaseTuple):
         inner = [encode_type(e) for e in t.types]
-        return None if None in inner else ["tuple", inner]
+        if None in inner:
+            return None
+        named = getattr(t, "instance_class", None)  # a bundle of napsim.engine.layout
+        if named is not None:
+            return ["named", named.__name__, inner] if getattr(bundles, named.__name__, None) is named \
+                else None
+        return ["tuple", inner]
     if isinstance(t, types.Literal):
         return None
     if isinstance(t, types.Boolean | types.Integer | types.Float | types.NoneType):
@@ -71,6 +79,9 @@ def decode_type(spec) -> types.Type:
         return types.literal(spec[1])  # a bool is an int here: BooleanLiteral for True / False
     if isinstance(spec, list) and len(spec) == 2 and spec[0] == "tuple" and isinstance(spec[1], list):
         return types.BaseTuple.from_types([decode_type(e) for e in spec[1]])
+    if (isinstance(spec, list) and len(spec) == 3 and spec[0] == "named"
+            and isinstance(getattr(bundles, str(spec[1]), None), type) and isinstance(spec[2], list)):
+        return types.BaseTuple.from_types([decode_type(e) for e in spec[2]], getattr(bundles, spec[1]))
     if isinstance(spec, str):
         t = _SCALARS.get(spec, getattr(types, spec, None))
         if isinstance(t, types.Type):

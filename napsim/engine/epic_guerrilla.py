@@ -87,8 +87,7 @@ def _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst, pol, ctab, ef
 
 
 @inlined
-def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol, ctab, nom_t,
-                      eff_t, met, g_turn, trace, tn, ropt, forced_g):
+def _guerrilla_attack(rs, s, ply, played, g_turn, forced_g, tab, gm):
     """The Spanish side o facing French turn of side s (G1, G2, G5, P4).
 
     Sections are mirrored (S4): a French card in the French section x can be stopped by a counter
@@ -97,8 +96,14 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
     Returns (placement, card a, card b, turn over) after any nullification: a nullified card
     becomes VOID (no orders, no marks, no Tactician draw); under the base rule both cards are
     stopped and the French turn ends with the replacement draw. forced_g: whether to spend
-    (napsim.engine.cardflow.guerrilla_attempt; G_POLICY: P4 decides).
+    (napsim.engine.cardflow.guerrilla_attempt; G_POLICY: P4 decides). played = (c, card a, card b,
+    their sections, placement).
     """
+    c, ra, rb, pa, pb, p = played
+    o = 1 - s
+    gcfg, pol, ctab, nom_t, eff_t = tab.gcfg, tab.pol, tab.ctab, tab.nom_t, tab.eff_t
+    gst, met = gm.gst, gm.met
+    void = ctab.shape[0] - 1
     met[o, M_G_FRENCH_TURNS] += 1
     held = gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2]
     if held == 0 or (ra == void and rb == void):
@@ -119,8 +124,9 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
                 col = G_HELD_L + x
                 break
     n_null = (1 if ra != void else 0) + (1 if rb != void else 0) if target == 2 else 1
-    out = guerrilla_attempt(rs, o, ply, target, tsec, t_eff, t_assault, n_null, tsec, gst[o], col,
-                            gst[0, G_POOL:G_POOL + 2], pol, met, g_turn, trace, tn, ropt, forced_g)
+    out = guerrilla_attempt(rs, o, ply, (target, tsec, t_eff, t_assault, n_null, tsec), gst[o], col,
+                            gst[0, G_POOL:G_POOL + 2], pol, met, g_turn, gm.trace, gm.tn, tab.ropt,
+                            forced_g)
     if out != G_OUT_NULLIFIED:
         return p, ra, rb, False
     over = False
@@ -140,21 +146,23 @@ def _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst, pol,
 
 
 @inlined
-def _guerrillas(rs, s, o, c, ra, rb, pa, pb, p, void, ply, multi, gcfg, gst, pol, ctab, nom_t, eff_t,
-                cmd_sec, met, cmet, g_turn, trace, tn, ropt, forced_g):
+def _guerrillas(rs, s, ply, played, g_turn, forced_g, tab, gm):
     """G1/G5 Spanish Guerrilla Action against the French cards, before any orders: (placement,
     card a, card b, turn over) as _guerrilla_attack; with 2-4 a side the commander who spent the
-    counter is credited (G6). forced_g: the spend decision as _guerrilla_attack takes it."""
+    counter is credited (G6). forced_g: the spend decision as _guerrilla_attack takes it; played
+    as there."""
+    _, ra, rb, _, _, p = played
+    o = 1 - s
+    gcfg, gst, met = tab.gcfg, gm.gst, gm.met
     if gcfg[o, G_RULE] == G_OFF or gcfg[s, G_FRENCH] != 1:
         return p, ra, rb, False
     # which commander spends (G6): the holding that shrinks
     held = gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30)
     null0 = met[o, M_G_NULLIFIED]
-    pq, ra, rb, turn_over = _guerrilla_attack(rs, s, o, c, ra, rb, pa, pb, p, void, ply, gcfg, gst,
-                                              pol, ctab, nom_t, eff_t, met, g_turn, trace, tn, ropt,
-                                              forced_g)
-    if multi and held != gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30):
-        _commander_spent(o, gst, held, cmd_sec, cmet, met[o, M_G_NULLIFIED] - null0)
+    pq, ra, rb, turn_over = _guerrilla_attack(rs, s, ply, played, g_turn, forced_g, tab, gm)
+    held_now = gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30)
+    if tab.players_a_side >= 2 and held != held_now:
+        _commander_spent(o, gst, held, tab.cmd_sec, gm.cmet, met[o, M_G_NULLIFIED] - null0)
     return pq, ra, rb, turn_over
 
 

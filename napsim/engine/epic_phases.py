@@ -164,22 +164,23 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, met, trace, tn):
 
 
 @inlined
-def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, ca_src_t, hand, rack, last_hand,
-                   last_rack, last_hand_p, last_rack_p, res_scratch, met, ropt):
+def _resolve_cards(s, o, n_h, n_r, c, n_ca, tab, gm):
     """Every hand and rack card as it plays this turn (a Counter-Attack counts as the card it
     copies, D3), resolved once into res_scratch for the E4 test and the choice. Returns (the card a
     Counter-Attack copies, E4, the section a copied tactic card must go to or -1: under
     counter_attack_section = facing the one facing where the opponent placed it, S4)."""
+    ctab, res_scratch, hand, rack, last_rack = tab.ctab, gm.res_scratch, gm.hand, gm.rack, gm.last_rack
+    void = ctab.shape[0] - 1
     rmap = res_scratch[RES_RMAP]
     ca_types = res_scratch[RES_CA]
     # the opponent's card a Counter-Attack copies, mirrored (D3): his last hand card, or under
     # counter_attack_copies = either the better of his last two (napsim.sim.packing.ca_sources:
     # one load, where comparing their scores here sat on the turn's chain)
-    lh = last_hand[o]
-    ca_src = np.int64(ca_src_t[s, c, lh, last_rack[o]])
-    ca_at = last_hand_p[o] if ca_src == lh else last_rack_p[o]
+    lh = gm.last_hand[o]
+    ca_src = np.int64(tab.ca_src_t[s, c, lh, last_rack[o]])
+    ca_at = gm.last_hand_p[o] if ca_src == lh else gm.last_rack_p[o]
     cm = ctab[ca_src, C_MIRROR] if ca_src != void else void
-    pin = ropt[R_CA_FACING] == 1 and n_ca > 0 and cm != void and ctab[cm, C_KIND] == KIND_PLACED
+    pin = tab.ropt[R_CA_FACING] == 1 and n_ca > 0 and cm != void and ctab[cm, C_KIND] == KIND_PLACED
     for k in range(n_ca):
         rmap[ca_types[k]] = cm
     res_scratch[RES_HAND, 0] = void
@@ -200,9 +201,9 @@ def _resolve_cards(s, o, standard, n_h, n_r, c, n_ca, void, ctab, ca_src_t, hand
     # the one the opponent chose
     pin_y = 2 - ca_at if pin and n_counter > 0 else -1
     # E4: every hand and rack card is a section card of one section (a single bit of 0-2)
-    e4 = not standard and n_h > 0 and n_r > 0 and secs < 8 and (secs & (secs - 1)) == 0
+    e4 = not tab.standard and n_h > 0 and n_r > 0 and secs < 8 and (secs & (secs - 1)) == 0
     if e4:
-        met[s, M_E4] += 1
+        gm.met[s, M_E4] += 1
     return ca_src, e4, pin_y
 
 
@@ -220,12 +221,12 @@ def _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, tac, pn, dn
 
 
 @inlined_cached
-def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap, cmd_sec, hand, hn,
-                rack, rack_t, rn, last_hand, last_rack, last_hand_p, last_rack_p, met, wait_hist,
-                ropt):
+def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, tab, gm):
     """Take the chosen hand card (slot hi) and rack card (slot rj) into play: (card a, card b, a as
     it plays, b as it plays, placement p), VOID for none; a card that reaches a commander who
     cannot order with it (same_section_receiver, cic_keeps) plays as VOID."""
+    ctab, hand, hn, rack, rack_t, rn, met = tab.ctab, gm.hand, gm.hn, gm.rack, gm.rack_t, gm.rn, gm.met
+    void = ctab.shape[0] - 1
     ta = void
     tb = void
     if hi >= 0:
@@ -235,25 +236,35 @@ def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap,
     if rj >= 0:
         tb = rack[rj]
         waited = ply - rack_t[rj] if ply - rack_t[rj] < WAIT_BINS else WAIT_BINS - 1
-        wait_hist[ctab[tb, C_KIND], waited] += 1
+        gm.wait_hist[ctab[tb, C_KIND], waited] += 1
         rn[0] -= 1
         rack[rj] = rack[rn[0]]
         rack_t[rj] = rack_t[rn[0]]
         met[s, M_PICK_FROM + rack_size] += 1
-    ra = rmap[ta]
-    rb = rmap[tb]
+    ra = gm.rmap[ta]
+    rb = gm.rmap[tb]
     if ctab[ta, C_COUNTER] == 1:
         met[s, M_COUNTER] += 1
     if ctab[tb, C_COUNTER] == 1:
         met[s, M_COUNTER] += 1
     if ta != void:
         met[s, M_HAND_KIND + ctab[ta, C_KIND]] += 1
-        last_hand[s] = ra
-        last_hand_p[s] = p // 3  # where it went (a tactic card's section, D3 facing)
+        gm.last_hand[s] = ra
+        gm.last_hand_p[s] = p // 3  # where it went (a tactic card's section, D3 facing)
     if tb != void:
         met[s, M_RACK_KIND + ctab[tb, C_KIND]] += 1
-    last_rack[s] = rb  # the rack card of this turn (void if none), for R_CA_EITHER
-    last_rack_p[s] = p % 3
+    gm.last_rack[s] = rb  # the rack card of this turn (void if none), for R_CA_EITHER
+    gm.last_rack_p[s] = p % 3
+    return _cards_ordering(s, ta, tb, ra, rb, p, e4, c, tab, met)
+
+
+@inlined
+def _cards_ordering(s, ta, tb, ra, rb, p, e4, c, tab, met):
+    """The two cards as they order: one that reaches a commander who cannot order with it
+    (same_section_receiver = two_commanders in the E4 situation, cic_keeps = one) plays as VOID.
+    Returns (card a, card b, a as it plays, b as it plays, placement p)."""
+    ctab, best_val, ropt = tab.ctab, tab.best_val, tab.ropt
+    void = ctab.shape[0] - 1
     if e4 and ra != void and rb != void and ctab[ra, C_SEC] == ctab[rb, C_SEC]:
         if ropt[R_E4_PLAYABLE] == 1:
             met[s, M_E4_USED] += 1
@@ -274,10 +285,10 @@ def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap,
         kb = ctab[rb, C_KIND]
         xa = ctab[ra, C_SEC] if ka == 0 else (p // 3 if ka == 2 else -1)
         xb = ctab[rb, C_SEC] if kb == 0 else (p % 3 if kb == 2 else -1)
-        if ka == 1 and xb >= 0 and cmd_sec[s, xb] == 0:
+        if ka == 1 and xb >= 0 and tab.cmd_sec[s, xb] == 0:
             rb = void
             p = 0
-        elif kb == 1 and xa >= 0 and cmd_sec[s, xa] == 0:
+        elif kb == 1 and xa >= 0 and tab.cmd_sec[s, xa] == 0:
             ra = void
             p = 0
     return ta, tb, ra, rb, p
@@ -369,22 +380,26 @@ def _discard_played(rs, o, ply, ta, tb, fs_card, void, pile, pn, disc, dn, hand,
 
 
 @inlined_cached
-def _gain_counter(s, ply, gain_sec, fmt, multi, gst, cmd_sec, met, cmet, trace, tn):
+def _gain_counter(s, ply, gain_sec, players_a_side, gst, cmd_sec, met, cmet, trace, tn):
     """G3/G4: the counter a Spanish Scout traded its second draw for."""
     gst[s, G_HELD_ANY if gain_sec == 3 else G_HELD_L + gain_sec] += 1
     gst[0, G_POOL] -= 1
     met[s, M_G_ACQUIRED] += 1
-    if multi:  # G4: the counter belongs to the section's commander (the CIC's with 2)
-        cmet[s, cmd_sec[s, gain_sec] if fmt >= 3 and gain_sec < 3 else 0, CM_G_ACQUIRED] += 1
+    if players_a_side >= 2:  # G4: the counter belongs to the section's commander (the CIC's with 2)
+        cmet[s, cmd_sec[s, gain_sec] if players_a_side >= 3 and gain_sec < 3 else 0,
+             CM_G_ACQUIRED] += 1
     _trace(trace, tn, EV_G_GAIN, ply, s, gain_sec, gst[0, G_POOL], 0, 0, 0, 0, 0, 0)
 
 
 @inlined_cached
-def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc, dn, hand, hn,
-                  met, trace, tn, res_scratch, forced_k):
+def _command_draw(rs, s, ply, scouted, forced_k, tab, gm):
     """E9.1 / E9.2: draw one, or with a Scout draw two and keep the better (P2). forced_k
     (layout K_*): K_POLICY, the policy keeps; K_FIRST or K_SECOND, the first or the second card
     drawn is kept (the lookahead's, P8). The two cards and P2's keep go to res_scratch[RES_PROBE]."""
+    pol, ctab, best_val = tab.pol, tab.ctab, tab.best_val
+    pile, pn, disc, dn, hand, hn, met, trace, tn = (gm.pile, gm.pn, gm.disc, gm.dn, gm.hand, gm.hn,
+                                                    gm.met, gm.trace, gm.tn)
+    void = ctab.shape[0] - 1
     tracing = trace.shape[0] > 0
     t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
     if scouted and t1 >= 0:
@@ -395,7 +410,7 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
             v1 = best_val[s, c2, void, _resolve(ctab, t1, void, void)]
             v2 = best_val[s, c2, void, _resolve(ctab, t2, void, void)]
             keep, drop = scout_keep(t1, t2, v1, v2, pol[s, P_KIND] == KIND_RANDOM, rs, forced_k,
-                                    res_scratch[RES_PROBE])
+                                    gm.res_scratch[RES_PROBE])
             t1 = keep
             disc[dn[0]] = drop
             dn[0] += 1
@@ -409,12 +424,12 @@ def _command_draw(rs, s, ply, scouted, void, pol, ctab, best_val, pile, pn, disc
 
 
 @inlined_cached
-def _elan_tacticians(s, ply, fmt, multi, tac, tacc, tac_pile, tac_disc, met, cmet, trace, tn):
+def _elan_tacticians(s, ply, players_a_side, tac, tacc, tac_pile, tac_disc, met, cmet, trace, tn):
     """E9.4 / M6.4 Elan: every player (every Tactician holder of both sides) draws a Tactician."""
     for k in range(2):
-        if multi:
+        if players_a_side >= 2:
             for cc in range(4):
-                if _holds_tactician(fmt, cc):
+                if _holds_tactician(players_a_side, cc):
                     _commander_tactician(tac, tacc, tac_pile, tac_disc, met, cmet, (s + k) % 2, cc,
                                          trace, tn, ply)
         else:
@@ -422,14 +437,14 @@ def _elan_tacticians(s, ply, fmt, multi, tac, tacc, tac_pile, tac_disc, met, cme
 
 
 @inlined_cached
-def _turn_tacticians(s, ply, fmt, multi, turn_over, tac_draws, cmd_sec, cmet, tac, tac_pile,
+def _turn_tacticians(s, ply, players_a_side, turn_over, tac_draws, cmd_sec, cmet, tac, tac_pile,
                      tac_disc, met, trace, tn):
     """E9.3 Tactician draws of a turn the commander layer does not play (one player a side, or a
     turn the Guerrillas ended, G1: it ends with the replacement draw)."""
-    if fmt >= 3:
+    if players_a_side >= 3:
         for x in range(3):
             cmet[s, cmd_sec[s, x], CM_TURNS] += 1
-    elif multi:  # M4: a turn the Guerrillas ended (G1) is still both commanders' turn
+    elif players_a_side >= 2:  # M4: a turn the Guerrillas ended (G1) is still both commanders' turn
         cmet[s, 0, CM_TURNS] += 1
         cmet[s, 1, CM_TURNS] += 1
     else:

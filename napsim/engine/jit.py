@@ -100,5 +100,5 @@ each for the card choice and the spend: the first compile of a symmetric lookahe
 s of CPU against four functions; LGB's 46.3 -> 32.9 s against three). Without reference counting."""
 
 inlined_ir = njit(inline="always")
-"""Decorator of a leaf that returns views of its argument (`_st_views`): inlined at numba's IR level,
+"""Decorator of a leaf that returns views of its argument (`epic.game_of`): inlined at numba's IR level,
 so the views are counted exactly where the caller counts references and nowhere else."""

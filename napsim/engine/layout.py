@@ -346,11 +346,65 @@ class EpicArgs(NamedTuple):
     play_key: np.ndarray
     rec_t: np.ndarray          # [side, cmd, a, b, REC_*] pair records
     gcfg: np.ndarray           # [side, G_*] Guerrilla configuration
-    fmt: np.int64              # players a side (1 for EPIC one a side and the standard game)
+    players_a_side: np.int64   # players a side (1 for EPIC one a side and the standard game)
     cmd_sec: np.ndarray        # [side, section] the section's commander
     tac_start: np.ndarray      # [side, commander] starting Tactician cards
     units: np.ndarray          # [side, type, section]
     ropt: np.ndarray           # [R_*] rule options
+
+
+class EpicGame(NamedTuple):
+    """One EPIC game's mutable state as its turns see it, one argument of the turn's functions
+    (numba passes a tuple flattened into its members: as cheap as the arrays one by one). Built
+    once per block of games (napsim.engine.epic.game_of) over the arrays of epic.game_state, the
+    small counters as views of st (layout ST_*), and the block's records."""
+
+    rs: np.ndarray             # the game's random stream (napsim.engine.rng)
+    pile: np.ndarray           # the draw pile (unordered, drawn at random)
+    disc: np.ndarray           # the discards
+    hand: np.ndarray           # [side, slot] the hands
+    rack: np.ndarray           # the Courier Rack
+    rack_t: np.ndarray         # the ply each rack card arrived
+    sq: np.ndarray             # [side, slot] the Square Track
+    scratch: np.ndarray        # [card type] the D6 check's counts
+    res_scratch: np.ndarray    # [RES_*, slot] resolved cards, ties, card map, probes
+    st: np.ndarray             # the small counters (the views below are its slices)
+    gst: np.ndarray            # [side, G_*] Guerrilla state
+    tacc: np.ndarray           # [side, commander] Tactician cards held
+    met: np.ndarray            # [side, M_*] the game's metrics
+    cmet: np.ndarray           # [side, commander, CM_*] per-commander metrics
+    pn: np.ndarray             # cards in the draw pile
+    dn: np.ndarray             # discards
+    rn: np.ndarray             # rack cards
+    hn: np.ndarray             # [side] hand cards
+    sqn: np.ndarray            # [side] cards on the Square Track
+    tac: np.ndarray            # [side] Tactician cards held
+    tac_pile: np.ndarray       # Tactician cards left to draw
+    tac_disc: np.ndarray       # Tactician discards (NO_TACTICIAN_DECK: none in the game)
+    last_hand: np.ndarray      # [side] his last hand card as it played (Counter-Attack)
+    nominal: np.ndarray        # [section] this turn's nominal orders
+    last_rack: np.ndarray      # [side] his last rack card as it played
+    last_hand_p: np.ndarray    # [side] where his last hand card was placed
+    last_rack_p: np.ndarray    # [side] where his last rack card was placed
+    rmap: np.ndarray           # [card type] the card each type plays as this turn
+    wait_hist: np.ndarray      # [kind, wait] the block's rack waits
+    tturn: np.ndarray          # [side, turn] the block's Tactician cards held per turn
+    trace: np.ndarray          # [event, TRACE_WIDTH] the event log (no rows: none kept)
+    tn: np.ndarray             # events logged
+
+
+class Decisions(NamedTuple):
+    """What a caller decides in a turn instead of the policies (the planning player, P8), one
+    argument of the turn: the card choice (hand slot, or CHOOSE: the policy's; PROBE: stop at the
+    choice), its rack slot and placement, the Spanish spend (G_*), the Scout keep (K_*) and where
+    a rollout deals the unseen cards again (RD_*, napsim.engine.unseen)."""
+
+    hand: np.int64
+    rack: np.int64
+    place: np.int64
+    spend: np.int64
+    keep: np.int64
+    redeal: np.int64
 
 
 class LgbArgs(NamedTuple):

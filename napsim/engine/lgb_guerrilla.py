@@ -76,7 +76,7 @@ def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met
                 t_assault = ctab[r, C_EQ]
     if target < 0:
         return np.int64(-1)
-    out = guerrilla_attempt(rs, o, ply, t_second, target, t_eff, t_assault, 1, target, gst[o],
+    out = guerrilla_attempt(rs, o, ply, (t_second, target, t_eff, t_assault, 1, target), gst[o],
                             2 - target, pool, pol, met, g_turn, trace, tn, ropt, forced_g)
     if out == G_OUT_DECLINED:
         return np.int64(-1)

@@ -61,11 +61,12 @@ from napsim.engine.epic import (
     PROBE,
     _end_game,
     _game_scratch,
-    _open_game,
     _ply,
-    _st_views,
     chunk_on,
+    decisions,
+    game_of,
     game_state,
+    start_of_game,
     trace_on,
 )
 from napsim.engine.jit import counted, inlined, outlined
@@ -146,49 +147,61 @@ def _hash_pick(key, code, n):
 
 
 @inlined
-def copy_cards(rs, st, pn, dn, rn, hn, sqn, pile, disc, hand, rack, rack_t, sq, wrs, wst, wpile,
-               wdisc, whand, wrack, wrack_t, wsq):
-    """What EPIC and LGB games share into the rollout scratch: the stream, the counters array st
-    (pn ... sqn: its views), the draw pile, discards, rack, the CIC hands and Square Tracks."""
-    wrs[0] = rs[0]
-    wrs[1] = rs[1]
-    for i in range(st.shape[0]):
-        wst[i] = st[i]
-    for i in range(pn[0]):
-        wpile[i] = pile[i]
-    for i in range(dn[0]):
-        wdisc[i] = disc[i]
-    for j in range(rn[0]):
-        wrack[j] = rack[j]
-        wrack_t[j] = rack_t[j]
+def copy_cards(gm, wgm):
+    """What EPIC and LGB games share into the rollout scratch wgm from the game gm (each a game
+    bundle, layout.EpicGame or its La Grande Battles twin): the stream, the counters array st,
+    the draw pile, discards, rack, the CIC hands and Square Tracks."""
+    wgm.rs[0] = gm.rs[0]
+    wgm.rs[1] = gm.rs[1]
+    for i in range(gm.st.shape[0]):
+        wgm.st[i] = gm.st[i]
+    for i in range(gm.pn[0]):
+        wgm.pile[i] = gm.pile[i]
+    for i in range(gm.dn[0]):
+        wgm.disc[i] = gm.disc[i]
+    for j in range(gm.rn[0]):
+        wgm.rack[j] = gm.rack[j]
+        wgm.rack_t[j] = gm.rack_t[j]
     for k in range(2):
-        for i in range(hn[k]):
-            whand[k, i] = hand[k, i]
-        for i in range(sqn[k]):
-            wsq[k, i] = sq[k, i]
+        for i in range(gm.hn[k]):
+            wgm.hand[k, i] = gm.hand[k, i]
+        for i in range(gm.sqn[k]):
+            wgm.sq[k, i] = gm.sq[k, i]
 
 
 @inlined
-def _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc, whand,
-                wrack, wrack_t, wsq, wst, wgst, wtacc):
+def _copy_state(gm, wgm):
     """The game's state (its cards, counters, Guerrilla state and stream) into the scratch."""
-    pn, dn, rn, hn, sqn = _st_views(st)[:5]
-    copy_cards(rs, st, pn, dn, rn, hn, sqn, pile, disc, hand, rack, rack_t, sq, wrs, wst, wpile,
-               wdisc, whand, wrack, wrack_t, wsq)
+    copy_cards(gm, wgm)
     for k in range(2):
-        for i in range(gst.shape[1]):
-            wgst[k, i] = gst[k, i]
-        for i in range(tacc.shape[1]):
-            wtacc[k, i] = tacc[k, i]
+        for i in range(gm.gst.shape[1]):
+            wgm.gst[k, i] = gm.gst[k, i]
+        for i in range(gm.tacc.shape[1]):
+            wgm.tacc[k, i] = gm.tacc[k, i]
 
 
 @inlined
-def _candidates(s, c, n_h, n_r, e4, pin_y, ghi, grj, gp, void, pol, ctab, best_val, best_k,
-                best_list, play_val, hand, rack, res, dkey, cand, cscore):
+def _candidates(s, point, greedy_choice, dkey, tab, wgm, cand, cscore):
     """The candidates of a choice into cand[m] = (hand slot, rack slot, placement, card code), in
     greedy order: the greedy choice (ghi, grj, gp) first, then by P1 score (play_val less the keep
     term), one per pair of card types. A placement is the greedy one for the greedy pair, else one
-    of the pair's tied best placements, picked by a hash of dkey. Returns how many."""
+    of the pair's tied best placements, picked by a hash of dkey. point: the choice point (c, hand
+    and rack cards on offer, E4, the Counter-Attack pin) as the probe found it. Returns how many."""
+    c, n_h, n_r, e4, pin_y = point
+    n = _candidate_pairs(s, c, n_h, n_r, e4, pin_y, greedy_choice, dkey, tab, wgm, cand, cscore)
+    return _greedy_order(n, cand, cscore)
+
+
+@inlined
+def _candidate_pairs(s, c, n_h, n_r, e4, pin_y, greedy_choice, dkey, tab, wgm, cand, cscore):
+    """The legal pairs of the choice into cand and their P1 scores into cscore (the greedy choice
+    scored +inf), one per pair of card types; the greedy choice appended if the list misses it.
+    Returns how many."""
+    ghi, grj, gp = greedy_choice
+    pol, ctab, best_val, best_list, play_val = tab.pol, tab.ctab, tab.best_val, tab.best_list, \
+        tab.play_val
+    hand, rack, res = wgm.hand, wgm.rack, wgm.res_scratch
+    void = ctab.shape[0] - 1
     if grj == -1 and n_r > 0:
         n_r = 0  # no legal pair: the hand card alone (as in _ply)
     keep_w = pol[s, P_KEEP_WEIGHT]
@@ -219,7 +232,7 @@ def _candidates(s, c, n_h, n_r, e4, pin_y, ghi, grj, gp, void, pol, ctab, best_v
                 p = best_list[s, c, ra, rb, at + 1 + _hash_pick(dkey, code, best_list[s, c, ra, rb, at])]
                 score = v - keep_w * best_val[s, c, void, ra]
             else:
-                p = best_list[s, c, ra, rb, _hash_pick(dkey, code, best_k[s, c, ra, rb])]
+                p = best_list[s, c, ra, rb, _hash_pick(dkey, code, tab.best_k[s, c, ra, rb])]
                 score = v - keep_w * best_val[s, c, void, ra]
             m = 0
             while m < n and cand[m, 3] != code:
@@ -239,6 +252,13 @@ def _candidates(s, c, n_h, n_r, e4, pin_y, ghi, grj, gp, void, pol, ctab, best_v
         cand[n, 3] = -1
         cscore[n] = np.inf
         n += 1
+    return n
+
+
+@inlined
+def _greedy_order(n, cand, cscore):
+    """Sort the n candidates by score, highest first, stably (insertion sort): greedy order.
+    Returns n."""
     for m in range(1, n):  # insertion sort, stable: greedy order
         for x in range(4):
             cand[n, x] = cand[m, x]
@@ -295,66 +315,113 @@ def _best(n, cval):
 
 
 @inlined
-def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, hand0, sq_form,
-          sq_leave, pol, pol_roll, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t,
-          rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units,
-          ropt, n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand,
-          cscore, cval):
-    """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot,
-    placement, decision). `step` STEP_CHOICE: p's card choice (steps 1-4), or (CHOOSE, -1, 0) to
-    leave it to the greedy policy; the decision G_POLICY. STEP_SPEND: the Spanish side p's spend
-    decision in the French turn (step 5; layout G_*, G_POLICY where P4 offers no counter), whose
-    card choice is (fh, fr, fp) (CHOOSE: the French policy's; returned as given). STEP_KEEP: which
-    of a Scout's two cards p keeps in its own turn (step 6; layout K_*, K_POLICY where the turn
-    draws no two different cards), the card choice (fh, fr, fp) and the spend fg given (returned
-    as given). One function for all three, so that the planned kernel compiles the planning once:
-    every jitted function between the kernel and the turn optimises the turn's code once more
-    (napsim.engine.jit.outlined)."""
-    (wrs, wrs2, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wtacc, wmet,
-     wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
-    wviews = _st_views(wst)
-    wrmap = wres[RES_RMAP]
+def _probe(step, ply, p, given, tab, units, counters, gm, work):
+    """The probes of a decision: its ply played on a copy of the game as the real turn will play it.
+    x 0, up to the choice point (PROBE: the choice greedy, or the French policy, makes); x 1, for the
+    spend and the keep, the whole turn with that choice forced (a forced choice's draws are still
+    made, so the policy's own choice plays as it would, a random one's too), and for the keep the
+    spend decided. Returns (the card choice, the choice point (c, hand and rack cards on offer, E4,
+    the pin), p's Guerrilla offers, spends and Scout draws before the last probe)."""
+    wgm, _, wgturn = work[:3]
+    fh, fr, fp, fg = given
+    wmet = wgm.met
+    n_ca, g_total = counters
     no = np.bool_(False)
-    spend = step == STEP_SPEND
-    keep = step == STEP_KEEP
-    given_h, given_r, given_p = fh, fr, fp  # the spend and the keep return the choice they were given
     offered = wmet[p, M_G_OFFERED]
     spent = wmet[p, M_G_SPENT]
     scouts = wmet[p, M_SCOUT]
-    c = np.int64(0)
-    n_h = np.int64(0)
-    n_r = np.int64(0)
-    e4 = np.bool_(False)
-    pin_y = np.int64(-1)
-    # the probes, the decision's ply played on a copy of the game as the real turn will play it:
-    # x 0, up to the choice point (PROBE: the choice greedy, or the French policy, makes); x 1, for
-    # the spend and the keep, the whole turn with that choice forced (a forced choice's draws are
-    # still made, so the policy's own choice plays as it would, a random one's too), and for the
-    # keep the spend decided
+    point = (np.int64(0), np.int64(0), np.int64(0), np.bool_(False), np.int64(-1))
     for x in range(2):
         if (x == 0 and (step == STEP_CHOICE or fh == CHOOSE)) or (x == 1 and step != STEP_CHOICE):
             offered = wmet[p, M_G_OFFERED]
             spent = wmet[p, M_G_SPENT]
             scouts = wmet[p, M_SCOUT]
             how = np.int64(PROBE) if x == 0 else fh  # a variable: numba's call takes no branch
-            g_probe = fg if keep else np.int64(G_POLICY)
-            _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
-                        whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
+            g_probe = fg if step == STEP_KEEP else np.int64(G_POLICY)
+            _copy_state(gm, wgm)
             hi, rj, pp, cx, n_hx, n_rx, e4x, pin_yx = _turn(
-                ply, wrs, wrs, wrs, how, fr, fp, g_probe, np.int64(K_POLICY), np.int64(RD_NONE),
-                standard, first, hand0,
-                sq_form, sq_leave, pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t,
-                eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt,
-                cmd_sec, units, ropt, no, n_ca, g_total, wpile, wdisc, whand, wrack, wrack_t, wsq,
-                wscratch, wres, wgst, wtacc, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn,
-                *wviews, wrmap)
+                ply, (wgm.rs, wgm.rs, wgm.rs), decisions(how, fr, fp, g_probe, K_POLICY, RD_NONE),
+                tab, wgm, units, wgturn, no, n_ca, g_total)
             if x == 0:
                 fh, fr, fp = hi, rj, pp
-                c, n_h, n_r, e4, pin_y = cx, n_hx, n_rx, e4x, pin_yx
+                point = (cx, n_hx, n_rx, e4x, pin_yx)
+    return (fh, fr, fp), point, (offered, spent, scouts)
+
+
+@inlined
+def _rollout_values(step, ply, p, n, keys, tabs, units, counters, gm, work):
+    """Step 3 of the module text: each of the n candidates of cand played out lookahead_k times
+    from ply `ply` (the candidate forced: the card choice, and for the spend or the keep its
+    decision, cand[m, 3]); the draws up to the choice are the game's own (for the keep, up to the
+    Scout's two cards), the rest rollout stream k (k + 512 for the spend, k + 768 for the keep),
+    the same for every candidate. Their values into cval."""
+    wgm, wrs2, wgturn, cand, _, cval = work
+    tab, tab_roll = tabs
+    run_key, game, fg = keys
+    pol = tab.pol
+    spend = step == STEP_SPEND
+    keep = step == STEP_KEEP
+    end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * tab.turns)
+    discount = pol[p, P_LOOKAHEAD_DISCOUNT]
+    margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
+    # P8 fair: at the decision, the opponent's hand is dealt again from the cards p has not seen
+    # (napsim.engine.unseen), where the turn leaves the game's draws for the rollout's
+    redeal = np.int64(RD_NONE)
+    if pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR:
+        redeal = redeal_code(np.int64(RD_LATE if keep else RD_POST), 1 - p, np.bool_(False))
+    no = np.bool_(False)
+    for m in range(n):
+        cval[m] = 0.0
+    for k in range(np.int64(pol[p, P_LOOKAHEAD_K])):
+        for m in range(n):
+            _copy_state(gm, wgm)
+            wrs2[0] = rollout_key(run_key, game, ply, k + 512 if spend else (k + 768 if keep else k))
+            wrs2[1] = np.uint64(0)
+            weight = 1.0
+            for t in range(ply, end):
+                # the game's draws before this turn's choice, then the rollout's
+                dec = decisions(CHOOSE, cand[m, 1], cand[m, 2], G_POLICY, K_POLICY, RD_NONE)
+                pre = wrs2
+                post = wrs2
+                if t == ply:
+                    pre = wgm.rs
+                    dec = decisions(cand[m, 0], cand[m, 1], cand[m, 2],
+                                    cand[m, 3] if spend else (fg if keep else G_POLICY),
+                                    cand[m, 3] if keep else K_POLICY, redeal)
+                    if keep:
+                        post = wgm.rs
+                before = _value(wgm.met, p, margin)
+                _turn(t, (pre, post, wrs2), dec, tab_roll, wgm, units, wgturn, no, counters[0],
+                      counters[1])
+                gain, weight = ply_gain(wgm.met, p, before, margin, (tab.first + t) % 2 == p, t - ply,
+                                        weight, discount)
+                cval[m] += gain
+
+
+@inlined
+def _plan(step, ply, p, given, keys, tabs, units, counters, gm, work):
+    """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot,
+    placement, decision). `step` STEP_CHOICE: p's card choice (steps 1-4), or (CHOOSE, -1, 0) to
+    leave it to the greedy policy; the decision G_POLICY. STEP_SPEND: the Spanish side p's spend
+    decision in the French turn (step 5; layout G_*, G_POLICY where P4 offers no counter), whose
+    card choice given = (fh, fr, fp, fg) holds (CHOOSE: the French policy's; returned as given).
+    STEP_KEEP: which of a Scout's two cards p keeps in its own turn (step 6; layout K_*, K_POLICY
+    where the turn draws no two different cards), the card choice and the spend fg given (returned
+    as given). keys (run key, game index); tabs (the tables, the rollouts' tables: greedy both
+    sides); counters (Counter-Attack types, Guerrilla counters in all); work the rollout scratch
+    (play_blocks_planned). One function for all three, so that the planned kernel compiles the
+    planning once: every jitted function between the kernel and the turn optimises the turn's code
+    once more (napsim.engine.jit.outlined)."""
+    wgm, _, _, cand, cscore, _ = work
+    tab = tabs[0]
+    fg = given[3]
+    choice, point, before = _probe(step, ply, p, given, tab, units, counters, gm, work)
+    fh, fr, fp = choice
     if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps), then the other
-        none, greedy, other, idle = two_candidates(spend, wmet, p, offered, spent, scouts, wres[RES_PROBE])
+        none, greedy, other, idle = two_candidates(step == STEP_SPEND, wgm.met, p, before[0],
+                                                   before[1], before[2], wgm.res_scratch[RES_PROBE])
         if none:
-            return given_h, given_r, given_p, idle
+            return given[0], given[1], given[2], idle
         for m in range(2):
             cand[m, 0] = fh
             cand[m, 1] = fr
@@ -364,71 +431,20 @@ def _plan(step, ply, p, fh, fr, fp, fg, run_key, game, turns, standard, first, h
     else:  # the candidates of the card choice, greedy's first
         if fh == -1:  # nothing legal
             return np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY)
-        void = ctab.shape[0] - 1
-        n = _candidates(p, c, n_h, n_r, e4, pin_y, fh, fr, fp, void, pol, ctab, best_val, best_k,
-                        best_list, play_val, whand, wrack, wres,
-                        rollout_key(run_key, game, ply, np.int64(1023)), cand, cscore)
-        top = np.int64(pol[p, P_LOOKAHEAD_TOP])
+        n = _candidates(p, point, choice, rollout_key(keys[0], keys[1], ply, np.int64(1023)), tab,
+                        wgm, cand, cscore)
+        top = np.int64(tab.pol[p, P_LOOKAHEAD_TOP])
         if top > 0:
             n = min(n, top)
         if n <= 1:
             return fh, fr, fp, np.int64(G_POLICY)
-    # the rollouts (step 3): ply `ply` plays candidate m forced (the card choice, and for the
-    # spend or the keep its decision, cand[m, 3]); the draws up to the choice are the game's own
-    # (for the keep, up to the Scout's two cards), the rest rollout stream k (k + 512 for the
-    # spend, k + 768 for the keep), the same for every candidate
-    k_roll = np.int64(pol[p, P_LOOKAHEAD_K])
-    end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * turns)
-    discount = pol[p, P_LOOKAHEAD_DISCOUNT]
-    margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
-    # P8 fair: at the decision, the opponent's hand is dealt again from the cards p has not seen
-    # (napsim.engine.unseen), where the turn leaves the game's draws for the rollout's
-    redeal = np.int64(RD_NONE)
-    if pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR:
-        redeal = redeal_code(np.int64(RD_LATE if keep else RD_POST), 1 - p, np.bool_(False))
-    for m in range(n):
-        cval[m] = 0.0
-    for k in range(k_roll):
-        for m in range(n):
-            _copy_state(rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc, wrs, wpile, wdisc,
-                        whand, wrack, wrack_t, wsq, wst, wgst, wtacc)
-            stream = k + 512 if spend else (k + 768 if keep else k)
-            wrs2[0] = rollout_key(run_key, game, ply, stream)
-            wrs2[1] = np.uint64(0)
-            weight = 1.0
-            for t in range(ply, end):
-                pre = wrs2  # the game's draws before this turn's choice, then the rollout's
-                post = wrs2
-                forced = np.int64(CHOOSE)
-                g = np.int64(G_POLICY)
-                kk = np.int64(K_POLICY)
-                rd = np.int64(RD_NONE)
-                if t == ply:
-                    pre = wrs
-                    rd = redeal
-                    forced = cand[m, 0]
-                    if spend:
-                        g = cand[m, 3]
-                    if keep:
-                        post = wrs
-                        g = fg
-                        kk = cand[m, 3]
-                before = _value(wmet, p, margin)
-                _turn(t, pre, post, wrs2, forced, cand[m, 1], cand[m, 2], g, kk, rd, standard, first,
-                      hand0, sq_form, sq_leave, pol_roll, ctab, counts, best_val, ca_src_t, best_k,
-                      best_list, nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val,
-                      play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt, no, n_ca, g_total, wpile,
-                      wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wgst, wtacc, wmet, wcmet,
-                      wwait, wgturn, wtturn, wtrace, wtn, *wviews, wrmap)
-                gain, weight = ply_gain(wmet, p, before, margin, (first + t) % 2 == p, t - ply,
-                                        weight, discount)
-                cval[m] += gain
-    best = _best(n, cval)
-    if spend:
-        return (given_h, given_r, given_p,
+    _rollout_values(step, ply, p, n, (keys[0], keys[1], fg), tabs, units, counters, gm, work)
+    best = _best(n, work[5])
+    if step == STEP_SPEND:
+        return (given[0], given[1], given[2],
                 np.int64(G_SPEND if cand[best, 3] == G_SPEND else G_KEEP))
-    if keep:
-        return given_h, given_r, given_p, cand[best, 3]
+    if step == STEP_KEEP:
+        return given[0], given[1], given[2], cand[best, 3]
     return cand[best, 0], cand[best, 1], cand[best, 2], np.int64(G_POLICY)
 
 
@@ -474,105 +490,99 @@ def _spend_planned(s, o, pol, gcfg, gst):
 
 
 @counted
-def work_scratch(n_cards, n_types, turns, pol):
-    """The rollout scratch of one thread's run of blocks: (the rollout policies (greedy both sides),
-    the state arrays of napsim.engine.epic._game_scratch and a second stream, rollout metrics and
-    histograms, the candidate arrays, a Guerrilla histogram for a lean scenario's real games)."""
-    (wrs, wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres, wst, wgst, wmet, wcmet, wtacc,
-     wtrace, wtn) = _game_scratch(n_cards, n_types)
-    pol_roll = pol.copy()
-    pol_roll[:, P_KIND] = 0.0  # the rollouts: both sides greedy
-    work = (wrs, np.empty(2, np.uint64), wpile, wdisc, whand, wrack, wrack_t, wsq, wscratch, wres,
-            wst, wgst, wtacc, wmet, wcmet, np.zeros((4, WAIT_BINS), np.int64),
-            np.zeros((3, turns), np.int64), np.zeros((2, turns), np.int64), wtrace, wtn)
+def work_scratch(n_cards, n_types, turns):
+    """The rollout scratch of one thread's run of blocks: (the state arrays of
+    napsim.engine.epic._game_scratch, a second stream, rollout histograms (rack waits, Guerrilla
+    attempts, Tactician cards per turn), the candidate arrays (cand, cscore, cval), a Guerrilla
+    histogram for a lean scenario's real games)."""
     n_cand = (MAX_HAND + n_cards) * RACK + 2
-    return (pol_roll, work, np.zeros((n_cand, 4), np.int64), np.zeros(n_cand, np.float64),
-            np.zeros(n_cand, np.float64), np.zeros((3, turns), np.int64))
+    return (_game_scratch(n_cards, n_types), np.empty(2, np.uint64),
+            np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
+            np.zeros((2, turns), np.int64), np.zeros((n_cand, 4), np.int64),
+            np.zeros(n_cand, np.float64), np.zeros(n_cand, np.float64),
+            np.zeros((3, turns), np.int64))
 
 
-def planned_state(deck, counts, turns, pol) -> tuple:
-    """The state of one thread's call of play_blocks_planned: the game's (epic.game_state) and the
-    rollouts' (work_scratch), allocated here because the kernel counts no references."""
-    return game_state(deck, counts), work_scratch(deck.shape[0], counts.shape[0], turns, pol)
+def planned_state(tab: EpicArgs) -> tuple:
+    """The state of one thread's call of play_blocks_planned: the game's (epic.game_state), the
+    rollouts' tables (tab with both sides greedy) and scratch (work_scratch), allocated here because
+    the kernel counts no references."""
+    pol_roll = tab.pol.copy()
+    pol_roll[:, P_KIND] = 0.0  # the rollouts: both sides greedy
+    work = getattr(work_scratch, "py_func", work_scratch)(tab.deck.shape[0], tab.counts.shape[0],
+                                                          tab.turns)
+    return game_state(tab.deck, tab.counts), tab._replace(pol=pol_roll), work
+
+
+@inlined
+def _planned_decisions(ply, s, keys, tabs, units, counters, gm, work):
+    """The planned decisions of ply `ply` of mover s, as a Decisions of its real turn: the mover's
+    card choice, the Spanish spend, the mover's Scout keep, each planned where planned_step says
+    (one call site of _plan)."""
+    tab = tabs[0]
+    given = (np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY))
+    fk = np.int64(K_POLICY)
+    for step in range(3):
+        if planned_step(step, s, tab.pol, _spend_planned(s, 1 - s, tab.pol, tab.gcfg, gm.gst)):
+            p = (s + 1) % 2 if step == STEP_SPEND else s
+            fh, fr, fp, d = _plan(np.int64(step), ply, p, given, keys, tabs, units, counters, gm,
+                                  work)
+            given = (fh, fr, fp, d if step == STEP_SPEND else given[3])
+            if step == STEP_KEEP:
+                fk = d
+    return decisions(given[0], given[1], given[2], given[3], fk, RD_NONE)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, standard, turns, first, hand0, tac0,
-                        sq_form, sq_leave, pol, ctab, deck, counts, best_val, ca_src_t, best_k, best_list,
-                        nom_t, eff_t, rem_t, n_place, place_list, e4_only, play_val, play_key,
-                        rec_t, gcfg, fmt, cmd_sec, tac_start, units, ropt, check, per_game, mom_b,
-                        rows, wait_b, gturn_b, cmet_b, crows, tturn_b, trace, tn, state):
+def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, tab, units, gturn_b, check,
+                        per_game, out, state):
     """napsim.engine.epic.play_blocks on the planned kernel: its games with the lookahead's choices
     (module text) for every side whose policy is `lookahead` with lookahead_d > 0, the other sides
     as there. The game loop is here, not in a function of its own, so that numba optimises and
     compiles the planned game once (a trace plays one block of one game on it, as epic.trace_game
-    does); without reference counting, on the state planned_state allocates. pol_roll: the
-    policies of the rollouts (greedy both); work: the rollout scratch; cand, cscore, cval: the
-    candidates, their greedy order and their values."""
-    game_st, (pol_roll, work, cand, cscore, cval, g_lean) = state
-    (rs, pile, disc, hand, rack, rack_t, sq, scratch, res_scratch, st, gst, met, cmet, tacc,
-     _, _) = game_st
-    views = _st_views(st)
-    wres = work[9]
+    does); without reference counting, on the state planned_state allocates: the game's, the
+    rollouts' tables (greedy both sides) and the rollout scratch with the candidates (cand, cscore,
+    cval)."""
+    mom_b, rows, wait_b, cmet_b, crows, tturn_b, trace, tn = out
+    game_st, tab_roll, (wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean) = state
+    wgm = game_of(wstate, wwait, wtturn, wstate[14], wstate[15])
+    work = (wgm, wrs2, wgturn, cand, cscore, cval)
+    tabs = (tab, tab_roll)
     for b in range(b_lo, b_hi):
+        gm = game_of(game_st, wait_b[b], tturn_b[b], trace, tn)
         # a lean scenario (no Guerrillas: gturn_b None, epic.specialised) still passes an array, so
         # that the real turn and the rollouts' turns call _turn with one signature (one compiled
         # copy); the Guerrilla phase of such a game changes nothing (the full kernel plays it alike)
         g_turn = g_lean if gturn_b is None else gturn_b[b]
-        wait_hist = wait_b[b]
-        tturn = tturn_b[b]
         for g in range((n * b) // nb, (n * (b + 1)) // nb):
             game = first_game + g
-            met[:, :] = 0
-            cmet[:, :, :] = 0
-            g_total, n_ca = _open_game(rs, game, run_key, standard, first, hand0, tac0, fmt, ctab,
-                                       deck, gcfg, gst, pile, disc, hand, rack, rack_t, res_scratch,
-                                       st, views, cmd_sec, tac_start, tacc, cmet, met, trace, tn, ropt)
-            for i in range(res_scratch.shape[1]):  # the card map and Counter-Attack types of this game
-                wres[RES_RMAP, i] = res_scratch[RES_RMAP, i]
-                wres[RES_CA, i] = res_scratch[RES_CA, i]
-            for ply in range(2 * turns):
-                s = (first + ply) % 2
-                fh, fr, fp, fg = np.int64(CHOOSE), np.int64(-1), np.int64(0), np.int64(G_POLICY)
-                fk = np.int64(K_POLICY)
-                # the mover's card choice, the Spanish spend, the mover's Scout keep: one call site
-                for step in range(3):
-                    if planned_step(step, s, pol, _spend_planned(s, 1 - s, pol, gcfg, gst)):
-                        p = (s + 1) % 2 if step == STEP_SPEND else s
-                        fh, fr, fp, d = _plan(
-                            np.int64(step), ply, p, fh, fr, fp, fg, run_key, game, turns, standard,
-                            first, hand0, sq_form, sq_leave, pol, pol_roll, ctab, counts, best_val,
-                            ca_src_t, best_k, best_list, nom_t, eff_t, rem_t, n_place, place_list,
-                            e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec, units, ropt,
-                            n_ca, g_total, rs, pile, disc, hand, rack, rack_t, sq, st, gst, tacc,
-                            work, cand, cscore, cval)
-                        if step == STEP_SPEND:
-                            fg = d
-                        elif step == STEP_KEEP:
-                            fk = d
-                _turn(ply, rs, rs, rs, fh, fr, fp, fg, fk, np.int64(RD_NONE), standard, first, hand0,
-                      sq_form, sq_leave,
-                      pol, ctab, counts, best_val, ca_src_t, best_k, best_list, nom_t, eff_t, rem_t,
-                      n_place, place_list, e4_only, play_val, play_key, rec_t, gcfg, fmt, cmd_sec,
-                      units, ropt, check, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch,
-                      res_scratch, gst, tacc, met, cmet, wait_hist, g_turn, tturn, trace, tn, *views,
-                      res_scratch[RES_RMAP])
-            _end_game(fmt >= 2, gcfg, gst, views[5], tacc, met, cmet)
-            add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, fmt >= 2)
+            gm.cmet[:, :, :] = 0  # (start_of_game zeroes it with 2-4 a side only)
+            g_total, n_ca = start_of_game(game, run_key, tab, gm)
+            counters = (n_ca, g_total)
+            for i in range(gm.res_scratch.shape[1]):  # the card map and Counter-Attack types
+                wgm.res_scratch[RES_RMAP, i] = gm.res_scratch[RES_RMAP, i]
+                wgm.res_scratch[RES_CA, i] = gm.res_scratch[RES_CA, i]
+            for ply in range(2 * tab.turns):
+                dec = _planned_decisions(ply, (tab.first + ply) % 2, (run_key, game), tabs, units,
+                                         counters, gm, work)
+                _turn(ply, (gm.rs, gm.rs, gm.rs), dec, tab, gm, units, g_turn, check, counters[0],
+                      counters[1])
+            _end_game(tab.players_a_side >= 2, tab.gcfg, gm.gst, gm.tac, gm.tacc, gm.met, gm.cmet)
+            add_game(b, g, gm.met, gm.cmet, mom_b, cmet_b, rows, crows, per_game,
+                     tab.players_a_side >= 2)
 
 
 def play_chunk_planned(run_key, first_game, n, *args):
     """napsim.engine.epic.play_chunk on the planned kernel: the same arguments and outputs."""
-    a = EpicArgs(*args[:-2])  # the last two: check, per_game
+    tab = EpicArgs(*args[:-2])  # the last two: check, per_game
     return chunk_on(play_blocks_planned, run_key, first_game, n, *args,
-                    state=lambda: planned_state(a.deck, a.counts, a.turns, a.pol))
+                    state=lambda: planned_state(tab))
 
 
 def trace_game_planned(run_key, game, *args, max_events=20000):
     """napsim.engine.epic.trace_game on the planned kernel: the same arguments and outputs."""
-    a = EpicArgs(*args)
-    return trace_on(play_blocks_planned, planned_state(a.deck, a.counts, a.turns, a.pol), run_key,
-                    game, *args, max_events=max_events)
+    return trace_on(play_blocks_planned, planned_state(EpicArgs(*args)), run_key, game, *args,
+                    max_events=max_events)
 
 
 jit.check_cache_folder(globals())  # its cached kernels live in this version's cache folder

@@ -24,7 +24,7 @@ assert os.environ.get("NUMBA_DISABLE_JIT") == "1", "run under NUMBA_DISABLE_JIT=
 
 from napsim.engine import lookahead as la  # noqa: E402
 from napsim.engine import lookahead_lgb as la_lgb  # noqa: E402
-from napsim.engine.epic import _open_game, _st_views  # noqa: E402
+from napsim.engine.epic import _open_game, decisions, game_of  # noqa: E402
 from napsim.engine.layout import (  # noqa: E402
     C_FS,
     G_POLICY,
@@ -91,68 +91,55 @@ def _swapped(game_st, pile_at, swap):
 
 # ---------------------------------------------------------------- EPIC and the standard game
 
+def _game(game_st, wait=None, tturn=None, turns=1):
+    """The EpicGame over a game's state arrays (epic.game_of), with fresh records unless given."""
+    wait = np.zeros((4, WAIT_BINS), np.int64) if wait is None else wait
+    tturn = np.zeros((2, turns), np.int64) if tturn is None else tturn
+    return game_of(game_st, wait, tturn, game_st[14], game_st[15])
+
+
 def _epic(scenario, policies, info, games, plies):
     sim = Simulation.build(load_scenario(scenario), policies, None)
     a = sim.kernel_args()[1]
     key = seed_key(SEED)
     rng = np.random.default_rng(SEED)
-    units = None if a.fmt < 2 else a.units
+    units = None if a.players_a_side < 2 else a.units
     for game in range(games):
-        game_st, (pol_roll, work, cand, cscore, cval, g_lean) = la.planned_state(
-            a.deck, a.counts, a.turns, a.pol)
-        rs, pile, disc, hand, rack, rack_t, sq, scratch, res, st, gst, met, cmet, tacc, trace, tn = game_st
-        views = _st_views(st)
-        tturn = np.zeros((2, a.turns), np.int64)
-        wait = np.zeros((4, WAIT_BINS), np.int64)
-        g_total, n_ca = _open_game(rs, np.int64(game), key, a.standard, a.first, a.hand0, a.tac0,
-                                   a.fmt, a.ctab, a.deck, a.gcfg, gst, pile, disc, hand, rack, rack_t,
-                                   res, st, views, a.cmd_sec, a.tac_start, tacc, cmet, met, trace, tn,
-                                   a.ropt)
-        wres = work[9]
-        wres[RES_RMAP, :] = res[RES_RMAP, :]
-        wres[RES_CA, :] = res[RES_CA, :]
+        game_st, a_roll, work_st = la.planned_state(a)
+        wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean = work_st
+        work = (_game(wstate, wwait, wtturn), wrs2, wgturn, cand, cscore, cval)
+        gm = _game(game_st, turns=a.turns)
+        g_total, n_ca = _open_game(np.int64(game), key, a, gm)
+        wres = wstate[8]
+        wres[RES_RMAP, :] = game_st[8][RES_RMAP, :]
+        wres[RES_CA, :] = game_st[8][RES_CA, :]
         for ply in range(2 * a.turns):
             if ply in plies:
-                yield from _epic_cases(a, game, ply, game_st, units, g_total, n_ca, pol_roll, work,
-                                       cand, cscore, cval, g_lean, key, rng)
-            _epic_turn(a, ply, game_st, views, units, g_total, n_ca, g_lean, wait, tturn,
-                       CHOOSE, -1, 0)
+                yield from _epic_cases(a, a_roll, game, ply, game_st, units, (n_ca, g_total), work,
+                                       g_lean, key, rng)
+            _epic_turn(a, ply, gm, units, (n_ca, g_total), g_lean, CHOOSE, -1, 0)
 
 
-def _epic_turn(a, ply, game_st, views, units, g_total, n_ca, g_turn, wait, tturn, fh, fr, fp,
-               fg=G_POLICY, fk=K_POLICY):
-    rs, pile, disc, hand, rack, rack_t, sq, scratch, res, st, gst, met, cmet, tacc, trace, tn = game_st
-    return la._turn(ply, rs, rs, rs, np.int64(fh), np.int64(fr), np.int64(fp), np.int64(fg),
-                    np.int64(fk), np.int64(RD_NONE), a.standard, a.first, a.hand0, a.sq_form,
-                    a.sq_leave, a.pol, a.ctab, a.counts, a.best_val, a.ca_src_t, a.best_k,
-                    a.best_list, a.nom_t, a.eff_t, a.rem_t, a.n_place, a.place_list, a.e4_only,
-                    a.play_val, a.play_key, a.rec_t, a.gcfg, a.fmt, a.cmd_sec, units, a.ropt, False,
-                    n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res, gst, tacc, met,
-                    cmet, wait, g_turn, tturn, trace, tn, *views, res[RES_RMAP])
+def _epic_turn(a, ply, gm, units, counters, g_turn, fh, fr, fp, fg=G_POLICY, fk=K_POLICY):
+    return la._turn(np.int64(ply), (gm.rs, gm.rs, gm.rs), decisions(fh, fr, fp, fg, fk, RD_NONE), a,
+                    gm, units, g_turn, False, counters[0], counters[1])
 
 
-def _epic_plan(a, step, ply, p, fh, fr, fp, fg, game_st, units, g_total, n_ca, pol_roll, work,
-               cand, cscore, cval, key, game):
-    rs, pile, disc, hand, rack, rack_t, sq, scratch, res, st, gst, met, cmet, tacc, trace, tn = game_st
+def _epic_plan(a, a_roll, step, ply, p, fh, fr, fp, fg, game_st, units, counters, work, key, game):
     return tuple(int(x) for x in la._plan(
-        np.int64(step), np.int64(ply), np.int64(p), np.int64(fh), np.int64(fr), np.int64(fp),
-        np.int64(fg), key, np.int64(game), a.turns, a.standard, a.first, a.hand0, a.sq_form,
-        a.sq_leave, a.pol, pol_roll, a.ctab, a.counts, a.best_val, a.ca_src_t, a.best_k,
-        a.best_list, a.nom_t, a.eff_t, a.rem_t, a.n_place, a.place_list, a.e4_only, a.play_val,
-        a.play_key, a.rec_t, a.gcfg, a.fmt, a.cmd_sec, units, a.ropt, n_ca, g_total, rs, pile,
-        disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore, cval))
+        np.int64(step), np.int64(ply), np.int64(p),
+        (np.int64(fh), np.int64(fr), np.int64(fp), np.int64(fg)), (key, np.int64(game)),
+        (a, a_roll), units, counters, _game(game_st, turns=a.turns), work))
 
 
-def _epic_seen(a, step, ply, game_st, units, g_total, n_ca, g_lean, fh, fr, fp):
+def _epic_seen(a, step, ply, game_st, units, counters, g_lean, fh, fr, fp):
     """What the player sees of the decision's ply before it decides, played on a copy."""
     st_c = _copy(game_st)
-    views = _st_views(st_c[9])
-    wait = np.zeros((4, WAIT_BINS), np.int64)
-    tturn = np.zeros((2, a.turns), np.int64)
+    gm = _game(st_c, turns=a.turns)
     if step == "choice":
-        out = _epic_turn(a, ply, st_c, views, units, g_total, n_ca, g_lean, wait, tturn, PROBE, -1, 0)
+        out = _epic_turn(a, ply, gm, units, counters, g_lean, PROBE, -1, 0)
         return tuple(int(x) for x in out)
-    out = _epic_turn(a, ply, st_c, views, units, g_total, n_ca, g_lean, wait, tturn, fh, fr, fp)
+    out = _epic_turn(a, ply, gm, units, counters, g_lean, fh, fr, fp)
     s = (int(a.first) + ply) % 2
     res, met = st_c[8], st_c[11]
     if step == "spend":
@@ -160,33 +147,32 @@ def _epic_seen(a, step, ply, game_st, units, g_total, n_ca, g_lean, fh, fr, fp):
     return (int(met[s, M_SCOUT]), int(res[RES_PROBE, PR_SCOUT_A]), int(res[RES_PROBE, PR_SCOUT_B]))
 
 
-def _epic_cases(a, game, ply, game_st, units, g_total, n_ca, pol_roll, work, cand, cscore, cval,
-                g_lean, key, rng):
+def _epic_cases(a, a_roll, game, ply, game_st, units, counters, work, g_lean, key, rng):
     s = (int(a.first) + ply) % 2
     planner = [int(a.pol[x, 0]) == 2 for x in range(2)]
-    views = _st_views(game_st[9])
-    pn, hn = int(views[0][0]), views[3]
+    gm = _game(game_st, turns=a.turns)
+    pn, hn = int(gm.pn[0]), gm.hn
     for step in STEPS:
         p = 1 - s if step == "spend" else s
         if not planner[p]:
             continue
         h = 1 - p
         hand = game_st[3]
-        probe = _epic_seen(a, "choice", ply, game_st, units, g_total, n_ca, g_lean, 0, 0, 0)
+        probe = _epic_seen(a, "choice", ply, game_st, units, counters, g_lean, 0, 0, 0)
         fh, fr, fp = probe[:3] if step != "choice" else (CHOOSE, -1, 0)
         stepno = STEPS.index(step)
-        base = _epic_plan(a, stepno, ply, p, fh, fr, fp, G_POLICY, game_st, units, g_total, n_ca,
-                          pol_roll, work, cand, cscore, cval, key, game)
-        seen = _epic_seen(a, step, ply, game_st, units, g_total, n_ca, g_lean, fh, fr, fp)
+        base = _epic_plan(a, a_roll, stepno, ply, p, fh, fr, fp, G_POLICY, game_st, units, counters,
+                          work, key, game)
+        seen = _epic_seen(a, step, ply, game_st, units, counters, g_lean, fh, fr, fp)
         for swap in _swaps(rng, game_st, [(3, h, int(hn[h]))], 1, pn, a.ctab):
             other = _swapped(game_st, 1, swap)
             ohand = other[3]
-            if _epic_seen(a, step, ply, other, units, g_total, n_ca, g_lean, fh, fr, fp) != seen:
+            if _epic_seen(a, step, ply, other, units, counters, g_lean, fh, fr, fp) != seen:
                 continue  # the swap changed what the player sees: another history
             if step == "spend" and hand[s, max(fh, 0)] != ohand[s, max(fh, 0)]:
                 continue
-            alt = _epic_plan(a, stepno, ply, p, fh, fr, fp, G_POLICY, other, units, g_total, n_ca,
-                             pol_roll, work, cand, cscore, cval, key, game)
+            alt = _epic_plan(a, a_roll, stepno, ply, p, fh, fr, fp, G_POLICY, other, units,
+                             counters, work, key, game)
             yield {"step": step, "game": game, "ply": ply, "same": base == alt,
                    "live": step == "choice" or base[3] not in (G_POLICY, K_POLICY)}
 

@@ -98,7 +98,15 @@ def _params(kernel) -> list[str]:
 @pytest.mark.parametrize("kernel, fields", [(epic.play_chunk, EpicArgs._fields),
                                             (lgb.play_chunk_lgb, LgbArgs._fields)])
 def test_kernel_args_follow_the_signature(kernel, fields):
-    assert _params(kernel) == ["run_key", "first_game", "n", *fields, "check", "per_game"]
+    """A chunk kernel takes the fields of its tables' bundle one by one after n (picklable plain
+    arrays), then check and per_game; the kernel inside takes the bundle whole."""
+    params = _params(kernel)
+    if params[-1] == "args":  # play_chunk(run_key, first_game, n, *args): the bundle's fields
+        assert params == ["run_key", "first_game", "n", "args"]
+        blocks = epic.play_blocks if kernel is epic.play_chunk else lgb.play_blocks_lgb
+        assert _params(blocks)[:7] == ["b_lo", "b_hi", "nb", "run_key", "first_game", "n", "tab"]
+    else:
+        assert params == ["run_key", "first_game", "n", *fields, "check", "per_game"]
 
 
 def test_simulation_packs_the_kernel_args():
@@ -173,11 +181,11 @@ def test_the_lean_kernel_plays_one_a_side_as_the_full_one(monkeypatch):
 
     args = Simulation.build("symmetric").kernel_args()
     a = args[1]
-    assert epic.specialised(a.fmt, a.gcfg, a.units, a.units) == (None, None)
+    assert epic.specialised(a.players_a_side, a.gcfg, a.units, a.units) == (None, None)
     tam = Simulation.build("tamames").kernel_args()[1]
-    assert epic.specialised(tam.fmt, tam.gcfg, tam.units, tam.gcfg)[0] is tam.units
+    assert epic.specialised(tam.players_a_side, tam.gcfg, tam.units, tam.gcfg)[0] is tam.units
     lean = play_chunk(args, seed_key(3), 0, 200, True, True)
-    monkeypatch.setattr(epic, "specialised", lambda fmt, gcfg, units, gturn_b: (units, gturn_b))
+    monkeypatch.setattr(epic, "specialised", lambda players_a_side, gcfg, units, gturn_b: (units, gturn_b))
     full = play_chunk(args, seed_key(3), 0, 200, True, True)
     for k in ("moments", "rows", "rack_wait", "guerrilla_turns", "commander_totals", "tactician_turns"):
         assert np.array_equal(getattr(lean, k), getattr(full, k)), k

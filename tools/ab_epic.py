@@ -91,7 +91,10 @@ class Version:
                 if not self.solo_major:  # hand this older engine best_val the way it reads it
                     kargs = kargs._replace(best_val=np.ascontiguousarray(kargs.best_val.swapaxes(2, 3)))
                 # fields of today's EpicArgs an older engine does not take (ca_src_t) are left out
-                kargs = [v for f, v in zip(kargs._fields, kargs, strict=True) if f in self.epic_params]
+                # (a version whose play_chunk takes *args takes every field; older names: fmt)
+                if "args" not in self.epic_params:
+                    kargs = [v for f, v in zip(kargs._fields, kargs, strict=True)
+                             if _OLD_NAMES.get(f, f) in self.epic_params]
                 out = self.epic.play_chunk(key, np.int64(first), np.int64(n), *kargs, check,
                                            per_game or old)
         m, r, w, gt, cm, cr, tt, *mom = out
@@ -99,6 +102,9 @@ class Version:
         if cr.shape[0] != r.shape[0]:  # one player a side: no commander rows are kept
             cr = np.zeros((r.shape[0], 2, 4, cm.shape[-1]), np.int64)
         return ChunkOut(m, r, w, gt, cm, cr, tt, mom, games=n)
+
+
+_OLD_NAMES = {"players_a_side": "fmt"}  # a field's name in older engines
 
 
 # the kernel's metric columns each derived column sums, -1 padded (an older engine's layout may

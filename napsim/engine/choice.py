@@ -85,23 +85,42 @@ def _top_ranks(s, c, n_h, n_r, e4i, pin_y, tab, gm):
     """The integer ranks' pass (napsim.sim.tables.play_keys): one branch-free walk finds the top
     rank and lists the pairs holding it in res_scratch[RES_TIES] (pair order, code 64 i + j).
     Returns (top rank, -1: nothing legal; pairs tied at it)."""
+    if pin_y >= 0:
+        return _top_ranks_pinned(s, c, n_h, n_r, e4i, pin_y, tab, gm)
+    res_scratch = gm.res_scratch
+    top = np.int64(-1)
+    n_top = 0
+    ties = res_scratch[RES_TIES]
+    for i in range(max(n_h, 1)):
+        krow = tab.play_key[s, e4i, c, res_scratch[RES_HAND, i]]
+        for j in range(max(n_r, 1)):
+            r = np.int64(krow[res_scratch[RES_RACK, j]])
+            # arithmetic, not selects, so that the compiler keeps it free of branches
+            up = np.int64(r > top)
+            pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
+            ties[np.uint64(pos)] = i * 64 + j
+            n_top = pos + up + np.int64(r == top)
+            top = max(top, r)
+    return top, n_top
+
+
+@inlined
+def _top_ranks_pinned(s, c, n_h, n_r, e4i, pin_y, tab, gm):
+    """_top_ranks for a pinned Counter-Attack copy: the pinned layer's ranks for the pairs it is
+    in."""
     res_scratch, play_key = gm.res_scratch, tab.play_key
     top = np.int64(-1)
     n_top = 0
     ties = res_scratch[RES_TIES]
     for i in range(max(n_h, 1)):
         for j in range(max(n_r, 1)):
-            if pin_y < 0:
-                r = np.int64(play_key[s, e4i, c, res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
-            else:  # a pinned Counter-Attack copy: the pinned layer's ranks for the pairs it is in
-                q = _pin_of(s, i, j, n_h, n_r, pin_y, tab.ctab, gm.hand, gm.rack)
-                r = np.int64(-1)
-                if q != -2:
-                    r = np.int64(play_key[s, e4i if q < 0 else PIN_LAYER + q, c,
-                                          res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
-            # arithmetic, not selects, so that the compiler keeps it free of branches
+            q = _pin_of(s, i, j, n_h, n_r, pin_y, tab.ctab, gm.hand, gm.rack)
+            r = np.int64(-1)
+            if q != -2:
+                r = np.int64(play_key[s, e4i if q < 0 else PIN_LAYER + q, c,
+                                      res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
             up = np.int64(r > top)
-            pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
+            pos = n_top & (up - 1)
             ties[np.uint64(pos)] = i * 64 + j
             n_top = pos + up + np.int64(r == top)
             top = max(top, r)

@@ -1,0 +1,169 @@
+"""The exact oracle: the pure-Python reference engine (tests/reference/engine.py) plays a game of
+(seed, game index) on the kernel's own random stream, drawing what the kernel draws in the
+kernel's order, and logs the kernel's trace events; its log must equal the kernel's trace
+(`Simulation.trace`) event for event, and its metrics and commander metrics the kernel's, in every
+format and rule reading the reference plays. A failure names the game, the first event that
+differs and both events in words (tests/support/oracle.py).
+
+Rules exercised: everything the reference plays (its docstring): E1-E11, D3-D8, P1-P3, P7, S2, S4,
+the commander layer M4, M6, M8 and the Spanish Guerrillas G1-G7 with P4, P5, under the default and
+the other readings of the [rules] table. The default run plays a few games a case; `-m slow` more.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.oracle import compare_games, first_difference
+from support.sizes import quick_and_full
+
+from napsim.engine.cardflow import _draw_card
+from napsim.engine.layout import EV_ORDERS, N_METRICS, TRACE_WIDTH
+from napsim.engine.rng import battle_die, seed_key, start_game
+from napsim.model.scenarios import load_scenario
+from napsim.sim.packing import Simulation
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reference.engine import game_log  # noqa: E402
+from reference.stream import Stream  # noqa: E402
+
+SEED = 20261207
+GREEDY = ("greedy", {})
+RANDOM = ("random", {})
+SPAIN_TAMAMES = {"sides.S.sections.L.spanish": 4, "sides.S.sections.C.spanish": 3,
+                 "sides.S.sections.R.spanish": 0, "sides.S.guerrilla": 1}
+EPIC4_WING = {"sides.A.sections.L.spanish": 6, "sides.A.sections.C.spanish": 2,
+              "sides.A.sections.R.spanish": 0, "sides.A.guerrilla": 3,
+              "sides.A.guerrilla_rule": "epic", "sides.B.french": True,
+              "scenario.guerrilla_pool": 3}
+# name: (scenario, overrides, (policy of side A, of side B), deck or None)
+CASES = {
+    # the standard one-card game on the base deck (no Tactician deck, D4)
+    "standard-greedy": ("symmetric", {"scenario.format": "standard"}, (GREEDY, GREEDY), "ccn70"),
+    "standard-random": ("symmetric", {"scenario.format": "standard"}, (RANDOM, RANDOM), "ccn70"),
+    # EPIC one a side, and the readings of the [rules] table it plays
+    "epic1-greedy": ("symmetric", {}, (GREEDY, GREEDY), None),
+    "epic1-random": ("symmetric", {}, (RANDOM, RANDOM), None),
+    "epic1-elan-shuffle-first": ("symmetric", {"rules.elan_order": "shuffle_first"},
+                                 (GREEDY, GREEDY), None),
+    "epic1-counter-attack-hand": ("symmetric", {"rules.counter_attack_copies": "hand"},
+                                  (GREEDY, GREEDY), None),
+    "epic1-counter-attack-any-section": ("symmetric", {"rules.counter_attack_section": "any"},
+                                         (GREEDY, GREEDY), None),
+    "epic1-keep-deny": ("symmetric", {}, (("greedy", {"keep_weight": 0.5, "deny_weight": 0.3}),
+                                          ("greedy", {"first_strike_prob": 0.5})), None),
+    "epic1-squares": ("symmetric", {"sides.A.square_form": 0.3, "sides.A.square_leave": 0.4},
+                      (GREEDY, RANDOM), None),
+    # the Spanish Guerrillas (tamames): the EPIC rule, the base rule, policies and readings
+    "tamames-greedy": ("tamames", {}, (GREEDY, GREEDY), None),
+    "tamames-random": ("tamames", {}, (RANDOM, RANDOM), None),
+    "tamames-base": ("tamames", {"sides.S.guerrilla_rule": "base"},
+                     (GREEDY, ("greedy", {"g_spend_mode": "threshold", "g_threshold": 4,
+                                          "g_gain_mode": "below", "g_gain_below": 2})), None),
+    "tamames-assault": ("tamames", SPAIN_TAMAMES, (GREEDY, ("greedy", {"g_spend_mode": "assault"})),
+                        None),
+    "tamames-standard-base": ("tamames", {"scenario.format": "standard",
+                                          "sides.S.guerrilla_rule": "base"},
+                              (GREEDY, GREEDY), "ccn70"),
+    "tamames-all-return": ("tamames", {"rules.spent_counters": "all_return"}, (GREEDY, GREEDY),
+                           None),
+    "tamames-nullified-none": ("tamames", {"rules.counter_attack_nullified": "none"},
+                               (GREEDY, GREEDY), None),
+    "tamames-two-scouts-gain": ("tamames", {"rules.two_scouts": "gain"}, (GREEDY, GREEDY), None),
+    "tamames-old-readings": ("tamames", {"rules.elan_order": "shuffle_first",
+                                         "rules.counter_attack_copies": "hand"},
+                             (GREEDY, GREEDY), None),
+    # EPIC two, three and four a side: the commander layer
+    "epic2-greedy": ("epic2-talavera", {}, (GREEDY, GREEDY), None),
+    "epic2-random": ("epic2-talavera", {}, (RANDOM, RANDOM), None),
+    "epic2-base-guerrillas": ("epic2-talavera", {"sides.A.guerrilla_rule": "base"},
+                              (GREEDY, GREEDY), None),
+    "epic3-greedy": ("epic3-tamames", {}, (GREEDY, GREEDY), None),
+    "epic3-random": ("epic3-tamames", {}, (RANDOM, RANDOM), None),
+    "epic3-initiative-no-card": ("epic3-tamames", {"rules.initiative": "no_card"},
+                                 (GREEDY, GREEDY), None),
+    "epic3-e4-two-commanders": ("epic3-tamames", {"sides.F.hand": 1, "sides.S.hand": 1},
+                                (GREEDY, GREEDY), None),
+    "epic3-e4-one-commander": ("epic3-tamames", {"sides.F.hand": 1, "sides.S.hand": 1,
+                                                 "rules.same_section_receiver": "one_commander"},
+                               (GREEDY, GREEDY), None),
+    "epic3-cic-keeps-both": ("epic3-tamames", {"rules.cic_keeps": "both"}, (GREEDY, GREEDY), None),
+    "epic3-cic-left-shared": ("epic3-tamames", {"sides.S.cic_section": "L",
+                                                "sides.S.sections.L.spanish": 2,
+                                                "sides.S.sections.R.spanish": 3,
+                                                "rules.guerrilla_share": "shared"},
+                              (GREEDY, GREEDY), None),
+    "epic3-elan-first-ca-hand": ("epic3-tamames", {"rules.elan_order": "shuffle_first",
+                                                   "rules.counter_attack_copies": "hand"},
+                                 (GREEDY, GREEDY), None),
+    "epic4-greedy": ("epic4-symmetric", {}, (GREEDY, GREEDY), None),
+    "epic4-random": ("epic4-symmetric", {}, (RANDOM, RANDOM), None),
+    "epic4-initiative-no-card": ("epic4-symmetric", {"rules.initiative": "no_card"},
+                                 (GREEDY, GREEDY), None),
+    "epic4-e4-one-commander": ("epic4-symmetric", {"sides.A.hand": 1, "sides.B.hand": 1,
+                                                   "rules.same_section_receiver": "one_commander"},
+                               (GREEDY, GREEDY), None),
+    "epic4-no-tactician-deck": ("epic4-symmetric", {}, (GREEDY, GREEDY), "ccn70"),
+    "epic4-guerrillas-lost": ("epic4-symmetric", EPIC4_WING, (GREEDY, GREEDY), None),
+    "epic4-guerrillas-shared": ("epic4-symmetric", {**EPIC4_WING, "rules.guerrilla_share": "shared"},
+                                (GREEDY, GREEDY), None),
+    "epic4-guerrillas-base": ("epic4-symmetric", {
+        "sides.A.sections.L.spanish": 3, "sides.A.sections.C.spanish": 3,
+        "sides.A.sections.R.spanish": 2, "sides.A.guerrilla": 2, "sides.A.guerrilla_rule": "base",
+        "sides.B.french": True, "scenario.guerrilla_pool": 3}, (GREEDY, GREEDY), None),
+}
+
+
+def simulation(name: str) -> Simulation:
+    scenario, overrides, policies, deck = CASES[name]
+    return Simulation.build(load_scenario(scenario, overrides), policies, deck)
+
+
+@pytest.mark.parametrize("games", quick_and_full(3, 40))
+@pytest.mark.parametrize("name", list(CASES))
+def test_reference_replays_the_kernel_event_for_event(name, games):
+    # every rule the reference plays (module doc): the same game, event for event, and the same
+    # metrics and commander metrics at its end
+    bad = compare_games(simulation(name), SEED, range(games), game_log)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_reference_stream_draws_what_the_kernel_draws():
+    # the reference's Python stream against the kernel's own draws of the same game: battle dice
+    # (rule D5) and the lazy draw of a random card of the pile (rule D6)
+    rs = np.zeros(2, np.uint64)
+    start_game(rs, seed_key(SEED), np.int64(11))
+    ours = Stream(SEED, 11)
+    assert [int(battle_die(rs)) for _ in range(500)] == [ours.die() for _ in range(500)]
+    pile = np.arange(40, dtype=np.uint16)
+    mine = list(range(40))
+    pn, dn = np.array([40]), np.array([0])
+    met = np.zeros((2, N_METRICS), np.int64)
+    trace, tn = np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)
+    drawn = [int(_draw_card(rs, pile, pn, np.zeros(40, np.uint16), dn, met, 0, trace, tn,
+                            np.int64(-1))) for _ in range(40)]
+    ref = []
+    for _ in range(40):
+        j = ours.bounded(len(mine))
+        ref.append(mine[j])
+        mine[j] = mine[-1]
+        mine.pop()
+    assert drawn == ref and sorted(drawn) == list(range(40))
+    assert int(rs[1]) == ours.drawn
+
+
+def test_a_difference_names_the_game_the_event_and_both_events_in_words():
+    # the failure message of the oracle: game index, event number, both events decoded
+    sim = simulation("epic1-greedy")
+    _, _, events = game_log(sim, SEED, 2)
+    k = int(np.flatnonzero(events[:, 0] == EV_ORDERS)[3])
+    changed = events.copy()
+    changed[k, 3] += 1  # one more nominal order on the left
+    text = first_difference(sim, 2, events, changed)
+    assert f"game 2: the logs differ at event {k}" in text
+    assert text.count("orders L/C/R: nominal") == 2
+    assert first_difference(sim, 2, events, events) is None
+    assert "the log ends here" in first_difference(sim, 2, events, events[:-1])

@@ -1,13 +1,15 @@
-"""The exact oracle: the pure-Python reference engine (tests/reference/engine.py) plays a game of
-(seed, game index) on the kernel's own random stream, drawing what the kernel draws in the
-kernel's order, and logs the kernel's trace events; its log must equal the kernel's trace
-(`Simulation.trace`) event for event, and its metrics and commander metrics the kernel's, in every
-format and rule reading the reference plays. A failure names the game, the first event that
-differs and both events in words (tests/support/oracle.py).
+"""The exact oracle: the pure-Python reference engines (tests/reference/engine.py for EPIC 1-4 a
+side and the standard game, tests/reference/lgb.py for La Grande Battles) play a game of (seed,
+game index) on the kernel's own random stream, drawing what the kernel draws in the kernel's
+order, and log the kernel's trace events; a reference log must equal the kernel's trace
+(`Simulation.trace`) event for event, and its metrics and commander metrics the kernel's one-game
+chunk's, in every format and rule reading the references play. A failure names the game, the first
+event that differs and both events in words (tests/support/oracle.py).
 
-Rules exercised: everything the reference plays (its docstring): E1-E11, D3-D8, P1-P3, P7, S2, S4,
-the commander layer M4, M6, M8 and the Spanish Guerrillas G1-G7 with P4, P5, under the default and
-the other readings of the [rules] table. The default run plays a few games a case; `-m slow` more.
+Rules exercised: everything the references play (their docstrings): E1-E11, D3-D8, P1-P3, P6, P7,
+S2, S4, the commander layer M4, M6, M8, La Grande Battles L1-L9 and the Spanish Guerrillas G1-G7
+with P4, P5, under the default and the other readings of the [rules] table. The default run plays
+a few games a case; `-m slow` more.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from napsim.sim.packing import Simulation
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference.engine import game_log  # noqa: E402
+from reference.lgb import game_log_lgb  # noqa: E402
 from reference.stream import Stream  # noqa: E402
 
 SEED = 20261207
@@ -39,6 +42,16 @@ EPIC4_WING = {"sides.A.sections.L.spanish": 6, "sides.A.sections.C.spanish": 2,
               "sides.A.sections.R.spanish": 0, "sides.A.guerrilla": 3,
               "sides.A.guerrilla_rule": "epic", "sides.B.french": True,
               "scenario.guerrilla_pool": 3}
+# La Grande Battles: Spanish Corps commanders on side A against the French B (wings of 5, 3, 5
+# Spanish units), small wings for a Take Command's reach (E7), a Spanish total to deal (G6)
+LGB_SPANISH = {**{f"sides.A.sections.{x}.spanish": n
+                  for x, n in {"L1": 4, "L2": 1, "C1": 2, "C2": 1, "R1": 3, "R2": 2}.items()},
+               "sides.A.guerrilla_rule": "epic", "sides.A.corps_guerrilla": [2, 1, 2],
+               "sides.B.french": True, "scenario.guerrilla_pool": 4}
+LGB_TOTAL = {**LGB_SPANISH, "sides.A.corps_guerrilla": [0, 0, 0], "sides.A.guerrilla": 5,
+             "sides.A.sections.R1.spanish": 1, "sides.A.sections.R2.spanish": 1}
+LGB_SMALL = {"L1": (1, 0, 0, 0), "L2": (1, 1, 0, 0), "C1": (2, 0, 1, 0), "C2": (1, 0, 0, 0),
+             "R1": (1, 0, 0, 1), "R2": (0, 1, 0, 0)}
 # name: (scenario, overrides, (policy of side A, of side B), deck or None)
 CASES = {
     # the standard one-card game on the base deck (no Tactician deck, D4)
@@ -114,6 +127,40 @@ CASES = {
         "sides.A.sections.L.spanish": 3, "sides.A.sections.C.spanish": 3,
         "sides.A.sections.R.spanish": 2, "sides.A.guerrilla": 2, "sides.A.guerrilla_rule": "base",
         "sides.B.french": True, "scenario.guerrilla_pool": 3}, (GREEDY, GREEDY), None),
+    # La Grande Battles
+    "lgb-greedy": ("lgb-symmetric", {}, (GREEDY, GREEDY), None),
+    "lgb-random": ("lgb-symmetric", {}, (RANDOM, RANDOM), None),
+    "lgb-no-march-moves": ("lgb-symmetric", {}, (("greedy", {"march_prob": 0.0}),) * 2, None),
+    "lgb-small-corps-hands": ("lgb-symmetric", {"sides.A.corps_hand": [0, 1, 0],
+                                                "sides.B.corps_hand": [1, 0, 2]},
+                              (GREEDY, GREEDY), None),
+    "lgb-squares": ("lgb-symmetric", {"sides.A.square_form": 0.3, "sides.B.square_form": 0.3,
+                                      "sides.B.square_leave": 0.2, "sides.B.corps_hand": [1, 1, 1]},
+                    (GREEDY, RANDOM), None),
+    "lgb-take-command-reach": ("lgb-symmetric", {
+        f"sides.{s}.sections.{x}.{f}": v[j] for s in "AB" for x, v in LGB_SMALL.items()
+        for j, f in enumerate(("infantry", "cavalry", "artillery", "leaders"))},
+        (RANDOM, RANDOM), None),
+    "lgb-guerrillas": ("lgb-symmetric", LGB_SPANISH, (GREEDY, GREEDY), None),
+    "lgb-guerrillas-assault-below": ("lgb-symmetric", LGB_SPANISH, (
+        ("greedy", {"g_spend_mode": "assault", "g_gain_mode": "below", "g_gain_below": 4}),
+        GREEDY), None),
+    "lgb-guerrillas-threshold": ("lgb-symmetric", LGB_SPANISH, (
+        ("greedy", {"g_spend_mode": "threshold", "g_threshold": 3, "first_strike_prob": 0.0}),
+        GREEDY), None),
+    "lgb-guerrillas-random": ("lgb-symmetric", LGB_SPANISH, (RANDOM, RANDOM), None),
+    "lgb-guerrilla-total-lost": ("lgb-symmetric", LGB_TOTAL, (GREEDY, GREEDY), None),
+    "lgb-guerrilla-total-shared": ("lgb-symmetric", {**LGB_TOTAL, "rules.guerrilla_share": "shared"},
+                                   (GREEDY, GREEDY), None),
+    "lgb-guerrillas-all-return-nullified-none": ("lgb-symmetric", {
+        **LGB_SPANISH, "rules.spent_counters": "all_return",
+        "rules.counter_attack_nullified": "none", "rules.two_scouts": "gain"}, (GREEDY, GREEDY),
+        None),
+    "lgb-elan-shuffle-first": ("lgb-symmetric", {"rules.elan_order": "shuffle_first"},
+                               (GREEDY, GREEDY), None),
+    "lgb-first-strike-cic-at-once": ("lgb-symmetric", {"rules.first_strike_draw": "cic_at_once"},
+                                     (("greedy", {"first_strike_prob": 0.7}), RANDOM), None),
+    "lgb-no-tactician-deck": ("lgb-symmetric", {}, (GREEDY, GREEDY), "ccn70"),
 }
 
 
@@ -127,7 +174,9 @@ def simulation(name: str) -> Simulation:
 def test_reference_replays_the_kernel_event_for_event(name, games):
     # every rule the reference plays (module doc): the same game, event for event, and the same
     # metrics and commander metrics at its end
-    bad = compare_games(simulation(name), SEED, range(games), game_log)
+    sim = simulation(name)
+    reference = game_log_lgb if sim.scenario.format == "lgb" else game_log
+    bad = compare_games(sim, SEED, range(games), reference)
     assert not bad, "\n".join(bad)
 
 

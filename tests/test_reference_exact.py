@@ -23,14 +23,14 @@ from support.oracle import compare_games, first_difference
 from support.sizes import quick_and_full
 
 from napsim.engine.cardflow import _draw_card
-from napsim.engine.layout import EV_ORDERS, N_METRICS, TRACE_WIDTH
+from napsim.engine.layout import CM_NAMES, EV_ORDERS, METRIC_NAMES, N_CM, N_METRICS, TRACE_WIDTH
 from napsim.engine.rng import battle_die, seed_key, start_game
 from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reference.engine import game_log  # noqa: E402
-from reference.lgb import game_log_lgb  # noqa: E402
+from reference.engine import game_log, play_games, play_games_multi  # noqa: E402
+from reference.lgb import game_log_lgb, play_games_lgb  # noqa: E402
 from reference.stream import Stream  # noqa: E402
 
 SEED = 20261207
@@ -172,8 +172,10 @@ def simulation(name: str) -> Simulation:
 @pytest.mark.parametrize("games", quick_and_full(3, 40))
 @pytest.mark.parametrize("name", list(CASES))
 def test_reference_replays_the_kernel_event_for_event(name, games):
-    # every rule the reference plays (module doc): the same game, event for event, and the same
-    # metrics and commander metrics at its end
+    # rules D3, D4, D5, D6, D7, D8, E1-E8, E9.1-E9.6, E10, E11, G1-G7, L1-L9, M4, M6.1-M6.4, M8.1,
+    # M8.2, P1-P7, S2, S4: every rule the references play (module doc), each case a reading of the
+    # [rules] table or a policy: the same game, event for event, and the same metrics and
+    # commander metrics at its end
     sim = simulation(name)
     reference = game_log_lgb if sim.scenario.format == "lgb" else game_log
     bad = compare_games(sim, SEED, range(games), reference)
@@ -216,3 +218,27 @@ def test_a_difference_names_the_game_the_event_and_both_events_in_words():
     assert text.count("orders L/C/R: nominal") == 2
     assert first_difference(sim, 2, events, events) is None
     assert "the log ends here" in first_difference(sim, 2, events, events[:-1])
+
+
+def test_the_reference_games_sum_as_the_kernel_returns_them():
+    # rules M6.1 / M8.1 / L1: every section (Corps) commander takes every turn of his side; with
+    # one player a side there are no commander metrics. napsim bench --reference calls
+    # play_games(sim, n, seed=1) (play_games_lgb for La Grande Battles): [2, N_METRICS] int64 totals
+    sim = simulation("epic1-greedy")
+    out = play_games(sim, 2, seed=1)
+    assert out.shape == (2, N_METRICS) and out.dtype == np.int64
+    assert (out[:, METRIC_NAMES.index("turns")] == 2 * sim.scenario.turns).all()
+    assert (out[:, METRIC_NAMES.index("invariant_violations")] == 0).all()
+    assert not play_games_multi(sim, 2, seed=1)[1].any()
+    sim = simulation("epic3-greedy")
+    met, cmet = play_games_multi(sim, 2, seed=1)
+    assert met.shape == (2, N_METRICS) and cmet.shape == (2, 4, N_CM) and cmet.dtype == np.int64
+    assert (cmet[:, :3, CM_NAMES.index("commander_turns")] == 2 * sim.scenario.turns).all()
+    assert (cmet[:, 3] == 0).all()
+    rows, crows = play_games_multi(sim, 2, seed=1, per_game=True)
+    assert np.array_equal(rows.sum(axis=0), met) and np.array_equal(crows.sum(axis=0), cmet)
+    sim = simulation("lgb-greedy")
+    met, cmet = play_games_lgb(sim, 2, seed=1)
+    assert met.shape == (2, N_METRICS) and cmet.shape == (2, 4, N_CM)
+    assert (met[:, METRIC_NAMES.index("turns")] == 2 * sim.scenario.turns).all()
+    assert (cmet[:, 1:, CM_NAMES.index("commander_turns")] == 2 * sim.scenario.turns).all()

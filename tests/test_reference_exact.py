@@ -68,6 +68,11 @@ CASES = {
                                          (GREEDY, GREEDY), None),
     "epic1-keep-deny": ("symmetric", {}, (("greedy", {"keep_weight": 0.5, "deny_weight": 0.3}),
                                           ("greedy", {"first_strike_prob": 0.5})), None),
+    # the house rule tactic_reach = every_section (the card table's reach column)
+    "epic1-tactic-reach-every-section": ("symmetric", {"rules.tactic_reach": "every_section"},
+                                         (GREEDY, RANDOM), None),
+    "epic3-tactic-reach-every-section": ("epic3-tamames", {"rules.tactic_reach": "every_section"},
+                                         (GREEDY, GREEDY), None),
     "epic1-squares": ("symmetric", {"sides.A.square_form": 0.3, "sides.A.square_leave": 0.4},
                       (GREEDY, RANDOM), None),
     # the Spanish Guerrillas (tamames): the EPIC rule, the base rule, policies and readings
@@ -85,7 +90,8 @@ CASES = {
                            None),
     "tamames-nullified-none": ("tamames", {"rules.counter_attack_nullified": "none"},
                                (GREEDY, GREEDY), None),
-    "tamames-two-scouts-gain": ("tamames", {"rules.two_scouts": "gain"}, (GREEDY, GREEDY), None),
+    "tamames-two-scouts-draw-two": ("tamames", {"rules.two_scouts": "draw_two"}, (GREEDY, GREEDY),
+                                    None),
     "tamames-old-readings": ("tamames", {"rules.elan_order": "shuffle_first",
                                          "rules.counter_attack_copies": "hand"},
                              (GREEDY, GREEDY), None),
@@ -154,7 +160,7 @@ CASES = {
                                    (GREEDY, GREEDY), None),
     "lgb-guerrillas-all-return-nullified-none": ("lgb-symmetric", {
         **LGB_SPANISH, "rules.spent_counters": "all_return",
-        "rules.counter_attack_nullified": "none", "rules.two_scouts": "gain"}, (GREEDY, GREEDY),
+        "rules.counter_attack_nullified": "none", "rules.two_scouts": "draw_two"}, (GREEDY, GREEDY),
         None),
     "lgb-elan-shuffle-first": ("lgb-symmetric", {"rules.elan_order": "shuffle_first"},
                                (GREEDY, GREEDY), None),

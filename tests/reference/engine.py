@@ -122,9 +122,10 @@ def deal_guerrilla(counters: int, spanish: list[int], share: str) -> list[int]:
 class _Game:
     """One game's state and the rules that move cards between its lists."""
 
-    def __init__(self, sim):
+    def __init__(self, sim, logging: bool = False):
         self.sim = sim
         self.rng: Stream | None = None  # the game's stream (play)
+        self.logging = logging  # whether the game's events are logged (game_log)
         self.events: list[list[int]] = []  # the game's event log, rows as the kernel's trace
         sc = sim.scenario
         cards = sim.cards
@@ -280,7 +281,10 @@ class _Game:
     # ----- piles ----------------------------------------------------------------------------------
     def log(self, code: int, ply: int, side: int, *fields: int, hand=(), rack=()) -> None:
         """One event of the game's log, a row as the kernel's trace writes it: code, ply, side,
-        eight fields (zero when not given), then for EV_TURN the hand and the rack (-1 beyond)."""
+        eight fields (zero when not given), then for EV_TURN the hand and the rack (-1 beyond).
+        Nothing without `logging` (play_games)."""
+        if not self.logging:
+            return
         row = [-1] * L.TRACE_WIDTH
         row[:3] = code, ply, side
         row[3:11] = [int(x) for x in fields] + [0] * (8 - len(fields))
@@ -1022,7 +1026,7 @@ def play_games_multi(sim, n_games: int, seed: int, per_game: bool = False):
 def game_log(sim, seed: int, game: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(metrics [2, N_METRICS], commander metrics [2, 4, N_CM], event log [k, TRACE_WIDTH]) of game
     `game` of seed `seed`: the log as the kernel's `Simulation.trace` returns it."""
-    g = _Game(sim)
+    g = _Game(sim, logging=True)
     met = g.play(seed, game)
     return met, g.cmet, np.array(g.events, np.int64).reshape(-1, L.TRACE_WIDTH)
 

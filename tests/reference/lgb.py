@@ -86,11 +86,12 @@ def _symbol(face: int) -> int:
 class _LgbGame:
     """One game's state and the rules that move cards between its lists."""
 
-    def __init__(self, sim):
+    def __init__(self, sim, logging: bool = False):
         sc = sim.scenario
         self.sc = sc
         self.sim = sim
         self.rng: Stream | None = None  # the game's stream (play)
+        self.logging = logging  # whether the game's events are logged (game_log_lgb)
         self.events: list[list[int]] = []  # the game's event log, rows as the kernel's trace
         self.cards = sim.cards
         self.void = sim.cards.void
@@ -867,7 +868,7 @@ def play_games_lgb(sim, n: int, seed: int, per_game: bool = False):
 def game_log_lgb(sim, seed: int, game: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(metrics [2, N_METRICS], commander metrics [2, 4, N_CM], event log [k, TRACE_WIDTH]) of game
     `game` of seed `seed`: the log as the kernel's `Simulation.trace` returns it."""
-    g = _LgbGame(sim)
+    g = _LgbGame(sim, logging=True)
     met, cmet = g.play(seed, game)
     return met, cmet, np.array(g.events, np.int64).reshape(-1, L.TRACE_WIDTH)
 

@@ -9,6 +9,11 @@ with one command, and its commit says why:
 
 The digests are also compared against each other: two cases that play different rules must not
 share a digest (a rule switch that changes nothing is a defect too).
+
+Beside the hashes the file keeps each case's sums (under "sums": every metric per side, every
+commander metric per side and commander, the per-turn histograms' totals), not hashed: when a
+digest breaks, the failure lists the sums that moved, old -> new (none moved: only how they are
+spread over the games, or the order of the per-game rows, changed).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from napsim.engine.layout import CM_NAMES, METRIC_NAMES
 from napsim.engine.rng import seed_key
 from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
@@ -89,13 +95,20 @@ CASES = {
 }
 
 
-def case_digest(name: str) -> str:
-    """sha256 over every array one chunk of the case returns (per-game rows included)."""
+SUMS = "sums"  # the key of the sums in the golden file (it sorts after every case name)
+
+
+def case_outputs(name: str):
+    """What one chunk of the case returns (napsim.sim.runner.play_chunk's outputs)."""
     scenario, overrides, policies, deck = {**CASES, **PLANNED}[name]
     pols = tuple((p, {}) if isinstance(p, str) else p for p in policies)
     sim = Simulation.build(load_scenario(scenario, overrides), pols, deck)
     games = PLANNED_GAMES if name in PLANNED else GAMES
-    out = play_chunk(sim.kernel_args(), seed_key(SEED), 0, games, True, True)
+    return play_chunk(sim.kernel_args(), seed_key(SEED), 0, games, True, True)
+
+
+def digest_of(out) -> str:
+    """sha256 over every array one chunk of the case returns (per-game rows included)."""
     h = hashlib.sha256()
     for a in (out.totals, out.rows, out.rack_wait, out.guerrilla_turns, out.commander_totals,
               out.commander_rows, out.tactician_turns):
@@ -104,18 +117,98 @@ def case_digest(name: str) -> str:
     return h.hexdigest()
 
 
-def _stored() -> dict[str, str]:
+def sums_of(out) -> dict[str, list]:
+    """The case's sums by name, the ones not zero: each metric [side A, side B], each commander
+    metric [side][commander], and the totals of the rack waits, Guerrilla attempts and Tactician
+    cards held per turn."""
+    sums: dict[str, list] = {}
+    for k, name in enumerate(METRIC_NAMES):
+        sums[name] = [int(v) for v in out.totals[:, k]]
+    for k, name in enumerate(CM_NAMES):
+        sums["commander " + name] = [[int(v) for v in row] for row in out.commander_totals[:, :, k]]
+    for k, name in enumerate(("offered", "spent", "nullified")):
+        sums["guerrilla attempts " + name] = [int(out.guerrilla_turns[k].sum())]
+    sums["rack waits"] = [int(out.rack_wait.sum())]
+    sums["tactician held per turn"] = [int(v) for v in out.tactician_turns.sum(axis=1)]
+    return {k: v for k, v in sums.items() if np.any(np.asarray(v) != 0)}
+
+
+def case_digest(name: str) -> tuple[str, dict[str, list]]:
+    """(the case's digest, its sums)."""
+    out = case_outputs(name)
+    return digest_of(out), sums_of(out)
+
+
+def moved(old: dict[str, list], new: dict[str, list]) -> list[str]:
+    """The sums that differ between two sums_of, one 'name: old -> new' line each (a sum
+    missing on one side is zero there)."""
+    lines = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a != b:
+            lines.append(f"{key}: {a if a is not None else 0} -> {b if b is not None else 0}")
+    return lines
+
+
+def _file() -> dict:
     return json.loads(GOLDEN_FILE.read_text()) if GOLDEN_FILE.is_file() else {}
 
 
-def _update(got: dict[str, str]) -> None:
-    """NAPSIM_UPDATE_GOLDEN=1: these digests written over the stored ones (the others kept)."""
+def _stored() -> dict[str, str]:
+    """The stored digests by case name."""
+    return {k: v for k, v in _file().items() if k != SUMS}
+
+
+def _stored_sums() -> dict[str, dict[str, list]]:
+    return _file().get(SUMS, {})
+
+
+def _update(got: dict[str, tuple[str, dict]]) -> None:
+    """NAPSIM_UPDATE_GOLDEN=1: these digests and sums written over the stored ones (the others
+    kept)."""
     GOLDEN_FILE.parent.mkdir(exist_ok=True)
-    GOLDEN_FILE.write_text(json.dumps({**_stored(), **got}, indent=1, sort_keys=True) + "\n")
+    data = _file()
+    sums = data.pop(SUMS, {})
+    data.update({name: digest for name, (digest, _) in got.items()})
+    sums.update({name: s for name, (_, s) in got.items()})
+    data[SUMS] = sums
+    GOLDEN_FILE.write_text(_dump(data))
+
+
+def _dump(data: dict) -> str:
+    """The golden file's text: the digests one a line, as before the sums came, then the sums
+    one case a block and one sum a line."""
+    sums = data.get(SUMS, {})
+    rows = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(data.items()) if k != SUMS]
+    blocks = []
+    for name in sorted(sums):
+        lines = ",\n".join(f"   {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(sums[name].items()))
+        blocks.append(f"  {json.dumps(name)}: {{\n{lines}\n  }}")
+    if blocks:
+        rows.append(f" {json.dumps(SUMS)}: {{\n" + ",\n".join(blocks) + "\n }")
+    return "{\n" + ",\n".join(rows) + "\n}\n"
+
+
+def check_digest(name: str, got: tuple[str, dict], refresh: str) -> None:
+    """Assert the case's digest is the stored one; the failure lists the sums that moved."""
+    stored = _stored()
+    assert name in stored, f"no golden digest for {name}: run NAPSIM_UPDATE_GOLDEN=1 (see module doc)"
+    digest, sums = got
+    if digest == stored[name]:
+        return
+    old = _stored_sums().get(name)
+    if old is None:
+        what = "no sums stored for this case to compare"
+    else:
+        lines = moved(old, sums)
+        what = ("sums that moved (old -> new):\n  " + "\n  ".join(lines) if lines else
+                "no sum moved: only how they spread over the games (or the per-game rows' order)")
+    raise AssertionError(f"{name}: results changed; {what}\nIf the change is deliberate, refresh "
+                         f"with {refresh} and say why in the commit")
 
 
 @pytest.fixture(scope="module")
-def digests() -> dict[str, str]:
+def digests() -> dict[str, tuple[str, dict]]:
     got = {name: case_digest(name) for name in CASES}
     if UPDATE:
         _update(got)
@@ -125,16 +218,12 @@ def digests() -> dict[str, str]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden_digest_unchanged(digests, name):
     # rules V1 (fixed game length) and D6 (conservation is checked inside: check=True)
-    stored = _stored()
-    assert name in stored, f"no golden digest for {name}: run NAPSIM_UPDATE_GOLDEN=1 (see module doc)"
-    assert digests[name] == stored[name], (
-        f"{name}: results changed. If the change is deliberate, refresh with "
-        "NAPSIM_UPDATE_GOLDEN=1 python -m pytest -q tests/test_golden.py and say why in the commit")
+    check_digest(name, digests[name], "NAPSIM_UPDATE_GOLDEN=1 python -m pytest -q tests/test_golden.py")
 
 
 def test_golden_cases_differ(digests):
     # every case plays a different rule variant, so no two may share a digest
-    assert len(set(digests.values())) == len(digests)
+    assert len({digest for digest, _ in digests.values()}) == len(digests)
 
 
 
@@ -146,9 +235,21 @@ def test_planned_digest_unchanged(name):
     got = case_digest(name)
     if UPDATE:
         _update({name: got})
-    stored = _stored()
-    assert name in stored, f"no golden digest for {name}: run NAPSIM_UPDATE_GOLDEN=1 (see module doc)"
-    assert got == stored[name], (
-        f"{name}: results changed. If the change is deliberate, refresh with "
-        "NAPSIM_UPDATE_GOLDEN=1 python -m pytest -q -m 'slow or not slow' tests/test_golden.py "
-        "and say why in the commit")
+    check_digest(name, got, "NAPSIM_UPDATE_GOLDEN=1 python -m pytest -q -m 'slow or not slow' "
+                 "tests/test_golden.py")
+
+
+def test_a_broken_digest_names_the_sums_that_moved():
+    # the failure of a changed digest says which sums moved, old -> new, and which did not
+    name = "epic1-greedy"
+    old = _stored_sums()[name]
+    new = {**old, "nominal_L": [old["nominal_L"][0] + 3, old["nominal_L"][1]], "g_spent": [0, 2]}
+    with pytest.raises(AssertionError) as err:
+        check_digest(name, ("0" * 64, new), "the refresh command")
+    text = str(err.value)
+    assert f"nominal_L: {old['nominal_L']} -> {new['nominal_L']}" in text
+    assert "g_spent: 0 -> [0, 2]" in text
+    assert "nominal_C" not in text
+    with pytest.raises(AssertionError, match="no sum moved"):
+        check_digest(name, ("0" * 64, old), "the refresh command")
+    check_digest(name, (_stored()[name], new), "the refresh command")  # the digest decides

@@ -4,8 +4,8 @@ random turns of lgb-symmetric under policies whose scores tie, nearly tie and ro
 
 Slow: its test kernel compiles the engine's two gift searches once more (about 10 s of CPU, a
 tenth of the default run's compile). The default run checks the integer search's choices through
-the La Grande Battles kernel against the pure-Python reference engine, which searches floats
-(tests/test_reference_lgb.py, quick size)."""
+the La Grande Battles kernel against the pure-Python reference engine, which searches floats and
+must replay the kernel's games event for event (tests/test_reference_exact.py)."""
 
 from __future__ import annotations
 

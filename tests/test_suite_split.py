@@ -98,4 +98,5 @@ def test_slow_selects_the_long_runs():
                  "tests/test_study.py::test_resume_after_kill_gives_identical_results",
                  "tests/test_report.py::test_html_report_renders_in_headless_chromium"):
         assert not runs_by_default(node), node
-    assert runs_by_default("tests/test_reference_lgb.py::test_greedy_lgb_symmetric")  # quick size
+    # the exact oracle: a few games a case by default, more under slow
+    assert runs_by_default("tests/test_reference_exact.py::test_reference_replays_the_kernel_event_for_event")

@@ -5,9 +5,15 @@ side (formats 'epic2'-'epic4', docs/rules.md, M: E's card flow plus the commande
 the scenario, the policy vectors and the card table of a `Simulation`, but never its precomputed
 pair tables: every greedy score is computed here from `tests/reference/orders.py` (the order
 arithmetic of one pair of cards and placements, written from the rules apart from the kernel's
-`napsim.sim.tables.eval_pair`). Randomness comes from Python's
-`random.Random(seed)`, so results agree with the kernel only statistically. Card locations are
-plain Python lists.
+`napsim.sim.tables.eval_pair`). Card locations are plain Python lists.
+
+An exact oracle: game g of seed s draws from the kernel's stream of (s, g) (tests/reference/stream.py)
+every random number the kernel draws, in the kernel's order (the draw pile is kept as the kernel
+keeps it, unordered, and each draw takes a random card of it; a card leaves a hand, the rack or
+the Square Track by the last one taking its place; a greedy tie goes to the largest hash of one
+draw per choice), and logs the kernel's trace events (napsim.engine.layout EV_*) as it plays. So
+its log of a game equals the kernel's `Simulation.trace` of it event for event
+(tests/test_reference_exact.py).
 
 The commander layer (2-4 a side), as the kernel reads docs/rules.md, M:
 - who commands what: epic2 the CIC gives every order (his sub-commander has no section); epic3 the
@@ -65,16 +71,17 @@ and draws no Tactician card, and such draws are not starved.
 
 from __future__ import annotations
 
-import random
 from functools import lru_cache
 
 import numpy as np
 
+from napsim.engine import layout as L
 from napsim.engine.layout import CM_NAMES, METRIC_NAMES, N_CM, N_METRICS, RACK
 from napsim.model.policies import PARAMS
 from napsim.sim.tables import KIND_INERT, KIND_MULTI, KIND_PLACED, KIND_SECTION, units_array
 
 from .orders import pair_orders
+from .stream import Stream, mix64
 
 M = {name: i for i, name in enumerate(METRIC_NAMES)}
 CM = {name: i for i, name in enumerate(CM_NAMES)}
@@ -115,9 +122,11 @@ def deal_guerrilla(counters: int, spanish: list[int], share: str) -> list[int]:
 class _Game:
     """One game's state and the rules that move cards between its lists."""
 
-    def __init__(self, sim, rng: random.Random):
+    def __init__(self, sim, logging: bool = False):
         self.sim = sim
-        self.rng = rng
+        self.rng: Stream | None = None  # the game's stream (play)
+        self.logging = logging  # whether the game's events are logged (game_log)
+        self.events: list[list[int]] = []  # the game's event log, rows as the kernel's trace
         sc = sim.scenario
         cards = sim.cards
         self.cards = cards
@@ -270,19 +279,35 @@ class _Game:
         return self._score_cache(s, c, t, self.void)[0]
 
     # ----- piles ----------------------------------------------------------------------------------
-    def draw(self, side: int) -> int:
-        """Rule D6: the top card; an empty pile is rebuilt from the shuffled discards."""
+    def log(self, code: int, ply: int, side: int, *fields: int, hand=(), rack=()) -> None:
+        """One event of the game's log, a row as the kernel's trace writes it: code, ply, side,
+        eight fields (zero when not given), then for EV_TURN the hand and the rack (-1 beyond).
+        Nothing without `logging` (play_games)."""
+        if not self.logging:
+            return
+        row = [-1] * L.TRACE_WIDTH
+        row[:3] = code, ply, side
+        row[3:11] = [int(x) for x in fields] + [0] * (8 - len(fields))
+        row[L.TR_HAND:L.TR_HAND + len(hand)] = hand
+        row[L.TR_RACK:L.TR_RACK + len(rack)] = rack
+        self.events.append(row)
+
+    def draw(self, side: int, ply: int = -1) -> int:
+        """Rule D6: a card of the draw pile; an empty pile is rebuilt from the discards. The pile
+        is shuffled lazily, as the kernel's: a draw takes a uniformly random card of it, the last
+        card taking its place."""
         if not self.pile:
             if not self.disc:
                 self.met[side, M["starved_draws"]] += 1
+                self.log(L.EV_STARVED, ply, side)
                 return -1
             self.pile = self.disc
             self.disc = []
-            self.rng.shuffle(self.pile)
             self.met[side, M["deck_reshuffles"]] += 1
-        return self.pile.pop()
+            self.log(L.EV_RESHUFFLE, ply, side, len(self.pile))
+        return take(self.pile, self.rng.bounded(len(self.pile)))
 
-    def draw_tactician(self, side: int, commander: int | None = None) -> None:
+    def draw_tactician(self, side: int, ply: int, commander: int | None = None) -> None:
         """Rule D4: one Tactician card, its pile rebuilt from its discards when empty; with 2-4
         players a side it goes to `commander` (rules M6.3, M8.2). A game without a Tactician deck
         draws nothing, and that is no starved draw."""
@@ -299,13 +324,18 @@ class _Game:
         if commander is not None:
             self.tac_by[side][commander] += 1
             self.cmet[side, commander, CM["tactician_drawn"]] += 1
+            self.log(L.EV_COMMANDER_TACTICIAN, ply, side, commander, self.tac_by[side][commander],
+                     self.tac[side])
+        else:
+            self.log(L.EV_TACTICIAN, ply, side, self.tac[side])
 
-    def elan_reshuffle(self, side: int) -> None:
-        """Rule E9.4 (L9): the draw pile and the discards shuffled together."""
+    def elan_reshuffle(self, side: int, ply: int) -> None:
+        """Rule E9.4 (L9): the draw pile and the discards shuffled together (the discards join
+        the lazily shuffled pile)."""
         self.pile.extend(self.disc)
         self.disc = []
-        self.rng.shuffle(self.pile)
         self.met[side, M["elan_reshuffles"]] += 1
+        self.log(L.EV_ELAN, ply, side, len(self.pile))
 
     # ----- the commander layer, 2-4 players a side (rules M4, M6, M8, G6) -------------------------
     def section_owners(self, side) -> list[int]:
@@ -342,11 +372,13 @@ class _Game:
         return deal_guerrilla(side.guerrilla, [sec.spanish for sec in side.sections],
                               self.rule("guerrilla_share"))
 
-    def initiative(self, s: int, cc: int, x: int, free: int) -> None:
+    def initiative(self, s: int, cc: int, x: int, free: int, ply: int) -> None:
         """Rules M6.2 / M8.2: commander cc of side s rolls two battle dice for section x, where
         `free` units are still unordered this turn."""
         cm = self.cmet[s, cc]
-        faces = [DIE_FACES[self.rng.randrange(6)] for _ in range(2)]
+        dice = [self.rng.die(), self.rng.die()]
+        faces = [DIE_FACES[d] for d in dice]
+        ordered = 0
         cm[CM["initiative_rolls"]] += 1
         for f in faces:
             cm[CM["face_" + f]] += 1
@@ -365,17 +397,20 @@ class _Game:
                 if left[f] > 0:
                     left[f] -= 1
                     free -= 1
+                    ordered += 1
                     cm[CM["initiative_ordered"]] += 1
                     self.met[s, M["initiative_orders"]] += 1
             else:  # a flag: one unit March Moves; a sabre: one unit melees
                 free -= 1
+                ordered += 1
                 cm[CM["initiative_march" if f == "flag" else "initiative_melee"]] += 1
                 self.met[s, M["initiative_orders"]] += 1
+        self.log(L.EV_INITIATIVE, ply, s, cc, dice[0], dice[1], ordered, int(double), 0, x)
         if double:
-            self.draw_tactician(s, cc)
+            self.draw_tactician(s, ply, cc)
 
     def commanders_turn(self, s: int, c: int, played, earned: list[int], nom, eff,
-                        free: list[int]) -> None:
+                        free: list[int], ply: int) -> None:
         """Who received which card, initiative rolls and the turn's Tactician draws (E8, E9.3).
 
         played: the two cards as played (before any Guerrilla nullification) with the section
@@ -405,10 +440,11 @@ class _Game:
                 cm[1, CM["cards_received"]] += 1
                 cm[1, CM["card_nominal"]] += sub_nom
                 cm[1, CM["card_effective"]] += sub_eff
+                self.log(L.EV_PASS, ply, s, played[passed][0], x)
             cm[0, CM["card_nominal"]] += sum(nom) - sub_nom
             cm[0, CM["card_effective"]] += sum(eff) - sub_eff
             for _ in range(sum(earned)):  # the CIC holds every Tactician card
-                self.draw_tactician(s, 0)
+                self.draw_tactician(s, ply, 0)
             return
         owner = self.owner[s]
         # rules M6.1 / M8.1: each section's commander gets the cards placed in his section
@@ -431,7 +467,7 @@ class _Game:
                                    for t, _ in played if kind[t] == KIND_MULTI)
                 if multi_orders > 0:
                     continue
-            self.initiative(s, cx, x, free[x])
+            self.initiative(s, cx, x, free[x], ply)
         if self.players == 3:  # rule M6.1: the CIC keeps one, or gives one to each sub
             secs = [sx for _, sx in played]
             if owner.index(0) in secs:
@@ -447,12 +483,13 @@ class _Game:
                 cc = 0  # a multi-section card is the CIC's
             else:  # rule M8.2: the Corps commander holding the fewest, ties drawn uniformly
                 low = min(self.tac_by[s][k] for k in (1, 2, 3))
-                cc = self.rng.choice([k for k in (1, 2, 3) if self.tac_by[s][k] == low])
+                fewest = [k for k in (3, 2, 1) if self.tac_by[s][k] == low]
+                cc = fewest[self.rng.bounded(len(fewest))] if len(fewest) > 1 else fewest[0]
             for _ in range(n):
-                self.draw_tactician(s, cc)
+                self.draw_tactician(s, ply, cc)
 
     # ----- Spanish Guerrilla Action (rules G1-G7, P4, P5) ------------------------------------------
-    def guerrilla_attack(self, s: int, o: int, c: int, ra: int, rb: int, p: int):
+    def guerrilla_attack(self, s: int, o: int, c: int, ra: int, rb: int, p: int, ply: int):
         """The Spanish side o against French side s's two cards, before any orders (rules G1, G2,
         G5, P4). Returns (card a, card b, placement, turn over): a nullified card plays as VOID."""
         met, cd, void = self.met, self.cards, self.void
@@ -464,7 +501,7 @@ class _Game:
         full = self._eval_cache(s, c, ra, rb, p)
         pv = self.pol[o]
         if self.g_rule[o] == "base":  # rule G1: the counter is spent against the turn's cards
-            target, tsec, t_eff = "both", -1, sum(full[1])
+            target, tsec, t_eff = 2, -1, sum(full[1])
             t_assault = cd.eq_cmd[ra] == 1 or cd.eq_cmd[rb] == 1
         else:  # rule G5: one card, in a section a held counter may reach; never a multi-section card
             target, tsec, t_eff, t_assault = None, -1, -1, False
@@ -491,6 +528,7 @@ class _Game:
         if not (mode == 0 or (mode == 1 and t_eff >= pv[PARAMS["g_threshold"]])
                 or (mode == 2 and t_assault)):  # rule P4
             met[o, M["g_available_not_spent"]] += 1
+            self.log(L.EV_G_ATTEMPT, ply, o, target, tsec, t_eff, -1, L.G_OUT_DECLINED)
             return ra, rb, p, False
         if tsec >= 0 and held[facing(tsec)] > 0:
             spender = facing(tsec)  # rule S4: the Spanish section across from the card
@@ -505,15 +543,18 @@ class _Game:
         if self.players >= 2:
             cc = 0 if spender == GENERAL else self.owner[o][spender]
             self.cmet[o, cc, CM["g_spent"]] += 1
-        sabre = self.rng.randrange(6) == SABRE
+        roll = self.rng.die()
+        sabre = roll == SABRE
         # rule G1 (option spent_counters): a counter a sabre stopped returns to the unacquired
         # pool; one that nullified a card is out of play, unless all_return
         if sabre or self.rule("spent_counters") == "all_return":
             self.g_pool += 1
         if sabre:  # rule G1: a sabre stops the guerrillas
             met[o, M["g_stopped_by_sabre"]] += 1
+            self.log(L.EV_G_ATTEMPT, ply, o, target, tsec, t_eff, roll, L.G_OUT_SABRE)
             return ra, rb, p, False
-        if target == "both":
+        self.log(L.EV_G_ATTEMPT, ply, o, target, tsec, t_eff, roll, L.G_OUT_NULLIFIED)
+        if target == 2:
             na, nb, q = void, void, 0
             nullified = int(ra != void) + int(rb != void)
         else:
@@ -528,7 +569,7 @@ class _Game:
             met[o, M["g_denied_nominal"]] += full[0][x] - after[0][x]
             met[o, M["g_denied_effective"]] += full[1][x] - after[1][x]
             met[o, M["g_denied_effective_in_french_" + "LCR"[x]]] += full[1][x] - after[1][x]
-        return na, nb, q, target == "both"
+        return na, nb, q, target == 2
 
     def guerrilla_gain(self, s: int, ra: int, rb: int) -> int | None:
         """Rules G3, G4, P5: where a Scout played this turn gains a counter (0-2 a section, 3 the
@@ -552,22 +593,24 @@ class _Game:
     # ----- the choice (rule P1) -----------------------------------------------------------------
     def choose(self, s: int, c: int, hand: list[int], rack: list[int], e4: bool, opp_last: int,
                pin: int = -1):
-        """(hand index or None, rack index or None, placement), or None when nothing is legal.
-        pin >= 0 (rule D3, counter_attack_section = facing): a Counter-Attack's copy (a tactic
-        card) is placed in section pin only."""
+        """(hand index or None, rack index or None, placement, score), or None when nothing is
+        legal. pin >= 0 (rule D3, counter_attack_section = facing): a Counter-Attack's copy (a
+        tactic card) is placed in section pin only. Draws as the kernel's choice: the random
+        policy one uniform triple; greedy one 64-bit draw whose hash with each tied (hand slot,
+        rack slot) pair decides a tie (the largest wins), then one uniform tied placement."""
         pv = self.pol[s]
         o = 1 - s
         hand_opts = list(enumerate(hand)) if hand else [(None, self.void)]
         rack_opts = list(enumerate(rack)) if rack else [(None, self.void)]
-        triples = []  # (value, hand index, rack index, placements reaching it)
+        triples = []  # greedy (value, hand index, rack index, placements reaching it); random (i, j, p, a, b)
         random_policy = pv[PARAMS["kind"]] == 1.0
         for i, a in hand_opts:
             ra = self.resolve(a, opp_last)
             for j, b in rack_opts:
                 rb = self.resolve(b, opp_last)
                 places, e4_only = self.legal(s, ra, rb)
-                ca_a = pin >= 0 and self.cards.counter[a] == 1
-                ca_b = pin >= 0 and self.cards.counter[b] == 1
+                ca_a = pin >= 0 and self.cards.counter[a] == 1 and i is not None
+                ca_b = pin >= 0 and self.cards.counter[b] == 1 and j is not None
                 if ca_a and ca_b:
                     continue  # both copies would go to one section
                 if ca_a or ca_b:
@@ -575,7 +618,7 @@ class _Game:
                 if (e4_only and not e4) or not places:
                     continue
                 if random_policy:
-                    triples.extend((0.0, i, j, (p,)) for p in places)
+                    triples.extend((i, j, p, ra, rb) for p in places)
                     continue
                 if ca_a or ca_b:
                     best, tied = self._pair_best(s, c, ra, rb, places)
@@ -588,36 +631,95 @@ class _Game:
                                for jj in range(len(rack)) if jj != j)
                     v -= pv[PARAMS["deny_weight"]] * deny
                 triples.append((v, i, j, tied))
+        if random_policy:  # uniform over legal (hand, rack, placement) triples
+            if not triples:
+                return None
+            i, j, p, ra, rb = triples[self.rng.bounded(len(triples))]
+            return i, j, p, self._score_cache(s, c, ra, rb)[0]
+        tie_key = self.rng.u64()
         if not triples:
             return None
-        if random_policy:  # uniform over legal (hand, rack, placement) triples
-            return self.rng.choice([(i, j, ps[0]) for _, i, j, ps in triples])
-        # greedy ties: uniform over the tied (hand slot, rack slot) pairs, then uniform over
-        # that pair's tied placements (what the kernel's hash tie-break amounts to)
         top = max(t[0] for t in triples)
-        _, i, j, ps = self.rng.choice([t for t in triples if t[0] >= top - TOL])
-        return i, j, self.rng.choice(ps)
+        tied = [t for t in triples if t[0] >= top - TOL]
+        pick = tied[0]
+        if len(tied) > 1:  # the largest hash of (the choice's draw, hand slot, rack slot)
+            def rank(t):
+                return mix64(tie_key ^ ((t[1] or 0) * 64 + (t[2] or 0)))
+            for t in tied[1:]:
+                if rank(t) > rank(pick):
+                    pick = t
+        v, i, j, ps = pick
+        return i, j, ps[self.rng.bounded(len(ps))], v
 
     # ----- one game -------------------------------------------------------------------------------
-    def play(self) -> np.ndarray:
-        sim, rng, cd, met = self.sim, self.rng, self.cards, self.met
-        sc = sim.scenario
+    def squares(self, s: int, ply: int) -> None:
+        """Rule E11: squares leave at the start of the side's turn, then one may form."""
+        side, sq, hand = self.sim.scenario.sides[s], self.sq[s], self.hand[s]
+        k = 0
+        while k < len(sq):
+            if self.rng.uniform() < side.square_leave:
+                hand.append(sq[k])
+                self.log(L.EV_UNSQUARE, ply, s, sq[k])
+                take(sq, k)
+            else:
+                k += 1
+        if side.square_form > 0.0 and self.rng.uniform() < side.square_form:
+            if len(sq) < self.hand0[s] - 1 and hand:
+                i = self.rng.bounded(len(hand))
+                sq.append(hand[i])
+                self.log(L.EV_SQUARE, ply, s, hand[i])
+                take(hand, i)
+                self.met[s, M["squares_formed"]] += 1
+
+    def spend_tacticians(self, s: int, ply: int) -> None:
+        """Tactician cards spent at the policy rate; with 2-4 a side each holder his own."""
+        rate = self.pol[s][PARAMS["tactician_use_prob"]]
+        met = self.met
+        if self.players >= 2:
+            for cc in range(4):  # held counted at the start of the turn, before spending
+                self.cmet[s, cc, CM["tactician_held_sum"]] += self.tac_by[s][cc]
+                if self.tac_by[s][cc] > 0 and self.rng.uniform() < rate:
+                    self.tac_by[s][cc] -= 1
+                    self.tac[s] -= 1
+                    self.tac_disc += 1
+                    met[s, M["tactician_played"]] += 1
+                    self.cmet[s, cc, CM["tactician_played"]] += 1
+        elif self.tac[s] > 0 and self.rng.uniform() < rate:
+            self.tac[s] -= 1
+            self.tac_disc += 1
+            met[s, M["tactician_played"]] += 1
+
+    def first_strike(self, o: int, ply: int) -> int:
+        """Rule P7: the opponent o may play his first held First Strike during this turn: the
+        card, or -1."""
+        fs_prob = self.pol[o][PARAMS["first_strike_prob"]]
+        held = [i for i, t in enumerate(self.hand[o]) if self.cards.first_strike[t] == 1]
+        if fs_prob > 0.0 and held and self.rng.uniform() < fs_prob:
+            fs_card = take(self.hand[o], held[0])
+            self.met[o, M["first_strikes"]] += 1
+            self.log(L.EV_FIRST_STRIKE, ply, o, fs_card)
+            return fs_card
+        return -1
+
+    def setup(self) -> None:
+        """A new game: the piles, the Guerrilla counters (rule G6) and the deal (rule E1)."""
+        sc, cd = self.sim.scenario, self.cards
         void = self.void
+        self.met = np.zeros((2, N_METRICS), np.int64)
         self.cmet = np.zeros((2, 4, N_CM), np.int64)  # per commander, 2-4 players a side
-        self.pile = [int(t) for t in cd.deck]
-        rng.shuffle(self.pile)
+        self.events = []
+        self.pile = [int(t) for t in cd.deck]  # unordered: each draw takes a random card of it
         self.disc: list[int] = []
         self.hand: list[list[int]] = [[], []]
-        squares: list[list[int]] = [[], []]
-        rack: list[int] = []
+        self.sq: list[list[int]] = [[], []]
+        self.rack: list[int] = []
         self.tac = [0, 0]
         self.tac_by = [[0, 0, 0, 0], [0, 0, 0, 0]]  # per commander, 2-4 players a side
         self.tac_pile = self.tac_deck  # rule D4: the Tactician cards that come with the deck
         self.tac_disc = 0
-        last_hand = [void, void]  # the last card each side played from its hand, as it played
-        last_rack = [void, void]  # the card each side took from the rack on its last turn
-        last_at = [[0, 0], [0, 0]]  # where each side placed its last hand and rack card
-        first = sc.first
+        self.last_hand = [void, void]  # the last card each side played from its hand, as it played
+        self.last_rack = [void, void]  # the card each side took from the rack on its last turn
+        self.last_at = [[0, 0], [0, 0]]  # where each side placed its last hand and rack card
         multi = self.players >= 2
         self.g_pool = sc.guerrilla_pool
         if self.players >= 3:
@@ -636,234 +738,37 @@ class _Game:
                 for k in range(2):
                     self.cmet[k, 0, CM["g_start"]] += self.g_held[k][GENERAL]
         # rule E1: hands (first player first), Tactician cards, then the rack of 5
+        first = sc.first
         for k in range(2):
             s = (first + k) % 2
             for _ in range(self.hand0[s]):
-                self.hand[s].append(self.draw(s))
+                t = self.draw(s)
+                if t >= 0:
+                    self.hand[s].append(t)
             if multi:  # rules M6.3 / M8.2: each commander's own
                 for cc, n in enumerate(self.tactician_start(sc.sides[s])):
-                    take = min(n, self.tac_pile)
-                    self.tac_by[s][cc] = take
-                    self.tac[s] += take
-                    self.tac_pile -= take
+                    take_n = min(n, self.tac_pile)
+                    self.tac_by[s][cc] = take_n
+                    self.tac[s] += take_n
+                    self.tac_pile -= take_n
                 continue
-            take = min(sc.sides[s].tactician, self.tac_pile)
-            self.tac[s] = take
-            self.tac_pile -= take
+            take_n = min(sc.sides[s].tactician, self.tac_pile)
+            self.tac[s] = take_n
+            self.tac_pile -= take_n
         if not self.standard:
             for _ in range(RACK):
-                rack.append(self.draw(first))
-        for ply in range(2 * sc.turns):
-            s = (first + ply) % 2
-            o = 1 - s
-            pv = self.pol[s]
-            hand = self.hand[s]
-            met[s, M["turns"]] += 1
-            # rule E11: squares leave at the start of the side's turn, then one may form
-            stay = []
-            for t in squares[s]:
-                if rng.random() < sc.sides[s].square_leave:
-                    hand.append(t)
-                else:
-                    stay.append(t)
-            squares[s] = stay
-            form = sc.sides[s].square_form
-            if form > 0.0 and rng.random() < form:
-                if len(squares[s]) < self.hand0[s] - 1 and hand:
-                    squares[s].append(hand.pop(rng.randrange(len(hand))))
-                    met[s, M["squares_formed"]] += 1
-            # Tactician cards spent at the policy rate; with 2-4 a side each holder his own
-            if multi:
-                for cc in range(4):  # held counted at the start of the turn, before spending
-                    self.cmet[s, cc, CM["tactician_held_sum"]] += self.tac_by[s][cc]
-                    if self.tac_by[s][cc] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
-                        self.tac_by[s][cc] -= 1
-                        self.tac[s] -= 1
-                        self.tac_disc += 1
-                        met[s, M["tactician_played"]] += 1
-                        self.cmet[s, cc, CM["tactician_played"]] += 1
-            elif self.tac[s] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
-                self.tac[s] -= 1
-                self.tac_disc += 1
-                met[s, M["tactician_played"]] += 1
-            # rule P7: the opponent may play one held First Strike during this turn
-            fs_card = -1
-            fs_prob = self.pol[o][PARAMS["first_strike_prob"]]
-            held = [i for i, t in enumerate(self.hand[o]) if cd.first_strike[t] == 1]
-            if fs_prob > 0.0 and held and rng.random() < fs_prob:
-                fs_card = self.hand[o].pop(held[0])
-                met[o, M["first_strikes"]] += 1
-            cmd = len(hand)  # rule E6: the hand at the start of the turn
-            rack_size = len(rack)
-            c = min(cmd, self.cmax)
-            # rule D3: a Counter-Attack copies (mirrored) a card the opponent played on his last
-            # turn: his hand card, or under counter_attack_copies = either also his rack card,
-            # which it copies when there is no hand card or when it scores strictly more (P1)
-            copy = last_hand[o]
-            copy_at = last_at[o][0]
-            if self.rule("counter_attack_copies") == "either" and last_rack[o] != void:
-                if copy == void or (self.single_value(s, c, int(cd.mirror[last_rack[o]]))
-                                    > self.single_value(s, c, int(cd.mirror[copy])) + TOL):
-                    copy = last_rack[o]
-                    copy_at = last_at[o][1]
-            # rules D3, S4 (counter_attack_section = facing): a copied tactic card goes to the
-            # section facing the one the opponent placed it in
-            pin = -1
-            if (self.rule("counter_attack_section") == "facing" and copy != void
-                    and sc.format not in ("standard",) and cd.kind[int(cd.mirror[copy])] == KIND_PLACED
-                    and any(cd.counter[t] == 1 for t in hand + rack)):
-                pin = 2 - copy_at
-            # rule E4: every hand and rack card (as it would play) a section card of one section
-            e4 = False
-            if not self.standard and hand and rack:
-                res = [self.resolve(t, copy) for t in hand + rack]
-                e4 = (all(cd.kind[t] == KIND_SECTION for t in res)
-                      and len({int(cd.sec[t]) for t in res}) == 1)
-                if e4:
-                    met[s, M["same_section_turns"]] += 1
-            offer = rack if not self.standard else []
-            pick = self.choose(s, c, hand, offer, e4, copy, pin)
-            if pick is None and hand and offer:
-                # no legal pair: the hand card alone, the rack left as it is
-                pick = self.choose(s, c, hand, [], e4, copy, pin)
-            i, j, p = pick if pick is not None else (None, None, 0)
-            ta = hand.pop(i) if i is not None else void
-            tb = void
-            if j is not None:
-                tb = rack.pop(j)
-                met[s, M["pick_from_0"] + rack_size] += 1  # rule E10
-            ra = self.resolve(ta, copy)
-            rb = self.resolve(tb, copy)
-            met[s, M["counter_attacks"]] += int(cd.counter[ta] == 1) + int(cd.counter[tb] == 1)
-            if ta != void:
-                met[s, M["hand_" + KIND_SLOT[cd.kind[ta]]]] += 1
-                last_hand[s] = ra
-                last_at[s][0] = p // 3
-            if tb != void:
-                met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
-            last_rack[s] = rb  # void when he took none
-            last_at[s][1] = p % 3
-            if e4 and ra != void and rb != void and cd.sec[ra] == cd.sec[rb]:
-                if self.e4_playable:
-                    met[s, M["same_section_used"]] += 1
-                else:  # rules M6.1 / M8.1, same_section_receiver = two_commanders
-                    if self.single_value(s, c, rb) > self.single_value(s, c, ra) + TOL:
-                        ra = void
-                    else:
-                        rb = void
-                    p = 0
-            if ra != void and rb != void and self.kept(s, ra, rb, p) != (ra, rb):
-                ra, rb = self.kept(s, ra, rb, p)  # rule M6.1, cic_keeps = one
-                p = 0
-            # rules G1 / G5: Spanish Guerrilla Action against the French cards, before any orders
-            turn_over = False
-            # the cards as played and where (who received what, rules M4, M6.1, M8.1)
-            played = [(ra, self.placed_section(ra, p // 3)), (rb, self.placed_section(rb, p % 3))]
-            if self.g_rule[o] != "off" and sc.sides[s].french:
-                ra, rb, p, turn_over = self.guerrilla_attack(s, o, c, ra, rb, p)
-                # rules D8, G5: a nullified card may still be copied by a Counter-Attack (the
-                # designer's ruling); under counter_attack_nullified = none it cannot
-                if self.rule("counter_attack_nullified") == "none":
-                    if played[0][0] != void and ra == void:
-                        last_hand[s] = void
-                    if played[1][0] != void and rb == void:
-                        last_rack[s] = void
-            nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
-            for x, sec in enumerate("LCR"):
-                met[s, M["nominal_" + sec]] += nom[x]
-                met[s, M["effective_" + sec]] += eff[x]
-            met[s, M["wasted"]] += sum(nom) - sum(eff)
-            # rules G3 / G4 / P5: a Spanish Scout may trade its second draw for a counter
-            gain = self.guerrilla_gain(s, ra, rb) if self.g_rule[s] != "off" else None
-            # rules G4, E9.2: with two Scouts the gain needs two_scouts = gain
-            if cd.scout[ra] + cd.scout[rb] > 1 and self.rule("two_scouts") == "draw_two":
-                gain = None
-            # rules E8 / P3: stars March Move up to 3 free units in the card's section, else draw
-            r = list(rem)
-            earned = [int(cd.tdraw[ra]), int(cd.tdraw[rb])]  # Tactician draws per card
-            for k, (t, pl) in enumerate(((ra, p // 3), (rb, p % 3))):
-                if cd.stars[t] == 0:
-                    continue
-                kd = cd.kind[t]
-                x = int(cd.sec[t]) if kd == KIND_SECTION else (pl if kd == KIND_PLACED else -1)
-                if gain is not None and self.g_rule[s] == "epic" and cd.scout[t] == 1 and x == gain:
-                    continue  # rule G4: the Scout's stars stay unused to gain the counter
-                avail = min(3, r[x]) if x >= 0 else 0
-                if avail > 0 and rng.random() < pv[PARAMS["march_prob"]]:
-                    r[x] -= avail
-                    met[s, M["stars_march"]] += 1
-                    met[s, M["march_units"]] += avail
-                else:
-                    earned[k] += 1
-                    met[s, M["stars_tactician"]] += 1
-            # rule D7: played cards (and a First Strike) to the discards; First Strike redraw
-            for t in (ta, tb):
-                if t != void:
-                    self.disc.append(t)
-            if fs_card >= 0:
-                self.disc.append(fs_card)
-                t = self.draw(o)
+                t = self.draw(first)
                 if t >= 0:
-                    self.hand[o].append(t)
-            # rules G3 / G4: the counter is taken and the Scout draws one card, not two
-            if gain is not None:
-                self.g_held[s][gain] += 1
-                self.g_pool -= 1
-                met[s, M["g_acquired"]] += 1
-                if multi:  # rule G6: the section's commander (the CIC's with two a side)
-                    cc = self.owner[s][gain] if self.players >= 3 and gain < 3 else 0
-                    self.cmet[s, cc, CM["g_acquired"]] += 1
-            # rule E9.4 under elan_order = shuffle_first: the Elan reshuffle before the draws
-            elan = cd.elan[ra] == 1 or cd.elan[rb] == 1
-            if elan and self.shuffle_first:
-                self.elan_reshuffle(s)
-            # rules E9.1 / E9.2 / P2: draw one; with a Scout draw two and keep the better
-            t1 = self.draw(s)
-            if (cd.scout[ra] == 1 or cd.scout[rb] == 1) and gain is None and t1 >= 0:
-                t2 = self.draw(s)
-                met[s, M["scout_draws"]] += 1
-                if t2 >= 0:
-                    c2 = min(len(hand) + 1, self.cmax)
-                    v1 = self.single_value(s, c2, self.resolve(t1, void))
-                    v2 = self.single_value(s, c2, self.resolve(t2, void))
-                    keep, drop = t1, t2
-                    if v2 > v1 + TOL or (abs(v2 - v1) <= TOL and t2 < t1):
-                        keep, drop = t2, t1
-                    if pv[PARAMS["kind"]] == 1.0 and rng.random() < 0.5:
-                        keep, drop = drop, keep
-                    t1 = keep
-                    self.disc.append(drop)
-            if t1 >= 0:
-                hand.append(t1)
-            # rule E9.3: Tactician draws the played cards call for, none after a turn the
-            # Guerrillas ended (rule G1); with 2-4 a side the commander layer deals them
-            if multi and turn_over:
-                for cc in sorted(set(self.owner[s]) if self.players >= 3 else {0, 1}):
-                    self.cmet[s, cc, CM["commander_turns"]] += 1
-            elif multi:
-                self.commanders_turn(s, c, played, earned, nom, eff, r)
-            elif not turn_over:
-                for _ in range(sum(earned)):
-                    self.draw_tactician(s)
-            # rule E9.4: Elan shuffles draw pile and discards together (here, after the draws,
-            # under elan_order = draw_first); every player draws one
-            if elan:
-                if not self.shuffle_first:
-                    self.elan_reshuffle(s)
-                for k in (s, o):  # rule M6.4: every Tactician holder of both sides
-                    if multi:
-                        for cc in self.tactician_holders():
-                            self.draw_tactician(k, cc)
-                    else:
-                        self.draw_tactician(k)
-            # rules E9.5 / E9.6: refill the rack (after all draws) when it holds 2 or fewer
-            if not self.standard and len(rack) <= 2:
-                met[s, M["refills"]] += 1
-                while len(rack) < RACK:
-                    t = self.draw(s)
-                    if t < 0:
-                        break
-                    rack.append(t)
+                    self.rack.append(t)
+
+    def play(self, seed: int, game: int) -> np.ndarray:
+        """Game `game` of seed `seed` on the kernel's stream of it: its metrics [2, N_METRICS]
+        (self.cmet its commander metrics, self.events its event log)."""
+        self.rng = Stream(seed, game)
+        self.setup()
+        for ply in range(2 * self.sim.scenario.turns):
+            self.turn(ply)
+        met = self.met
         for s in range(2):
             met[s, M["tactician_held_end"]] += self.tac[s]
             for cc in range(4):
@@ -873,33 +778,257 @@ class _Game:
                 met[s, M["g_pool_end"]] += self.g_pool
         return met
 
+    def resolve_turn(self, s: int, o: int, c: int):
+        """Rules D3, E4: the card a Counter-Attack copies this turn, the section its copy must go
+        to (-1: any) and whether every hand and rack card plays as a section card of one section."""
+        cd, void, sc = self.cards, self.void, self.sim.scenario
+        hand, rack = self.hand[s], self.rack
+        # rule D3: a Counter-Attack copies (mirrored) a card the opponent played on his last
+        # turn: his hand card, or under counter_attack_copies = either also his rack card,
+        # which it copies when there is no hand card or when it scores strictly more (P1)
+        copy = self.last_hand[o]
+        copy_at = self.last_at[o][0]
+        if self.rule("counter_attack_copies") == "either" and self.last_rack[o] != void:
+            if copy == void or (self.single_value(s, c, int(cd.mirror[self.last_rack[o]]))
+                                > self.single_value(s, c, int(cd.mirror[copy])) + TOL):
+                copy = self.last_rack[o]
+                copy_at = self.last_at[o][1]
+        # rules D3, S4 (counter_attack_section = facing): a copied tactic card goes to the
+        # section facing the one the opponent placed it in
+        pin = -1
+        if (self.rule("counter_attack_section") == "facing" and copy != void
+                and sc.format not in ("standard",) and cd.kind[int(cd.mirror[copy])] == KIND_PLACED
+                and any(cd.counter[t] == 1 for t in hand + rack)):
+            pin = 2 - copy_at
+        # rule E4: every hand and rack card (as it would play) a section card of one section
+        e4 = False
+        if not self.standard and hand and rack:
+            res = [self.resolve(t, copy) for t in hand + rack]
+            e4 = (all(cd.kind[t] == KIND_SECTION for t in res)
+                  and len({int(cd.sec[t]) for t in res}) == 1)
+            if e4:
+                self.met[s, M["same_section_turns"]] += 1
+        return copy, pin, e4
+
+    def turn(self, ply: int) -> None:
+        """One turn (ply) of the game, its phases in the kernel's order."""
+        sim, cd, met = self.sim, self.cards, self.met
+        sc = sim.scenario
+        void = self.void
+        first = sc.first
+        multi = self.players >= 2
+        last_hand, last_rack, last_at = self.last_hand, self.last_rack, self.last_at
+        rack = self.rack
+        s = (first + ply) % 2
+        o = 1 - s
+        pv = self.pol[s]
+        hand = self.hand[s]
+        met[s, M["turns"]] += 1
+        self.squares(s, ply)
+        self.spend_tacticians(s, ply)
+        fs_card = self.first_strike(o, ply)
+        cmd = len(hand)  # rule E6: the hand at the start of the turn
+        rack_size = len(rack)
+        c = min(cmd, self.cmax)
+        copy, pin, e4 = self.resolve_turn(s, o, c)
+        self.log(L.EV_TURN, ply, s, cmd, len(rack), int(e4), len(hand), len(self.sq[s]),
+                 self.tac[s], len(self.pile), len(self.disc), hand=list(hand), rack=list(rack))
+        offer = rack if not self.standard else []
+        pick = self.choose(s, c, hand, offer, e4, copy, pin)
+        if pick is None and hand and offer:
+            # no legal pair: the hand card alone, the rack left as it is
+            pick = self.choose(s, c, hand, [], e4, copy, pin)
+        i, j, p, score = pick if pick is not None else (None, None, 0, -1.0e18)
+        ta = take(hand, i) if i is not None else void
+        tb = void
+        if j is not None:
+            tb = take(rack, j)
+            met[s, M["pick_from_0"] + rack_size] += 1  # rule E10
+        ra = self.resolve(ta, copy)
+        rb = self.resolve(tb, copy)
+        met[s, M["counter_attacks"]] += int(cd.counter[ta] == 1) + int(cd.counter[tb] == 1)
+        if ta != void:
+            met[s, M["hand_" + KIND_SLOT[cd.kind[ta]]]] += 1
+            last_hand[s] = ra
+            last_at[s][0] = p // 3
+        if tb != void:
+            met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
+        last_rack[s] = rb  # void when he took none
+        last_at[s][1] = p % 3
+        if e4 and ra != void and rb != void and cd.sec[ra] == cd.sec[rb]:
+            if self.e4_playable:
+                met[s, M["same_section_used"]] += 1
+            else:  # rules M6.1 / M8.1, same_section_receiver = two_commanders
+                if self.single_value(s, c, rb) > self.single_value(s, c, ra) + TOL:
+                    ra = void
+                else:
+                    rb = void
+                p = 0
+        if ra != void and rb != void and self.kept(s, ra, rb, p) != (ra, rb):
+            ra, rb = self.kept(s, ra, rb, p)  # rule M6.1, cic_keeps = one
+            p = 0
+        self.log(L.EV_CHOICE, ply, s, ta, tb, p // 3, p % 3, ra, rb, round(score * 1000),
+                 int(pv[PARAMS["kind"]]))
+        # rules G1 / G5: Spanish Guerrilla Action against the French cards, before any orders
+        turn_over = False
+        # the cards as played and where (who received what, rules M4, M6.1, M8.1)
+        played = [(ra, self.placed_section(ra, p // 3)), (rb, self.placed_section(rb, p % 3))]
+        if self.g_rule[o] != "off" and sc.sides[s].french:
+            ra, rb, p, turn_over = self.guerrilla_attack(s, o, c, ra, rb, p, ply)
+            # rules D8, G5: a nullified card may still be copied by a Counter-Attack (the
+            # designer's ruling); under counter_attack_nullified = none it cannot
+            if self.rule("counter_attack_nullified") == "none":
+                if played[0][0] != void and ra == void:
+                    last_hand[s] = void
+                if played[1][0] != void and rb == void:
+                    last_rack[s] = void
+        nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
+        for x, sec in enumerate("LCR"):
+            met[s, M["nominal_" + sec]] += nom[x]
+            met[s, M["effective_" + sec]] += eff[x]
+        met[s, M["wasted"]] += sum(nom) - sum(eff)
+        # rules G3 / G4 / P5: a Spanish Scout may trade its second draw for a counter
+        gain = self.guerrilla_gain(s, ra, rb) if self.g_rule[s] != "off" else None
+        # rules G4, E9.2: with two Scouts the gain needs two_scouts = gain
+        if cd.scout[ra] + cd.scout[rb] > 1 and self.rule("two_scouts") == "draw_two":
+            gain = None
+        # rules E8 / P3: stars March Move up to 3 free units in the card's section, else draw
+        # (the kernel draws the coin for every star card, whether units are free or not)
+        r = list(rem)
+        earned = [int(cd.tdraw[ra]), int(cd.tdraw[rb])]  # Tactician draws per card
+        marched = 0
+        for k, (t, pl) in enumerate(((ra, p // 3), (rb, p % 3))):
+            if cd.stars[t] == 0:
+                continue
+            kd = cd.kind[t]
+            x = int(cd.sec[t]) if kd == KIND_SECTION else (pl if kd == KIND_PLACED else -1)
+            if gain is not None and self.g_rule[s] == "epic" and cd.scout[t] == 1 and x == gain:
+                continue  # rule G4: the Scout's stars stay unused to gain the counter
+            avail = min(3, r[x]) if x >= 0 else 0
+            coin = self.rng.uniform()
+            if avail > 0 and coin < pv[PARAMS["march_prob"]]:
+                r[x] -= avail
+                marched += avail
+                met[s, M["stars_march"]] += 1
+                met[s, M["march_units"]] += avail
+            else:
+                earned[k] += 1
+                met[s, M["stars_tactician"]] += 1
+        self.log(L.EV_ORDERS, ply, s, *nom, *eff, marched, sum(earned))
+        # rule D7: played cards (and a First Strike) to the discards; First Strike redraw
+        for t in (ta, tb):
+            if t != void:
+                self.disc.append(t)
+        if fs_card >= 0:
+            self.disc.append(fs_card)
+            t = self.draw(o, ply)
+            if t >= 0:
+                self.hand[o].append(t)
+                self.log(L.EV_DRAW, ply, o, t)
+        # rules G3 / G4: the counter is taken and the Scout draws one card, not two
+        if gain is not None:
+            self.g_held[s][gain] += 1
+            self.g_pool -= 1
+            met[s, M["g_acquired"]] += 1
+            if multi:  # rule G6: the section's commander (the CIC's with two a side)
+                cc = self.owner[s][gain] if self.players >= 3 and gain < 3 else 0
+                self.cmet[s, cc, CM["g_acquired"]] += 1
+            self.log(L.EV_G_GAIN, ply, s, gain, self.g_pool)
+        # rule E9.4 under elan_order = shuffle_first: the Elan reshuffle before the draws
+        elan = cd.elan[ra] == 1 or cd.elan[rb] == 1
+        if elan and self.shuffle_first:
+            self.elan_reshuffle(s, ply)
+        # rules E9.1 / E9.2 / P2: draw one; with a Scout draw two and keep the better
+        t1 = self.draw(s, ply)
+        if (cd.scout[ra] == 1 or cd.scout[rb] == 1) and gain is None and t1 >= 0:
+            t2 = self.draw(s, ply)
+            met[s, M["scout_draws"]] += 1
+            if t2 >= 0:
+                c2 = min(len(hand) + 1, self.cmax)
+                v1 = self.single_value(s, c2, self.resolve(t1, void))
+                v2 = self.single_value(s, c2, self.resolve(t2, void))
+                keep, drop = t1, t2
+                if v2 > v1 + TOL or (abs(v2 - v1) <= TOL and t2 < t1):
+                    keep, drop = t2, t1
+                if pv[PARAMS["kind"]] == 1.0 and self.rng.uniform() < 0.5:
+                    keep, drop = drop, keep
+                t1 = keep
+                self.disc.append(drop)
+                self.log(L.EV_SCOUT, ply, s, keep, drop)
+        if t1 >= 0:
+            hand.append(t1)
+            self.log(L.EV_DRAW, ply, s, t1)
+        # rule E9.3: Tactician draws the played cards call for, none after a turn the
+        # Guerrillas ended (rule G1); with 2-4 a side the commander layer deals them
+        if multi and turn_over:
+            for cc in sorted(set(self.owner[s]) if self.players >= 3 else {0, 1}):
+                self.cmet[s, cc, CM["commander_turns"]] += 1
+        elif multi:
+            self.commanders_turn(s, c, played, earned, nom, eff, r, ply)
+        elif not turn_over:
+            for _ in range(sum(earned)):
+                self.draw_tactician(s, ply)
+        # rule E9.4: Elan shuffles draw pile and discards together (here, after the draws,
+        # under elan_order = draw_first); every player draws one
+        if elan:
+            if not self.shuffle_first:
+                self.elan_reshuffle(s, ply)
+            for k in (s, o):  # rule M6.4: every Tactician holder of both sides
+                if multi:
+                    for cc in self.tactician_holders():
+                        self.draw_tactician(k, ply, cc)
+                else:
+                    self.draw_tactician(k, ply)
+        # rules E9.5 / E9.6: refill the rack (after all draws) when it holds 2 or fewer
+        if not self.standard and len(rack) <= 2:
+            met[s, M["refills"]] += 1
+            while len(rack) < RACK:
+                t = self.draw(s, ply)
+                if t < 0:
+                    break
+                rack.append(t)
+            self.log(L.EV_REFILL, ply, s, len(rack), *rack)
+
+
+def take(cards: list[int], i: int) -> int:
+    """Card i out of a hand, the rack, the Square Track or the draw pile, the last card taking its
+    place (as the kernel's arrays do): the order of what stays is the kernel's."""
+    t = cards[i]
+    last = cards.pop()
+    if i < len(cards):
+        cards[i] = last
+    return t
+
 
 def play_games(sim, n_games: int, seed: int, per_game: bool = False):
-    """Play n_games; metric sums [2, N_METRICS] (and per-game rows [n, 2, M] when per_game)."""
-    rng = random.Random(seed)
-    rows = np.zeros((n_games, 2, N_METRICS), np.int64)
-    proto = _Game(sim, rng)
-    for g in range(n_games):
-        proto.met = np.zeros((2, N_METRICS), np.int64)
-        rows[g] = proto.play()
+    """Play games 0 .. n_games - 1 of seed `seed`; metric sums [2, N_METRICS] (and per-game rows
+    [n, 2, M] when per_game)."""
+    rows, _ = play_games_multi(sim, n_games, seed, per_game=True)
     totals = rows.sum(axis=0)
     return (totals, rows) if per_game else totals
 
 
 def play_games_multi(sim, n_games: int, seed: int, per_game: bool = False):
-    """Play n_games of any EPIC format (per-commander metrics are zero with one player a side).
-    Returns (metric totals [2, N_METRICS], commander totals [2, 4, N_CM]); with per_game, the
-    per-game rows instead ([n, 2, N_METRICS], [n, 2, 4, N_CM])."""
-    game = _Game(sim, random.Random(seed))
+    """Play games 0 .. n_games - 1 of seed `seed`, of any EPIC format (per-commander metrics are
+    zero with one player a side). Returns (metric totals [2, N_METRICS], commander totals
+    [2, 4, N_CM]); with per_game, the per-game rows instead ([n, 2, N_METRICS], [n, 2, 4, N_CM])."""
+    game = _Game(sim)
     rows = np.zeros((n_games, 2, N_METRICS), np.int64)
     crows = np.zeros((n_games, 2, 4, N_CM), np.int64)
     for g in range(n_games):
-        game.met = np.zeros((2, N_METRICS), np.int64)
-        rows[g] = game.play()
+        rows[g] = game.play(seed, g)
         crows[g] = game.cmet
     if per_game:
         return rows, crows
     return rows.sum(axis=0), crows.sum(axis=0)
 
 
-__all__ = ["play_games", "play_games_multi", "KIND_MULTI"]
+def game_log(sim, seed: int, game: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(metrics [2, N_METRICS], commander metrics [2, 4, N_CM], event log [k, TRACE_WIDTH]) of game
+    `game` of seed `seed`: the log as the kernel's `Simulation.trace` returns it."""
+    g = _Game(sim, logging=True)
+    met = g.play(seed, game)
+    return met, g.cmet, np.array(g.events, np.int64).reshape(-1, L.TRACE_WIDTH)
+
+
+__all__ = ["game_log", "play_games", "play_games_multi", "KIND_MULTI"]

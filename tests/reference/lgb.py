@@ -4,9 +4,13 @@ La Grande Battles (docs/rules.md L1-L9, with D, E and the LGB Guerrilla rules G4
 It reads the scenario, the policy vectors and the card table of a `Simulation`, but never its
 precomputed `Simulation.lgb` tables: what one card does for one Corps commander comes from the
 reference's own order arithmetic (`reference.orders.corps_card_orders`, written without reading
-napsim.sim.tables_lgb), and every greedy score, gain and choice is computed here. Randomness
-comes from Python's `random.Random(seed)`, so results agree with the kernel only statistically.
-Piles, hands, Corps hands, rack and Square Track are lists.
+napsim.sim.tables_lgb), and every greedy score, gain and choice is computed here. Piles, hands,
+Corps hands, rack and Square Track are lists.
+
+An exact oracle, as the EPIC reference (tests/reference/engine.py): game g of seed s draws from the
+kernel's stream of (s, g) what the kernel draws, in its order, keeps the piles, hands and Square
+Track in the kernel's order, and logs the kernel's trace events; its log of a game equals the
+kernel's `Simulation.trace` event for event (tests/test_reference_exact.py).
 
 The kernel's readings of open rule points (its module docstring) are followed:
 - the CIC scores a gift as what the receiver gains over his own alternative (his best own card
@@ -17,7 +21,9 @@ The kernel's readings of open rule points (its module docstring) are followed:
   `corps_swap_margin` above it, and without a gift plays his best own card when it scores at
   least `corps_own_min`; the random policy flips a coin for each, and plays a uniform own card;
 - options (L4 split, a Center card's section, Force March's section) take the best, the lower on
-  ties (random: uniform over the legal ones); every other greedy tie is broken uniformly;
+  ties (random: uniform over the legal ones); a Corps commander's best own card is the first of
+  equal score in his hand (random: a uniform one); the CIC's gift ties go to the largest hash of
+  one draw per choice;
 - L8: a square takes a random card of a random Corps commander's hand, or, when that hand is
   empty, the CIC lends a random one of his when he holds two or more;
 - after a Scout the CIC keeps the better card (by its best gift score over the three Corps
@@ -48,18 +54,18 @@ The kernel's readings of open rule points (its module docstring) are followed:
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 
+from napsim.engine import layout as L
 from napsim.engine.layout import CM_NAMES, MAX_HAND, METRIC_NAMES, N_CM, N_METRICS, RACK
 from napsim.model.policies import PARAMS
 from napsim.sim.tables import KIND_MULTI, KIND_SECTION
 from napsim.sim.tables_lgb import units6_array
 
 from .engine import _Game as _EpicGame
-from .engine import deal_guerrilla, facing
+from .engine import deal_guerrilla, facing, take
 from .orders import corps_card_orders, eligible
+from .stream import Stream, mix64
 
 M = {name: i for i, name in enumerate(METRIC_NAMES)}
 CM = {name: i for i, name in enumerate(CM_NAMES)}
@@ -80,10 +86,13 @@ def _symbol(face: int) -> int:
 class _LgbGame:
     """One game's state and the rules that move cards between its lists."""
 
-    def __init__(self, sim, rng: random.Random):
+    def __init__(self, sim, logging: bool = False):
         sc = sim.scenario
         self.sc = sc
-        self.rng = rng
+        self.sim = sim
+        self.rng: Stream | None = None  # the game's stream (play)
+        self.logging = logging  # whether the game's events are logged (game_log_lgb)
+        self.events: list[list[int]] = []  # the game's event log, rows as the kernel's trace
         self.cards = sim.cards
         self.void = sim.cards.void
         self.pol = sim.policies
@@ -155,8 +164,11 @@ class _LgbGame:
         return b
 
     def pick_option(self, s: int, k: int, src: int, c: int, t: int, random_policy: bool) -> int:
+        """The best option (the lower on ties), or for the random policy a uniform legal one (a
+        draw only when both are legal)."""
         if random_policy:
-            return self.rng.choice([o[0] for o in self.options(s, k, src, c, t)])
+            legal = [o[0] for o in self.options(s, k, src, c, t)]
+            return self.rng.bounded(2) if len(legal) == 2 else legal[0]
         return self.best(s, k, src, c, t)[1]
 
     def orders(self, s: int, k: int, src: int, c: int, t: int, opt: int):
@@ -177,9 +189,10 @@ class _LgbGame:
     resolve = _EpicGame.resolve
     draw = _EpicGame.draw
     elan_reshuffle = _EpicGame.elan_reshuffle
+    log = _EpicGame.log
 
     # ----- rule D4 --------------------------------------------------------------------------------
-    def draw_tactician(self, s: int, k: int) -> None:
+    def draw_tactician(self, s: int, k: int, ply: int) -> None:
         """Rule D4: one Tactician card for Corps commander k of side s; nothing (and no starved
         draw) when the game has no Tactician deck."""
         if self.tac_deck == 0:
@@ -193,12 +206,24 @@ class _LgbGame:
         self.tac[s][k] += 1
         self.met[s, M["tactician_drawn"]] += 1
         self.cmet[s, k + 1, CM["tactician_drawn"]] += 1
+        self.log(L.EV_CORPS_TACTICIAN, ply, s, k, self.tac[s][k])
 
     # ----- rule L6 ----------------------------------------------------------------------------------
-    def initiative(self, s: int, k: int) -> int:
+    def initiative(self, s: int, k: int, ply: int) -> int:
         """Two battle dice for Corps commander k; returns the Command cards he draws."""
         cm = self.cmet[s, k + 1]
-        sym = [_symbol(self.rng.randrange(6)), _symbol(self.rng.randrange(6))]
+        dice = [self.rng.die(), self.rng.die()]
+        sym = [_symbol(d) for d in dice]
+        blocks = cm[CM["blocks_lost"]]
+        ordered = cm[CM["initiative_ordered"]] + cm[CM["initiative_march"]]
+        cdr = self._initiative(s, k, cm, sym)
+        ordered = cm[CM["initiative_ordered"]] + cm[CM["initiative_march"]] - ordered
+        self.log(L.EV_INITIATIVE, ply, s, k, dice[0], dice[1], ordered, 0, cdr, 0,
+                 cm[CM["blocks_lost"]] - blocks)
+        return cdr
+
+    def _initiative(self, s: int, k: int, cm, sym: list[int]) -> int:
+        """The roll's effects (faces sym); returns the Command cards he draws."""
         cm[CM["initiative_rolls"]] += 1
         for x in sym:
             cm[CM["face_" + ("infantry", "cavalry", "artillery", "flag", "sabre")[x]]] += 1
@@ -275,443 +300,93 @@ class _LgbGame:
                             else:
                                 v = ga + gain(qb, vb[0])
                         cands.append((v, i, j, qa, qb))
+        # the kernel's draws: one 64-bit draw (the greedy ties' hash), then the random pick
+        tie_key = self.rng.u64()
         if not cands:
             return None, None, None, None, -1.0e18
         if random_policy:
-            return self.rng.choice(cands)[1:] + (0.0,)
+            v, i, j, qa, qb = cands[self.rng.bounded(len(cands))]
+            return i, j, qa, qb, v
         top = max(x[0] for x in cands)
-        v, i, j, qa, qb = self.rng.choice([x for x in cands if x[0] >= top - TOL])
-        return i, j, qa, qb, v
+        tied = [x for x in cands if x[0] >= top - TOL]
+
+        def rank(x):  # the hash of the draw and the choice ((hand x 8 + rack) x 16 + receivers)
+            return mix64(tie_key ^ ((((x[1] or 0) * 8 + (x[2] or 0)) * 4 + (x[3] or 0)) * 4
+                                    + (x[4] or 0)))
+        pick = tied[0]
+        for x in tied[1:]:
+            if rank(x) > rank(pick):
+                pick = x
+        _, i, j, qa, qb = pick
+        return i, j, qa, qb, tied[0][0]  # the score of the first best choice, as the kernel's
 
     # ----- one game ---------------------------------------------------------------------------------
-    def play(self):
-        sc, rng, cd, void = self.sc, self.rng, self.cards, self.void
-        self.met = met = np.zeros((2, N_METRICS), np.int64)
+    def setup(self) -> None:
+        """A new game: the piles, the Guerrilla counters (rule G6) and the deal (rule L1)."""
+        sc, cd, void = self.sc, self.cards, self.void
+        self.met = np.zeros((2, N_METRICS), np.int64)
         self.cmet = cmet = np.zeros((2, 4, N_CM), np.int64)
-        self.pile = [int(t) for t in cd.deck]
-        rng.shuffle(self.pile)
+        self.events = []
+        self.pile = [int(t) for t in cd.deck]  # unordered: each draw takes a random card of it
         self.disc = []
-        hand: list[list[int]] = [[], []]
-        corps: list[list[list[int]]] = [[[], [], []], [[], [], []]]
-        squares: list[list[tuple[int, int]]] = [[], []]  # (card, owner: Corps 0-2 or CIC)
-        rack: list[int] = []
+        self.hand: list[list[int]] = [[], []]
+        self.corps: list[list[list[int]]] = [[[], [], []], [[], [], []]]
+        self.squares: list[list[tuple[int, int]]] = [[], []]  # (card, owner: Corps 0-2 or CIC)
+        self.rack: list[int] = []
         self.tac = [[0, 0, 0], [0, 0, 0]]
         self.tac_pile = self.tac_deck
         self.tac_disc = 0
-        last_hand = [void, void]
-        first = sc.first
+        self.last_hand = [void, void]
         # rule G6 (LGB): each Corps commander's own counters, as the scenario assigns them; a
         # scenario giving only a total has it dealt as with 3-4 players a side, the Spanish units
         # of a Corps commander's two sections counted together (guerrilla_share), and the
         # counters nobody receives stay in the unacquired pool
-        g_held = [[0, 0, 0], [0, 0, 0]]
-        pool = sc.guerrilla_pool
+        self.g_held = [[0, 0, 0], [0, 0, 0]]
+        self.pool = sc.guerrilla_pool
         for k in range(2):
             if self.g_on[k]:
                 side = sc.sides[k]
                 if any(side.corps_guerrilla) or side.guerrilla == 0:
-                    g_held[k] = [int(x) for x in side.corps_guerrilla]
+                    self.g_held[k] = [int(x) for x in side.corps_guerrilla]
                 else:
-                    g_held[k] = deal_guerrilla(side.guerrilla, self.spanish[k],
-                                               sc.rule("guerrilla_share"))
-                    pool += side.guerrilla - sum(g_held[k])
+                    self.g_held[k] = deal_guerrilla(side.guerrilla, self.spanish[k],
+                                                    sc.rule("guerrilla_share"))
+                    self.pool += side.guerrilla - sum(self.g_held[k])
                 for w in range(3):
-                    cmet[k, w + 1, CM["g_start"]] += g_held[k][w]
+                    cmet[k, w + 1, CM["g_start"]] += self.g_held[k][w]
         # rule L1: CIC hand, then each Corps commander's hand and Tactician cards, then the rack
+        first = sc.first
         for k in range(2):
             s = (first + k) % 2
             side = sc.sides[s]
             for _ in range(side.hand):
                 t = self.draw(s)
                 if t >= 0:
-                    hand[s].append(t)
+                    self.hand[s].append(t)
             for w in range(3):
                 for _ in range(side.corps_hand[w]):
                     t = self.draw(s)
                     if t >= 0:
-                        corps[s][w].append(t)
-                take = min(side.corps_tactician[w], self.tac_pile)
-                self.tac[s][w] = take
-                self.tac_pile -= take
+                        self.corps[s][w].append(t)
+                n = min(side.corps_tactician[w], self.tac_pile)
+                self.tac[s][w] = n
+                self.tac_pile -= n
         for _ in range(RACK):
             t = self.draw(first)
             if t >= 0:
-                rack.append(t)
-        for ply in range(2 * sc.turns):
-            s = (first + ply) % 2
-            o = 1 - s
-            pv = self.pol[s]
-            side = sc.sides[s]
-            random_policy = pv[PARAMS["kind"]] == 1.0
-            margin = pv[PARAMS["corps_swap_margin"]]
-            own_min = pv[PARAMS["corps_own_min"]]
-            met[s, M["turns"]] += 1
-            # rule L8: square cards come back to their owner, then a square may form
-            stay = []
-            for t, owner in squares[s]:
-                if rng.random() < side.square_leave:
-                    (hand[s] if owner == CIC else corps[s][owner]).append(t)
-                else:
-                    stay.append((t, owner))
-            squares[s] = stay
-            if side.square_form > 0.0 and rng.random() < side.square_form:
-                w = rng.randrange(3)
-                if len(squares[s]) < side.hand:
-                    if corps[s][w]:
-                        squares[s].append((corps[s][w].pop(rng.randrange(len(corps[s][w]))), w))
-                        cmet[s, w + 1, CM["square_cards"]] += 1
-                        met[s, M["squares_formed"]] += 1
-                    elif len(hand[s]) >= 2:  # the CIC lends one, keeping at least one
-                        squares[s].append((hand[s].pop(rng.randrange(len(hand[s]))), CIC))
-                        cmet[s, 0, CM["square_cards"]] += 1
-                        met[s, M["squares_formed"]] += 1
-            # Tactician cards spent at the policy rate (their count is all that matters)
-            for w in range(3):  # held counted at the start of the turn, before spending
-                cmet[s, w + 1, CM["commander_turns"]] += 1
-                cmet[s, w + 1, CM["tactician_held_sum"]] += self.tac[s][w]
-                cmet[s, w + 1, CM["hand_sum"]] += len(corps[s][w])
-                if self.tac[s][w] > 0 and rng.random() < pv[PARAMS["tactician_use_prob"]]:
-                    self.tac[s][w] -= 1
-                    self.tac_disc += 1
-                    met[s, M["tactician_played"]] += 1
-                    cmet[s, w + 1, CM["tactician_played"]] += 1
-            cmet[s, 0, CM["hand_sum"]] += len(hand[s])
-            # rule P7: the opponent's first commander holding a First Strike may play it
-            # (first_strike_draw = cic_at_once: only a CIC replaces it, at once; end_of_turn: the
-            # player who played it draws first at the end of the turn, the card text)
-            fs_card = -1
-            fs_holder = None
-            at_once = sc.rule("first_strike_draw") == "cic_at_once"
-            fs_prob = self.pol[o][PARAMS["first_strike_prob"]]
-            if fs_prob > 0.0:
-                for holder in (hand[o], *corps[o]):
-                    held = [i for i, t in enumerate(holder) if cd.first_strike[t] == 1]
-                    if not held:
-                        continue
-                    if rng.random() < fs_prob:
-                        fs_card = holder.pop(held[0])
-                        fs_holder = holder
-                        met[o, M["first_strikes"]] += 1
-                        if holder is hand[o] and at_once:
-                            t = self.draw(o)
-                            if t >= 0:
-                                hand[o].append(t)
-                    break
-            c = min(len(hand[s]), self.cmax)  # rule E6: the CIC's hand at the start of his turn
-            rack_size = len(rack)
-            opp_last = last_hand[o]
-            # rule E4: every CIC hand and rack card (as it would play) a section card of one section
-            e4 = False
-            if hand[s] and rack:
-                res = [self.resolve(t, opp_last) for t in hand[s] + rack]
-                e4 = (all(cd.kind[t] == KIND_SECTION for t in res)
-                      and len({int(cd.sec[t]) for t in res}) == 1)
-                if e4:
-                    met[s, M["same_section_turns"]] += 1
-            # rule L5 / P6: each Corps commander's best own card and what he would do without a gift
-            own_best, own_slot, alt = [], [], []
-            for w in range(3):
-                cw = min(len(corps[s][w]), self.cmax)  # L5: his own hand including the card
-                vals = [self.best(s, w, SRC_OWN, cw, self.resolve(t, opp_last))[0]
-                        for t in corps[s][w]]
-                if vals:
-                    top = max(vals)
-                    own_best.append(top)
-                    own_slot.append(rng.choice([i for i, v in enumerate(vals) if v >= top - TOL]))
-                    alt.append(top if top >= own_min else 0.0)
-                else:
-                    own_best.append(-1.0e18)
-                    own_slot.append(None)
-                    alt.append(0.0)
-            # rule L2: the CIC gives a hand card and a rack card to two Corps commanders
-            hi, rj, ka, kb, _ = self.choose_gifts(s, c, hand[s], rack, e4, opp_last, own_best, alt)
-            ta = hand[s].pop(hi) if hi is not None else void
-            tb = rack.pop(rj) if rj is not None else void
-            if ta != void:
-                met[s, M["hand_" + KIND_SLOT[cd.kind[ta]]]] += 1
-            if tb != void:
-                met[s, M["pick_from_" + str(rack_size)]] += 1  # rule E10
-                met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
-            ra = self.resolve(ta, opp_last)
-            rb = self.resolve(tb, opp_last)
-            met[s, M["counter_attacks"]] += int(cd.counter[ta] == 1) + int(cd.counter[tb] == 1)
-            if ta != void:
-                last_hand[s] = ra
-            if e4 and ka is not None and ka == kb:
-                met[s, M["same_section_used"]] += 1
-            # a card that plays as nothing is given to nobody: straight to the discards
-            for t, q in ((ta, ka), (tb, kb)):
-                if t != void and q is None:
-                    self.disc.append(t)
-            # plays[w]: None (no card), "hold", "initiative", or (source, command, [[resolved,
-            # physical, option], ...]) for the one or two cards he plays
-            gifts = [[], [], []]
-            for t, r, q in ((ta, ra, ka), (tb, rb, kb)):
-                if q is not None:
-                    gifts[q].append([r, t, 0])
-            plays: list = [None, None, None]
-            for w in range(3):
-                slot = own_slot[w]
-                got = bool(gifts[w])
-                if got:
-                    cmet[s, w + 1, CM["cards_received"]] += len(gifts[w])
-                    swap = False
-                    if slot is not None and len(gifts[w]) == 1:
-                        if random_policy:
-                            swap = rng.random() < 0.5
-                        else:
-                            r = gifts[w][0][0]
-                            swap = own_best[w] > self.best(s, w, SRC_CIC, c, r)[0] + margin
-                    if swap:  # rule L5: he discards the CIC's card for his own
-                        cmet[s, w + 1, CM["cic_cards_rejected"]] += 1
-                        self.disc.append(gifts[w][0][1])
-                        got = False
-                        if w == ka:  # rule D8: the CIC's hand card, discarded, gave no orders
-                            last_hand[s] = void
-                    else:
-                        for g in gifts[w]:
-                            g[2] = self.pick_option(s, w, SRC_CIC, c, g[0], random_policy)
-                        plays[w] = (SRC_CIC, c, gifts[w])
-                if got:
-                    continue
-                if not gifts[w]:
-                    cmet[s, w + 1, CM["turns_without_card"]] += 1
-                play_own = False
-                if slot is not None:
-                    if gifts[w]:
-                        play_own = True  # swapped: he plays his own card
-                    elif random_policy:
-                        play_own = rng.random() < 0.5
-                    else:
-                        play_own = own_best[w] >= own_min
-                if play_own:
-                    if random_policy:
-                        slot = rng.randrange(len(corps[s][w]))
-                    cw = min(len(corps[s][w]), self.cmax)
-                    t = corps[s][w].pop(slot)
-                    r = self.resolve(t, opp_last)
-                    plays[w] = (SRC_OWN, cw, [[r, t, self.pick_option(s, w, SRC_OWN, cw, r,
-                                                                      random_policy)]])
-                    cmet[s, w + 1, CM["own_cards_played"]] += 1
-                    met[s, M["counter_attacks"]] += int(cd.counter[t] == 1)
-                elif not corps[s][w]:
-                    plays[w] = "initiative"  # rule L6: no card in hand and none received
-                else:
-                    plays[w] = "hold"
-            # rule G5 (LGB): one Spanish counter a French turn, held by the Corps commander facing
-            # the card (S4: the French wing w faces the Spanish Corps 2 - w); multi-section cards
-            # cannot be stopped. w below is always the French wing, from the French seat.
-            if self.g_on[o] and side.french:
-                pvo = self.pol[o]
-                met[o, M["g_french_turns"]] += 1
-                target = None
-                t_eff, t_assault = -1, 0
-                for w in range(3):
-                    if g_held[o][facing(w)] == 0 or not isinstance(plays[w], tuple):
-                        continue
-                    src, cw, cards = plays[w]
-                    for g in cards:
-                        r = g[0]
-                        if r == void or cd.kind[r] == KIND_MULTI:
-                            continue
-                        _, ea, eb = self.orders(s, w, src, cw, r, g[2])
-                        assault = int(cd.eq_cmd[r])
-                        if pvo[PARAMS["g_spend_mode"]] == 2 and assault != t_assault:
-                            better = assault > t_assault
-                        else:
-                            better = ea + eb > t_eff
-                        if better:
-                            target, t_eff, t_assault = (w, g), ea + eb, assault
-                if target is not None:
-                    met[o, M["g_offered"]] += 1
-                    mode = pvo[PARAMS["g_spend_mode"]]
-                    if not (mode == 0 or (mode == 1 and t_eff >= pvo[PARAMS["g_threshold"]])
-                            or (mode == 2 and t_assault == 1)):  # rule P4
-                        met[o, M["g_available_not_spent"]] += 1
-                    else:
-                        w, g = target
-                        spanish_corps = facing(w)  # rule S4: the Spanish Corps across from w
-                        g_held[o][spanish_corps] -= 1
-                        met[o, M["g_spent"]] += 1
-                        cmet[o, spanish_corps + 1, CM["g_spent"]] += 1
-                        sabre = rng.randrange(6) == SABRE
-                        if sabre or sc.rule("spent_counters") == "all_return":
-                            pool += 1  # rule G1: a stopped counter returns to the pool
-                        if sabre:  # rule G1: a sabre stops the guerrillas
-                            met[o, M["g_stopped_by_sabre"]] += 1
-                        else:
-                            src, cw, _ = plays[w]
-                            nom, _, _ = self.orders(s, w, src, cw, g[0], g[2])
-                            met[o, M["g_cards_nullified"]] += 1
-                            met[o, M["g_nullified_in_french_" + WINGS[w]]] += 1
-                            cmet[o, spanish_corps + 1, CM["g_nullified"]] += 1
-                            met[o, M["g_denied_nominal"]] += nom
-                            met[o, M["g_denied_effective"]] += t_eff
-                            met[o, M["g_denied_effective_in_french_" + WINGS[w]]] += t_eff
-                            g[0] = void  # nullified: plays as nothing (the card is discarded)
-                            # rules D8, G5: the CIC's hand card, nullified, may still be copied
-                            # (the designer's ruling), unless counter_attack_nullified = none
-                            if (sc.rule("counter_attack_nullified") == "none" and src == SRC_CIC
-                                    and gifts[w] and g is gifts[w][0] and w == ka):
-                                last_hand[s] = void
-            # orders (L3-L5), stars (L7), initiative (L6), Scout for a counter (G4)
-            cmd_draws = [0, 0, 0]
-            tac_draws = [0, 0, 0]
-            elan = False
-            # rules G4, E9.2, L9: the first Scout (left wing first) whose wing holds four Spanish
-            # units gains the counter when the pool and the policy allow; the CIC then draws one
-            # card, not two. With two Scouts the gain needs two_scouts = gain.
-            scouts = [(w, i) for w in range(3) if isinstance(plays[w], tuple)
-                      for i, (r, _, _) in enumerate(plays[w][2]) if r != void and cd.scout[r] == 1]
-            gm = pv[PARAMS["g_gain_mode"]]
-            wants = self.g_on[s] and pool > 0 and not (
-                gm == 1 or (gm == 2 and sum(g_held[s]) >= pv[PARAMS["g_gain_below"]]))
-            gain_at = next(((w, i) for w, i in scouts if wants and self.spanish[s][w] >= 4), None)
-            if len(scouts) > 1 and sc.rule("two_scouts") == "draw_two":
-                gain_at = None
-            scouted = bool(scouts) and gain_at is None
-            # rule E7 (LGB): units of each section that no card orders, units of each wing left
-            # unordered, and the orders a Take Command from the CIC may still give next door
-            room = [int(self.units[s, :, x].sum()) for x in range(6)]
-            free_w = list(self.wing_units[s])
-            reach = [0, 0, 0]
-            for w in range(3):
-                p = plays[w]
-                if p == "initiative":
-                    cm = cmet[s, w + 1]
-                    before = cm[CM["initiative_ordered"]] + cm[CM["initiative_march"]]
-                    cmd_draws[w] += self.initiative(s, w)
-                    free_w[w] -= cm[CM["initiative_ordered"]] + cm[CM["initiative_march"]] - before
-                    continue
-                if not isinstance(p, tuple):
-                    continue
-                src, cw, cards = p
-                tot_a = int(self.units[s, :, 2 * w].sum())
-                tot_b = int(self.units[s, :, 2 * w + 1].sum())
-                nom = ea = eb = 0
-                for r, _, q in cards:
-                    if r != void:
-                        n1, a1, b1 = self.orders(s, w, src, cw, r, q)
-                        nom, ea, eb = nom + n1, ea + a1, eb + b1
-                ea, eb = min(ea, tot_a), min(eb, tot_b)  # S2: a unit is ordered once
-                room[2 * w] -= ea
-                room[2 * w + 1] -= eb
-                for r, _, q in cards:
-                    if r != void and src == SRC_CIC and cd.take_command[r] == 1:
-                        n1, a1, b1 = self.orders(s, w, src, cw, r, q)
-                        near = sum(eligible(self.units[s], cd.filt[r], x)
-                                   for x in (2 * w - 1, 2 * w + 2) if 0 <= x < 6)
-                        reach[w] += max(0, min(n1 - a1 - b1, near))
-                cmet[s, w + 1, CM["card_nominal"]] += nom
-                cmet[s, w + 1, CM["card_effective"]] += ea + eb
-                cmet[s, w + 1, CM["card_effective_first_half"]] += ea
-                cmet[s, w + 1, CM["card_effective_second_half"]] += eb
-                met[s, M["nominal_" + WINGS[w]]] += nom
-                met[s, M["effective_" + WINGS[w]]] += ea + eb
-                met[s, M["wasted"]] += nom - ea - eb
-                free = tot_a + tot_b - ea - eb
-                for i, (r, _, _) in enumerate(cards):
-                    if r == void:
-                        continue
-                    tac_draws[w] += int(cd.tdraw[r])
-                    elan = elan or cd.elan[r] == 1
-                    gain_here = gain_at == (w, i)
-                    if gain_here:  # rule G4: the counter instead of the second draw
-                        g_held[s][w] += 1
-                        pool -= 1
-                        met[s, M["g_acquired"]] += 1
-                        cmet[s, w + 1, CM["g_acquired"]] += 1
-                    if cd.stars[r] == 0 or gain_here:
-                        continue  # G4: the stars stay unused when the counter is gained
-                    avail = min(3, free)
-                    if avail > 0 and rng.random() < pv[PARAMS["march_prob"]]:
-                        free -= avail
-                        met[s, M["march_units"]] += avail
-                        met[s, M["stars_march"]] += 1
-                    else:  # rule L7: a Command card and a Tactician card at the end of the turn
-                        met[s, M["stars_tactician"]] += 1
-                        cmet[s, w + 1, CM["star_command_draws"]] += 1
-                        cmd_draws[w] += 1
-                        tac_draws[w] += 1
-                free_w[w] = free
-            # rule E7 (LGB): the Take Command's orders beyond his sections, after every wing's own
-            for w in range(3):
-                n = reach[w]
-                if n == 0:
-                    continue
-                near = [(w - 1, 2 * w - 1), (w + 1, 2 * w + 2)]  # (neighbour wing, section)
-                rooms = [min(room[x], free_w[v]) if 0 <= v < 3 else 0 for v, x in near]
-                into_l = max(min(rooms[0], max(n - rooms[1], (n + 1) // 2)), 0)
-                into_r = max(min(rooms[1], n - into_l), 0)
-                for (v, x), took in zip(near, (into_l, into_r), strict=True):
-                    if took:
-                        room[x] -= took
-                        free_w[v] -= took
-                        half = "first" if x % 2 == 0 else "second"
-                        cmet[s, v + 1, CM[f"card_effective_{half}_half"]] += took
-                        met[s, M["effective_" + WINGS[v]]] += took
-                        cmet[s, w + 1, CM["card_effective"]] += took
-                        met[s, M["wasted"]] -= took
-            # rule D7: played cards and a First Strike go to the discards
-            for p in plays:
-                if isinstance(p, tuple):
-                    self.disc.extend(t for _, t, _ in p[2])
-            if fs_card >= 0:
-                self.disc.append(fs_card)
-            # rule L9 Elan under elan_order = shuffle_first: the reshuffle before the Command draws
-            if elan and self.shuffle_first:
-                self.elan_reshuffle(s)
-            # rule P7 (first_strike_draw = end_of_turn): the First Strike's player draws first
-            if fs_holder is not None and not at_once:
-                t = self.draw(o)
-                if t >= 0:
-                    fs_holder.append(t)
-            # rule L9: the CIC draws one; after a Scout two, keeps one and gives one away
-            t1 = self.draw(s)
-            if scouted and t1 >= 0:
-                t2 = self.draw(s)
-                met[s, M["scout_draws"]] += 1
-                if t2 >= 0:
-                    c2 = min(len(hand[s]) + 1, self.cmax)
-                    v1, v2 = self.keep_value(s, c2, t1), self.keep_value(s, c2, t2)
-                    keep, give = t1, t2
-                    if v2 > v1 + TOL or (abs(v2 - v1) <= TOL and t2 < t1):
-                        keep, give = t2, t1
-                    if random_policy and rng.random() < 0.5:
-                        keep, give = give, keep
-                    t1 = keep
-                    sizes = [len(corps[s][w]) for w in range(3)]
-                    to = rng.choice([w for w in range(3) if sizes[w] == min(sizes)])
-                    corps[s][to].append(give)
-                    cmet[s, to + 1, CM["scout_gifts"]] += 1
-            if t1 >= 0:
-                hand[s].append(t1)
-            # Corps commanders' Command draws (L6 two sabres, L7 unused stars), Tactician draws
-            for w in range(3):
-                for _ in range(cmd_draws[w]):
-                    t = self.draw(s)
-                    if t >= 0:
-                        corps[s][w].append(t)
-                for _ in range(tac_draws[w]):
-                    self.draw_tactician(s, w)
-            # rule L9 Elan: draw pile and discards shuffled (the rack stays); every Corps
-            # commander of both sides draws a Tactician card
-            if elan:
-                if not self.shuffle_first:
-                    self.elan_reshuffle(s)
-                for k2 in (s, o):
-                    for w in range(3):
-                        self.draw_tactician(k2, w)
-            # rule E9.6: refill the rack when it holds 2 or fewer
-            if len(rack) <= 2:
-                met[s, M["refills"]] += 1
-                while len(rack) < RACK:
-                    t = self.draw(s)
-                    if t < 0:
-                        break
-                    rack.append(t)
+                self.rack.append(t)
+
+    def play(self, seed: int, game: int):
+        """Game `game` of seed `seed` on the kernel's stream of it: (metrics [2, N_METRICS],
+        commander metrics [2, 4, N_CM]); self.events its event log."""
+        self.rng = Stream(seed, game)
+        self.setup()
+        for ply in range(2 * self.sc.turns):
+            self.turn(ply)
+        met, cmet, cd = self.met, self.cmet, self.cards
+        hand, corps, squares = self.hand, self.corps, self.squares
         # every card in exactly one place (draw pile, discards, a hand, the rack, a square)
-        places = self.pile + self.disc + rack + [t for s in range(2) for t in hand[s]] + [
+        places = self.pile + self.disc + self.rack + [t for s in range(2) for t in hand[s]] + [
             t for s in range(2) for w in range(3) for t in corps[s][w]] + [
             t for s in range(2) for t, _ in squares[s]]
         assert sorted(places) == sorted(int(t) for t in cd.deck), "a card was lost or copied"
@@ -722,24 +397,480 @@ class _LgbGame:
                 cmet[s, w + 1, CM["hand_end"]] += len(corps[s][w])
             cmet[s, 0, CM["hand_end"]] += len(hand[s])
             if self.g_on[s]:
-                met[s, M["g_held_end"]] += sum(g_held[s])
-                met[s, M["g_pool_end"]] += pool
+                met[s, M["g_held_end"]] += sum(self.g_held[s])
+                met[s, M["g_pool_end"]] += self.pool
         return met, cmet
+
+    def start_of_turn(self, s: int, o: int, ply: int):
+        """Rule L8 squares, the Tactician cards spent, the opponent's First Strike (P7): (the First
+        Strike or -1, the list it came from or None)."""
+        sc, cd, met, cmet = self.sc, self.cards, self.met, self.cmet
+        side, pv = sc.sides[s], self.pol[s]
+        hand, corps, squares = self.hand, self.corps, self.squares
+        # rule L8: square cards come back to their owner, then a square may form
+        k = 0
+        while k < len(squares[s]):
+            if self.rng.uniform() < side.square_leave:
+                t, owner = squares[s][k]
+                (hand[s] if owner == CIC else corps[s][owner]).append(t)
+                self.log(L.EV_UNSQUARE, ply, s, t, owner)
+                take(squares[s], k)
+            else:
+                k += 1
+        if side.square_form > 0.0 and self.rng.uniform() < side.square_form:
+            w = self.rng.bounded(3)
+            if len(squares[s]) < side.hand:
+                got = None
+                if corps[s][w]:
+                    got = (take(corps[s][w], self.rng.bounded(len(corps[s][w]))), w)
+                    cmet[s, w + 1, CM["square_cards"]] += 1
+                elif len(hand[s]) >= 2:  # the CIC lends one, keeping at least one
+                    got = (take(hand[s], self.rng.bounded(len(hand[s]))), CIC)
+                    cmet[s, 0, CM["square_cards"]] += 1
+                if got is not None:
+                    self.log(L.EV_SQUARE, ply, s, *got)
+                    squares[s].append(got)
+                    met[s, M["squares_formed"]] += 1
+        # Tactician cards spent at the policy rate (their count is all that matters)
+        for w in range(3):  # held counted at the start of the turn, before spending
+            cmet[s, w + 1, CM["commander_turns"]] += 1
+            cmet[s, w + 1, CM["tactician_held_sum"]] += self.tac[s][w]
+            cmet[s, w + 1, CM["hand_sum"]] += len(corps[s][w])
+            if self.tac[s][w] > 0 and self.rng.uniform() < pv[PARAMS["tactician_use_prob"]]:
+                self.tac[s][w] -= 1
+                self.tac_disc += 1
+                met[s, M["tactician_played"]] += 1
+                cmet[s, w + 1, CM["tactician_played"]] += 1
+        cmet[s, 0, CM["hand_sum"]] += len(hand[s])
+        # rule P7: the opponent's first commander holding a First Strike may play it
+        # (first_strike_draw = cic_at_once: only a CIC replaces it, at once; end_of_turn: the
+        # player who played it draws first at the end of the turn, the card text)
+        fs_prob = self.pol[o][PARAMS["first_strike_prob"]]
+        if fs_prob > 0.0:
+            for n, holder in enumerate((hand[o], *corps[o])):
+                held = [i for i, t in enumerate(holder) if cd.first_strike[t] == 1]
+                if not held:
+                    continue
+                if self.rng.uniform() < fs_prob:
+                    fs_card = take(holder, held[0])
+                    met[o, M["first_strikes"]] += 1
+                    self.log(L.EV_FIRST_STRIKE, ply, o, fs_card, n)
+                    if holder is hand[o] and sc.rule("first_strike_draw") == "cic_at_once":
+                        t = self.draw(o, ply)
+                        if t >= 0:
+                            hand[o].append(t)
+                            self.log(L.EV_DRAW, ply, o, t)
+                    return fs_card, holder
+                break
+        return -1, None
+
+    def own_alternatives(self, s: int, opp_last: int, own_min: float):
+        """Rule L5 / P6: each Corps commander's best own card (the first of equal scores), its
+        slot, and what he would do without a gift."""
+        own_best, own_slot, alt = [], [], []
+        for w in range(3):
+            cards = self.corps[s][w]
+            cw = min(len(cards), self.cmax)  # L5: his own hand including the card
+            vals = [self.best(s, w, SRC_OWN, cw, self.resolve(t, opp_last))[0] for t in cards]
+            slot, top = None, -1.0e18
+            for i, v in enumerate(vals):
+                if v > top + TOL:
+                    slot, top = i, v
+            own_best.append(top)
+            own_slot.append(slot)
+            alt.append(top if slot is not None and top >= own_min else 0.0)
+        return own_best, own_slot, alt
+
+    def corps_plays(self, s, ply, c, gifts, own_best, own_slot, opp_last, ka):
+        """Rule L5: each Corps commander plays the gift, swaps it for his own card, plays his own,
+        holds, or rolls for initiative. plays[w]: None, "hold", "initiative", or (source, command,
+        [[resolved, physical, option], ...])."""
+        cd, met, cmet, corps = self.cards, self.met, self.cmet, self.corps
+        pv = self.pol[s]
+        random_policy = pv[PARAMS["kind"]] == 1.0
+        margin = pv[PARAMS["corps_swap_margin"]]
+        own_min = pv[PARAMS["corps_own_min"]]
+        plays: list = [None, None, None]
+        for w in range(3):
+            slot = own_slot[w]
+            got = bool(gifts[w])
+            if got:
+                cmet[s, w + 1, CM["cards_received"]] += len(gifts[w])
+                swap = False
+                if slot is not None and len(gifts[w]) == 1:
+                    if random_policy:
+                        swap = self.rng.uniform() < 0.5
+                    else:
+                        r = gifts[w][0][0]
+                        swap = own_best[w] > self.best(s, w, SRC_CIC, c, r)[0] + margin
+                if swap:  # rule L5: he discards the CIC's card for his own
+                    cmet[s, w + 1, CM["cic_cards_rejected"]] += 1
+                    self.disc.append(gifts[w][0][1])
+                    self.log(L.EV_REJECT, ply, s, w, gifts[w][0][1])
+                    got = False
+                    if w == ka:  # rule D8: the CIC's hand card, discarded, gave no orders
+                        self.last_hand[s] = self.void
+                else:
+                    for g in gifts[w]:
+                        g[2] = self.pick_option(s, w, SRC_CIC, c, g[0], random_policy)
+                    plays[w] = (SRC_CIC, c, gifts[w])
+            if got:
+                continue
+            if not gifts[w]:
+                cmet[s, w + 1, CM["turns_without_card"]] += 1
+            play_own = False
+            if slot is not None:
+                if gifts[w]:
+                    play_own = True  # swapped: he plays his own card
+                elif random_policy:
+                    play_own = self.rng.uniform() < 0.5
+                else:
+                    play_own = own_best[w] >= own_min
+            if play_own:
+                if random_policy:
+                    slot = self.rng.bounded(len(corps[s][w]))
+                t = take(corps[s][w], slot)
+                cw = min(len(corps[s][w]) + 1, self.cmax)
+                r = self.resolve(t, opp_last)
+                plays[w] = (SRC_OWN, cw, [[r, t, self.pick_option(s, w, SRC_OWN, cw, r,
+                                                                  random_policy)]])
+                cmet[s, w + 1, CM["own_cards_played"]] += 1
+                met[s, M["counter_attacks"]] += int(cd.counter[t] == 1)
+            elif not corps[s][w]:
+                plays[w] = "initiative"  # rule L6: no card in hand and none received
+            else:
+                plays[w] = "hold"
+        return plays
+
+    def guerrillas(self, s, o, ply, plays, gifts, ka) -> None:
+        """Rule G5 (LGB): one Spanish counter a French turn, held by the Corps commander facing the
+        card (S4: the French wing w faces the Spanish Corps 2 - w); multi-section cards cannot be
+        stopped. w is always the French wing, from the French seat."""
+        sc, cd, met, cmet, void = self.sc, self.cards, self.met, self.cmet, self.void
+        pvo = self.pol[o]
+        g_held = self.g_held
+        met[o, M["g_french_turns"]] += 1
+        target = None
+        t_eff, t_assault = -1, 0
+        for w in range(3):
+            if g_held[o][facing(w)] == 0 or not isinstance(plays[w], tuple):
+                continue
+            src, cw, cards = plays[w]
+            for which, g in enumerate(cards):
+                r = g[0]
+                if r == void or cd.kind[r] == KIND_MULTI:
+                    continue
+                _, ea, eb = self.orders(s, w, src, cw, r, g[2])
+                assault = int(cd.eq_cmd[r])
+                if pvo[PARAMS["g_spend_mode"]] == 2 and assault != t_assault:
+                    better = assault > t_assault
+                else:
+                    better = ea + eb > t_eff
+                if better:
+                    target, t_eff, t_assault = (w, which, g), ea + eb, assault
+        if target is None:
+            return
+        w, which, g = target
+        met[o, M["g_offered"]] += 1
+        mode = pvo[PARAMS["g_spend_mode"]]
+        if not (mode == 0 or (mode == 1 and t_eff >= pvo[PARAMS["g_threshold"]])
+                or (mode == 2 and t_assault == 1)):  # rule P4
+            met[o, M["g_available_not_spent"]] += 1
+            self.log(L.EV_G_ATTEMPT, ply, o, which, w, t_eff, -1, L.G_OUT_DECLINED)
+            return
+        spanish_corps = facing(w)  # rule S4: the Spanish Corps across from w
+        g_held[o][spanish_corps] -= 1
+        met[o, M["g_spent"]] += 1
+        cmet[o, spanish_corps + 1, CM["g_spent"]] += 1
+        roll = self.rng.die()
+        sabre = roll == SABRE
+        if sabre or sc.rule("spent_counters") == "all_return":
+            self.pool += 1  # rule G1: a stopped counter returns to the pool
+        if sabre:  # rule G1: a sabre stops the guerrillas
+            met[o, M["g_stopped_by_sabre"]] += 1
+            self.log(L.EV_G_ATTEMPT, ply, o, which, w, t_eff, roll, L.G_OUT_SABRE)
+            return
+        self.log(L.EV_G_ATTEMPT, ply, o, which, w, t_eff, roll, L.G_OUT_NULLIFIED)
+        src, cw, _ = plays[w]
+        nom, _, _ = self.orders(s, w, src, cw, g[0], g[2])
+        met[o, M["g_cards_nullified"]] += 1
+        met[o, M["g_nullified_in_french_" + WINGS[w]]] += 1
+        cmet[o, spanish_corps + 1, CM["g_nullified"]] += 1
+        met[o, M["g_denied_nominal"]] += nom
+        met[o, M["g_denied_effective"]] += t_eff
+        met[o, M["g_denied_effective_in_french_" + WINGS[w]]] += t_eff
+        g[0] = void  # nullified: plays as nothing (the card is discarded)
+        # rules D8, G5: the CIC's hand card, nullified, may still be copied (the designer's
+        # ruling), unless counter_attack_nullified = none
+        if (sc.rule("counter_attack_nullified") == "none" and src == SRC_CIC
+                and gifts[w] and g is gifts[w][0] and w == ka):
+            self.last_hand[s] = void
+
+    def turn(self, ply: int) -> None:
+        """One turn (ply) of the game, its phases in the kernel's order."""
+        sc, cd, void = self.sc, self.cards, self.void
+        met, cmet = self.met, self.cmet
+        hand, corps, rack, last_hand = self.hand, self.corps, self.rack, self.last_hand
+        g_held = self.g_held
+        s = (sc.first + ply) % 2
+        o = 1 - s
+        pv = self.pol[s]
+        random_policy = pv[PARAMS["kind"]] == 1.0
+        met[s, M["turns"]] += 1
+        fs_card, fs_holder = self.start_of_turn(s, o, ply)
+        at_once = sc.rule("first_strike_draw") == "cic_at_once"
+        c = min(len(hand[s]), self.cmax)  # rule E6: the CIC's hand at the start of his turn
+        rack_size = len(rack)
+        opp_last = last_hand[o]
+        # rule E4: every CIC hand and rack card (as it would play) a section card of one section
+        e4 = False
+        if hand[s] and rack:
+            res = [self.resolve(t, opp_last) for t in hand[s] + rack]
+            e4 = (all(cd.kind[t] == KIND_SECTION for t in res)
+                  and len({int(cd.sec[t]) for t in res}) == 1)
+            if e4:
+                met[s, M["same_section_turns"]] += 1
+        self.log(L.EV_TURN, ply, s, len(hand[s]), len(rack), int(e4), len(hand[s]),
+                 len(self.squares[s]), sum(self.tac[s]), len(self.pile), len(self.disc),
+                 hand=list(hand[s]), rack=list(rack))
+        self.log(L.EV_CORPS_HANDS, ply, s, *(len(x) for x in corps[s]), *self.tac[s])
+        own_best, own_slot, alt = self.own_alternatives(s, opp_last, pv[PARAMS["corps_own_min"]])
+        # rule L2: the CIC gives a hand card and a rack card to two Corps commanders
+        hi, rj, ka, kb, score = self.choose_gifts(s, c, hand[s], rack, e4, opp_last, own_best, alt)
+        ta = take(hand[s], hi) if hi is not None else void
+        tb = take(rack, rj) if rj is not None else void
+        if ta != void:
+            met[s, M["hand_" + KIND_SLOT[cd.kind[ta]]]] += 1
+        if tb != void:
+            met[s, M["pick_from_" + str(rack_size)]] += 1  # rule E10
+            met[s, M["rack_" + KIND_SLOT[cd.kind[tb]]]] += 1
+        ra = self.resolve(ta, opp_last)
+        rb = self.resolve(tb, opp_last)
+        met[s, M["counter_attacks"]] += int(cd.counter[ta] == 1) + int(cd.counter[tb] == 1)
+        if ta != void:
+            last_hand[s] = ra
+        if e4 and ka is not None and ka == kb:
+            met[s, M["same_section_used"]] += 1
+        # a card that plays as nothing is given to nobody: straight to the discards
+        for t, q in ((ta, ka), (tb, kb)):
+            if t != void and q is None:
+                self.disc.append(t)
+        self.log(L.EV_GIVE, ply, s, ta, tb, -1 if ka is None else ka, -1 if kb is None else kb,
+                 ra, rb, round(score * 1000), int(pv[PARAMS["kind"]]))
+        gifts = [[], [], []]
+        for t, r, q in ((ta, ra, ka), (tb, rb, kb)):
+            if q is not None:
+                gifts[q].append([r, t, 0])
+        plays = self.corps_plays(s, ply, c, gifts, own_best, own_slot, opp_last, ka)
+        if self.g_on[o] and sc.sides[s].french:
+            self.guerrillas(s, o, ply, plays, gifts, ka)
+        # orders (L3-L5), stars (L7), initiative (L6), Scout for a counter (G4)
+        cmd_draws = [0, 0, 0]
+        tac_draws = [0, 0, 0]
+        elan = False
+        # rules G4, E9.2, L9: the first Scout (left wing first) whose wing holds four Spanish
+        # units gains the counter when the pool and the policy allow; the CIC then draws one
+        # card, not two. With two Scouts the gain needs two_scouts = gain.
+        scouts = [(w, i) for w in range(3) if isinstance(plays[w], tuple)
+                  for i, (r, _, _) in enumerate(plays[w][2]) if r != void and cd.scout[r] == 1]
+        gm = pv[PARAMS["g_gain_mode"]]
+        wants = self.g_on[s] and self.pool > 0 and not (
+            gm == 1 or (gm == 2 and sum(g_held[s]) >= pv[PARAMS["g_gain_below"]]))
+        gain_at = next(((w, i) for w, i in scouts if wants and self.spanish[s][w] >= 4), None)
+        if len(scouts) > 1 and sc.rule("two_scouts") == "draw_two":
+            gain_at = None
+        scouted = bool(scouts) and gain_at is None
+        # rule E7 (LGB): units of each section that no card orders, units of each wing left
+        # unordered, and the orders a Take Command from the CIC may still give next door
+        room = [int(self.units[s, :, x].sum()) for x in range(6)]
+        free_w = list(self.wing_units[s])
+        reach = [0, 0, 0]
+        marched = 0
+        nom_w = [0, 0, 0]
+        eff_w = [0, 0, 0]
+        for w in range(3):
+            p = plays[w]
+            if p == "initiative":
+                cm = cmet[s, w + 1]
+                before = cm[CM["initiative_ordered"]] + cm[CM["initiative_march"]]
+                cmd_draws[w] += self.initiative(s, w, ply)
+                free_w[w] -= cm[CM["initiative_ordered"]] + cm[CM["initiative_march"]] - before
+                continue
+            if p == "hold":
+                self.log(L.EV_CORPS_PLAY, ply, s, w, L.SRC_HOLD, void, void)
+            if not isinstance(p, tuple):
+                continue
+            src, cw, cards = p
+            tot_a = int(self.units[s, :, 2 * w].sum())
+            tot_b = int(self.units[s, :, 2 * w + 1].sum())
+            nom = ea = eb = 0
+            for r, _, q in cards:
+                if r != void:
+                    n1, a1, b1 = self.orders(s, w, src, cw, r, q)
+                    nom, ea, eb = nom + n1, ea + a1, eb + b1
+            ea, eb = min(ea, tot_a), min(eb, tot_b)  # S2: a unit is ordered once
+            room[2 * w] -= ea
+            room[2 * w + 1] -= eb
+            for r, _, q in cards:
+                if r != void and src == SRC_CIC and cd.take_command[r] == 1:
+                    n1, a1, b1 = self.orders(s, w, src, cw, r, q)
+                    near = sum(eligible(self.units[s], cd.filt[r], x)
+                               for x in (2 * w - 1, 2 * w + 2) if 0 <= x < 6)
+                    reach[w] += max(0, min(n1 - a1 - b1, near))
+            cmet[s, w + 1, CM["card_nominal"]] += nom
+            cmet[s, w + 1, CM["card_effective"]] += ea + eb
+            cmet[s, w + 1, CM["card_effective_first_half"]] += ea
+            cmet[s, w + 1, CM["card_effective_second_half"]] += eb
+            nom_w[w] += nom
+            eff_w[w] += ea + eb
+            for k, (r, t, q) in enumerate(cards):
+                if k == 0:
+                    self.log(L.EV_CORPS_PLAY, ply, s, w, src, t, r, q, nom, ea, eb)
+                else:
+                    self.log(L.EV_CORPS_PLAY, ply, s, w, src, t, r, q, -1, -1, -1)
+            free = tot_a + tot_b - ea - eb
+            for i, (r, _, _) in enumerate(cards):
+                if r == void:
+                    continue
+                tac_draws[w] += int(cd.tdraw[r])
+                elan = elan or cd.elan[r] == 1
+                gain_here = gain_at == (w, i)
+                if gain_here:  # rule G4: the counter instead of the second draw
+                    g_held[s][w] += 1
+                    self.pool -= 1
+                    met[s, M["g_acquired"]] += 1
+                    cmet[s, w + 1, CM["g_acquired"]] += 1
+                    self.log(L.EV_G_GAIN, ply, s, w, self.pool)
+                if cd.stars[r] == 0 or gain_here:
+                    continue  # G4: the stars stay unused when the counter is gained
+                avail = min(3, free)
+                if avail > 0 and self.rng.uniform() < pv[PARAMS["march_prob"]]:
+                    free -= avail
+                    marched += avail
+                    met[s, M["stars_march"]] += 1
+                else:  # rule L7: a Command card and a Tactician card at the end of the turn
+                    met[s, M["stars_tactician"]] += 1
+                    cmet[s, w + 1, CM["star_command_draws"]] += 1
+                    cmd_draws[w] += 1
+                    tac_draws[w] += 1
+            free_w[w] = free
+        # rule E7 (LGB): the Take Command's orders beyond his sections, after every wing's own
+        reached = 0
+        for w in range(3):
+            n = reach[w]
+            if n == 0:
+                continue
+            near = [(w - 1, 2 * w - 1), (w + 1, 2 * w + 2)]  # (neighbour wing, section)
+            rooms = [min(room[x], free_w[v]) if 0 <= v < 3 else 0 for v, x in near]
+            into_l = max(min(rooms[0], max(n - rooms[1], (n + 1) // 2)), 0)
+            into_r = max(min(rooms[1], n - into_l), 0)
+            for (v, x), took in zip(near, (into_l, into_r), strict=True):
+                if took:
+                    room[x] -= took
+                    free_w[v] -= took
+                    half = "first" if x % 2 == 0 else "second"
+                    cmet[s, v + 1, CM[f"card_effective_{half}_half"]] += took
+                    eff_w[v] += took
+                    cmet[s, w + 1, CM["card_effective"]] += took
+                    reached += took
+            self.log(L.EV_CORPS_REACH, ply, s, w, n, into_l, into_r)
+        for w in range(3):
+            met[s, M["nominal_" + WINGS[w]]] += nom_w[w]
+            met[s, M["effective_" + WINGS[w]]] += eff_w[w]
+        met[s, M["wasted"]] += sum(nom_w) - sum(eff_w)
+        met[s, M["march_units"]] += marched
+        self.log(L.EV_ORDERS, ply, s, *nom_w, *eff_w, marched, sum(tac_draws))
+        # rule D7: played cards and a First Strike go to the discards
+        for p in plays:
+            if isinstance(p, tuple):
+                self.disc.extend(t for _, t, _ in p[2])
+        if fs_card >= 0:
+            self.disc.append(fs_card)
+        # rule L9 Elan under elan_order = shuffle_first: the reshuffle before the Command draws
+        if elan and self.shuffle_first:
+            self.elan_reshuffle(s, ply)
+        # rule P7 (first_strike_draw = end_of_turn): the First Strike's player draws first
+        if fs_holder is not None and not at_once:
+            t = self.draw(o, ply)
+            if t >= 0:
+                fs_holder.append(t)
+                if fs_holder is hand[o]:
+                    self.log(L.EV_DRAW, ply, o, t)
+                else:
+                    self.log(L.EV_CORPS_DRAW, ply, o, corps[o].index(fs_holder), t)
+        # rule L9: the CIC draws one; after a Scout two, keeps one and gives one away
+        t1 = self.draw(s, ply)
+        if scouted and t1 >= 0:
+            t2 = self.draw(s, ply)
+            met[s, M["scout_draws"]] += 1
+            if t2 >= 0:
+                c2 = min(len(hand[s]) + 1, self.cmax)
+                v1, v2 = self.keep_value(s, c2, t1), self.keep_value(s, c2, t2)
+                keep, give = t1, t2
+                if v2 > v1 + TOL or (abs(v2 - v1) <= TOL and t2 < t1):
+                    keep, give = t2, t1
+                if random_policy and self.rng.uniform() < 0.5:
+                    keep, give = give, keep
+                t1 = keep
+                sizes = [len(corps[s][w]) for w in range(3)]
+                fewest = [w for w in range(3) if sizes[w] == min(sizes)]
+                to = fewest[self.rng.bounded(len(fewest))] if len(fewest) > 1 else fewest[0]
+                corps[s][to].append(give)
+                cmet[s, to + 1, CM["scout_gifts"]] += 1
+                self.log(L.EV_SCOUT, ply, s, keep, give, to)
+        if t1 >= 0:
+            hand[s].append(t1)
+            self.log(L.EV_DRAW, ply, s, t1)
+        # Corps commanders' Command draws (L6 two sabres, L7 unused stars), Tactician draws
+        for w in range(3):
+            for _ in range(cmd_draws[w]):
+                t = self.draw(s, ply)
+                if t >= 0:
+                    corps[s][w].append(t)
+                    self.log(L.EV_CORPS_DRAW, ply, s, w, t)
+            for _ in range(tac_draws[w]):
+                self.draw_tactician(s, w, ply)
+        # rule L9 Elan: draw pile and discards shuffled (the rack stays); every Corps
+        # commander of both sides draws a Tactician card
+        if elan:
+            if not self.shuffle_first:
+                self.elan_reshuffle(s, ply)
+            for k2 in (s, o):
+                for w in range(3):
+                    self.draw_tactician(k2, w, ply)
+        # rule E9.6: refill the rack when it holds 2 or fewer
+        if len(rack) <= 2:
+            met[s, M["refills"]] += 1
+            while len(rack) < RACK:
+                t = self.draw(s, ply)
+                if t < 0:
+                    break
+                rack.append(t)
+            self.log(L.EV_REFILL, ply, s, len(rack), *rack)
 
 
 def play_games_lgb(sim, n: int, seed: int, per_game: bool = False):
-    """Play n La Grande Battles games. Returns (metric totals [2, N_METRICS], commander totals
-    [2, 4, N_CM]); with per_game, the per-game rows instead ([n, 2, N_METRICS], [n, 2, 4, N_CM])."""
+    """Play games 0 .. n - 1 of seed `seed` of La Grande Battles. Returns (metric totals
+    [2, N_METRICS], commander totals [2, 4, N_CM]); with per_game, the per-game rows instead
+    ([n, 2, N_METRICS], [n, 2, 4, N_CM])."""
     if sim.scenario.format != "lgb":
         raise ValueError("play_games_lgb needs a scenario of format 'lgb'")
-    game = _LgbGame(sim, random.Random(seed))
+    game = _LgbGame(sim)
     rows = np.zeros((n, 2, N_METRICS), np.int64)
     crows = np.zeros((n, 2, 4, N_CM), np.int64)
     for g in range(n):
-        rows[g], crows[g] = game.play()
+        rows[g], crows[g] = game.play(seed, g)
     if per_game:
         return rows, crows
     return rows.sum(axis=0), crows.sum(axis=0)
 
 
-__all__ = ["play_games_lgb"]
+def game_log_lgb(sim, seed: int, game: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(metrics [2, N_METRICS], commander metrics [2, 4, N_CM], event log [k, TRACE_WIDTH]) of game
+    `game` of seed `seed`: the log as the kernel's `Simulation.trace` returns it."""
+    g = _LgbGame(sim, logging=True)
+    met, cmet = g.play(seed, game)
+    return met, cmet, np.array(g.events, np.int64).reshape(-1, L.TRACE_WIDTH)
+
+
+__all__ = ["game_log_lgb", "play_games_lgb"]

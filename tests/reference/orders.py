@@ -16,7 +16,8 @@ A section's units are [infantry, cavalry, artillery, leaders]. The readings used
   is played after the other card: it orders units still unordered (E7: a unit takes one order),
   in its own section first, then the sections it reaches from left to right (E7 fixed reading);
   it reaches the sections next to its own, and in the standard game a tactic card without Take
-  Command reaches every section.
+  Command reaches every section; so does, in EPIC, a card the house rule tactic_reach =
+  every_section lets order in every section (the card table's `reach` column).
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def pair_orders(cards, units, played: list[tuple[int, int]], command: int, stand
                 nominal[x] += int(cards.orders[t, x])
                 any_type[x] += int(cards.orders[t, x])
         elif kind == KIND_PLACED:
-            if cards.take_command[t] == 1 or standard:
+            if cards.take_command[t] == 1 or standard or cards.reach[t] == 1:
                 reaching.append((t, p))
                 continue
             found = eligible(units, cards.filt[t], p)
@@ -103,7 +104,7 @@ def pair_orders(cards, units, played: list[tuple[int, int]], command: int, stand
     effective = [min(total[x], any_type[x] + typed[x]) for x in range(3)]
     unordered = [total[x] - effective[x] for x in range(3)]
     for t, p in reaching:
-        if standard and cards.take_command[t] == 0:
+        if (standard or cards.reach[t] == 1) and cards.take_command[t] == 0:
             reach = [0, 1, 2]
         else:
             reach = [x for x in range(3) if abs(x - p) <= 1]

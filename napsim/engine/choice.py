@@ -81,63 +81,47 @@ def _choose_resolved(rs, s, c, n_h, n_r, e4, opp_last, pin_y, tracing, tab, gm):
 
 
 @inlined
-def _top_ranks(s, c, n_h, n_r, e4i, pin_y, tab, gm):
-    """The integer ranks' pass (napsim.sim.tables.play_keys): one branch-free walk finds the top
-    rank and lists the pairs holding it in res_scratch[RES_TIES] (pair order, code 64 i + j).
-    Returns (top rank, -1: nothing legal; pairs tied at it)."""
-    if pin_y >= 0:
-        return _top_ranks_pinned(s, c, n_h, n_r, e4i, pin_y, tab, gm)
-    res_scratch = gm.res_scratch
-    top = np.int64(-1)
-    n_top = 0
-    ties = res_scratch[RES_TIES]
-    for i in range(max(n_h, 1)):
-        krow = tab.play_key[s, e4i, c, res_scratch[RES_HAND, i]]
-        for j in range(max(n_r, 1)):
-            r = np.int64(krow[res_scratch[RES_RACK, j]])
-            # arithmetic, not selects, so that the compiler keeps it free of branches
-            up = np.int64(r > top)
-            pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
-            ties[np.uint64(pos)] = i * 64 + j
-            n_top = pos + up + np.int64(r == top)
-            top = max(top, r)
-    return top, n_top
-
-
-@inlined
-def _top_ranks_pinned(s, c, n_h, n_r, e4i, pin_y, tab, gm):
-    """_top_ranks for a pinned Counter-Attack copy: the pinned layer's ranks for the pairs it is
-    in."""
-    res_scratch, play_key = gm.res_scratch, tab.play_key
-    top = np.int64(-1)
-    n_top = 0
-    ties = res_scratch[RES_TIES]
-    for i in range(max(n_h, 1)):
-        for j in range(max(n_r, 1)):
-            q = _pin_of(s, i, j, n_h, n_r, pin_y, tab.ctab, gm.hand, gm.rack)
-            r = np.int64(-1)
-            if q != -2:
-                r = np.int64(play_key[s, e4i if q < 0 else PIN_LAYER + q, c,
-                                      res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
-            up = np.int64(r > top)
-            pos = n_top & (up - 1)
-            ties[np.uint64(pos)] = i * 64 + j
-            n_top = pos + up + np.int64(r == top)
-            top = max(top, r)
-    return top, n_top
-
-
-@inlined
 def _choose_ranked(rs, s, c, n_h, n_r, e4, pin_y, tracing, tie_key, tab, gm):
-    """The greedy choice on integer ranks (no keep or deny term): the top-ranked pair, ties by the
-    largest hash, then one of its tied best placements drawn."""
-    res_scratch, best_list = gm.res_scratch, tab.best_list
-    e4i = 1 if e4 else 0
+    """The greedy choice on integer ranks (napsim.sim.tables.play_keys; no keep or deny term): one
+    branch-free pass finds the top rank and lists the pairs holding it in res_scratch[RES_TIES]
+    (in pair order); hashes only for a tie; then one of the pair's tied best placements drawn."""
+    res_scratch, play_key, best_list = gm.res_scratch, tab.play_key, tab.best_list
+    hi = -1
+    rj = -1
+    p = 0
     best = -1.0e18
-    top, n_top = _top_ranks(s, c, n_h, n_r, e4i, pin_y, tab, gm)
-    if top < 0:
-        return -1, -1, 0, best
+    na = max(n_h, 1)
+    nb = max(n_r, 1)
+    e4i = 1 if e4 else 0
+    top = np.int64(-1)
+    n_top = 0
     ties = res_scratch[RES_TIES]
+    if pin_y < 0:
+        for i in range(na):
+            krow = play_key[s, e4i, c, res_scratch[RES_HAND, i]]
+            for j in range(nb):
+                r = np.int64(krow[res_scratch[RES_RACK, j]])
+                # arithmetic, not selects, so that the compiler keeps it free of branches
+                up = np.int64(r > top)
+                pos = n_top & (up - 1)  # 0 on a new top rank, else the end of the list
+                ties[np.uint64(pos)] = i * 64 + j
+                n_top = pos + up + np.int64(r == top)
+                top = max(top, r)
+    else:  # a pinned Counter-Attack copy: the pinned layer's ranks for the pairs it is in
+        for i in range(na):
+            for j in range(nb):
+                q = _pin_of(s, i, j, n_h, n_r, pin_y, tab.ctab, gm.hand, gm.rack)
+                r = np.int64(-1)
+                if q != -2:
+                    r = np.int64(play_key[s, e4i if q < 0 else PIN_LAYER + q, c,
+                                          res_scratch[RES_HAND, i], res_scratch[RES_RACK, j]])
+                up = np.int64(r > top)
+                pos = n_top & (up - 1)
+                ties[np.uint64(pos)] = i * 64 + j
+                n_top = pos + up + np.int64(r == top)
+                top = max(top, r)
+    if top < 0:
+        return hi, rj, p, best
     best_code = np.int64(ties[0])
     if n_top > 1:
         best_pr = mix64(tie_key ^ np.uint64(best_code))
@@ -151,19 +135,19 @@ def _choose_ranked(rs, s, c, n_h, n_r, e4, pin_y, tracing, tie_key, tab, gm):
     bj = best_code % 64
     hi = bi if n_h > 0 else -2
     rj = bj if n_r > 0 else -1
-    ra = res_scratch[RES_HAND, bi]
-    rb = res_scratch[RES_RACK, bj]
     if pin_y >= 0:
         q = _pin_of(s, bi, bj, n_h, n_r, pin_y, tab.ctab, gm.hand, gm.rack)
         if q >= 0:  # the placements tied for the pinned best, as on the float path
+            ra = res_scratch[RES_HAND, bi]
+            rb = res_scratch[RES_RACK, bj]
             if tracing:
                 best = tab.play_val[s, PIN_LAYER + q, c, ra, rb]
             at = PIN_LIST + 4 * q
             p = best_list[s, c, ra, rb, at + 1 + bounded(rs, best_list[s, c, ra, rb, at])]
             return hi, rj, p, best
     if tracing:  # the score only shows in a trace: no table load (often a cache miss) else
-        best = tab.play_val[s, e4i, c, ra, rb]
-    rec = tab.rec_t[s, c, ra, rb]
+        best = tab.play_val[s, e4i, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
+    rec = tab.rec_t[s, c, res_scratch[RES_HAND, bi], res_scratch[RES_RACK, bj]]
     k = np.int64(rec[REC_K])
     # one draw even for a single placement: the stream's position then does not wait on
     # this record (often a cache miss), and later draws need not either

@@ -173,11 +173,11 @@ def test_the_lean_kernel_plays_one_a_side_as_the_full_one(monkeypatch):
 
     args = Simulation.build("symmetric").kernel_args()
     a = args[1]
-    assert epic.specialised(a.fmt, a.gcfg, a.units, a.units) == (None, None)
+    assert epic.specialised(a.players_a_side, a.gcfg, a.units, a.units) == (None, None)
     tam = Simulation.build("tamames").kernel_args()[1]
-    assert epic.specialised(tam.fmt, tam.gcfg, tam.units, tam.gcfg)[0] is tam.units
+    assert epic.specialised(tam.players_a_side, tam.gcfg, tam.units, tam.gcfg)[0] is tam.units
     lean = play_chunk(args, seed_key(3), 0, 200, True, True)
-    monkeypatch.setattr(epic, "specialised", lambda fmt, gcfg, units, gturn_b: (units, gturn_b))
+    monkeypatch.setattr(epic, "specialised", lambda players_a_side, gcfg, units, gturn_b: (units, gturn_b))
     full = play_chunk(args, seed_key(3), 0, 200, True, True)
     for k in ("moments", "rows", "rack_wait", "guerrilla_turns", "commander_totals", "tactician_turns"):
         assert np.array_equal(getattr(lean, k), getattr(full, k)), k

@@ -40,7 +40,7 @@ def args_key(kind: str, kargs: tuple) -> str:
     lean = False
     if kind in ("epic", "lookahead"):
         a = EpicArgs(*kargs)
-        lean = specialised(a.fmt, a.gcfg, a.units, None)[0] is None
+        lean = specialised(a.players_a_side, a.gcfg, a.units, None)[0] is None
     typed = repr((kind, lean, tuple(numba.typeof(a) for a in kargs)))
     return hashlib.sha256(typed.encode()).hexdigest()[:16]
 

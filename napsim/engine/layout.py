@@ -346,11 +346,17 @@ class EpicArgs(NamedTuple):
     play_key: np.ndarray
     rec_t: np.ndarray          # [side, cmd, a, b, REC_*] pair records
     gcfg: np.ndarray           # [side, G_*] Guerrilla configuration
-    fmt: np.int64              # players a side (1 for EPIC one a side and the standard game)
+    fmt: np.int64              # players a side (1 for EPIC one a side and the standard game):
+    #                            named as play_chunk's parameter; read it as players_a_side
     cmd_sec: np.ndarray        # [side, section] the section's commander
     tac_start: np.ndarray      # [side, commander] starting Tactician cards
     units: np.ndarray          # [side, type, section]
     ropt: np.ndarray           # [R_*] rule options
+
+    @property
+    def players_a_side(self) -> np.int64:
+        """Players a side (the field `fmt`, which keeps the name of play_chunk's parameter)."""
+        return self.fmt
 
 
 class LgbArgs(NamedTuple):

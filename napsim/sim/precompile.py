@@ -36,9 +36,9 @@ BUILDER_SCENARIO = {"epic": "symmetric", "lgb": "lgb-symmetric"}
 HELPER_WAIT_S = 120  # a helper still compiling after this long is left to finish on its own
 
 
-def builder_for(fmt: str) -> str:
+def builder_for(game_format: str) -> str:
     """Which table builder a scenario format uses: "lgb" (La Grande Battles) or "epic"."""
-    return "lgb" if fmt == "lgb" else "epic"
+    return "lgb" if game_format == "lgb" else "epic"
 
 
 def builder_compiled(builder: str) -> bool:

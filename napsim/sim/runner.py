@@ -74,12 +74,12 @@ KERNEL_NAMES = {"epic": "EPIC", "lookahead": "EPIC lookahead (P8)", "lgb": "La G
 ONE_A_SIDE = ("standard", "epic1")  # formats with one commander a side: no commander rows
 
 
-def kernel_for(fmt: str, policies=()) -> str:
+def kernel_for(game_format: str, policies=()) -> str:
     """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game),
     "lookahead_lgb" or "lookahead" when one of `policies` ((name, overrides) per side) is
     lookahead (P8)."""
     planned = any(name == "lookahead" for name, _ in policies)
-    if fmt == "lgb":
+    if game_format == "lgb":
         return "lookahead_lgb" if planned else "lgb"
     return "lookahead" if planned else "epic"
 

@@ -96,7 +96,7 @@ def _epic(scenario, policies, info, games, plies):
     a = sim.kernel_args()[1]
     key = seed_key(SEED)
     rng = np.random.default_rng(SEED)
-    units = None if a.fmt < 2 else a.units
+    units = None if a.players_a_side < 2 else a.units
     for game in range(games):
         game_st, (pol_roll, work, cand, cscore, cval, g_lean) = la.planned_state(
             a.deck, a.counts, a.turns, a.pol)
@@ -105,8 +105,8 @@ def _epic(scenario, policies, info, games, plies):
         tturn = np.zeros((2, a.turns), np.int64)
         wait = np.zeros((4, WAIT_BINS), np.int64)
         g_total, n_ca = _open_game(rs, np.int64(game), key, a.standard, a.first, a.hand0, a.tac0,
-                                   a.fmt, a.ctab, a.deck, a.gcfg, gst, pile, disc, hand, rack, rack_t,
-                                   res, st, views, a.cmd_sec, a.tac_start, tacc, cmet, met, trace, tn,
+                                   a.players_a_side, a.ctab, a.deck, a.gcfg, gst, pile, disc, hand,
+                                   rack, rack_t, res, st, views, a.cmd_sec, a.tac_start, tacc, cmet, met, trace, tn,
                                    a.ropt)
         wres = work[9]
         wres[RES_RMAP, :] = res[RES_RMAP, :]
@@ -126,8 +126,8 @@ def _epic_turn(a, ply, game_st, views, units, g_total, n_ca, g_turn, wait, tturn
                     np.int64(fk), np.int64(RD_NONE), a.standard, a.first, a.hand0, a.sq_form,
                     a.sq_leave, a.pol, a.ctab, a.counts, a.best_val, a.ca_src_t, a.best_k,
                     a.best_list, a.nom_t, a.eff_t, a.rem_t, a.n_place, a.place_list, a.e4_only,
-                    a.play_val, a.play_key, a.rec_t, a.gcfg, a.fmt, a.cmd_sec, units, a.ropt, False,
-                    n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res, gst, tacc, met,
+                    a.play_val, a.play_key, a.rec_t, a.gcfg, a.players_a_side, a.cmd_sec, units, a.ropt,
+                    False, n_ca, g_total, pile, disc, hand, rack, rack_t, sq, scratch, res, gst, tacc, met,
                     cmet, wait, g_turn, tturn, trace, tn, *views, res[RES_RMAP])
 
 
@@ -139,7 +139,7 @@ def _epic_plan(a, step, ply, p, fh, fr, fp, fg, game_st, units, g_total, n_ca, p
         np.int64(fg), key, np.int64(game), a.turns, a.standard, a.first, a.hand0, a.sq_form,
         a.sq_leave, a.pol, pol_roll, a.ctab, a.counts, a.best_val, a.ca_src_t, a.best_k,
         a.best_list, a.nom_t, a.eff_t, a.rem_t, a.n_place, a.place_list, a.e4_only, a.play_val,
-        a.play_key, a.rec_t, a.gcfg, a.fmt, a.cmd_sec, units, a.ropt, n_ca, g_total, rs, pile,
+        a.play_key, a.rec_t, a.gcfg, a.players_a_side, a.cmd_sec, units, a.ropt, n_ca, g_total, rs, pile,
         disc, hand, rack, rack_t, sq, st, gst, tacc, work, cand, cscore, cval))
 
 
@@ -281,11 +281,11 @@ def _lgb_cases(ctx, ply, game_st, rng):
 
 
 def main() -> None:
-    fmt, info, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    family, info, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
     last = int(sys.argv[4]) if len(sys.argv) > 4 else 20  # the plies probed: 2, 5, ... below this
     la_params = {"lookahead_k": 3, "lookahead_d": 1, "lookahead_info": info}
     plies = set(range(2, last, 3))
-    if fmt == "epic":
+    if family == "epic":
         runs = [("symmetric", (("lookahead", la_params), ("lookahead", la_params))),
                 ("tamames", (("lookahead", la_params), ("lookahead", la_params)))]
         for scenario, policies in runs:

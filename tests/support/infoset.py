@@ -106,8 +106,8 @@ def _epic(scenario, policies, info, games, plies):
         wait = np.zeros((4, WAIT_BINS), np.int64)
         g_total, n_ca = _open_game(rs, np.int64(game), key, a.standard, a.first, a.hand0, a.tac0,
                                    a.players_a_side, a.ctab, a.deck, a.gcfg, gst, pile, disc, hand,
-                                   rack, rack_t, res, st, views, a.cmd_sec, a.tac_start, tacc, cmet, met, trace, tn,
-                                   a.ropt)
+                                   rack, rack_t, res, st, views, a.cmd_sec, a.tac_start, tacc, cmet, met,
+                                   trace, tn, a.ropt)
         wres = work[9]
         wres[RES_RMAP, :] = res[RES_RMAP, :]
         wres[RES_CA, :] = res[RES_CA, :]

@@ -172,8 +172,8 @@ def tune_text(r: Race, table_format: str = "table", warnings: list[str] = ()) ->
 class Tuned:
     """What `napsim.tune` returns: `.best` (the knobs' values of the answer), `.versus_default`
     (its paired difference from the default policy, with the corrected interval), `.frame()` (one
-    row per candidate), `.policy_toml()` (the [policy.<side>] table), `.text(table_format)`, and `.race`
-    (every number of the race, `napsim.study.tune.Race`)."""
+    row per candidate), `.policy_toml()` (the [policy.<side>] table), `.text(table_format)`, and
+    `.race` (every number of the race, `napsim.study.tune.Race`)."""
 
     race: Race
 
@@ -199,5 +199,6 @@ class Tuned:
     def policy_toml(self) -> str:
         return policy_toml(self.race)
 
-    def text(self, table_format: str = "table") -> str:
-        return tune_text(self.race, table_format)
+    def text(self, table_format: str = "table", *, fmt: str | None = None) -> str:
+        """The answer as a table ("table", "csv" or "json"); `fmt`, the old name, still works."""
+        return tune_text(self.race, fmt or table_format)

@@ -27,7 +27,7 @@ from napsim.engine.kernel_pick import EPIC, LGB
 from napsim.model.cards import Deck
 from napsim.model.scenarios import Scenario
 from napsim.sim.packing import Simulation
-from napsim.sim.runner import compiled_or_cached, kernel_compiled, kernel_pick
+from napsim.sim.runner import compiled_or_cached, kernel_compiled, pick_for
 from napsim.sim.tables import _build
 from napsim.sim.tables_lgb import _build_lgb
 
@@ -81,7 +81,7 @@ def ready_simulation(sc: Scenario, policies, deck: Deck | str | None,
     numba's cache) and warmed up. From an empty cache the kernel compiles here on empty tables
     while a second process compiles the table builder (see the module text); the Simulation
     returned is the same either way."""
-    pick = kernel_pick(sc.format, policies)
+    pick = pick_for(sc.format, policies)
     if not kernel_compiled(pick.kernel):
         dry = Simulation.build(sc, policies, deck, checked, dry=True)
         checked = None  # said once

@@ -77,7 +77,7 @@ KERNEL_NAMES = {"epic": "EPIC", "lookahead": "EPIC lookahead (P8)", "lgb": "La G
 ONE_A_SIDE = ("standard", "epic1")  # formats with one commander a side: no commander rows
 
 
-def kernel_pick(game_format: str, policies=()) -> KernelPick:
+def pick_for(game_format: str, policies=()) -> KernelPick:
     """`pick_kernel` for policies named, before they are packed: `policies` is (name, overrides)
     per side (an unknown name counts as greedy here; `Simulation.build` refuses it)."""
     return pick_kernel(game_format, [KINDS.get(name, KIND_GREEDY) for name, _ in policies])
@@ -87,7 +87,7 @@ def kernel_for(game_format: str, policies=()) -> str:
     """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game),
     "lookahead_lgb" or "lookahead" when one of `policies` ((name, overrides) per side) is
     lookahead (P8); napsim.engine.kernel_pick decides."""
-    return kernel_pick(game_format, policies).kernel
+    return pick_for(game_format, policies).kernel
 
 
 def kernel_compiled(kind: str) -> bool:

@@ -95,14 +95,14 @@ def simulation(scenario: str | Path, sets: Sets = (), deck: str | None = None,
     return ready_simulation(sc, policies, deck, checked)  # on both cores from an empty cache
 
 
-def engine_compiled(fmt: str) -> bool | None:
+def engine_compiled(game_format: str) -> bool | None:
     """Whether the kernel of a scenario format is compiled (here or in numba's cache; None: unknown)."""
-    return kernel_compiled(kernel_for(fmt))
+    return kernel_compiled(kernel_for(game_format))
 
 
-def compile_seconds(fmt: str) -> int:
+def compile_seconds(game_format: str) -> int:
     """About how long a first compile of the format's kernel takes, from an empty cache."""
-    return COMPILE_SECONDS[kernel_for(fmt)]
+    return COMPILE_SECONDS[kernel_for(game_format)]
 
 
 @dataclass
@@ -128,8 +128,8 @@ class Simulated:
 
     def lines(self) -> list[str]:
         """What `napsim simulate` prints: the headline, exact quantities, the rates, the deck warning."""
-        fmt = self.sim.scenario.format
-        lines = simulate_lines(self.summary, fmt, fmt not in ONE_A_SIDE)
+        game_format = self.sim.scenario.format
+        lines = simulate_lines(self.summary, game_format, game_format not in ONE_A_SIDE)
         notes = [f"note: {n}" for n in what_if_notes(self.sim.scenario)]
         return lines + [w for w in [self.sim.deck.estimated_warning()] if w] + notes
 
@@ -592,7 +592,7 @@ def tune(scenario: str, side: str, knobs: Sequence[str] | str, metric: str = "ef
     `metric` on its own row (`of="own"`) or lowers it on the opponent's (`of="opponent"`; `goal`
     "max" or "min" overrides), the default policy always a candidate (docs/tune.md). The result has
     `.best`, `.versus_default` (paired, Bonferroni-corrected interval), `.frame()`, `.policy_toml()`
-    (the [policy.<side>] table to paste into the scenario) and `.text(fmt)`."""
+    (the [policy.<side>] table to paste into the scenario) and `.text(table_format)`."""
     return Tuned(tune_policy(scenario, side, [knobs] if isinstance(knobs, str) else list(knobs), metric,
                              of, goal, policy, deck, sets, games, seed, chunk, rounds, max_candidates,
                              progress))

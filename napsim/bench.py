@@ -143,7 +143,7 @@ def bench_odds(games: int, threads: int, reference: Path | None = None) -> dict:
 REFERENCE_PACKAGE = "napsim_bench_reference"  # the name the reference package is loaded under
 
 
-def _reference(fmt: str, folder: Path | None):
+def _reference(game_format: str, folder: Path | None):
     """(play_games(sim, n, seed), source) of the pure-Python engine for a format from the reference
     package `folder` (a source checkout's tests/reference), or (None, why not)."""
     if folder is None:
@@ -157,9 +157,9 @@ def _reference(fmt: str, folder: Path | None):
         package = importlib.util.module_from_spec(spec)
         sys.modules[REFERENCE_PACKAGE] = package
         spec.loader.exec_module(package)
-    name = "lgb" if fmt == "lgb" else "engine"
+    name = "lgb" if game_format == "lgb" else "engine"
     module = importlib.import_module(f"{REFERENCE_PACKAGE}.{name}")
-    play = module.play_games_lgb if fmt == "lgb" else module.play_games
+    play = module.play_games_lgb if game_format == "lgb" else module.play_games
     return play, f"{Path(folder) / name}.py (pure Python)"
 
 
@@ -253,9 +253,9 @@ def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
 def bench_formats(games: int, threads: int, reference: Path | None = None) -> list[dict]:
     """EPIC 2, 3 and 4 a side and La Grande Battles on the formats study's armies, one line each."""
     out = []
-    for fmt in ("epic2", "epic3", "epic4", "lgb"):
-        sc = load_scenario("formats-armies", overrides={"scenario.format": fmt})
-        out.append(_bench_engine(f"formats-{fmt}", sc, games, threads, reference))
+    for game_format in ("epic2", "epic3", "epic4", "lgb"):
+        sc = load_scenario("formats-armies", overrides={"scenario.format": game_format})
+        out.append(_bench_engine(f"formats-{game_format}", sc, games, threads, reference))
     return out
 
 
@@ -298,19 +298,19 @@ def bench_cold(formats: tuple[str, ...] = tuple(COLD_COMMANDS)) -> list[dict]:
     """For each format: seconds from an empty numba cache to the first result, then the same
     command again with the cache that run left (what every later run pays)."""
     out = []
-    for fmt in formats:
+    for game_format in formats:
         with tempfile.TemporaryDirectory(prefix="napsim-cold-") as tmp:
-            args = list(COLD_COMMANDS[fmt])
+            args = list(COLD_COMMANDS[game_format])
             if args[0] == "simulate":
                 args += ["--out", str(Path(tmp) / "out")]
-            say(f"cold start of {fmt}: {' '.join(args[:3])} ... with an empty numba cache")
+            say(f"cold start of {game_format}: {' '.join(args[:3])} ... with an empty numba cache")
             cold = _napsim(args, str(Path(tmp) / "cache"))
             if args[0] == "simulate":
                 args += ["--force"]
             warm = _napsim(args, str(Path(tmp) / "cache"))
-            say(f"cold start of {fmt}: {cold:.1f} s (then {warm:.1f} s with the cache)")
-        out.append({"bench": "cold_start", "format": fmt, "command": "napsim " + " ".join(
-            COLD_COMMANDS[fmt]), "seconds_empty_cache": round(cold, 1),
+            say(f"cold start of {game_format}: {cold:.1f} s (then {warm:.1f} s with the cache)")
+        out.append({"bench": "cold_start", "format": game_format, "command": "napsim " + " ".join(
+            COLD_COMMANDS[game_format]), "seconds_empty_cache": round(cold, 1),
             "seconds_warm_cache": round(warm, 1), "target_seconds": COLD_TARGET_SECONDS,
             "meets_target": cold <= COLD_TARGET_SECONDS, "napsim": __version__,
             "numba": numba.__version__})

@@ -27,13 +27,12 @@ from napsim.model.errors import NapsimInputError, check_run
 from napsim.model.glossary import OPTION_HELP
 from napsim.model.metrics import setting_words
 from napsim.model.policies import parse_policy_option
-from napsim.model.scenarios import FORMATS as SCENARIO_FORMATS
-from napsim.model.scenarios import load_scenario
+from napsim.model.scenarios import GAME_FORMATS, load_scenario
 from napsim.output import frames as frames_mod
 from napsim.output import report as report_mod
 from napsim.output import views
 from napsim.output.deck_ensemble import simulate_ensemble_text
-from napsim.output.formatting import FORMATS, render
+from napsim.output.formatting import TABLE_FORMATS, render
 from napsim.output.readings import check_dest
 from napsim.output.simulated import check_results_dest
 from napsim.sim import odds as odds_mod
@@ -97,7 +96,7 @@ def _threads_option(f):
 
 def _odds_options(f):
     f = _threads_option(f)
-    f = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+    f = click.option("--format", "table_format", type=click.Choice(TABLE_FORMATS), default="table",
                      show_default=True, help="Output format.")(f)
     f = click.option("--chunk", type=int, default=ODDS_CHUNK, show_default=True,
                      help="Games per kernel call (results do not depend on it).")(f)
@@ -113,8 +112,8 @@ def _use_threads(threads: int | None) -> None:
     backends.use_threads(threads)
 
 
-def _emit(df, deck, fmt) -> None:
-    text = render(df, fmt, [deck.estimated_warning()])
+def _emit(df, deck, table_format) -> None:
+    text = render(df, table_format, [deck.estimated_warning()])
     click.echo(text, nl=not text.endswith("\n"))  # CSV already ends its last line
 
 
@@ -126,11 +125,11 @@ def odds() -> None:
 @odds.command("report")
 @_odds_options
 @click.option("--hand", type=int, default=6, show_default=True, help="Command hand size.")
-def odds_report(deck, games, seed, chunk, fmt, threads, hand) -> None:
+def odds_report(deck, games, seed, chunk, table_format, threads, hand) -> None:
     """The standard battery of questions for one deck and hand size."""
     _use_threads(threads)
     d = load_deck(deck)
-    _emit(odds_mod.deck_report(d, hand, games, seed, chunk), d, fmt)
+    _emit(odds_mod.deck_report(d, hand, games, seed, chunk), d, table_format)
 
 
 @odds.command("at-least")
@@ -139,51 +138,51 @@ def odds_report(deck, games, seed, chunk, fmt, threads, hand) -> None:
 @click.option("--filter", "filter_expr", required=True,
               help="Card filter, e.g. 'kind=section&section=L | kind=multi'.")
 @click.option("-k", "k", type=int, default=1, show_default=True, help="At least this many.")
-def odds_at_least(deck, games, seed, chunk, fmt, threads, hand, filter_expr, k) -> None:
+def odds_at_least(deck, games, seed, chunk, table_format, threads, hand, filter_expr, k) -> None:
     """P(at least k cards matching a filter in a hand)."""
     _use_threads(threads)
     d = load_deck(deck)
-    _emit(odds_mod.at_least(d, filter_expr, hand, k, games, seed, chunk), d, fmt)
+    _emit(odds_mod.at_least(d, filter_expr, hand, k, games, seed, chunk), d, table_format)
 
 
 @odds.command("rack")
 @_odds_options
 @click.option("--section", type=click.Choice(SECTIONS), required=True)
-def odds_rack(deck, games, seed, chunk, fmt, threads, section) -> None:
+def odds_rack(deck, games, seed, chunk, table_format, threads, section) -> None:
     """P(a fresh 5-card rack offers at least one card that can order in a section)."""
     _use_threads(threads)
     d = load_deck(deck)
-    _emit(odds_mod.rack_offers(d, section, games, seed, chunk), d, fmt)
+    _emit(odds_mod.rack_offers(d, section, games, seed, chunk), d, table_format)
 
 
 @odds.command("orders")
 @_odds_options
 @click.option("--hand", type=int, default=6, show_default=True)
-def odds_orders(deck, games, seed, chunk, fmt, threads, hand) -> None:
+def odds_orders(deck, games, seed, chunk, table_format, threads, hand) -> None:
     """Distribution of the fixed orders per section held in a hand."""
     _use_threads(threads)
     d = load_deck(deck)
-    _emit(odds_mod.orders_distribution(d, hand, games, seed, chunk), d, fmt)
+    _emit(odds_mod.orders_distribution(d, hand, games, seed, chunk), d, table_format)
 
 
 @odds.command("same-section")
 @_odds_options
 @click.option("--hand", type=int, default=6, show_default=True)
-def odds_same_section(deck, games, seed, chunk, fmt, threads, hand) -> None:
+def odds_same_section(deck, games, seed, chunk, table_format, threads, hand) -> None:
     """P(hand and rack are all section cards of one section): rule E4."""
     _use_threads(threads)
     d = load_deck(deck)
-    _emit(odds_mod.same_section(d, hand, games, seed, chunk), d, fmt)
+    _emit(odds_mod.same_section(d, hand, games, seed, chunk), d, table_format)
 
 
 @odds.command("first")
 @_odds_options
 @click.option("--filter", "filter_expr", required=True, help="Card filter, e.g. 'kind=multi'.")
-def odds_first(deck, games, seed, chunk, fmt, threads, filter_expr) -> None:
+def odds_first(deck, games, seed, chunk, table_format, threads, filter_expr) -> None:
     """Expected draws from a fresh shuffle until a matching card appears."""
     _use_threads(threads)
     d = load_deck(deck)
-    _emit(odds_mod.first_draw(d, filter_expr, games, seed, chunk), d, fmt)
+    _emit(odds_mod.first_draw(d, filter_expr, games, seed, chunk), d, table_format)
 
 
 @odds.command("mulligan")
@@ -194,13 +193,13 @@ def odds_first(deck, games, seed, chunk, fmt, threads, filter_expr) -> None:
               help="Mulligan every other card when fewer than this many keepers are held.")
 @click.option("--target", type=int, required=True, help="Keepers wanted in the final hand.")
 @click.option("--hand", type=int, default=5, show_default=True, help="Opening hand size.")
-def odds_mulligan(deck, games, seed, chunk, fmt, threads, keep_expr, mulligan_below, target,
+def odds_mulligan(deck, games, seed, chunk, table_format, threads, keep_expr, mulligan_below, target,
                   hand) -> None:
     """Epic TCG opening hand with its one mulligan (1 Mojo a card) under a stated keep rule."""
     _use_threads(threads)
     d = load_deck(deck)
     df = odds_mod.mulligan(d, keep_expr, mulligan_below, target, games, seed, hand, chunk)
-    _emit(df, d, fmt)
+    _emit(df, d, table_format)
 
 
 def _sim_options(f):
@@ -271,13 +270,13 @@ def scenarios_show(scenario: str) -> None:
 
 @scenarios.command("new")
 @click.argument("name")
-@click.option("--format", "fmt", type=click.Choice(SCENARIO_FORMATS), default="epic1",
+@click.option("--format", "game_format", type=click.Choice(GAME_FORMATS), default="epic1",
               show_default=True, help="The game format of the template.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Where to write it (default NAME.toml here; never overwritten).")
-def scenarios_new(name: str, fmt: str, out_path: str | None) -> None:
+def scenarios_new(name: str, game_format: str, out_path: str | None) -> None:
     """Write a commented scenario template that validates and plays as written."""
-    path = views.write_template(name, fmt, out_path)
+    path = views.write_template(name, game_format, out_path)
     click.echo(f"wrote {path}: fill in the example numbers, then `napsim scenarios show {path}`")
 
 

@@ -9,7 +9,7 @@ import click
 
 from napsim import api_sensitivity
 from napsim.model.defaults import SEED, SIM_CHUNK
-from napsim.output.formatting import FORMATS
+from napsim.output.formatting import TABLE_FORMATS
 from napsim.output.sensitivity import sensitivity_text
 from napsim.study import backends
 
@@ -43,8 +43,8 @@ def _progress(line: str) -> None:
 @click.option("--seed", type=int, default=SEED, show_default=True)
 @click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
               help="Games per kernel call (results do not depend on it).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="Output format.")
+@click.option("--format", "table_format", type=click.Choice(TABLE_FORMATS), default="table",
+              show_default=True, help="Output format.")
 @click.option("--chart", type=click.Path(dir_okay=False), default=None,
               help="Write the tornado chart here (.png or .svg).")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
@@ -53,7 +53,7 @@ def _progress(line: str) -> None:
 @click.option("--threads", type=int, default=None,
               help="Numba threads for the kernels (results do not depend on it).")
 def sensitivity_cmd(scenario, metric, side, gap, vary, equalize, sets, deck, policy, all_types, deck_ensemble,
-                    games, seed, chunk, fmt, chart, out, force, threads):
+                    games, seed, chunk, table_format, chart, out, force, threads):
     """Which unknown card counts matter: for every card type with a plausible range in the deck
     file, the change of the answer (a side's metric, the gap between the sides, or the balancing
     setting) when its count moves one card down and one up, on the same games, with 95% intervals,
@@ -61,7 +61,7 @@ def sensitivity_cmd(scenario, metric, side, gap, vary, equalize, sets, deck, pol
     backends.use_threads(threads)
     res = api_sensitivity.sensitivity(scenario, metric, side, gap, vary, equalize, sets, deck, policy, games,
                                       seed, chunk, all_types, deck_ensemble, chart, out, force, _progress)
-    click.echo(sensitivity_text(res, fmt))
+    click.echo(sensitivity_text(res, table_format))
     for path in (chart, out):
         if path:
             click.echo(f"wrote {path}", err=True)

@@ -19,7 +19,7 @@ from napsim.model.glossary import CARD_FLOW, OPTION_HELP
 from napsim.output import variants
 from napsim.output.balance_across import across_text
 from napsim.output.deck_ensemble import balance_ensemble_text, compare_ensemble_text
-from napsim.output.formatting import FORMATS
+from napsim.output.formatting import TABLE_FORMATS
 from napsim.study import backends
 from napsim.study.deck_ensemble import check_ensemble, check_one_deck, compare_ensemble
 from napsim.study.tune import GOALS, MAX_CANDIDATES, ROUNDS, WHOSE
@@ -31,8 +31,8 @@ def _common_options(f):
                      help="Numba threads for the kernels (results do not depend on it).")(f)
     f = click.option("--chart", type=click.Path(dir_okay=False), default=None,
                      help="Write a chart here (.png or .svg).")(f)
-    f = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                     help="Output format.")(f)
+    f = click.option("--format", "table_format", type=click.Choice(TABLE_FORMATS), default="table",
+                     show_default=True, help="Output format.")(f)
     f = click.option("--chunk", type=int, default=SIM_CHUNK, show_default=True,
                      help="Games per kernel call (results do not depend on it).")(f)
     f = click.option("--seed", type=int, default=SEED, show_default=True, help=OPTION_HELP["seed"])(f)
@@ -76,7 +76,7 @@ def _progress(line: str) -> None:
                    "its sign in every deck.")
 @_common_options
 def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, policy, policy_a, policy_b,
-                metrics, target_error, deck_ensemble, games, seed, chunk, fmt, chart, threads):
+                metrics, target_error, deck_ensemble, games, seed, chunk, table_format, chart, threads):
     """Compare two variants of one question, played on the same games: A, B, the paired difference
     B - A with its 95% interval, the relative change and a sentence per metric and side. napsim
     measures card flow, not the chance of winning."""
@@ -89,11 +89,11 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
                           policy_b, metrics, games, seed, chunk, target_error, chart)
     warnings = [w for w in dict.fromkeys(s.deck.estimated_warning() for s in cmp.sims) if w]
     if deck_ensemble is None:
-        _echo(variants.compare_text(cmp, fmt, warnings))
+        _echo(variants.compare_text(cmp, table_format, warnings))
     else:
         ens = compare_ensemble(cmp, deck_ensemble, seed, chunk)
-        _echo(compare_ensemble_text(cmp, ens, fmt, warnings))
-    if fmt == "table":
+        _echo(compare_ensemble_text(cmp, ens, table_format, warnings))
+    if table_format == "table":
         click.echo(CARD_FLOW)
     if chart:
         click.echo(f"wrote {chart}", err=True)
@@ -125,7 +125,7 @@ def compare_cmd(scenario, scenario_b, sets_a, sets_b, deck, deck_a, deck_b, poli
                    "without a crossing in the range are counted.")
 @_common_options
 def balance_cmd(scenario, vary, across, metric, equalize, target, side, sets, deck, policy, target_error,
-                deck_ensemble, games, seed, chunk, fmt, chart, threads):
+                deck_ensemble, games, seed, chunk, table_format, chart, threads):
     """Find the setting at which both sides get the same metric (--equalize), by default effective
     orders a turn, or at which one side's reaches a target (--target, --side); every setting plays
     the same games. With --across, the same search at every whole value of a second setting.
@@ -142,8 +142,8 @@ def balance_cmd(scenario, vary, across, metric, equalize, target, side, sets, de
         grid = balance_across(scenario, vary, across, metric, equalize, target, side, sets, deck, policy,
                               games, seed, chunk, chart, progress=_progress, target_error=target_error)
         warning = grid.first.deck_warning
-        _echo(across_text(grid, fmt, [warning] if warning else []))
-        if fmt == "table":
+        _echo(across_text(grid, table_format, [warning] if warning else []))
+        if table_format == "table":
             click.echo(CARD_FLOW)
         if chart:
             click.echo(f"wrote {chart}", err=True)
@@ -153,10 +153,10 @@ def balance_cmd(scenario, vary, across, metric, equalize, target, side, sets, de
                       deck_ensemble=deck_ensemble)
     warnings = [res.deck_warning] if res.deck_warning else []
     if res.ensemble is None:
-        _echo(variants.balance_text(res, fmt, warnings))
+        _echo(variants.balance_text(res, table_format, warnings))
     else:
-        _echo(balance_ensemble_text(res, res.ensemble, fmt, warnings))
-    if fmt == "table":
+        _echo(balance_ensemble_text(res, res.ensemble, table_format, warnings))
+    if table_format == "table":
         click.echo(CARD_FLOW)
     if chart:
         click.echo(f"wrote {chart}", err=True)
@@ -188,13 +188,13 @@ def balance_cmd(scenario, vary, across, metric, equalize, target, side, sets, de
               help="Games per kernel call (results do not depend on it).")
 @click.option("--threads", type=int, default=None,
               help="Numba threads for the kernels (results do not depend on it).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="Output format.")
+@click.option("--format", "table_format", type=click.Choice(TABLE_FORMATS), default="table",
+              show_default=True, help="Output format.")
 def tune_cmd(scenario, side, knobs, metric, of, goal, policy, deck, sets, games, rounds, max_candidates,
-             seed, chunk, threads, fmt):
+             seed, chunk, threads, table_format):
     """Race the settings of one side's policy knobs on the same games and print the best, with its
     paired interval against the default policy and the [policy] table to paste into SCENARIO."""
     backends.use_threads(threads)
     res = api.tune(scenario, side, knobs, metric, of, goal, policy, deck, sets, games, seed, chunk, rounds,
                    max_candidates, _progress)
-    _echo(res.text(fmt))
+    _echo(res.text(table_format))

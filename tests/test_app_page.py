@@ -231,7 +231,7 @@ def test_a_first_start_says_it_compiles_and_the_page_still_answers(monkeypatch):
     from napsim.app import jobs, panels
     from napsim.app.worker import ResultCache
 
-    monkeypatch.setattr(napsim.api, "engine_compiled", lambda fmt: False)
+    monkeypatch.setattr(napsim.api, "engine_compiled", lambda game_format: False)
     shown = []
     real_wait, real_answer = panels._wait, jobs.answer
 

@@ -44,8 +44,8 @@ def _scenario(name: str):
         sc = load_scenario("symmetric", overrides={"scenario.format": "standard",
                                                    "scenario.deck": "ccn70"})
         return sc, "ccn70"
-    name, _, fmt = name.partition(":")
-    sc = load_scenario(name, overrides={"scenario.format": fmt} if fmt else None)
+    name, _, game_format = name.partition(":")
+    sc = load_scenario(name, overrides={"scenario.format": game_format} if game_format else None)
     return sc, sc.deck
 
 

@@ -216,9 +216,9 @@ def test_placed_cards_go_to_the_section_commander(name, pol):
     # these add up to the turns; epic4: the CIC holds no section and receives nothing
     sim = sim_for(name, None, pol)
     sc = sim.scenario
-    fmt = sc.format
+    game_format = sc.format
     cmd_sec = commander_config(sc)[0]
-    if fmt == "epic3":
+    if game_format == "epic3":
         for k, side in enumerate(sc.sides):
             subs = [x for x in range(3) if x != side.cic_section]
             assert cmd_sec[k, side.cic_section] == 0 and cmd_sec[k, subs].tolist() == [1, 2]
@@ -249,7 +249,7 @@ def test_placed_cards_go_to_the_section_commander(name, pol):
             seen["both placed"] += min(xs) >= 0
         crow = res.commander_rows[g]
         assert crow[:, :, layout.CM_RECEIVED].tolist() == got.tolist()
-        if fmt == "epic3":
+        if game_format == "epic3":
             assert crow[:, 0, layout.CM_KEEP].tolist() == keep.tolist()
             assert crow[:, 0, layout.CM_GIVE_BOTH].tolist() == give_both.tolist()
             assert (keep + give_both + other == sc.turns).all()
@@ -262,7 +262,7 @@ def test_placed_cards_go_to_the_section_commander(name, pol):
             assert (crow[:, 0, layout.CM_TURNS] == 0).all()
             assert (crow[:, 1:, layout.CM_TURNS] == sc.turns).all()
     assert seen["both placed"] > 500 and seen["multi"] > 50
-    if fmt == "epic3":
+    if game_format == "epic3":
         assert seen["keep"] > 300 and seen["give both"] > 100
 
 
@@ -397,16 +397,16 @@ START_TACTICIAN = {
 }
 
 
-@pytest.mark.parametrize("fmt, tac_a, tac_b", [("epic2", 4, 0), ("epic3", 4, 5), ("epic3", 0, 5),
+@pytest.mark.parametrize("game_format, tac_a, tac_b", [("epic2", 4, 0), ("epic3", 4, 5), ("epic3", 0, 5),
                                                ("epic4", 4, 5), ("epic4", 6, 4)])
-def test_starting_tactician_cards_per_commander(fmt, tac_a, tac_b):
+def test_starting_tactician_cards_per_commander(game_format, tac_a, tac_b):
     # rule M6.3, rule M8.2, rule M4, rule E1: epic3 every player 1 + an even share (remainder
     # CIC, then sub 1, sub 2), epic4 the Corps commanders likewise and the CIC none, epic2 all
     # to the CIC: the first turn's Tactician count, and each commander's end count less what he
     # drew, on formats-armies (Tactician cards are never used here)
-    over = {"scenario.format": fmt, "sides.A.tactician": tac_a, "sides.B.tactician": tac_b}
+    over = {"scenario.format": game_format, "sides.A.tactician": tac_a, "sides.B.tactician": tac_b}
     sim = sim_for("formats-armies", over, NO_TAC_USE)
-    start = np.array([START_TACTICIAN[fmt, tac_a], START_TACTICIAN[fmt, tac_b]])
+    start = np.array([START_TACTICIAN[game_format, tac_a], START_TACTICIAN[game_format, tac_b]])
     assert commander_config(sim.scenario)[1].tolist() == start.tolist()
     res, traced = games(sim, 48, 20)
     first = sim.scenario.first
@@ -423,7 +423,7 @@ def test_starting_tactician_cards_per_commander(fmt, tac_a, tac_b):
     drawn = x[:, :, layout.CM_TAC_DRAWN]
     assert (drawn.sum(axis=1) == res.metric("tactician_drawn")).all()
     assert (res.metric("tactician_held_end") == 20 * start.sum(axis=1) + drawn.sum(axis=1)).all()
-    holders = {"epic2": [0], "epic3": [0, 1, 2], "epic4": [1, 2, 3]}[fmt]
+    holders = {"epic2": [0], "epic3": [0, 1, 2], "epic4": [1, 2, 3]}[game_format]
     for c in range(4):
         if c in holders:
             assert (drawn[:, c] > 0).all(), c
@@ -491,15 +491,15 @@ def test_guerrilla_split(counters, spanish, lost, shared):
 SPANISH_35 = {"sides.S.guerrilla": 5, "sides.S.sections.L.spanish": 3}  # split L 0, C 3, R 2
 
 
-@pytest.mark.parametrize("fmt, over, g_start", [
+@pytest.mark.parametrize("game_format, over, g_start", [
     ("epic3", None, [1, 1, 1, 0]),        # CIC C 1, sub 1 L 1, sub 2 R 1
     ("epic3", SPANISH_35, [2, 0, 2, 0]),  # CIC C 2, sub 1 L none (3 Spanish units), sub 2 R 2
     ("epic4", SPANISH_35, [0, 0, 2, 2]),  # Corps L none (its share lost), C 2, R 2
 ])
-def test_guerrilla_counters_start_with_the_section_commanders(fmt, over, g_start):
+def test_guerrilla_counters_start_with_the_section_commanders(game_format, over, g_start):
     # rule G6: with 3 or 4 players a side the Spanish counters are split by section commander;
     # the French hold none
-    sim = sim_for(EPIC3, {"scenario.format": fmt, **(over or {})})
+    sim = sim_for(EPIC3, {"scenario.format": game_format, **(over or {})})
     sc = sim.scenario
     split = guerrilla_split(sc.sides[1].guerrilla, [x.spanish for x in sc.sides[1].sections])
     assert commander_config(sc)[2].tolist() == [[0, 0, 0], split]
@@ -516,11 +516,11 @@ def test_guerrilla_counters_start_with_the_section_commanders(fmt, over, g_start
     assert (rows[:, M["g_held_end"]] + rows[:, M["g_pool_end"]] + gone == total).all()
 
 
-@pytest.mark.parametrize("fmt", ["epic3", "epic4"])
-def test_counters_no_commander_may_hold_go_to_the_pool(fmt):
+@pytest.mark.parametrize("game_format", ["epic3", "epic4"])
+def test_counters_no_commander_may_hold_go_to_the_pool(game_format):
     # rule G6, rule G4: no Spanish section has four Spanish units: no commander gets a counter
     # and none can be gained; the scenario's counters join the unacquired pool
-    over = {"scenario.format": fmt, **{f"sides.S.sections.{x}.spanish": 3 for x in "LCR"}}
+    over = {"scenario.format": game_format, **{f"sides.S.sections.{x}.spanish": 3 for x in "LCR"}}
     sim = sim_for(EPIC3, over)
     sc = sim.scenario
     assert commander_config(sc)[2].tolist() == [[0, 0, 0], [0, 0, 0]]
@@ -541,16 +541,16 @@ def test_counters_no_commander_may_hold_go_to_the_pool(fmt):
 FRENCH, SPANISH = 0, 1
 
 
-@pytest.mark.parametrize("fmt, over, french", [("epic3", None, GREEDY), ("epic3", SPANISH_35, RANDOM),
+@pytest.mark.parametrize("game_format, over, french", [("epic3", None, GREEDY), ("epic3", SPANISH_35, RANDOM),
                                                ("epic4", SPANISH_35, GREEDY)])
-def test_a_section_counter_targets_only_a_french_card_in_that_section(fmt, over, french):
+def test_a_section_counter_targets_only_a_french_card_in_that_section(game_format, over, french):
     # rule G5, rule S4, rule G6, rule G4: a counter held in the Spanish section y (by its
     # commander) is spent only against a French card played in the section facing it, the French
     # section 2 - y (each side names sections from its own seat), never a multi-section card, at most one a
     # French turn, at every chance (spend mode 0); a Scout in a section with four Spanish units
     # or more gains a counter for that section; counters are conserved (G1: a counter that
     # nullified a card is out of play)
-    sim = sim_for(EPIC3, {"scenario.format": fmt, **(over or {})}, french, GREEDY)
+    sim = sim_for(EPIC3, {"scenario.format": game_format, **(over or {})}, french, GREEDY)
     sc = sim.scenario
     spanish = [x.spanish for x in sc.sides[SPANISH].sections]
     start = guerrilla_split(sc.sides[SPANISH].guerrilla, spanish)
@@ -631,12 +631,12 @@ def test_epic1_has_no_commander_metrics_and_the_same_results():
     assert not three.str.startswith("c3.").any()  # epic3 has three players a side
 
 
-@pytest.mark.parametrize("fmt", ["standard", "epic1", "epic2", "epic3", "epic4", "lgb"])
-def test_game_length_is_the_scenario_turn_limit(fmt):
+@pytest.mark.parametrize("game_format", ["standard", "epic1", "epic2", "epic3", "epic4", "lgb"])
+def test_game_length_is_the_scenario_turn_limit(game_format):
     # rule V1: a game lasts the scenario's fixed number of turns per side, in every format, so
     # card-flow statistics compare across formats
-    deck = "ccn70" if fmt == "standard" else "gmt90"
-    sc = load_scenario("formats-armies", overrides={"scenario.format": fmt, "scenario.turns": 7,
+    deck = "ccn70" if game_format == "standard" else "gmt90"
+    sc = load_scenario("formats-armies", overrides={"scenario.format": game_format, "scenario.turns": 7,
                                                     "scenario.deck": deck})
     res = Simulation.build(sc, (("random", {}), ("random", {}))).run(300, seed=11, per_game=True)
     turns = res.per_game[:, :, layout.M_TURNS]

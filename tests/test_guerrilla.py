@@ -464,14 +464,14 @@ STANDARD_BASE = {"scenario.format": "standard", "scenario.deck": "ccn70",
                  "sides.S.guerrilla_rule": "base"}
 
 
-@pytest.mark.parametrize("fmt", ["standard", "epic1"])
-def test_g1_g3_base_rule_nullifies_the_whole_french_turn(fmt):
+@pytest.mark.parametrize("game_format", ["standard", "epic1"])
+def test_g1_g3_base_rule_nullifies_the_whole_french_turn(game_format):
     # rules G1, G3: under the base rule a counter not stopped by a sabre discards the French card
     # (EPIC card flow: both cards), no orders are issued, no Tactician card is drawn, the French
     # draw one card and their turn ends; a Spanish Scout may draw one card and take a counter
-    over = STANDARD_BASE if fmt == "standard" else {"sides.S.guerrilla_rule": "base"}
+    over = STANDARD_BASE if game_format == "standard" else {"sides.S.guerrilla_rule": "base"}
     sim = sim_for({**over, "sides.S.guerrilla": 9, "scenario.guerrilla_pool": 0})
-    assert sim.scenario.format == fmt
+    assert sim.scenario.format == game_format
     n_null = n_sabre = 0
     for ev in traces(sim, 40):
         for rows in by_ply(ev).values():
@@ -481,7 +481,7 @@ def test_g1_g3_base_rule_nullifies_the_whole_french_turn(fmt):
             att = att[0]
             assert att[A] == 2 and att[B] == -1  # the whole turn, no section
             choice, orders = one(rows, layout.EV_CHOICE), one(rows, layout.EV_ORDERS)
-            if fmt == "standard":
+            if game_format == "standard":
                 assert choice[F] == sim.cards.void  # one card, no rack
             french_draws = [r for r in rows_of(rows, layout.EV_DRAW) if r[SIDE] == FRENCH]
             if att[E] == layout.G_OUT_NULLIFIED:
@@ -501,7 +501,7 @@ def test_g1_g3_base_rule_nullifies_the_whole_french_turn(fmt):
     m = res.totals[SPANISH]
     assert res.metric("invariant_violations").tolist() == [0, 0]
     assert m[M["g_offered"]] == m[M["g_spent"]]
-    if fmt == "standard":
+    if game_format == "standard":
         assert m[M["g_cards_nullified"]] == m[M["g_spent"]] - m[M["g_stopped_by_sabre"]]
     else:  # both cards of a turn (fewer only when a card played as nothing)
         assert m[M["g_cards_nullified"]] > 1.9 * (m[M["g_spent"]] - m[M["g_stopped_by_sabre"]])

@@ -542,8 +542,8 @@ def test_three_sections_played_as_lgb_split_in_halves(tmp_path):
 
 def test_six_sections_merge_for_the_epic_view():
     # rule S1: a six-section file gives the three EPIC sections by merging pairs
-    for fmt in ("lgb", "epic4"):
-        sc = load_scenario(SCEN, {"scenario.format": fmt})
+    for game_format in ("lgb", "epic4"):
+        sc = load_scenario(SCEN, {"scenario.format": game_format})
         for side in sc.sides:
             for x, whole in enumerate(side.sections):
                 h1, h2 = side.lgb_sections[2 * x], side.lgb_sections[2 * x + 1]

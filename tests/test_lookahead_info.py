@@ -35,9 +35,9 @@ from napsim.model.policies import policy_vector
 SCRIPT = Path(__file__).parent / "support" / "infoset.py"
 
 
-def _cases(fmt: str, info: str, games: int, last_ply: int = 20) -> list[dict]:
+def _cases(family: str, info: str, games: int, last_ply: int = 20) -> list[dict]:
     env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
-    out = subprocess.run([sys.executable, str(SCRIPT), fmt, info, str(games), str(last_ply)],
+    out = subprocess.run([sys.executable, str(SCRIPT), family, info, str(games), str(last_ply)],
                          capture_output=True, text=True, env=env, cwd=SCRIPT.parent.parent)
     assert out.returncode == 0, out.stderr[-3000:]
     return [json.loads(line) for line in out.stdout.splitlines()]
@@ -57,18 +57,18 @@ def test_p8_fair_epic_card_choice_ignores_the_opponents_hidden_cards():
 
 
 @pytest.mark.slow  # two games of each, every third ply to 20, in plain Python (about a minute)
-@pytest.mark.parametrize("fmt", ["epic", "lgb"])
-def test_p8_fair_decisions_ignore_the_opponents_hidden_cards_open_ones_do_not(fmt):
+@pytest.mark.parametrize("family", ["epic", "lgb"])
+def test_p8_fair_decisions_ignore_the_opponents_hidden_cards_open_ones_do_not(family):
     # rule P8: fair decides the same from states that differ only in hidden cards, for every
     # decision it plans (card choice or gifts, the Spanish spend, the Scout keep); open, which
     # sees the real hand, decides otherwise in some of the same situations
-    fair = _tally(_cases(fmt, "fair", 2))
+    fair = _tally(_cases(family, "fair", 2))
     assert sum(n for (_, same), n in fair.items() if not same) == 0, fair
     assert fair[("choice", True)] >= 60
-    spend_or_keep = {"epic": ("spend", "keep"), "lgb": ("spend", "keep")}[fmt]
+    spend_or_keep = {"epic": ("spend", "keep"), "lgb": ("spend", "keep")}[family]
     for step in spend_or_keep:
         assert fair[(step, True)] >= 3, (step, fair)
-    opened = _tally(_cases(fmt, "open", 2))
+    opened = _tally(_cases(family, "open", 2))
     assert opened[("choice", False)] >= 1, opened
 
 

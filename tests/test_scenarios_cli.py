@@ -12,7 +12,7 @@ from support.faults import napsim_main as napsim
 from napsim.model.rulebook import load_options
 from napsim.model.scenario_template import template_text
 from napsim.model.scenarios import (
-    FORMATS,
+    GAME_FORMATS,
     RULE_OPTIONS,
     SCENARIO_DIR,
     builtin_scenarios,
@@ -77,16 +77,16 @@ def test_show_cli_by_name_and_path(monkeypatch, capsys):
     assert code == 0 and by_path == text
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_new_template_validates_and_plays(monkeypatch, capsys, tmp_path, fmt):
-    path = tmp_path / f"my-{fmt}.toml"
-    code, out, err = napsim(monkeypatch, capsys, "scenarios", "new", f"my-{fmt}", "--format", fmt,
-                            "--out", str(path))
+@pytest.mark.parametrize("game_format", GAME_FORMATS)
+def test_new_template_validates_and_plays(monkeypatch, capsys, tmp_path, game_format):
+    path = tmp_path / f"my-{game_format}.toml"
+    code, out, err = napsim(monkeypatch, capsys, "scenarios", "new", f"my-{game_format}", "--format",
+                            game_format, "--out", str(path))
     assert code == 0 and err == "" and str(path) in out
     text = path.read_text(encoding="utf-8")
-    assert text == template_text(f"my-{fmt}", fmt, str(path))
+    assert text == template_text(f"my-{game_format}", game_format, str(path))
     sc = load_scenario(path)
-    assert sc.format == fmt and sc.name == f"my-{fmt}"
+    assert sc.format == game_format and sc.name == f"my-{game_format}"
     assert sc.rules == {k: v[0] for k, v in RULE_OPTIONS.items()}
     res = Simulation.build(sc).run(50, 7)
     assert res.totals[:, 7].tolist() == [50 * sc.turns] * 2  # turns: every game played out
@@ -151,9 +151,9 @@ def test_show_names_the_policy_table(tmp_path):
     assert "policy table" not in scenario_text(SCENARIO_DIR / "tamames.toml")
 
 
-@pytest.mark.parametrize("fmt", ["epic1", "lgb"])
-def test_template_policy_table_plays_when_uncommented(tmp_path, fmt):
-    text = template_text("tuned", fmt)
+@pytest.mark.parametrize("game_format", ["epic1", "lgb"])
+def test_template_policy_table_plays_when_uncommented(tmp_path, game_format):
+    text = template_text("tuned", game_format)
     head, sep, tail = text.partition("# [policy.B]")
     assert sep, "the template shows a [policy.<side>] table"
     assert "`napsim tune` prints such a table" in head[-700:]  # the comment right above it

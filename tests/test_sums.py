@@ -59,8 +59,9 @@ def test_add_game_moments_equal_the_obvious_version(n, nb, seed, hi):
 
 
 def _sim(name: str) -> Simulation:
-    name, _, fmt = name.partition(":")
-    return Simulation.build(load_scenario(name, overrides={"scenario.format": fmt} if fmt else None))
+    name, _, game_format = name.partition(":")
+    over = {"scenario.format": game_format} if game_format else None
+    return Simulation.build(load_scenario(name, overrides=over))
 
 
 @pytest.mark.parametrize("name", ["symmetric", "tamames", "formats-armies:epic3", "lgb-symmetric"])

@@ -31,13 +31,13 @@ GAMES = (0, 1, 2)
 def traces():
     """format -> (sim, [(game, metrics row, text)])."""
     out = {}
-    for fmt, (name, changes) in SCENARIOS.items():
+    for game_format, (name, changes) in SCENARIOS.items():
         sim = Simulation.build(load_scenario(name, changes))
         rows = []
         for g in GAMES:
             met, ev = sim.trace(SEED, g)
             rows.append((g, met, format_trace(sim, ev, SEED, g, met)))
-        out[fmt] = (sim, rows)
+        out[game_format] = (sim, rows)
     return out
 
 
@@ -52,20 +52,20 @@ SINGULAR_WRONG = re.compile(r"(?<![\d.])1 (units|orders|cards|counters|rolls|tur
                             r"|French effective orders)\b")
 
 
-@pytest.mark.parametrize("fmt", list(SCENARIOS))
-def test_counts_take_singular_and_plural(traces, fmt):
-    _, rows = traces[fmt]
+@pytest.mark.parametrize("game_format", list(SCENARIOS))
+def test_counts_take_singular_and_plural(traces, game_format):
+    _, rows = traces[game_format]
     seen_one = 0
     for _g, _met, text in rows:
         assert SINGULAR_WRONG.search(text) is None, SINGULAR_WRONG.search(text).group(0)
         seen_one += len(re.findall(r"(?<![\d.])1 (unit|order|card|counter|roll) ", text))
-    if fmt in ("epic3", "epic4", "lgb"):
+    if game_format in ("epic3", "epic4", "lgb"):
         assert seen_one > 0  # initiative rolls ordering one unit, orders of a Scout...
 
 
-@pytest.mark.parametrize("fmt", list(SCENARIOS))
-def test_no_raw_option_numbers(traces, fmt):
-    _, rows = traces[fmt]
+@pytest.mark.parametrize("game_format", list(SCENARIOS))
+def test_no_raw_option_numbers(traces, game_format):
+    _, rows = traces[game_format]
     for _g, _met, text in rows:
         assert re.search(r"option \d", text) is None
         assert "(none)" not in text  # a First Strike given in LGB says it gives no orders
@@ -81,8 +81,8 @@ def test_lgb_options_are_named(traces):
 
 
 def test_guerrilla_roll_is_one_sentence(traces):
-    for fmt in ("epic1", "epic3"):
-        _, rows = traces[fmt]
+    for game_format in ("epic1", "epic3"):
+        _, rows = traces[game_format]
         lines = [ln for _g, _m, t in rows for ln in t.splitlines() if "spends a counter" in ln]
         assert lines
         for ln in lines:
@@ -103,9 +103,9 @@ def _num(pattern: str, block: str) -> int:
     return int(m.group(1))
 
 
-@pytest.mark.parametrize("fmt", list(SCENARIOS))
-def test_summary_matches_the_metrics_row(traces, fmt):
-    sim, rows = traces[fmt]
+@pytest.mark.parametrize("game_format", list(SCENARIOS))
+def test_summary_matches_the_metrics_row(traces, game_format):
+    sim, rows = traces[game_format]
     sc = sim.scenario
     M = {n: i for i, n in enumerate(layout.METRIC_NAMES)}
     for _g, met, text in rows:
@@ -123,14 +123,14 @@ def test_summary_matches_the_metrics_row(traces, fmt):
             hand = int(m[M["hand_section"]:M["hand_other"] + 1].sum())
             rack = int(m[M["rack_section"]:M["rack_other"] + 1].sum())
             assert _num(r"(\d+) cards? from (?:the|his) hand", b) == hand
-            if fmt == "standard":
+            if game_format == "standard":
                 assert rack == 0 and "no Courier Rack" in b
             else:
                 assert _num(r"(\d+) from the Courier Rack", b) == rack
             assert _num(r"Tactician cards: (\d+) drawn", b) == m[M["tactician_drawn"]]
             assert _num(r"(\d+) played, \d+ held", b) == m[M["tactician_played"]]
             assert _num(r"(\d+) held at the end\n", b + "\n") == m[M["tactician_held_end"]]
-            if fmt in ("epic3", "epic4", "lgb"):
+            if game_format in ("epic3", "epic4", "lgb"):
                 assert _num(r"(\d+) units? ordered", b) == m[M["initiative_orders"]]
                 assert _num(r"initiative: (\d+) rolls?", b) > 0
             else:
@@ -154,11 +154,11 @@ def test_cli_trace_ends_with_the_summary():
     assert sum(ln.startswith("    initiative: ") for ln in tail) == 2
 
 
-@pytest.mark.parametrize("fmt", ["standard", "epic1", "epic2"])
-def test_every_tactician_card_played_is_a_line_where_it_is_played(traces, fmt):
+@pytest.mark.parametrize("game_format", ["standard", "epic1", "epic2"])
+def test_every_tactician_card_played_is_a_line_where_it_is_played(traces, game_format):
     """The count of Tactician cards never drops without a line saying a side played them, and the
     lines add up to the game's Tactician cards played (metrics row)."""
-    sim, rows = traces[fmt]
+    sim, rows = traces[game_format]
     for _g, met, text in rows:
         for s, side in enumerate(sim.scenario.sides):
             said = re.findall(rf"  {side.name} plays (\d+) Tactician cards? as the turn begins", text)

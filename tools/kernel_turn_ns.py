@@ -38,8 +38,8 @@ FORMATS = [("symmetric", "epic1"), ("formats-armies", "epic2"), ("formats-armies
 def main(label: str, readings: dict) -> None:
     numba.set_num_threads(1)
     out = []
-    for name, fmt in FORMATS:
-        ov = ({} if name == "symmetric" else {"scenario.format": fmt}) | readings
+    for name, game_format in FORMATS:
+        ov = ({} if name == "symmetric" else {"scenario.format": game_format}) | readings
         sim = Simulation.build(load_scenario(name, overrides=ov))
         args, key, n = sim.kernel_args(), seed_key(1), 20_000
         turns = n * 2 * sim.scenario.turns
@@ -50,7 +50,7 @@ def main(label: str, readings: dict) -> None:
                 t0 = time.process_time()
                 play_chunk(args, key, 0, n, False, per_game)
                 best = min(best, time.process_time() - t0)
-            out.append(f"{fmt} rows {'on' if per_game else 'off'}: {best / turns * 1e9:.1f} ns/turn")
+            out.append(f"{game_format} rows {'on' if per_game else 'off'}: {best / turns * 1e9:.1f} ns/turn")
     print(label, " | ".join(out))
 
 

@@ -2,7 +2,7 @@
 
 A field is a `--set` path of the scenario file with its value, its words (the metric catalogue's
 `parameter_title`) and the kind of widget that edits it; the choices come from the model layer
-(`FORMATS`, `GUERRILLA_RULES`, the rule catalogue's `[rules]` options with their plain-words
+(`GAME_FORMATS`, `GUERRILLA_RULES`, the rule catalogue's `[rules]` options with their plain-words
 explanation). The page keeps no range of its own: every value goes through `load_scenario`,
 `load_deck` and `check_deck_plays`, and an error is put beside the field that caused it.
 
@@ -30,7 +30,7 @@ from napsim.model.metrics import parameter_title
 from napsim.model.policies import KINDS, parse_policy_option, policy_vector
 from napsim.model.rulebook import load_options
 from napsim.model.scenarios import (
-    FORMATS,
+    GAME_FORMATS,
     GUERRILLA_RULES,
     LGB_SECTIONS,
     SECTION_KEYS,
@@ -107,7 +107,7 @@ def fields(scenario: str, sc: Scenario) -> list[Field]:
     format shows that format's fields), in the page's order."""
     doc, _ = read_toml(resolve_scenario_path(scenario))
     names = sc.side_names
-    out = [Field("scenario.format", "Game format", sc.format, "choice", SCENARIO, FORMATS),
+    out = [Field("scenario.format", "Game format", sc.format, "choice", SCENARIO, GAME_FORMATS),
            Field("scenario.turns", "Turns a game, per side", sc.turns, "int", SCENARIO),
            Field("scenario.first", "Side moving first", sc.sides[sc.first].key, "choice", SCENARIO,
                  tuple(names))]
@@ -130,7 +130,7 @@ def fields(scenario: str, sc: Scenario) -> list[Field]:
     return out
 
 
-def _side_fields(side, raw: dict, fmt: str, names: dict[str, str]) -> list[Field]:
+def _side_fields(side, raw: dict, game_format: str, names: dict[str, str]) -> list[Field]:
     k = side.key
     p = f"sides.{k}"
 
@@ -140,9 +140,9 @@ def _side_fields(side, raw: dict, fmt: str, names: dict[str, str]) -> list[Field
     out = [f("hand", side.hand, "int"), f("tactician", side.tactician, "int"),
            f("guerrilla", side.guerrilla, "int"),
            f("guerrilla_rule", side.guerrilla_rule, "choice", GUERRILLA_RULES)]
-    if fmt == "epic3":
+    if game_format == "epic3":
         out.append(f("cic_section", SECTIONS[side.cic_section], "choice", SECTIONS))
-    if fmt == "lgb":
+    if game_format == "lgb":
         out += [f("corps_hand", list(side.corps_hand), "list"),
                 f("corps_tactician", list(side.corps_tactician), "list"),
                 f("corps_guerrilla", list(side.corps_guerrilla), "list")]

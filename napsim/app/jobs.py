@@ -72,9 +72,9 @@ def answer(job: Job, s: Settings, games: int = GAMES, seed: int = SEED, quick: i
     return full
 
 
-def warm_up(job: Job, fmt_scenario: Settings):
+def warm_up(job: Job, settings: Settings):
     """Compile (or load) the kernel of the settings' format by playing one game."""
-    api.simulate(simulation(fmt_scenario), games=1, seed=0, chunk=1)
+    api.simulate(simulation(settings), games=1, seed=0, chunk=1)
     return True
 
 

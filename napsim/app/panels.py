@@ -206,9 +206,9 @@ def scenario_panel() -> tuple[Settings | None, dict]:
         st.error(str(e))
         return None, {}
     base = {f.path: f.value for f in form.fields(scenario, base_sc)}
-    fmt_key = f"{scenario}|scenario.format"
-    fmt = st.session_state.get(fmt_key, base_sc.format)
-    sc = form.loads(scenario, {"scenario.format": fmt}) or base_sc
+    format_key = f"{scenario}|scenario.format"
+    game_format = st.session_state.get(format_key, base_sc.format)
+    sc = form.loads(scenario, {"scenario.format": game_format}) or base_sc
     fs = form.fields(scenario, sc)
     deck, deck_label = _deck_ref(scenario, base_sc.deck, errs)
     deck_slot = st.empty()

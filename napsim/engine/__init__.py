@@ -27,4 +27,5 @@ Modules, each importing only those above it (and numpy, numba):
   lgb_guerrilla the Spanish Guerrillas in LGB (G4-G6): the counter spent, the Scout that gains one
   lgb          the LGB kernel: play_blocks_lgb (the games: the turn loop, compiled once),
                play_chunk_lgb, trace_game_lgb
+  kernel_pick  which chunk kernel plays a scenario (pick_kernel), and an EPIC kernel's lean copy
 """

@@ -26,23 +26,18 @@ import numba
 from numba.core import types
 
 from napsim.engine import layout as bundles
-from napsim.engine.epic import specialised
 from napsim.engine.kernel_cache import has_own_cache
-from napsim.engine.layout import EpicArgs
+from napsim.engine.kernel_pick import lean_copy
 
 PLAN_FILE = Path(__file__).with_name("compile_plan.json")
 _SCALARS = {"bool": types.boolean, "none": types.none}
 
 
 def args_key(kind: str, kargs: tuple) -> str:
-    """A short name of a chunk kernel (`Simulation.kernel_args()`'s kind), its arguments' numba
-    types and, for EPIC, whether it plays the lean kernel (`epic.specialised`): the kernels
-    compiled for two keys alike are the same code."""
-    lean = False
-    if kind in ("epic", "lookahead"):
-        a = EpicArgs(*kargs)
-        lean = specialised(a.players_a_side, a.gcfg, a.units, None)[0] is None
-    typed = repr((kind, lean, tuple(numba.typeof(a) for a in kargs)))
+    """A short name of a chunk kernel (`Simulation.kernel_args()`'s kind, napsim.engine.kernel_pick),
+    its arguments' numba types and whether it plays its lean copy (`kernel_pick.lean_copy`): the
+    kernels compiled for two keys alike are the same code."""
+    typed = repr((kind, lean_copy(kind, kargs), tuple(numba.typeof(a) for a in kargs)))
     return hashlib.sha256(typed.encode()).hexdigest()[:16]
 
 

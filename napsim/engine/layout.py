@@ -12,7 +12,8 @@ Groups (prefix: array):
   G_*    Guerrilla configuration gcfg[side, G] and state gst[side, G] (EPIC)
   R_*    rule options ropt[R] (napsim.sim.packing.rule_options)
   P_*    policy parameters pol[side, P] (napsim.model.policies.PARAMS, checked by the tests)
-  EV_*   trace event codes; TR_* the columns of one event row (TRACE_WIDTH wide)
+  EV_*   trace event codes; TR_* the columns of one event row (TRACE_WIDTH wide); TRACE_EVENTS
+         (TRACE_EVENTS_LGB) the names of each event's fields
   REC_*  one pair record rec_t[side, cmd, a, b, REC] (napsim.sim.tables.pair_records)
   S_*    La Grande Battles side configuration scfg[side, S]
   PL_*   La Grande Battles per-turn scratch pl[PL, Corps commander]
@@ -210,6 +211,74 @@ EV_CORPS_TACTICIAN = 22
 EV_CORPS_REACH = 25  # a Take Command's orders in the sections next to his (E7, napsim.sim.tables_lgb)
 # the commander layer (shared)
 EV_INITIATIVE, EV_PASS, EV_COMMANDER_TACTICIAN = 20, 23, 24
+
+# what each event's fields a..h mean: TRACE_EVENTS[code] = (name, the names of its fields in
+# order, from column TR_A); a slot past the names, or one named "_", is written 0. The EPIC kernels
+# (EPIC 1-4 a side and the standard game) write TRACE_EVENTS, La Grande Battles's write
+# TRACE_EVENTS_LGB: its own codes, and some shared codes with fields of its own. Cards are card
+# types (the last one: none, or a card nullified); sections and wings 0 left, 1 centre, 2 right;
+# a score is 1000 times the policy's score.
+TRACE_EVENTS = {
+    # the turn's header; its hand from TR_HAND (hand_cards of them), its rack from TR_RACK
+    EV_TURN: ("turn", ("hand_size", "rack_cards", "e4", "hand_cards", "squares", "tactician_held",
+                       "pile_cards", "discards")),
+    # the cards played (P1): as drawn, where placed (a tactic card), what each plays as
+    EV_CHOICE: ("choice", ("hand_card", "rack_card", "hand_place", "rack_place", "hand_plays_as",
+                           "rack_plays_as", "score", "policy_kind")),
+    EV_ORDERS: ("orders", ("nominal_l", "nominal_c", "nominal_r", "effective_l", "effective_c",
+                           "effective_r", "march_units", "tactician_draws")),
+    EV_DRAW: ("draw", ("card",)),
+    EV_TACTICIAN: ("tactician", ("tactician_held",)),
+    EV_ELAN: ("elan", ("pile_cards",)),
+    EV_RESHUFFLE: ("reshuffle", ("pile_cards",)),
+    EV_REFILL: ("refill", ("rack_cards", "rack_0", "rack_1", "rack_2", "rack_3", "rack_4")),
+    EV_SQUARE: ("square", ("card",)),
+    EV_UNSQUARE: ("unsquare", ("card",)),
+    EV_FIRST_STRIKE: ("first_strike", ("card",)),
+    EV_STARVED: ("starved", ()),
+    EV_SCOUT: ("scout", ("kept", "discarded")),
+    # target: 0 the hand card, 1 the rack card, 2 the turn's cards; section -1: none; roll -1:
+    # not rolled; outcome G_OUT_*
+    EV_G_ATTEMPT: ("guerrilla_attempt", ("target", "section", "target_effective", "roll",
+                                         "outcome")),
+    EV_G_GAIN: ("guerrilla_gain", ("section", "pool")),  # section 3: the CIC's counter
+    # commander 0 the CIC, 1-3 a sub- or Corps commander; section: his (M6.2, M8.2)
+    EV_INITIATIVE: ("initiative", ("commander", "die_1", "die_2", "ordered", "tactician_draws",
+                                   "command_draws", "section")),
+    EV_PASS: ("pass", ("card", "section")),  # the CIC's card his sub-commander plays (M4)
+    EV_COMMANDER_TACTICIAN: ("commander_tactician", ("commander", "commander_held",
+                                                     "tactician_held")),
+}
+# corps: a Corps commander by his wing (0 left, 1 centre, 2 right); owner: a Corps commander's
+# wing, or 3 the CIC; holder: 0 the CIC, or a Corps commander's wing + 1
+TRACE_EVENTS_LGB = {
+    **{code: TRACE_EVENTS[code] for code in (EV_TURN, EV_ORDERS, EV_DRAW, EV_ELAN, EV_RESHUFFLE,
+                                             EV_REFILL, EV_STARVED)},
+    EV_SQUARE: ("square", ("card", "owner")),
+    EV_UNSQUARE: ("unsquare", ("card", "owner")),
+    EV_FIRST_STRIKE: ("first_strike", ("card", "holder")),
+    EV_SCOUT: ("scout", ("kept", "given", "corps")),
+    # second: 0 the first card the French wing played, 1 its second (E4)
+    EV_G_ATTEMPT: ("guerrilla_attempt", ("second", "wing", "target_effective", "roll", "outcome")),
+    EV_G_GAIN: ("guerrilla_gain", ("corps", "pool")),
+    EV_INITIATIVE: ("initiative", ("corps", "die_1", "die_2", "ordered", "tactician_draws",
+                                   "command_draws", "_", "blocks_lost")),
+    EV_CORPS_HANDS: ("corps_hands", ("command_l", "command_c", "command_r", "tactician_l",
+                                     "tactician_c", "tactician_r")),
+    # the CIC's gifts (L2): each card, the Corps commander it goes to (-1: nobody), what it plays as
+    EV_GIVE: ("give", ("hand_card", "rack_card", "hand_to", "rack_to", "hand_plays_as",
+                       "rack_plays_as", "score", "policy_kind")),
+    # source SRC_*; option 0 or 1 his left or right section (-1: none); nominal -1: the second
+    # card of an E4 pair; effective_a and _b in his two sections
+    EV_CORPS_PLAY: ("corps_play", ("corps", "source", "card", "plays_as", "option", "nominal",
+                                   "effective_a", "effective_b")),
+    EV_REJECT: ("reject", ("corps", "card")),
+    EV_CORPS_DRAW: ("corps_draw", ("corps", "card")),
+    EV_CORPS_TACTICIAN: ("corps_tactician", ("corps", "tactician_held")),
+    # a Take Command's orders left, and those effective next to his wing (E7)
+    EV_CORPS_REACH: ("corps_reach", ("corps", "orders_left", "into_left", "into_right")),
+}
+TRACE_FIELDS = TR_HAND - TR_A  # a..h
 
 # ---------------------------------------------------------------- pair records rec_t[s, c, a, b, REC]
 # one cache line (napsim.sim.tables.pair_records): the number of tied best placements, those

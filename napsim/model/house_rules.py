@@ -49,11 +49,11 @@ HOUSE_RULES: dict[str, HouseRule] = {
 HOUSE_OPTIONS: dict[str, tuple[str, str]] = {h.option: (h.as_written, h.house) for h in HOUSE_RULES.values()}
 
 
-def card_changes(rules: dict[str, str], fmt: str) -> dict[str, dict[str, int]]:
+def card_changes(rules: dict[str, str], game_format: str) -> dict[str, dict[str, int]]:
     """{card name: {column: value}} of the house rules in force in these `[rules]` and format."""
     out: dict[str, dict[str, int]] = {}
     for h in HOUSE_RULES.values():
-        if rules.get(h.option) == h.house and fmt in h.formats:
+        if rules.get(h.option) == h.house and game_format in h.formats:
             for name, cols in h.cards.items():
                 out.setdefault(name, {}).update(cols)
     return out

@@ -12,7 +12,7 @@ import textwrap
 
 from napsim.model.errors import NapsimInputError
 from napsim.model.rulebook import load_options
-from napsim.model.scenarios import FORMATS, LGB_SECTIONS, RULE_OPTIONS
+from napsim.model.scenarios import GAME_FORMATS, LGB_SECTIONS, RULE_OPTIONS
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FORMAT_WORDS = {
@@ -53,9 +53,9 @@ def _section_lines(side: str, sec: str, units: tuple[int, int, int, int], first:
     return out
 
 
-def _side_fields(name: str, fmt: str) -> list[tuple[str, list[str]]]:
+def _side_fields(name: str, game_format: str) -> list[tuple[str, list[str]]]:
     """(comment, key lines) of one side's table, in the order written."""
-    if fmt == "lgb":
+    if game_format == "lgb":
         fields = [
             ("Command cards of the CIC (1-20) and of each Corps commander, [left, centre, right] wing "
              "(0-20 each; rule L1).", ["hand = 6", "corps_hand = [4, 4, 4]"]),
@@ -68,7 +68,7 @@ def _side_fields(name: str, fmt: str) -> list[tuple[str, list[str]]]:
             ("Tactician cards the side starts with, 0-50 (D4; with 3-4 players a side they are "
              "shared out, M6.3, M8.2).", ["tactician = 2"]),
         ]
-    if fmt == "epic3":
+    if game_format == "epic3":
         fields.append(('The section the CIC commands himself with three players a side: "L", "C" '
                        'or "R" (M6); the two sub-commanders hold the other two.', ['cic_section = "C"']))
     fields += [
@@ -82,20 +82,20 @@ def _side_fields(name: str, fmt: str) -> list[tuple[str, list[str]]]:
          "Battles). Counters need Spanish units (`spanish` in a section), a French opponent "
          "(french = true there) and a rule other than off.", ["guerrilla = 0", 'guerrilla_rule = "off"']),
     ]
-    if fmt == "lgb":
+    if game_format == "lgb":
         fields.append(("Optional: Guerrilla counters per Corps commander [left, centre, right] (0-9 "
                        "each) instead of a total.", ["# corps_guerrilla = [0, 0, 0]"]))
     return [("The side's name, used in every table, chart and trace.", [f'name = "{name}"']), *fields]
 
 
-def _side_lines(key: str, name: str, fmt: str, first_side: bool) -> list[str]:
+def _side_lines(key: str, name: str, game_format: str, first_side: bool) -> list[str]:
     """One side's table; comments on the first side only (the second repeats the keys)."""
     out = [f"[sides.{key}]"]
-    for comment, keys in _side_fields(name, fmt):
+    for comment, keys in _side_fields(name, game_format):
         if first_side:
             out += _comment(comment)
         out += [k for k in keys if first_side or not k.startswith("#")]
-    if fmt == "lgb":
+    if game_format == "lgb":
         sections, units = LGB_SECTIONS, [LGB_UNITS[x[1]] for x in LGB_SECTIONS]
         note = ("Units per section, L1 L2 C1 C2 R1 R2 (six sections, L1): infantry, cavalry, "
                 "artillery (0-99 each), leaders (0-20) and how many of the units are Spanish.")
@@ -111,14 +111,14 @@ def _side_lines(key: str, name: str, fmt: str, first_side: bool) -> list[str]:
     return out
 
 
-def _rules_lines(fmt: str) -> list[str]:
+def _rules_lines(game_format: str) -> list[str]:
     out = ["[rules]"]
     out += _comment("Open readings of the rule texts (docs/rules.md, \"Rule options\"; `napsim rules "
                     "ID` explains each). The first value is the default (docs/rules.md says why). "
                     "An option for other formats is accepted and changes nothing here.")
     for o in load_options():
         allowed = RULE_OPTIONS[o.name]
-        used = "" if not o.formats or fmt in o.formats else "  (not read in this format)"
+        used = "" if not o.formats or game_format in o.formats else "  (not read in this format)"
         out.append("")
         out += _comment(f"{o.text} Rules {', '.join(o.rules)}; formats {', '.join(o.formats) or 'all'}"
                         f"{used}.")
@@ -129,13 +129,13 @@ def _rules_lines(fmt: str) -> list[str]:
     return out
 
 
-def template_text(name: str, fmt: str = "epic1", path: str | None = None) -> str:
-    """The commented template of a scenario called `name` in format `fmt`, to be written to
+def template_text(name: str, game_format: str = "epic1", path: str | None = None) -> str:
+    """The commented template of a scenario called `name` in format `game_format`, to be written to
     `path` (the commands its header suggests name it; default NAME.toml)."""
     check_template_name(name)
     path = path or f"{name}.toml"
-    if fmt not in FORMATS:
-        raise NapsimInputError(f"--format {fmt}", "format", "unknown format", ", ".join(FORMATS))
+    if game_format not in GAME_FORMATS:
+        raise NapsimInputError(f"--format {game_format}", "format", "unknown format", ", ".join(GAME_FORMATS))
     out = _comment(f"Scenario {name}: a template written by `napsim scenarios new`. Every number "
                    "below is an EXAMPLE: replace it with your scenario's. Check the file with "
                    f"`napsim scenarios show {path}`, play it with `napsim simulate --scenario "
@@ -143,8 +143,8 @@ def template_text(name: str, fmt: str = "epic1", path: str | None = None) -> str
     out += ["", "[scenario]"]
     out += _comment("The scenario's name (reports and result folders use it).")
     out.append(f'name = "{name}"')
-    out += _comment(f"Format: {', '.join(FORMATS)}. This one: {FORMAT_WORDS[fmt]}.")
-    out.append(f'format = "{fmt}"')
+    out += _comment(f"Format: {', '.join(GAME_FORMATS)}. This one: {FORMAT_WORDS[game_format]}.")
+    out.append(f'format = "{game_format}"')
     out += _comment("The Command deck: a built-in deck (`napsim decks` lists them) or a CSV path.")
     out.append('deck = "gmt90"')
     out += _comment("Turns each side plays, 1-10000 (V1: napsim plays a fixed number of turns).")
@@ -153,7 +153,7 @@ def template_text(name: str, fmt: str = "epic1", path: str | None = None) -> str
     out.append('first = "A"')
     out += _comment("One line for `napsim scenarios`, and a note saying which numbers are examples "
                     "(shown by `napsim scenarios show`).")
-    out.append(f'description = "Blue vs Red, {FORMAT_WORDS[fmt].split(":")[0].split(" (")[0]}; '
+    out.append(f'description = "Blue vs Red, {FORMAT_WORDS[game_format].split(":")[0].split(" (")[0]}; '
                'a template to fill in."')
     out.append('examples = "All numbers are examples (template)."')
     out += _comment("Unacquired Guerrilla counters, 0-99 (G3, G4): required when a side plays a "
@@ -162,9 +162,9 @@ def template_text(name: str, fmt: str = "epic1", path: str | None = None) -> str
     out.append("guerrilla_pool = 0")
     for i, (key, side) in enumerate((("A", "Blue"), ("B", "Red"))):
         out.append("")
-        out += _side_lines(key, side, fmt, i == 0)
+        out += _side_lines(key, side, game_format, i == 0)
     out.append("")
-    out += _rules_lines(fmt)
+    out += _rules_lines(game_format)
     out.append("")
     out += _policy_lines()
     return "\n".join(out) + "\n"

@@ -46,7 +46,7 @@ from napsim.model.house_rules import HOUSE_OPTIONS, HOUSE_RULES
 from napsim.model.policies import policy_tables
 
 SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
-FORMATS = ("standard", "epic1", "epic2", "epic3", "epic4", "lgb")
+GAME_FORMATS = ("standard", "epic1", "epic2", "epic3", "epic4", "lgb")
 LGB_SECTIONS = ("L1", "L2", "C1", "C2", "R1", "R2")
 UNIT_TYPES = ("infantry", "cavalry", "artillery")
 SECTION_KEYS = (*UNIT_TYPES, "leaders", "spanish")
@@ -289,30 +289,30 @@ def parse_scenario(data: dict, path: Path, sha256: str = "", written_format: str
     head = data["scenario"]
     w = f"{where}: [scenario]"
     check_keys(w, head, SCENARIO_KEYS, ("name", "format", "deck", "turns", "first"))
-    fmt = get_choice(w, head, "format", FORMATS)
+    game_format = get_choice(w, head, "format", GAME_FORMATS)
     turns = get_int(w, head, "turns", 1, 10_000)
     sides_raw = data["sides"]
     if not isinstance(sides_raw, dict) or len(sides_raw) != 2:
         raise NapsimInputError(where, "sides", "need exactly two sides", "[sides.A] and [sides.B]")
-    sides = tuple(_parse_side(f"{where}: [sides.{k}]", k, v, fmt) for k, v in sides_raw.items())
+    sides = tuple(_parse_side(f"{where}: [sides.{k}]", k, v, game_format) for k, v in sides_raw.items())
     first_key = get_choice(w, head, "first", tuple(sides_raw))
     deck = get_str(w, head, "deck")
     for i, s in enumerate(sides):
         w_side = f"{where}: [sides.{s.key}]"
-        if fmt == "lgb" and s.guerrilla_rule == "base":
+        if game_format == "lgb" and s.guerrilla_rule == "base":
             raise NapsimInputError(w_side, "guerrilla_rule",
                                    "La Grande Battles plays the EPIC clarifications (G4-G6)", "off, epic")
-        if fmt == "lgb" and s.tactician and (written_format or fmt) == "lgb":
+        if game_format == "lgb" and s.tactician and (written_format or game_format) == "lgb":
             raise NapsimInputError(w_side, "tactician",
                                    f"{s.tactician} Tactician cards for a La Grande Battles CIC, who "
                                    "holds none (L10): give them per Corps commander with "
                                    "corps_tactician", "0")
-        if fmt == "lgb" and s.guerrilla and any(s.corps_guerrilla):
+        if game_format == "lgb" and s.guerrilla and any(s.corps_guerrilla):
             raise NapsimInputError(w_side, "guerrilla",
                                    f"{s.guerrilla} counters as a total beside corps_guerrilla "
                                    f"{list(s.corps_guerrilla)}: give the counters one way (G6)",
                                    "0 with corps_guerrilla, or corps_guerrilla = [0, 0, 0]")
-        if fmt == "lgb" and s.guerrilla_rule == "off" and any(s.corps_guerrilla):
+        if game_format == "lgb" and s.guerrilla_rule == "off" and any(s.corps_guerrilla):
             raise NapsimInputError(w_side, "corps_guerrilla",
                                    "Corps counters but the guerrilla rule is off",
                                    "[0, 0, 0], or guerrilla_rule = epic")
@@ -327,7 +327,7 @@ def parse_scenario(data: dict, path: Path, sha256: str = "", written_format: str
                 raise NapsimInputError(w_side, "guerrilla_rule",
                                        "guerrilla rule on but the other side is not French "
                                        "(french = true)", "off")
-            if s.guerrilla_rule == "epic" and fmt == "standard":
+            if s.guerrilla_rule == "epic" and game_format == "standard":
                 raise NapsimInputError(w_side, "guerrilla_rule",
                                        "the EPIC clarifications (G4-G6) need an EPIC format", "off, base")
         elif s.guerrilla:
@@ -336,11 +336,11 @@ def parse_scenario(data: dict, path: Path, sha256: str = "", written_format: str
     any_rule = any(s.guerrilla_rule != "off" for s in sides)
     pool = get_int(w, head, "guerrilla_pool", 0, 99, ... if any_rule else 0)
     return Scenario(
-        name=get_str(w, head, "name"), path=path, format=fmt, deck=deck, turns=turns,
+        name=get_str(w, head, "name"), path=path, format=game_format, deck=deck, turns=turns,
         first=list(sides_raw).index(first_key), sides=sides,
         description=get_str(w, head, "description", ""), examples=get_str(w, head, "examples", ""),
         guerrilla_pool=pool, sha256=sha256,
-        rules=_house_rules_fit(where, fmt, parse_rules(where, data.get("rules", {}))),
+        rules=_house_rules_fit(where, game_format, parse_rules(where, data.get("rules", {}))),
         policies=policy_tables(where, data.get("policy", {}), tuple(sides_raw)),
     )
 
@@ -368,13 +368,13 @@ def parse_rules(where: str, table) -> dict[str, str]:
     return {k: get_choice(w, table, k, v, v[0]) for k, v in RULE_OPTIONS.items()}
 
 
-def _house_rules_fit(where: str, fmt: str, rules: dict[str, str]) -> dict[str, str]:
+def _house_rules_fit(where: str, game_format: str, rules: dict[str, str]) -> dict[str, str]:
     """A house rule is refused in a format it does not speak of (the standard game takes it: there
     it changes nothing, its tactic cards already order in every section)."""
     for h in HOUSE_RULES.values():
-        if rules[h.option] == h.house and fmt not in (*h.formats, "standard"):
+        if rules[h.option] == h.house and game_format not in (*h.formats, "standard"):
             raise NapsimInputError(f"{where}: [rules]", h.option, f"a house rule of the formats "
-                                   f"{', '.join(h.formats)}, not {fmt}", h.as_written)
+                                   f"{', '.join(h.formats)}, not {game_format}", h.as_written)
     return rules
 
 
@@ -423,7 +423,7 @@ def _triple(where: str, t: dict, key: str, lo: int, hi: int, required: bool) -> 
     return (v[0], v[1], v[2])
 
 
-def _parse_side(where: str, key: str, t: dict, fmt: str = "epic1") -> Side:
+def _parse_side(where: str, key: str, t: dict, game_format: str = "epic1") -> Side:
     check_keys(where, t, SIDE_KEYS, ("name", "hand", "tactician", "sections"))
     secs = t["sections"]
     if isinstance(secs, dict) and set(secs) & set(LGB_SECTIONS):
@@ -434,7 +434,7 @@ def _parse_side(where: str, key: str, t: dict, fmt: str = "epic1") -> Side:
         check_keys(f"{where}.sections", secs, SECTIONS + LGB_SECTIONS, SECTIONS)
         three = tuple(_parse_section(f"{where}.sections.{s}", secs[s]) for s in SECTIONS)
         six = tuple(h for x in three for h in _split(x))
-    lgb = fmt == "lgb"
+    lgb = game_format == "lgb"
     return Side(
         key=key, name=get_str(where, t, "name"), hand=get_int(where, t, "hand", 1, 20),
         tactician=get_int(where, t, "tactician", 0, 50), guerrilla=get_int(where, t, "guerrilla", 0, 9, 0),

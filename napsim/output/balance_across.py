@@ -113,12 +113,12 @@ def across_doc(grid: BalanceAcross, warnings: list[str]) -> dict:
             "difference": difference_label(grid.first), "rows": rows}
 
 
-def across_text(grid: BalanceAcross, fmt: str, warnings: list[str]) -> str:
+def across_text(grid: BalanceAcross, table_format: str, warnings: list[str]) -> str:
     """table, csv or json."""
-    if fmt == "json":
+    if table_format == "json":
         return json.dumps(across_doc(grid, warnings), indent=2, default=str)
     df = across_frame(grid)
-    if fmt == "csv":
+    if table_format == "csv":
         return render(df, "csv", [*warnings, curve_sentence(grid)])
     b = grid.first
     view = pd.DataFrame({

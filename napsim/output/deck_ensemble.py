@@ -78,12 +78,12 @@ def ensemble_frame(cmp: Comparison, ens: DeckEnsemble) -> pd.DataFrame:
     return with_sentences(cmp).merge(s.drop(columns="side"), on=["metric", "side_key"], how="left")
 
 
-def compare_ensemble_text(cmp: Comparison, ens: DeckEnsemble, fmt: str, warnings: list[str]) -> str:
+def compare_ensemble_text(cmp: Comparison, ens: DeckEnsemble, table_format: str, warnings: list[str]) -> str:
     """The comparison on the file's deck, then the ensemble: one sentence per metric and side."""
-    if fmt != "table":
-        return render(ensemble_frame(cmp, ens), fmt, [*warnings, heading(ens)])
+    if table_format != "table":
+        return render(ensemble_frame(cmp, ens), table_format, [*warnings, heading(ens)])
     s = ens.summary()
-    lines = [compare_text(cmp, fmt, warnings, spread=s), "", heading(ens)]
+    lines = [compare_text(cmp, table_format, warnings, spread=s), "", heading(ens)]
     lines += [ensemble_sentence(r, ens.n) for r in s.itertuples()]
     return "\n".join(lines)
 
@@ -145,15 +145,15 @@ def balance_ensemble_doc(b: Balance, ens: DeckEnsemble, warnings: list[str]) -> 
     return doc
 
 
-def balance_ensemble_text(b: Balance, ens: DeckEnsemble, fmt: str, warnings: list[str]) -> str:
+def balance_ensemble_text(b: Balance, ens: DeckEnsemble, table_format: str, warnings: list[str]) -> str:
     """The balance on the file's deck, then the ensemble's sentence; CSV: one row per deck (the
     file's deck first, deck_index -1), the sentences above it."""
-    if fmt == "json":
+    if table_format == "json":
         return json.dumps(balance_ensemble_doc(b, ens, warnings), indent=2, default=str)
     sentence = balance_ensemble_sentence(b, ens)
-    if fmt == "csv":
+    if table_format == "csv":
         return render(ens.frame, "csv", [*balance_head(b, warnings), heading(ens), sentence])
-    return "\n".join([balance_text(b, fmt, warnings), "", heading(ens), sentence])
+    return "\n".join([balance_text(b, table_format, warnings), "", heading(ens), sentence])
 
 
 SUMMARY_COLUMNS = ["point", "side_key", "metric", "value", "ci_low", "ci_high", "games", "decks",

@@ -8,16 +8,16 @@ import math
 import numpy as np
 import pandas as pd
 
-FORMATS = ("table", "csv", "json")
+TABLE_FORMATS = ("table", "csv", "json")
 
 
-def render(df: pd.DataFrame, fmt: str, warnings: list[str] | None = None) -> str:
+def render(df: pd.DataFrame, table_format: str, warnings: list[str] | None = None) -> str:
     """One frame in the requested format; warnings go above a table and into JSON/CSV metadata."""
     warnings = [w for w in (warnings or []) if w]
-    if fmt == "csv":
+    if table_format == "csv":
         head = "".join(f"# {w}\n" for w in warnings)
         return head + df.to_csv(index=False, float_format="%.6g")
-    if fmt == "json":
+    if table_format == "json":
         # not df.to_json: its double_precision counts decimal places, so tiny probabilities
         # (E4 is ~1e-12 with big hands) came out as 0.0; plain floats keep every digit
         records = [{k: _json_value(v) for k, v in r.items()} for r in df.to_dict("records")]

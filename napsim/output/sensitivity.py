@@ -113,17 +113,17 @@ def table(r: Sensitivity) -> pd.DataFrame:
     return f
 
 
-def sensitivity_text(r: Sensitivity, fmt: str) -> str:
+def sensitivity_text(r: Sensitivity, table_format: str) -> str:
     """What `napsim sensitivity` prints: the findings and the ranked table, or CSV, or JSON."""
     warnings = [w for w in [r.deck.estimated_warning()] if w]
-    if fmt == "json":
+    if table_format == "json":
         body = json.loads(render(table(r), "json", warnings))
         body["findings"] = findings(r)
         body["answer"] = dict(value=r.answer.value, half_width=r.answer.half_width, games=r.games)
         if r.check is not None:
             body["ensemble_check"] = r.check
         return json.dumps(body, indent=2, default=str)
-    if fmt == "csv":
+    if table_format == "csv":
         return render(table(r), "csv", warnings)
     view = r.frame[["rank", "card_type", "count", "count_min", "count_max", "change_down", "change_up",
                     "per_card", "ci_low", "ci_high", "inside_noise"]].round(4)

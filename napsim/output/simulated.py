@@ -81,21 +81,21 @@ def exact_rate(summary: pd.DataFrame, side: str, metric: str) -> bool:
     return len(rows) == len(COUNTED_BY) and bool((rows["ci_low"] == rows["ci_high"]).all())
 
 
-def meaningful_rates(summary: pd.DataFrame, fmt: str) -> pd.DataFrame:
+def meaningful_rates(summary: pd.DataFrame, game_format: str) -> pd.DataFrame:
     """The rates that mean something here: none without trials, none of the rack in the standard
     game, none a side cannot have (NaN)."""
     rates = summary[(summary["kind"] == "rate") & (summary["n"] > 0)]
     rates = rates[rates["value"].map(lambda v: not (isinstance(v, float) and math.isnan(v)))]
-    if fmt == "standard":
+    if game_format == "standard":
         rates = rates[~rates["metric"].isin(RACK_RATES)]
     return rates
 
 
-def simulate_lines(summary: pd.DataFrame, fmt: str, multi: bool) -> list[str]:
+def simulate_lines(summary: pd.DataFrame, game_format: str, multi: bool) -> list[str]:
     """The console report of a run: headline, the answer (which side gets more, and that this is
     card flow, not the chance of winning), exact quantities, then the rates (Wilson 95% intervals,
     n trials)."""
-    rates = meaningful_rates(summary, fmt)
+    rates = meaningful_rates(summary, game_format)
     exact = rates.apply(lambda r: exact_rate(summary, r["side"], r["metric"]), axis=1) if len(rates) else []
     lines = [*headline(summary, multi)]
     answer = answer_lines(summary)
@@ -276,8 +276,8 @@ class GameRowsWriter:
     def __init__(self, folder: Path, sim):
         self.folder = Path(folder)
         self.sides = [s.name for s in sim.scenario.sides]
-        fmt = sim.scenario.format
-        self.commanders = 0 if fmt in ONE_A_SIDE else len(COMMANDER_ROLES.get(fmt, ("CIC",)))
+        game_format = sim.scenario.format
+        self.commanders = 0 if game_format in ONE_A_SIDE else len(COMMANDER_ROLES.get(game_format, ("CIC",)))
         self._games: pq.ParquetWriter | None = None
         self._cmd: pq.ParquetWriter | None = None
 

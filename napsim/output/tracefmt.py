@@ -32,10 +32,11 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
     header_ply = -1
     fm = force_march_flags(sim) if sc.format == "lgb" else None
     held = [side.tactician for side in sc.sides]  # Tactician cards each side holds, as last seen
+    table = trace_table(sc.format)
     for ev in events:
-        code, ply, s = int(ev[0]), int(ev[1]), int(ev[2])
+        code, ply, s = int(ev[layout.TR_CODE]), int(ev[layout.TR_PLY]), int(ev[layout.TR_SIDE])
         out = early if ply > header_ply and code != layout.EV_TURN else lines
-        a = [int(x) for x in ev[3:11]]
+        a = event_fields(table, ev)
         who = sides[s] if 0 <= s < 2 else "?"
         if sc.format == "lgb":
             line = _lgb_event(sim, code, s, who, a, fm)
@@ -43,12 +44,13 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
                 out.append(line)
                 continue
         if code == layout.EV_TURN:
-            cmd, rn, e4, hn, sqn, tac, pn, dn = a
-            hand = ", ".join(names[int(t)] for t in ev[11:11 + hn])
-            rack = ", ".join(names[int(t)] for t in ev[11 + layout.MAX_HAND:11 + layout.MAX_HAND + rn])
+            tac = a["tactician_held"]
+            hand = ", ".join(names[int(t)] for t in ev[layout.TR_HAND:layout.TR_HAND + a["hand_cards"]])
+            rack = ", ".join(names[int(t)] for t in ev[layout.TR_RACK:layout.TR_RACK + a["rack_cards"]])
             out.append("")
-            out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (hand size {cmd}, "
-                       f"squares {sqn}, Tactician cards {tac}, draw pile {pn}, discards {dn})")
+            out.append(f"turn {ply // 2 + 1}.{ply % 2 + 1}  {who} to play  (hand size {a['hand_size']}, "
+                       f"squares {a['squares']}, Tactician cards {tac}, draw pile {a['pile_cards']}, "
+                       f"discards {a['discards']})")
             if tac < held[s] and sc.format in PLAYS_FROM_COUNTS:
                 out.append(tactician_play_line(who, held[s] - tac))
             held[s] = tac
@@ -56,40 +58,43 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             early.clear()
             header_ply = ply
             out.append(f"  hand: {hand}")
-            out.append(f"  rack ({rn}): {rack}" + ("   [E4: all one section]" if e4 else ""))
+            e4 = "   [E4: all one section]" if a["e4"] else ""
+            out.append(f"  rack ({a['rack_cards']}): {rack}{e4}")
         elif code == layout.EV_CHOICE:
-            ta, tb, pa, pb, ra, rb, score, policy_kind = a
+            policy_kind, score = a["policy_kind"], a["score"]
             why = ("uniform over legal plays (random)" if policy_kind == 1 else
                    f"score {score / 1000:.2f}, the most orders in rollouts (lookahead)"
                    if policy_kind == 2 else f"best score {score / 1000:.2f} (greedy)")
-            kind = sim.cards.kind
-            out.append(f"  plays {_card(names, kind, ta, pa, ra)} from hand + "
-                       f"{_card(names, kind, tb, pb, rb)} from rack: {why}")
+            hand_card, rack_card = (_card(names, sim.cards.kind, a[f"{x}_card"], a[f"{x}_place"],
+                                          a[f"{x}_plays_as"]) for x in ("hand", "rack"))
+            out.append(f"  plays {hand_card} from hand + {rack_card} from rack: {why}")
         elif code == layout.EV_ORDERS:
             out.append(_orders_line("L/C/R", a))
         elif code == layout.EV_DRAW:
-            out.append(f"  {who} draws {names[a[0]]}")
+            out.append(f"  {who} draws {names[a['card']]}")
         elif code == layout.EV_SCOUT:
-            out.append(f"  Scout: {who} draws two, keeps {names[a[0]]}, discards {names[a[1]]}")
+            out.append(f"  Scout: {who} draws two, keeps {names[a['kept']]}, "
+                       f"discards {names[a['discarded']]}")
         elif code == layout.EV_TACTICIAN:
-            out.append(f"  {who} draws a Tactician card (now {a[0]})")
-            held[s] = a[0]
+            out.append(f"  {who} draws a Tactician card (now {a['tactician_held']})")
+            held[s] = a["tactician_held"]
         elif code == layout.EV_ELAN:
-            out.append(f"  Elan: draw pile and discards shuffled together ({plural(a[0], 'card')})")
+            out.append("  Elan: draw pile and discards shuffled together "
+                       f"({plural(a['pile_cards'], 'card')})")
         elif code == layout.EV_RESHUFFLE:
-            out.append(f"  draw pile empty: discards reshuffled into a new pile of {a[0]}")
+            out.append(f"  draw pile empty: discards reshuffled into a new pile of {a['pile_cards']}")
         elif code == layout.EV_REFILL:
-            rack = ", ".join(names[t] for t in a[1:1 + a[0]])
-            out.append(f"  rack refilled to {a[0]}: {rack}")
+            rack = ", ".join(names[a[f"rack_{i}"]] for i in range(a["rack_cards"]))
+            out.append(f"  rack refilled to {a['rack_cards']}: {rack}")
         elif code == layout.EV_SQUARE:
-            out.append(f"  {who} forms a square: {names[a[0]]} goes to the Square Track")
+            out.append(f"  {who} forms a square: {names[a['card']]} goes to the Square Track")
         elif code == layout.EV_UNSQUARE:
-            out.append(f"  {who} leaves square: {names[a[0]]} returns to hand")
+            out.append(f"  {who} leaves square: {names[a['card']]} returns to hand")
         elif code == layout.EV_FIRST_STRIKE:
-            out.append(f"  {who} plays {_first_strike(names[a[0]])} in the opponent's turn")
+            out.append(f"  {who} plays {_first_strike(names[a['card']])} in the opponent's turn")
         elif code == layout.EV_G_ATTEMPT:
-            target, tsec, t_eff, roll, outcome = a[0:5]
-            card = {0: "the hand card", 1: "the rack card", 2: "the turn's cards"}[target]
+            tsec, t_eff, roll, outcome = a["section"], a["target_effective"], a["roll"], a["outcome"]
+            card = {0: "the hand card", 1: "the rack card", 2: "the turn's cards"}[a["target"]]
             # S4: the French card's section from the French seat, and the Spanish one facing it
             where = (f" in the French {SECTION_WORDS[tsec]} (facing the Spanish "
                      f"{SECTION_WORDS[2 - tsec]})") if tsec >= 0 else ""
@@ -101,22 +106,23 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
                 out.append(f"  Guerrilla: {who} spends a counter against {card}{where}, {worth}; "
                            f"{_guerrilla_roll(roll, outcome)}")
         elif code == layout.EV_G_GAIN:
-            where = (f"the commander of the {SECTION_WORDS[a[0]]}" if a[0] < 3 else "the CIC")
+            sec = a["section"]
+            where = (f"the commander of the {SECTION_WORDS[sec]}" if sec < 3 else "the CIC")
             out.append(f"  Guerrilla: a {who} Scout draws one card instead of two and gains a "
-                       f"counter for {where} (unacquired pool now {a[1]})")
+                       f"counter for {where} (unacquired pool now {a['pool']})")
         elif code == layout.EV_INITIATIVE:
-            k, d1, d2, ordered, tac = a[:5]
-            extra = "; a double: he draws a Tactician card" if tac else ""
+            extra = "; a double: he draws a Tactician card" if a["tactician_draws"] else ""
             why = ("no card and no multi-section orders in his section"
                    if sc.rule("initiative") == "no_card_no_orders" else "no card")
-            out.append(f"  {who} {_role(sc, k, s)} ({SECTION_WORDS[a[6]]}) has {why}: initiative roll "
-                       f"{DIE_FACES[d1]} + {DIE_FACES[d2]}, {plural(ordered, 'unit')} "
-                       f"ordered{extra}")
+            out.append(f"  {who} {_role(sc, a['commander'], s)} ({SECTION_WORDS[a['section']]}) has {why}: "
+                       f"initiative roll {DIE_FACES[a['die_1']]} + {DIE_FACES[a['die_2']]}, "
+                       f"{plural(a['ordered'], 'unit')} ordered{extra}")
         elif code == layout.EV_PASS:
-            out.append(f"  {who} CIC passes {names[a[0]]} ({SECTION_WORDS[a[1]]}) to his sub-commander "
-                       f"and plays the other card")
+            out.append(f"  {who} CIC passes {names[a['card']]} ({SECTION_WORDS[a['section']]}) to his "
+                       f"sub-commander and plays the other card")
         elif code == layout.EV_COMMANDER_TACTICIAN:
-            out.append(f"  {who} {_role(sc, a[0], s)} draws a Tactician card (now {a[1]})")
+            out.append(f"  {who} {_role(sc, a['commander'], s)} draws a Tactician card "
+                       f"(now {a['commander_held']})")
             held[s] += 1
         elif code == layout.EV_STARVED:
             out.append(f"  {who} cannot draw: draw pile and discards are empty")
@@ -124,6 +130,23 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
     if metrics is not None:
         lines += game_summary(sim, metrics, events)
     return "\n".join(lines)
+
+
+def trace_table(game_format: str) -> dict[int, tuple[str, tuple[str, ...]]]:
+    """The events a game format's kernel writes, each with the names of its fields (engine.layout:
+    TRACE_EVENTS_LGB for La Grande Battles, TRACE_EVENTS for EPIC and the standard game)."""
+    return layout.TRACE_EVENTS_LGB if game_format == "lgb" else layout.TRACE_EVENTS
+
+
+def field_column(table: dict, code: int, name: str) -> int:
+    """The column of an event row of `code` that holds its field `name` (`table`: `trace_table`)."""
+    return layout.TR_A + table[code][1].index(name)
+
+
+def event_fields(table: dict, row) -> dict[str, int]:
+    """One event row's fields by name (`table`: `trace_table`); none for a code the table lacks."""
+    _, fields = table.get(int(row[layout.TR_CODE]), ("", ()))
+    return {name: int(row[layout.TR_A + i]) for i, name in enumerate(fields) if name != "_"}
 
 
 def trace_parts(text: str) -> tuple[str, list[tuple[str, str]], str]:
@@ -148,11 +171,13 @@ def tactician_play_line(who: str, n: int) -> str:
             "cards at the policy's rate; their text is not played)")
 
 
-def _orders_line(by: str, a: list[int]) -> str:
+def _orders_line(by: str, a: dict[str, int]) -> str:
     """A turn's orders per section (or wing), March Moves and Tactician draws (EV_ORDERS)."""
-    return (f"  orders {by}: nominal {'/'.join(map(str, a[0:3]))}, effective "
-            f"{'/'.join(map(str, a[3:6]))}; {plural(a[6], 'unit')} moved by March Moves; "
-            f"{plural(a[7], 'Tactician draw')} due")
+    nominal = "/".join(str(a[f"nominal_{x}"]) for x in "lcr")
+    effective = "/".join(str(a[f"effective_{x}"]) for x in "lcr")
+    return (f"  orders {by}: nominal {nominal}, effective {effective}; "
+            f"{plural(a['march_units'], 'unit')} moved by March Moves; "
+            f"{plural(a['tactician_draws'], 'Tactician draw')} due")
 
 
 def _first_strike(name: str) -> str:
@@ -180,8 +205,9 @@ LGB_DRAWS = {layout.DRAW_SCOUT_GIFT: "a Scout gift", layout.DRAW_STARS: "unused 
              layout.DRAW_TWO_SABRES: "two sabres (L6)"}
 
 
-def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -> str | None:
-    """La Grande Battles lines (engine.lgb events and the events it reads differently)."""
+def _lgb_event(sim, code: int, s: int, who: str, a: dict[str, int], fm: np.ndarray) -> str | None:
+    """La Grande Battles lines (engine.lgb events and the events it reads differently); `a` the
+    event's fields by name (layout.TRACE_EVENTS_LGB)."""
     names = sim.cards.names
     void = len(names) - 1
 
@@ -189,16 +215,18 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -
         return f"{who} Corps {WINGS[k]}"
 
     if code == layout.EV_CORPS_HANDS:
-        return (f"  Corps hands (left/centre/right wing): Command cards {a[0]}/{a[1]}/{a[2]}, "
-                f"Tactician cards {a[3]}/{a[4]}/{a[5]}")
+        command = "/".join(str(a[f"command_{x}"]) for x in "lcr")
+        tactician = "/".join(str(a[f"tactician_{x}"]) for x in "lcr")
+        return f"  Corps hands (left/centre/right wing): Command cards {command}, Tactician cards {tactician}"
     if code == layout.EV_GIVE:
-        ta, tb, ka, kb, ra, rb, score, policy_kind = a
+        score, policy_kind = a["score"], a["policy_kind"]
         why = ("uniform over legal gifts (random)" if policy_kind == 1 else
                f"the most orders in rollouts (lookahead, P8; greedy's gain {score / 1000:.2f})"
                if policy_kind == 2 else
                f"best gain {score / 1000:.2f} over the receivers' own options (greedy, P6)")
         parts = []
-        for t, k, r, src in ((ta, ka, ra, "hand"), (tb, kb, rb, "rack")):
+        for src in ("hand", "rack"):
+            t, k, r = a[f"{src}_card"], a[f"{src}_to"], a[f"{src}_plays_as"]
             if t == void:
                 continue
             label = names[t] + ("" if r == t else " (gives no orders)" if r == void
@@ -206,7 +234,8 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -
             parts.append(f"{label} from {src} to " + (WINGS[k] if k >= 0 else "nobody (no orders)"))
         return f"  CIC gives {' and '.join(parts) or 'nothing'}: {why}"
     if code == layout.EV_CORPS_PLAY:
-        k, src, t, r, opt, nom, ea, eb = a
+        k, src, t, r, opt = a["corps"], a["source"], a["card"], a["plays_as"], a["option"]
+        nom, ea, eb = a["nominal"], a["effective_a"], a["effective_b"]
         if src == layout.SRC_HOLD:
             return f"  {corps(k)} keeps his cards and issues no orders"
         chose = corps_option(sim.cards, fm, k, src, t, r, opt)
@@ -220,34 +249,33 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -
                 f"{plural(nom, 'order')} nominal, effective {ea} in {LGB_SIX[2 * k]} + {eb} in "
                 f"{LGB_SIX[2 * k + 1]}")
     if code == layout.EV_CORPS_REACH:
-        k, n, into_l, into_r = a[:4]
+        k, n, into_l, into_r = a["corps"], a["orders_left"], a["into_left"], a["into_right"]
         six = ("L1", "L2", "C1", "C2", "R1", "R2")
         where = [f"{x} in {six[i]}" for x, i in ((into_l, 2 * k - 1), (into_r, 2 * k + 2)) if 0 <= i < 6]
         return (f"  {corps(k)}'s Take Command reaches the sections next to his (E7): "
                 f"{' and '.join(where)} effective, of {plural(n, 'order')} left")
     if code == layout.EV_REJECT:
-        return f"  {corps(a[0])} discards the CIC's {names[a[1]]} to play one of his own (L5)"
+        return f"  {corps(a['corps'])} discards the CIC's {names[a['card']]} to play one of his own (L5)"
     if code == layout.EV_INITIATIVE:
-        k, d1, d2, ordered, _tac, cmd_draw = a[:6]
-        blocks = a[7] if len(a) > 7 else 0
-        extra = "; two sabres: no block lost, he draws a Command card" if cmd_draw else (
-            "; the sabre costs one of his units a block (L6)" if blocks > 0 else "")
-        return (f"  {corps(k)} has no card: initiative roll {DIE_FACES[d1]} + {DIE_FACES[d2]}, "
-                f"{plural(ordered, 'unit')} ordered{extra}")
+        extra = "; two sabres: no block lost, he draws a Command card" if a["command_draws"] else (
+            "; the sabre costs one of his units a block (L6)" if a["blocks_lost"] > 0 else "")
+        return (f"  {corps(a['corps'])} has no card: initiative roll {DIE_FACES[a['die_1']]} + "
+                f"{DIE_FACES[a['die_2']]}, {plural(a['ordered'], 'unit')} ordered{extra}")
     if code == layout.EV_CORPS_DRAW:
-        return f"  {corps(a[0])} draws {names[a[1]]} into his hand"
+        return f"  {corps(a['corps'])} draws {names[a['card']]} into his hand"
     if code == layout.EV_CORPS_TACTICIAN:
-        return f"  {corps(a[0])} draws a Tactician card (now {a[1]})"
+        return f"  {corps(a['corps'])} draws a Tactician card (now {a['tactician_held']})"
     if code == layout.EV_SCOUT:
-        return (f"  Scout: the CIC draws two, keeps {names[a[0]]} and gives {names[a[1]]} to the "
-                f"{WINGS[a[2]]} Corps commander")
+        return (f"  Scout: the CIC draws two, keeps {names[a['kept']]} and gives {names[a['given']]} to "
+                f"the {WINGS[a['corps']]} Corps commander")
     if code in (layout.EV_SQUARE, layout.EV_UNSQUARE):
-        owner = "the CIC" if a[1] == 3 else f"the {WINGS[a[1]]} Corps commander"
+        owner = "the CIC" if a["owner"] == 3 else f"the {WINGS[a['owner']]} Corps commander"
         if code == layout.EV_SQUARE:
-            return f"  {who} forms a square: {names[a[0]]} from {owner} goes to the Square Track"
-        return f"  {who} leaves square: {names[a[0]]} returns to {owner}"
+            return f"  {who} forms a square: {names[a['card']]} from {owner} goes to the Square Track"
+        return f"  {who} leaves square: {names[a['card']]} returns to {owner}"
     if code == layout.EV_G_ATTEMPT:
-        which, k, t_eff, roll, outcome = a[0:5]
+        which, k, t_eff = a["second"], a["wing"], a["target_effective"]
+        roll, outcome = a["roll"], a["outcome"]
         # S4: the French wing k faces the Spanish wing 2 - k, whose Corps commander spends
         card = f"the {'second ' if which else ''}card played by the French {WINGS[k]}"
         spender = f"{who} {WINGS[2 - k]} (facing it)"
@@ -257,8 +285,8 @@ def _lgb_event(sim, code: int, s: int, who: str, a: list[int], fm: np.ndarray) -
         return (f"  Guerrilla: {spender} spends a counter against {card}, {worth}; "
                 f"{_guerrilla_roll(roll, outcome)}")
     if code == layout.EV_G_GAIN:
-        return (f"  Guerrilla: a {who} Scout gains a counter for the {WINGS[a[0]]}; the CIC draws one "
-                f"card instead of two (unacquired pool now {a[1]})")
+        return (f"  Guerrilla: a {who} Scout gains a counter for the {WINGS[a['corps']]}; the CIC draws "
+                f"one card instead of two (unacquired pool now {a['pool']})")
     if code == layout.EV_ORDERS:
         return _orders_line("by wing L/C/R", a)
     return None
@@ -319,12 +347,15 @@ def _per_turn(n: int, turns: int) -> str:
 
 
 def _count_events(events: np.ndarray, code: int, side: int, src: int | None = None) -> int:
+    """Events of `code` of a side; with `src`, La Grande Battles Corps plays of that source, each
+    pair (E4) once."""
     if len(events) == 0:
         return 0
     hit = (events[:, layout.TR_CODE] == code) & (events[:, layout.TR_SIDE] == side)
     if src is not None:
-        hit &= events[:, layout.TR_A + 1] == src
-        hit &= events[:, layout.TR_A + 5] >= 0  # not the second card of an E4 pair
+        table = layout.TRACE_EVENTS_LGB
+        hit &= events[:, field_column(table, code, "source")] == src
+        hit &= events[:, field_column(table, code, "nominal")] >= 0  # not an E4 pair's second card
     return int(hit.sum())
 
 

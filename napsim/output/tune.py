@@ -142,11 +142,11 @@ def edge_notes(r: Race) -> list[str]:
     return out
 
 
-def tune_text(r: Race, fmt: str = "table", warnings: list[str] = ()) -> str:
+def tune_text(r: Race, table_format: str = "table", warnings: list[str] = ()) -> str:
     """The race as a table (notes, the candidates, the sentence, the [policy] table), CSV or JSON."""
     df = tune_frame(r)
     head = [*warnings, *notes(r), *edge_notes(r)]
-    if fmt == "json":
+    if table_format == "json":
         rows = [{k: _json_value(v) for k, v in row.items()} for row in df.to_dict("records")]
         doc = {"warnings": list(warnings), "notes": head[len(warnings):], "sentence": tune_sentence(r),
                "best": {"label": r.best.label, "settings": r.settings(r.best), "significant": r.significant},
@@ -154,7 +154,7 @@ def tune_text(r: Race, fmt: str = "table", warnings: list[str] = ()) -> str:
                "confidence": r.confidence, "comparisons": r.comparisons, "rounds": r.rounds,
                "policy_toml": policy_toml(r), "rows": rows}
         return json.dumps(doc, indent=2, default=str)
-    if fmt == "csv":
+    if table_format == "csv":
         return render(df, "csv", [*head, tune_sentence(r)])
     d = decimals(max([c.vs_leader[2] - c.vs_leader[1] for c in r.candidates if c.estimate] + [0.0]) / 2)
     view = pd.DataFrame({"#": df["candidate"], "setting": [c.label for c in r.candidates],
@@ -172,8 +172,8 @@ def tune_text(r: Race, fmt: str = "table", warnings: list[str] = ()) -> str:
 class Tuned:
     """What `napsim.tune` returns: `.best` (the knobs' values of the answer), `.versus_default`
     (its paired difference from the default policy, with the corrected interval), `.frame()` (one
-    row per candidate), `.policy_toml()` (the [policy.<side>] table), `.text(fmt)`, and `.race`
-    (every number of the race, `napsim.study.tune.Race`)."""
+    row per candidate), `.policy_toml()` (the [policy.<side>] table), `.text(table_format)`, and
+    `.race` (every number of the race, `napsim.study.tune.Race`)."""
 
     race: Race
 
@@ -199,5 +199,6 @@ class Tuned:
     def policy_toml(self) -> str:
         return policy_toml(self.race)
 
-    def text(self, fmt: str = "table") -> str:
-        return tune_text(self.race, fmt)
+    def text(self, table_format: str = "table", *, fmt: str | None = None) -> str:
+        """The answer as a table ("table", "csv" or "json"); `fmt`, the old name, still works."""
+        return tune_text(self.race, fmt or table_format)

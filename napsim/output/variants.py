@@ -227,7 +227,8 @@ def _notes(decks) -> list:
     return list({d.name: deck_note(d) for d in decks}.values())
 
 
-def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.DataFrame | None = None) -> str:
+def compare_text(cmp: Comparison, table_format: str, warnings: list[str],
+                 spread: pd.DataFrame | None = None) -> str:
     """The comparison as a table (opening with its findings, then the table, the pairing line and
     the sentences), CSV or JSON; `spread`: a deck ensemble's summary, for the findings."""
     df = with_sentences(cmp)
@@ -236,8 +237,8 @@ def compare_text(cmp: Comparison, fmt: str, warnings: list[str], spread: pd.Data
     if cmp.target_error is not None:
         notes.append(f"target error ±{cmp.target_error:g} on {metric_words(df['metric'].iloc[0])[0]}: "
                      + ("reached" if cmp.target_reached else "not reached within --games"))
-    if fmt != "table":
-        return render(df, fmt, [*warnings, *notes])
+    if table_format != "table":
+        return render(df, table_format, [*warnings, *notes])
     view = pd.DataFrame({
         "side": df["side"], "measure": df["title"],
         "A": [number_text(v, decimals(h)) for v, h in zip(df["a"], df["half_width"], strict=True)],
@@ -341,11 +342,11 @@ def balance_head(b: Balance, warnings: list[str]) -> list[str]:
     return [*warnings, balance_sentence(b), crossing, *[n for n in [target_error_line(b)] if n]]
 
 
-def balance_text(b: Balance, fmt: str, warnings: list[str]) -> str:
-    if fmt == "json":
+def balance_text(b: Balance, table_format: str, warnings: list[str]) -> str:
+    if table_format == "json":
         return json.dumps(balance_doc(b, warnings), indent=2, default=str)
     df = balance_frame(b)
-    if fmt == "csv":
+    if table_format == "csv":
         return render(df, "csv", balance_head(b, warnings))
     view = df.copy()
     view[f"{difference_label(b).split(',')[0]} [95% CI]"] = [

@@ -34,8 +34,8 @@ WING_WORDS = ("left", "centre", "right")
 GUERRILLA_RULE_WORDS = {"base": "base rule (G1-G3)", "epic": "EPIC clarifications (G4-G6)"}
 
 
-def _players(fmt: str) -> str:
-    n = FORMAT_PLAYERS[fmt]
+def _players(game_format: str) -> str:
+    n = FORMAT_PLAYERS[game_format]
     return f"{n} player{'s' if n > 1 else ''} a side"
 
 
@@ -174,7 +174,7 @@ def scenario_text(name_or_path: str | Path) -> str:
     return "\n".join(lines)
 
 
-def write_template(name: str, fmt: str, out: str | Path | None = None) -> Path:
+def write_template(name: str, game_format: str, out: str | Path | None = None) -> Path:
     """Write the commented template of a new scenario (refusing to overwrite a file)."""
     check_template_name(name)
     path = Path(out) if out is not None else Path(f"{name}.toml")
@@ -185,7 +185,7 @@ def write_template(name: str, fmt: str, out: str | Path | None = None) -> Path:
                                hint="choose another --out path, or delete the file first")
     if not path.parent.is_dir():
         raise NapsimInputError(str(path), None, "no such folder", "an existing folder")
-    text = template_text(name, fmt, str(path))
+    text = template_text(name, game_format, str(path))
     with path.open("x", encoding="utf-8") as f:  # "x": fail rather than overwrite in a race
         f.write(text)
     return path

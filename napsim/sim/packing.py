@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from napsim.engine import layout
+from napsim.engine.kernel_pick import LGB, KernelPick, pick_kernel
 from napsim.engine.layout import EpicArgs, LgbArgs
 from napsim.engine.rng import seed_key
 from napsim.model.cards import SECTIONS, Deck, load_deck
@@ -138,7 +139,8 @@ class Simulation:
         if checked is not None:
             checked()
         # the pair tables are EPIC's (and the standard game's); La Grande Battles has its own below
-        tables = None if sc.format == "lgb" else pair_tables(
+        family = pick_kernel(sc.format).family
+        tables = None if family == LGB else pair_tables(
             cards, units_array(sc), cmax, pol, sc.format == "standard", cic_forbidden_sections(sc),
             dry)
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
@@ -147,7 +149,7 @@ class Simulation:
                         axis=1).astype(np.int64)
         counts = np.bincount(cards.deck, minlength=len(cards.names)).astype(np.int64)
         lgb_t = None
-        if sc.format == "lgb":
+        if family == LGB:
             u6 = units6_array(sc)
             pairs = u6[:, :, 0::2].sum(axis=1) + u6[:, :, 1::2].sum(axis=1)
             hands = max(max(s.hand, *s.corps_hand) for s in sc.sides)
@@ -205,18 +207,21 @@ class Simulation:
                        self.cards.deck, self.counts, t.nom, t.eff, t.rem, t.val, t.best, t.bopt,
                        t.units, np.int64(pool), rule_options(sc, self.deck))
 
+    def kernel_pick(self) -> KernelPick:
+        """The kernel these games need (napsim.engine.kernel_pick): its name, its family (EPIC or
+        La Grande Battles), whether a side plans (P8)."""
+        return pick_kernel(self.scenario.format, self.policies[:, layout.P_KIND])
+
     def kernel_args(self) -> tuple:
         """(kernel name, EpicArgs or LgbArgs): what `play_chunk` needs; plain, picklable arrays.
         With a side of the lookahead policy (P8) the kernel is the planned one, "lookahead"
         (napsim.engine.lookahead) or "lookahead_lgb" (napsim.engine.lookahead_lgb); "epic" and
-        "lgb", the greedy ones, never compile it. Packed on the first call and kept: the kernels
-        only read them, and every `run` of a few thousand games would otherwise pack them again."""
+        "lgb", the greedy ones, never compile it (`kernel_pick`). Packed on the first call and
+        kept: the kernels only read them, and every `run` of a few thousand games would otherwise
+        pack them again."""
         if self._packed is None:
-            planned = bool((self.policies[:, layout.P_KIND] == layout.KIND_LOOKAHEAD).any())
-            if self.scenario.format == "lgb":
-                self._packed = ("lookahead_lgb" if planned else "lgb", self._lgb_args())
-            else:
-                self._packed = ("lookahead" if planned else "epic", self._args())
+            pick = self.kernel_pick()
+            self._packed = (pick.kernel, self._lgb_args() if pick.family == LGB else self._args())
         return self._packed
 
     def compile_kernel(self) -> None:

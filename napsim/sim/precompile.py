@@ -23,27 +23,25 @@ from collections.abc import Callable
 
 from napsim.engine.compile_plan import args_key, compile_planned, load_plan
 from napsim.engine.jit import COMPILE_SHORTCUTS
+from napsim.engine.kernel_pick import EPIC, LGB
 from napsim.model.cards import Deck
 from napsim.model.scenarios import Scenario
 from napsim.sim.packing import Simulation
-from napsim.sim.runner import compiled_or_cached, kernel_compiled, kernel_for
+from napsim.sim.runner import compiled_or_cached, kernel_compiled, pick_for
 from napsim.sim.tables import _build
 from napsim.sim.tables_lgb import _build_lgb
 
-# the scenario whose tables the second process builds, per builder: any scenario of the format
-# compiles the builder for the same argument types
-BUILDER_SCENARIO = {"epic": "symmetric", "lgb": "lgb-symmetric"}
+# the scenario whose tables the second process builds, per builder (a kernel family,
+# napsim.engine.kernel_pick): any scenario of the family compiles the builder for the same
+# argument types
+BUILDER_SCENARIO = {EPIC: "symmetric", LGB: "lgb-symmetric"}
 HELPER_WAIT_S = 120  # a helper still compiling after this long is left to finish on its own
 
 
-def builder_for(fmt: str) -> str:
-    """Which table builder a scenario format uses: "lgb" (La Grande Battles) or "epic"."""
-    return "lgb" if fmt == "lgb" else "epic"
-
-
 def builder_compiled(builder: str) -> bool:
-    """Whether the table builder is compiled (here or in this version's numba cache folder)."""
-    return compiled_or_cached(_build_lgb if builder == "lgb" else _build)
+    """Whether the table builder of a kernel family (EPIC or LGB) is compiled (here or in this
+    version's numba cache folder)."""
+    return compiled_or_cached(_build_lgb if builder == LGB else _build)
 
 
 def spare_cores() -> int:
@@ -83,10 +81,11 @@ def ready_simulation(sc: Scenario, policies, deck: Deck | str | None,
     numba's cache) and warmed up. From an empty cache the kernel compiles here on empty tables
     while a second process compiles the table builder (see the module text); the Simulation
     returned is the same either way."""
-    if not kernel_compiled(kernel_for(sc.format, policies)):
+    pick = pick_for(sc.format, policies)
+    if not kernel_compiled(pick.kernel):
         dry = Simulation.build(sc, policies, deck, checked, dry=True)
         checked = None  # said once
-        helper = start_helper(builder_for(sc.format), args_key(*dry.kernel_args()))
+        helper = start_helper(pick.family, args_key(*dry.kernel_args()))
         dry.compile_kernel()
         if helper is not None:
             try:

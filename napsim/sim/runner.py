@@ -20,15 +20,18 @@ import numpy as np
 from napsim.engine import epic, lgb, lookahead, lookahead_lgb
 from napsim.engine.blocks import one_ahead
 from napsim.engine.kernel_cache import saved
+from napsim.engine.kernel_pick import KernelPick, pick_kernel
 from napsim.engine.layout import N_CM
 from napsim.engine.rng import seed_key
 from napsim.model.defaults import MAX_SEED, SIM_CHUNK
 from napsim.model.errors import check_count, check_run, check_seed
+from napsim.model.policies import KIND_GREEDY, KINDS
 from napsim.sim.result import SimResult
 from napsim.sim.sums import ChunkOut, GameSums
 
-# the chunk kernel of each kernel name of `Simulation.kernel_args()`: the planned one of a
-# lookahead side (P8) is a kernel of its own, compiled only when a game needs it
+# the chunk kernel of each kernel name (napsim.engine.kernel_pick.KERNELS, the name
+# `Simulation.kernel_args()` gives): the planned one of a lookahead side (P8) is a kernel of its
+# own, compiled only when a game needs it
 CHUNK_KERNELS = {"epic": epic.play_chunk, "lookahead": lookahead.play_chunk_planned,
                  "lgb": lgb.play_chunk_lgb, "lookahead_lgb": lookahead_lgb.play_chunk_planned_lgb}
 # the compiled entry of each chunk kernel (what numba caches on disk)
@@ -74,14 +77,17 @@ KERNEL_NAMES = {"epic": "EPIC", "lookahead": "EPIC lookahead (P8)", "lgb": "La G
 ONE_A_SIDE = ("standard", "epic1")  # formats with one commander a side: no commander rows
 
 
-def kernel_for(fmt: str, policies=()) -> str:
+def pick_for(game_format: str, policies=()) -> KernelPick:
+    """`pick_kernel` for policies named, before they are packed: `policies` is (name, overrides)
+    per side (an unknown name counts as greedy here; `Simulation.build` refuses it)."""
+    return pick_kernel(game_format, [KINDS.get(name, KIND_GREEDY) for name, _ in policies])
+
+
+def kernel_for(game_format: str, policies=()) -> str:
     """The chunk kernel that plays a scenario format: "lgb" or "epic" (EPIC and the standard game),
     "lookahead_lgb" or "lookahead" when one of `policies` ((name, overrides) per side) is
-    lookahead (P8)."""
-    planned = any(name == "lookahead" for name, _ in policies)
-    if fmt == "lgb":
-        return "lookahead_lgb" if planned else "lgb"
-    return "lookahead" if planned else "epic"
+    lookahead (P8); napsim.engine.kernel_pick decides."""
+    return pick_for(game_format, policies).kernel
 
 
 def kernel_compiled(kind: str) -> bool:

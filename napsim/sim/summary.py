@@ -147,17 +147,17 @@ def _numbers(m: Metric, n: int, sums: np.ndarray, sumsq: np.ndarray, sumxt: np.n
                 interval="none" if math.isnan(lo) else "normal95")
 
 
-def commander_roles(fmt: str | None, cic_section: int | None = None) -> dict[str, str]:
+def commander_roles(game_format: str | None, cic_section: int | None = None) -> dict[str, str]:
     """The commanders of a format by key, for the catalogue's words: {'cic': 'CIC', 'c1':
     'Corps left wing', ...}; empty for an unknown format (the catalogue's own words then). With
     three players a side the sub-commanders are named by the sections they hold, which follow from
     the side's `cic_section` (the CIC's; the other two go to sub-commanders 1 and 2, left to right)."""
-    roles = list(COMMANDER_ROLES.get(fmt or "", ()))
-    if fmt == "epic3" and cic_section is not None:
+    roles = list(COMMANDER_ROLES.get(game_format or "", ()))
+    if game_format == "epic3" and cic_section is not None:
         subs = [x for x in range(3) if x != cic_section]
         roles = [f"CIC ({_SECTION[cic_section]} section)",
                  *(f"sub-commander of the {_SECTION[x]} section" for x in subs)]
-    elif fmt == "epic4":
+    elif game_format == "epic4":
         roles = ["CIC", *(f"Corps commander of the {w} section" for w in _SECTION)]
     return dict(zip(COMMANDER_KEYS, roles, strict=False))
 

@@ -16,10 +16,10 @@ from napsim.model.scenarios import SCENARIO_DIR, load_scenario
 from napsim.sim.packing import Simulation
 from napsim.sim.tables import KIND_PLACED, KIND_SECTION, CardTable, card_table, eval_pair, pair_tables
 from support.tomlwrite import dump_toml
-from support.tracetools import B, D
+from support.tracetools import col
 
 # event-log columns (epic._trace): code, ply, side, then the event's fields a..h
-HAND0, RACK0 = 11, 11 + layout.MAX_HAND
+HAND0, RACK0 = layout.TR_HAND, layout.TR_RACK
 
 PLAIN = {  # no Scout, Elan, First Strike, Counter-Attack, star or Tactician-draw card
     "Probe Left": 4, "Probe Center": 6, "Probe Right": 4, "Attack Left": 4, "Attack Center": 6,
@@ -88,7 +88,8 @@ def tables_for(ct: CardTable, u: np.ndarray, cmax: int = 7):
 
 def turn_cards(turn: np.ndarray) -> tuple[list[int], list[int]]:
     """(hand, rack) card types shown in an EV_TURN row."""
-    return (turn[HAND0:HAND0 + turn[D]].tolist(), turn[RACK0:RACK0 + turn[B]].tolist())
+    hand_n, rack_n = (turn[col("epic1", layout.EV_TURN, f)] for f in ("hand_cards", "rack_cards"))
+    return turn[HAND0:HAND0 + hand_n].tolist(), turn[RACK0:RACK0 + rack_n].tolist()
 
 
 def placed_section(ct: CardTable, t: int, p: int) -> int:

@@ -267,11 +267,11 @@ def _lgb_cases(ctx, ply, game_st, rng):
 
 
 def main() -> None:
-    fmt, info, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    family, info, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
     last = int(sys.argv[4]) if len(sys.argv) > 4 else 20  # the plies probed: 2, 5, ... below this
     la_params = {"lookahead_k": 3, "lookahead_d": 1, "lookahead_info": info}
     plies = set(range(2, last, 3))
-    if fmt == "epic":
+    if family == "epic":
         runs = [("symmetric", (("lookahead", la_params), ("lookahead", la_params))),
                 ("tamames", (("lookahead", la_params), ("lookahead", la_params)))]
         for scenario, policies in runs:

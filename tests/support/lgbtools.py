@@ -15,14 +15,13 @@ from napsim.sim.tables import card_table
 from napsim.sim.tables_lgb import eval_corps_card
 from support.tracetools import (
     SIDE,
-    A,
-    B,
     by_ply,
+    col,
     rows_of,
 )
 
 SCEN = "lgb-symmetric"
-HAND0, RACK0 = 11, 11 + layout.MAX_HAND  # EV_TURN rows list the CIC's hand and the rack here
+HAND0, RACK0 = layout.TR_HAND, layout.TR_RACK  # EV_TURN rows list the CIC's hand and the rack here
 N_DECK = 90
 GREEDY, RANDOM = ("greedy", ()), ("random", ())
 QUIET = (("first_strike_prob", 0.0), ("tactician_use_prob", 0.0))  # nothing leaves a hand early
@@ -66,13 +65,14 @@ def traced(sim: Simulation, seed: int, n: int):
 
 def corps_rows(rows: np.ndarray, code: int, s: int, k: int) -> np.ndarray:
     r = rows_of(rows, code)
-    return r[(r[:, SIDE] == s) & (r[:, A] == k)]
+    return r[(r[:, SIDE] == s) & (r[:, col("lgb", code, "corps")] == k)]
 
 
 def cards_played(rows: np.ndarray, s: int, k: int) -> np.ndarray:
     """EV_CORPS_PLAY rows of Corps commander k that carry a card (CIC's or his own)."""
     r = corps_rows(rows, layout.EV_CORPS_PLAY, s, k)
-    return r[(r[:, B] == layout.SRC_CIC) | (r[:, B] == layout.SRC_OWN)]
+    source = r[:, col("lgb", layout.EV_CORPS_PLAY, "source")]
+    return r[(source == layout.SRC_CIC) | (source == layout.SRC_OWN)]
 
 
 def units6(**sections) -> np.ndarray:

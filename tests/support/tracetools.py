@@ -7,11 +7,25 @@ import re
 import numpy as np
 
 from napsim.engine import layout
+from napsim.output.tracefmt import field_column, trace_table
 
 M = {name: i for i, name in enumerate(layout.METRIC_NAMES)}  # metric name -> column
 # a First Strike played in the opponent's turn (napsim.output.tracefmt)
 FIRST_STRIKE_LINE = re.compile(r" plays (First Strike|.+ as a First Strike) in the opponent's turn$")
-CODE, PLY, SIDE, A, B, C, D, E, F, G, H = range(11)  # trace row columns
+# trace row columns: code, ply, side, then fields a..h; what a field of each event means, and
+# its column by name, is layout.TRACE_EVENTS (TRACE_EVENTS_LGB): `col`, `field`
+CODE, PLY, SIDE = layout.TR_CODE, layout.TR_PLY, layout.TR_SIDE
+A, B, C, D, E, F, G, H = range(layout.TR_A, layout.TR_A + layout.TRACE_FIELDS)
+
+
+def col(game_format: str, code: int, name: str) -> int:
+    """The column of field `name` of event `code` in a trace of `game_format`."""
+    return field_column(trace_table(game_format), code, name)
+
+
+def field(row: np.ndarray, game_format: str, name: str) -> int:
+    """Field `name` of one event row of a trace of `game_format`."""
+    return int(row[col(game_format, int(row[CODE]), name)])
 
 
 def by_ply(events: np.ndarray) -> dict[int, np.ndarray]:

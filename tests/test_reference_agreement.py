@@ -167,3 +167,15 @@ def test_play_games_signature():
     assert out.shape == (2, len(METRIC_NAMES)) and out.dtype == np.int64
     assert (out[:, METRIC_NAMES.index("turns")] == 2 * sim.scenario.turns).all()
     assert (out[:, METRIC_NAMES.index("invariant_violations")] == 0).all()
+
+
+@pytest.mark.parametrize("fmt", ["standard", "epic1"])
+def test_kernel_agrees_with_reference_dice_cards(fmt):
+    # rules D2, S2: the Ancients deck's I Am Spartacus and Rally roll Command battle dice and order
+    # one unit per ordering face (the card's rolled type), the greedy scores them by the
+    # expectation of the roll (P1); the one-card game (Ancients' own) and EPIC one a side
+    sc = load_scenario("symmetric", {"scenario.format": fmt, "scenario.deck": "cca60"})
+    sim = Simulation.build(sc, POLICIES["greedy"])
+    assert sim.cards.dice_var.max() > 0  # the deck's dice cards have their rolled types
+    bad = _compare(sim, seed=4141)
+    assert not bad, "\n".join(bad)

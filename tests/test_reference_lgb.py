@@ -237,3 +237,11 @@ def test_play_games_lgb_shapes():
     assert cmet.shape == (2, 4, N_CM) and cmet.dtype == np.int64
     assert (met[:, METRIC_NAMES.index("turns")] == 2 * sim.scenario.turns).all()
     assert (cmet[:, 1:, CM_NAMES.index("commander_turns")] == 2 * sim.scenario.turns).all()
+
+
+def test_dice_cards_lgb():
+    # rules D2, S2, L3-L5: the Ancients deck's I Am Spartacus and Rally, given by the CIC or played
+    # from a Corps commander's hand, roll his Command in battle dice and order one unit per
+    # ordering face; the gift scores take the expectation of the roll (P6)
+    sc = load_scenario("lgb-symmetric", {"scenario.deck": "cca60"})
+    _assert_agree(Simulation.build(sc, GREEDY))

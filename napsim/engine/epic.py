@@ -37,6 +37,7 @@ from napsim.engine.epic_phases import (
     _first_strike,
     _gain_counter,
     _orders,
+    _played_record,
     _resolve_cards,
     _spend_tacticians,
     _squares,
@@ -317,7 +318,7 @@ def _ply(ply, rs, rs_post, rs_late, forced_hi, forced_rj, forced_p, forced_g, fo
             last_hand[s] = void
         if rb0 != void and rb == void:
             last_rack[s] = void
-    ner = rec_t[s, c, ra, rb]
+    ner = _played_record(rs_post, s, ply, c, ra, rb, ctab, rec_t, trace, tn)  # D2: rolled cards
     q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
     _orders(s, ner, q0, nominal, met)
     # G3/G4: a Spanish Scout may trade its second draw (and, in EPIC, its stars) for a counter

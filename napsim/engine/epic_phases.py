@@ -13,13 +13,14 @@ from napsim.engine.cardflow import (
     _resolve,
     _take_tactician,
     _trace,
+    roll_orders,
     scout_keep,
 )
 from napsim.engine.commanders import (
     _commander_tactician,
     _holds_tactician,
 )
-from napsim.engine.jit import inlined, inlined_cached
+from napsim.engine.jit import inlined, inlined_cached, inlined_ir
 from napsim.engine.layout import (
     C_COUNTER,
     C_E4BIT,
@@ -281,6 +282,16 @@ def _take_cards(s, ply, hi, rj, p, rack_size, e4, c, void, ctab, best_val, rmap,
             ra = void
             p = 0
     return ta, tb, ra, rb, p
+
+
+@inlined_ir
+def _played_record(rs, s, ply, c, ra, rb, ctab, rec_t, trace, tn):
+    """The pair record of the turn's cards as they give orders (napsim.sim.tables.pair_records):
+    a card that rolls its orders (D2) rolls its Command in dice first, the hand card's then the
+    rack card's, and plays as its roll; the others draw nothing. Returns a view of rec_t
+    (inlined at numba's IR level, as a helper returning an array must be)."""
+    return rec_t[s, c, roll_orders(rs, s, ply, np.int64(-1), ra, c, ctab, trace, tn),
+                 roll_orders(rs, s, ply, np.int64(-1), rb, c, ctab, trace, tn)]
 
 
 @inlined_cached

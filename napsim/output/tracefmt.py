@@ -112,6 +112,12 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             out.append(f"  {who} {_role(sc, k, s)} ({SECTION_WORDS[a[6]]}) has {why}: initiative roll "
                        f"{DIE_FACES[d1]} + {DIE_FACES[d2]}, {plural(ordered, 'unit')} "
                        f"ordered{extra}")
+        elif code == layout.EV_DICE:
+            t, n_dice, hits, k = a[:4]
+            roller = f"{who} Corps {WINGS[k]}" if sc.format == "lgb" and k >= 0 else who
+            out.append(f"  {roller} rolls {plural(n_dice, 'die', 'dice')} for {names[t]} (its "
+                       f"Command): {hits} show an ordering face ({sim.deck.dice_order_faces} of 6), "
+                       f"so the card orders up to {plural(hits, 'unit')} (D2)")
         elif code == layout.EV_PASS:
             out.append(f"  {who} CIC passes {names[a[0]]} ({SECTION_WORDS[a[1]]}) to his sub-commander "
                        f"and plays the other card")
@@ -293,7 +299,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 def force_march_flags(sim) -> np.ndarray:
     """Per card type (VOID last): 1 for a Force March card (D3 force_march)."""
     out = np.zeros(len(sim.cards.names), np.int64)
-    out[:-1] = sim.deck.cards["force_march"].to_numpy()
+    out[:-1] = sim.deck.cards["force_march"].to_numpy()[sim.cards.base[:-1]]
     return out
 
 

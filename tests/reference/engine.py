@@ -65,6 +65,7 @@ and draws no Tactician card, and such draws are not starved.
 
 from __future__ import annotations
 
+import math
 import random
 from functools import lru_cache
 
@@ -225,11 +226,37 @@ class _Game:
                 return self.void, tb
         return ta, tb
 
+    def rolled(self, t: int, command: int) -> int:
+        """Rule D2: a card that rolls its orders rolls `command` battle dice; each die showing one
+        of the deck's ordering faces orders one unit: the card plays as its type with that many
+        ordering dice (the card table's rolled types). Any other card rolls nothing."""
+        cd = self.cards
+        if cd.dice_var[t] < 0:
+            return t
+        hits = sum(self.rng.randrange(6) < int(cd.dice[t]) for _ in range(command))
+        return int(cd.dice_var[t]) + hits
+
+    def roll_chances(self, t: int, command: int) -> list[tuple[float, int]]:
+        """Rule D2 / P1: (chance, type played as) of every roll of card t (binomial)."""
+        cd = self.cards
+        if cd.dice_var[t] < 0:
+            return [(1.0, t)]
+        q = int(cd.dice[t]) / 6.0
+        return [(math.comb(command, k) * q ** k * (1 - q) ** (command - k), int(cd.dice_var[t]) + k)
+                for k in range(command + 1)]
+
     def score(self, s: int, c: int, ta: int, tb: int, p: int) -> float:
-        """Rule P1: weighted effective orders plus Tactician, Scout and expected star terms."""
+        """Rule P1: weighted effective orders plus Tactician, Scout and expected star terms; a card
+        that rolls its orders (D2) scores the expectation over its roll."""
+        ta, tb = self.kept(s, ta, tb, p)
+        if self.cards.dice_var[ta] < 0 and self.cards.dice_var[tb] < 0:
+            return self._score(s, c, ta, tb, p)
+        return sum(qa * qb * self._score(s, c, va, vb, p) for qa, va in self.roll_chances(ta, c)
+                   for qb, vb in self.roll_chances(tb, c))
+
+    def _score(self, s: int, c: int, ta: int, tb: int, p: int) -> float:
         pv = self.pol[s]
         cd = self.cards
-        ta, tb = self.kept(s, ta, tb, p)
         _, eff, rem = self._eval_cache(s, c, ta, tb, p)
         v = pv[PARAMS["w_l"]] * eff[0] + pv[PARAMS["w_c"]] * eff[1] + pv[PARAMS["w_r"]] * eff[2]
         tac_bonus = pv[PARAMS["tactician_bonus"]]
@@ -768,7 +795,9 @@ class _Game:
                         last_hand[s] = void
                     if played[1][0] != void and rb == void:
                         last_rack[s] = void
-            nom, eff, rem = self._eval_cache(s, c, ra, rb, p)
+            # rule D2: a card that rolls its orders rolls them now (the hand card's dice first)
+            da = self.rolled(ra, c)
+            nom, eff, rem = self._eval_cache(s, c, da, self.rolled(rb, c), p)
             for x, sec in enumerate("LCR"):
                 met[s, M["nominal_" + sec]] += nom[x]
                 met[s, M["effective_" + sec]] += eff[x]

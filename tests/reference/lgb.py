@@ -90,7 +90,7 @@ class _LgbGame:
         self.units = units6_array(sc)  # [side, type, section of six]
         n_types = len(sim.cards.names)
         self.force_march = np.zeros(n_types, np.int64)
-        self.force_march[:-1] = sim.deck.cards["force_march"].to_numpy()
+        self.force_march[:-1] = sim.deck.cards["force_march"].to_numpy()[sim.cards.base[:-1]]
         # E6 commands beyond every hand and every wing's units order nothing more; the kernel
         # clamps commands (and so nominal "equal to command" orders) at this bound
         wing_units = self.units[:, :, 0::2].sum(axis=1) + self.units[:, :, 1::2].sum(axis=1)
@@ -123,13 +123,7 @@ class _LgbGame:
         tac_bonus = pv[PARAMS["tactician_bonus"]]
         march_bonus = pv[PARAMS["march_bonus"]]
         march_prob = pv[PARAMS["march_prob"]]
-        res = []
-        for opt in range(2):
-            got = corps_card_orders(cd, self.units[s], t, src == SRC_CIC, opt, c, k,
-                                    self.force_march)
-            if got is None:
-                continue
-            nom, ea, eb = got
+        def value(t, ea, eb):
             v = w * (ea + eb) + tac_bonus * cd.tdraw[t] + pv[PARAMS["scout_bonus"]] * cd.scout[t]
             if cd.stars[t] > 0:  # rule L7: March Move 3 free units, or a Command + Tactician card
                 avail = min(3, self.wing_units[s][k] - ea - eb)
@@ -137,6 +131,22 @@ class _LgbGame:
                     v += march_prob * march_bonus * avail + (1 - march_prob) * 2 * tac_bonus
                 else:
                     v += 2 * tac_bonus
+            return v
+
+        res = []
+        for opt in range(2):
+            got = corps_card_orders(cd, self.units[s], t, src == SRC_CIC, opt, c, k,
+                                    self.force_march)
+            if got is None:
+                continue
+            nom, ea, eb = got
+            v = value(t, ea, eb)
+            if cd.dice_var[t] >= 0:  # rule D2: a card that rolls its orders: the expected score
+                v = 0.0
+                for q, r in self.roll_chances(t, c):
+                    _, ra, rb = corps_card_orders(cd, self.units[s], r, src == SRC_CIC, opt, c, k,
+                                                  self.force_march)
+                    v += q * value(r, ra, rb)
             res.append((opt, nom, ea, eb, float(v)))
         self._opts[key] = res
         return res
@@ -175,6 +185,8 @@ class _LgbGame:
     # rules D3 (First Strike, Counter-Attack as the opponent CIC's last hand card) and D6 (draw,
     # reshuffle): the same list operations as the EPIC reference
     resolve = _EpicGame.resolve
+    rolled = _EpicGame.rolled  # rule D2: the roll of a card that rolls its orders
+    roll_chances = _EpicGame.roll_chances
     draw = _EpicGame.draw
     elan_reshuffle = _EpicGame.elan_reshuffle
 
@@ -590,8 +602,8 @@ class _LgbGame:
                 tot_b = int(self.units[s, :, 2 * w + 1].sum())
                 nom = ea = eb = 0
                 for r, _, q in cards:
-                    if r != void:
-                        n1, a1, b1 = self.orders(s, w, src, cw, r, q)
+                    if r != void:  # rule D2: a card that rolls its orders rolls them now
+                        n1, a1, b1 = self.orders(s, w, src, cw, self.rolled(r, cw), q)
                         nom, ea, eb = nom + n1, ea + a1, eb + b1
                 ea, eb = min(ea, tot_a), min(eb, tot_b)  # S2: a unit is ordered once
                 room[2 * w] -= ea

@@ -182,3 +182,13 @@ def test_d1_dice_header_and_column_are_checked(tmp_path):
         load_deck(str(write_deck_csv(tmp_path / "d.csv", comments, columns, section)))
     assert load_deck("cca60").dice_order_faces == 4
     assert load_deck("gmt90").dice_order_faces == 0
+
+
+def test_d1_decks_show_says_which_cards_roll_and_the_die():
+    # rules D1, D2: `napsim decks show` names the cards that roll their orders and the deck's
+    # ordering faces; a deck without such cards says nothing of a die
+    from napsim.output.views import deck_text
+    text = deck_text("cca60")
+    assert "I Am Spartacus               rolls command dice: one unit per ordering face" in text
+    assert "4 of its 6 faces order a unit (# dice_order_faces" in text
+    assert "rolls command dice" not in deck_text("gmt90") and "faces order" not in deck_text("gmt90")

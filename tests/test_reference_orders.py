@@ -28,7 +28,7 @@ ARMIES = {
 
 def _tables(deck: str, army: list, standard: bool):
     name, _, variant = deck.partition(":")
-    cards = card_table(load_deck(name))
+    cards = card_table(load_deck(name), dice_max=CMAX)  # cca60: its rolled cards' types too (D2)
     if variant == "no-fallback":  # no shipped deck has a typed tactic card without the mark
         cards.fallback[:] = 0
     units = np.array([army, army], np.int64)
@@ -41,7 +41,8 @@ def _tables(deck: str, army: list, standard: bool):
                                             ("ccn70:no-fallback", True),
                                             ("gmt90:no-fallback", False)])
 def test_reference_orders_equal_the_pair_tables(deck, standard, army):
-    # rule S2, rule E5, rule E6, rule E7: two independent versions of the same arithmetic
+    # rule S2, rule E5, rule E6, rule E7: two independent versions of the same arithmetic (rule
+    # D2: cca60's rolled cards with each number of ordering dice)
     cards, units, t = _tables(deck, ARMIES[army], standard)
     n = len(cards.names)
     checked = 0
@@ -79,13 +80,14 @@ ARMIES6 = {
 
 
 @pytest.mark.parametrize("army", sorted(ARMIES6))
-@pytest.mark.parametrize("deck", ["gmt90", "gmt90:no-fallback"])
+@pytest.mark.parametrize("deck", ["gmt90", "gmt90:no-fallback", "cca60"])
 def test_reference_corps_card_orders_equal_the_lgb_tables(deck, army):
     # rule L3, rule L4, rule L5, rule S2: two independent versions of one Corps commander's orders
+    # (rule D2: cca60's rolled cards with each number of ordering dice)
     cards, _, _ = _tables(deck, ARMIES["line"], False)
     units6 = np.array(ARMIES6[army], np.int64)
     force_march = np.zeros(len(cards.names), np.int64)  # the last slot: no card
-    force_march[:-1] = load_deck(deck.partition(":")[0]).cards["force_march"].to_numpy()
+    force_march[:-1] = load_deck(deck.partition(":")[0]).cards["force_march"].to_numpy()[cards.base[:-1]]
     kernel = getattr(eval_corps_card, "py_func", eval_corps_card)
     out = np.zeros(3, np.int64)
     checked = 0

@@ -1,7 +1,7 @@
 """The card flow both kernels share (EPIC and La Grande Battles): the event log, draws from the
 Command deck (D6) and the Tactician deck (D4), the Elan reshuffle (E9.4, L9), the rack refill
-(E9.6), how a card plays this turn (First Strike, Counter-Attack) and one Spanish Guerrilla
-attempt once its target is chosen (G1, G5, P4).
+(E9.6), how a card plays this turn (First Strike, Counter-Attack, the roll of a card that rolls
+its orders) and one Spanish Guerrilla attempt once its target is chosen (G1, G5, P4).
 
 Every helper is inlined into the kernels by LLVM (napsim.engine.jit.inlined).
 """
@@ -12,9 +12,12 @@ from numba import njit
 from napsim.engine.jit import inlined, inlined_cached, inlined_py
 from napsim.engine.layout import (
     C_COUNTER,
+    C_DICE,
+    C_DICE_VAR,
     C_FS,
     C_MIRROR,
     DIE_SABRE,
+    EV_DICE,
     EV_ELAN,
     EV_G_ATTEMPT,
     EV_REFILL,
@@ -118,6 +121,25 @@ def _draw_card(rs, pile, pn, disc, dn, met, side, trace, tn, ply):
     pile[j] = pile[n]
     pn[0] = n
     return t
+
+
+@inlined
+def roll_orders(rs, s, ply, who, t, n_dice, ctab, trace, tn):
+    """D2: the card type t plays as once rolled. A card that rolls its orders (the deck's dice
+    mark) rolls n_dice battle dice, its Command, and each die showing one of the deck's ordering
+    faces (the first ctab[t, C_DICE] of the six) orders one unit: it plays as its rolled type with
+    that many ordering dice (napsim.sim.tables.card_table). Any other card is t itself, and draws
+    nothing from the stream. `who`: the commander who rolls, for the trace (-1: the side's player)."""
+    first = ctab[t, C_DICE_VAR]
+    if first < 0:
+        return t
+    faces = ctab[t, C_DICE]
+    hits = 0
+    for _ in range(n_dice):
+        if battle_die(rs) < faces:
+            hits += 1
+    _trace(trace, tn, EV_DICE, ply, s, t, n_dice, hits, who, 0, 0, 0, 0)
+    return first + hits
 
 
 @inlined

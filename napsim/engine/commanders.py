@@ -239,7 +239,7 @@ def _card_tacticians(rs, ply, s, played, da, db, tab, gm):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def _commander_layer(rs, s, ply, played, free, star_tac, units, tab, gm):
+def _commander_layer(rs, s, ply, played, rolled, free, star_tac, units, tab, gm):
     """One turn of the commander layer (docs/rules.md M4, M6, M8): who received which card, initiative
     rolls for section commanders left without a card (and, by default, without multi-section orders
     in their section; with 3 a side a CIC who laid a multi-section card has a card), and the turn's
@@ -247,13 +247,14 @@ def _commander_layer(rs, s, ply, played, free, star_tac, units, tab, gm):
 
     played = (card a, card b as played, the same after any Guerrilla nullification (a nullified
     card still reached its commander but earns no Tactician card), their placements, the command
-    column c, the placement the orders are read at); free: the units left unordered per section
+    column c, the placement the orders are read at); rolled: the card types the two play as after
+    any roll of their orders (D2, the pair record's); free: the units left unordered per section
     after the cards and March Moves; star_tac: the Tactician cards each card's stars earned."""
     ra0, rb0, ra, rb, _, _, c, pq = played
     ctab, nom_t, cmd_sec, cmet = tab.ctab, tab.nom_t, tab.cmd_sec, gm.cmet
     players_a_side = tab.players_a_side
     void = ctab.shape[0] - 1
-    ner = tab.rec_t[s, c, ra, rb]
+    ner = tab.rec_t[s, c, rolled[0], rolled[1]]
     q0 = REC_ORD + 6 * pq
     ka, kb, xa, xb = _placed_sections(played, ctab)
     da = ctab[ra, C_TDRAW] + star_tac[0]  # Tactician cards each card earned (E8, E9.3)

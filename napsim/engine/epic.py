@@ -24,6 +24,7 @@ from napsim.engine.cardflow import (
     _refill_rack,
     _trace,
     _types_miscounted,
+    roll_orders,
     scout_trade,
 )
 from napsim.engine.choice import _choose, _choose_resolved
@@ -326,7 +327,11 @@ def _turn_orders(ply, s, rs, played, fs_card, tab, gm, g_turn):
     c, ta, tb, ra0, rb0, ra, rb, pa, pb, pq, turn_over = played
     ctab, met = tab.ctab, gm.met
     void = ctab.shape[0] - 1
-    ner = tab.rec_t[s, c, ra, rb]
+    # D2: a card that rolls its orders rolls its Command in dice first (the hand card's, then the
+    # rack card's) and plays as its roll; the others draw nothing
+    rolled = (roll_orders(rs, s, ply, np.int64(-1), ra, c, ctab, gm.trace, gm.tn),
+              roll_orders(rs, s, ply, np.int64(-1), rb, c, ctab, gm.trace, gm.tn))
+    ner = tab.rec_t[s, c, rolled[0], rolled[1]]
     q0 = REC_ORD + 6 * pq  # nominal, then effective orders per section
     _orders(s, ner, q0, gm.nominal, met)
     # G3/G4: a Spanish Scout may trade its second draw (and, in EPIC, its stars) for a counter
@@ -344,7 +349,7 @@ def _turn_orders(ply, s, rs, played, fs_card, tab, gm, g_turn):
         _trace_orders(gm.trace, gm.tn, ply, s, gm.nominal, ner, q0, marched, tac_draws)
     _discard_played(rs, 1 - s, ply, ta, tb, fs_card, void, gm.pile, gm.pn, gm.disc, gm.dn,
                     gm.hand, gm.hn, met, gm.trace, gm.tn)
-    return gain_sec, scouted, r0, r1, r2, tac_draws, star_tac_a, star_tac_b
+    return gain_sec, scouted, r0, r1, r2, tac_draws, star_tac_a, star_tac_b, rolled
 
 
 @inlined
@@ -370,12 +375,12 @@ def _turn_end(ply, s, rs, played, orders, elan, tab, gm, units):
     it compiled) or the Tactician draws (E9.3), an Elan's reshuffle and Tactician cards (E9.4),
     the rack refilled (E9.6)."""
     c, ta, tb, ra0, rb0, ra, rb, pa, pb, pq, turn_over = played
-    _, _, r0, r1, r2, tac_draws, star_tac_a, star_tac_b = orders
+    _, _, r0, r1, r2, tac_draws, star_tac_a, star_tac_b, rolled = orders
     players_a_side = tab.players_a_side
     multi = players_a_side >= 2
     trace, tn, met, cmet = gm.trace, gm.tn, gm.met, gm.cmet
     if units is not None and multi and not turn_over:
-        _commander_layer(rs, s, ply, (ra0, rb0, ra, rb, pa, pb, c, pq), (r0, r1, r2),
+        _commander_layer(rs, s, ply, (ra0, rb0, ra, rb, pa, pb, c, pq), rolled, (r0, r1, r2),
                          (np.int64(star_tac_a), np.int64(star_tac_b)), units, tab, gm)
     else:  # E9.3
         _turn_tacticians(s, ply, players_a_side, turn_over, tac_draws, tab.cmd_sec, cmet, gm.tac,

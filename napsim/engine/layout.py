@@ -116,7 +116,10 @@ COMMANDER_ROLES = {
     "lgb": ("CIC", "Corps left wing", "Corps centre wing", "Corps right wing"),
 }
 
-# battle die faces (D5): 0-1 infantry, 2 cavalry, 3 artillery, 4 flag, 5 sabre
+# battle die faces (D5): 0-1 infantry, 2 cavalry, 3 artillery, 4 flag, 5 sabre. A card that rolls
+# its orders (D2) reads the same draw 0-5 as its deck's die: faces below the deck's
+# dice_order_faces order a unit (the Ancients die: light, medium, heavy, leader, then flag and
+# crossed swords, napsim.engine.cardflow.roll_orders)
 FACE_SYMBOL = (0, 0, 1, 2, 3, 4)
 DIE_SABRE = 5          # the face a battle die shows for a sabre
 SYM_FLAG, SYM_SABRE = 3, 4  # symbols (FACE_SYMBOL): 0-2 a unit type, then flag and sabre
@@ -124,7 +127,10 @@ SYM_FLAG, SYM_SABRE = 3, 4  # symbols (FACE_SYMBOL): 0-2 a unit type, then flag 
 # ---------------------------------------------------------------- card table ctab[type, C]
 C_KIND, C_SEC, C_STARS, C_TDRAW, C_SCOUT, C_ELAN, C_FS, C_COUNTER, C_MIRROR, C_EQ = range(10)
 C_E4BIT = 10  # 1 << section for a section card, 8 for any other (the E4 test ORs them)
-N_CCOLS = 11
+# a card that rolls its orders (D2, the deck's dice mark): the die's ordering faces (0 for a card
+# that does not roll), and its first rolled type (the card with 0 ordering dice; k dice: + k), or -1
+C_DICE, C_DICE_VAR = 11, 12
+N_CCOLS = 13
 # card kinds ctab[t, C_KIND] (napsim.sim.tables.KIND_*)
 KIND_SECTION, KIND_MULTI, KIND_PLACED, KIND_INERT = 0, 1, 2, 3
 
@@ -209,6 +215,7 @@ EV_G_ATTEMPT, EV_G_GAIN = 14, 15
 EV_CORPS_HANDS, EV_GIVE, EV_CORPS_PLAY, EV_REJECT, EV_CORPS_DRAW = 16, 17, 18, 19, 21
 EV_CORPS_TACTICIAN = 22
 EV_CORPS_REACH = 25  # a Take Command's orders in the sections next to his (E7, napsim.sim.tables_lgb)
+EV_DICE = 26  # a card that rolls its orders (D2): card, dice rolled, ordering dice, commander
 # the commander layer (shared)
 EV_INITIATIVE, EV_PASS, EV_COMMANDER_TACTICIAN = 20, 23, 24
 
@@ -248,12 +255,15 @@ TRACE_EVENTS = {
     EV_PASS: ("pass", ("card", "section")),  # the CIC's card his sub-commander plays (M4)
     EV_COMMANDER_TACTICIAN: ("commander_tactician", ("commander", "commander_held",
                                                      "tactician_held")),
+    # a card that rolls its orders (D2): the card, the dice rolled (its Command), those showing an
+    # ordering face; corps -1 in EPIC and the standard game, a Corps commander's wing in LGB
+    EV_DICE: ("dice", ("card", "dice", "ordering", "corps")),
 }
 # corps: a Corps commander by his wing (0 left, 1 centre, 2 right); owner: a Corps commander's
 # wing, or 3 the CIC; holder: 0 the CIC, or a Corps commander's wing + 1
 TRACE_EVENTS_LGB = {
     **{code: TRACE_EVENTS[code] for code in (EV_TURN, EV_ORDERS, EV_DRAW, EV_ELAN, EV_RESHUFFLE,
-                                             EV_REFILL, EV_STARVED)},
+                                             EV_REFILL, EV_STARVED, EV_DICE)},
     EV_SQUARE: ("square", ("card", "owner")),
     EV_UNSQUARE: ("unsquare", ("card", "owner")),
     EV_FIRST_STRIKE: ("first_strike", ("card", "holder")),

@@ -16,7 +16,7 @@ and bopt_t the same with the option). The CIC's gifts are napsim.engine.lgb_gift
 
 import numpy as np
 
-from napsim.engine.cardflow import _resolve, _trace
+from napsim.engine.cardflow import _resolve, _trace, roll_orders
 from napsim.engine.commanders import roll_initiative
 from napsim.engine.jit import inlined, inlined_cached
 from napsim.engine.layout import (
@@ -198,6 +198,7 @@ def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, no
         q = int(pl[PL_OPT, kc]) if which == 0 else int(pl[PL_OPT2, kc])
         if r == void:
             continue
+        r = roll_orders(rs, s, ply, kc, r, cc, ctab, trace, tn)  # D2: a card that rolls its orders
         nom += nom_t[s, kc, src, cc, r, q]
         ea += eff_t[s, kc, src, cc, r, q, 0]
         eb += eff_t[s, kc, src, cc, r, q, 1]

@@ -14,10 +14,16 @@ A deck file starts with `# key: value` header lines, then a CSV table. Header ke
   option `elan_order` may move it) or `before_draw` (the card's own text says so, as the Ancients
   I Am Spartacus does: the played card and the discards are shuffled in before the new card is
   drawn, in every format).
+- `dice_order_faces`: of the battle die's six faces, how many order a unit when a card with the
+  `dice` mark is rolled (an integer 0-6). Required when a card has `dice` = 1, refused otherwise:
+  the die's faces are a fact of the game the deck belongs to, stated in the deck file.
 
 Each key but `note` may appear once. The table has the columns in COLUMNS (all required) and may
 add those in OPTIONAL_COLUMNS:
 
+- `dice`: 1 when the card's orders are rolled: as many battle dice as the Command, each die showing
+  an ordering face (`dice_order_faces`) orders one unit (the Ancients I Am Spartacus and Rally). Such
+  a card has cap `cmd` and is played like a tactic card. Blank or missing: 0.
 - `unit_class`: the unit class the card's own text names (free text, e.g. "light", "mounted"),
   kept for display and filters. Classes that napsim's scenario model lacks are listed by
   `Deck.unit_classes_outside_model()`; the engine orders units by `unit_filter` alone.
@@ -61,9 +67,10 @@ COLUMNS = (
     "name", "count", "kind", "section", *ORDER_COLUMNS, "equal_to_command", "cap",
     "unit_filter", "stars", *MARKS, "category", "confidence", "source",
 )
-OPTIONAL_COLUMNS = ("unit_class", *deck_ranges.RANGE_COLUMNS)
+OPTIONAL_COLUMNS = ("unit_class", "dice", *deck_ranges.RANGE_COLUMNS)
 ALL_COLUMNS = (*COLUMNS, *OPTIONAL_COLUMNS)
-HEADER_KEYS = ("title", "total", "note", "tactician_deck", "kind_totals", "elan_reshuffle")
+HEADER_KEYS = ("title", "total", "note", "tactician_deck", "kind_totals", "elan_reshuffle",
+               "dice_order_faces")
 ELAN_RESHUFFLE = ("after_draw", "before_draw")  # `# elan_reshuffle:` values, the default first
 REPEATABLE_HEADER_KEYS = ("note",)
 # Tactician cards assumed when a deck file has no `# tactician_deck:` line (the GM&T deck's 50).
@@ -96,6 +103,9 @@ class Deck:
     kind_totals: tuple = ()
     # True when the deck's Elan-marked cards reshuffle before the Command draw (`# elan_reshuffle:`)
     elan_before_draw: bool = False
+    # faces of the six-faced battle die that order a unit when a `dice` card is rolled (0: no
+    # card of the deck rolls; `# dice_order_faces:`)
+    dice_order_faces: int = 0
 
     @property
     def n_cards(self) -> int:
@@ -259,6 +269,7 @@ def load_deck(name_or_path: str | Path) -> Deck:
     if elan_reshuffle not in ELAN_RESHUFFLE:
         raise NapsimInputError(f"{path}:{header_lines['elan_reshuffle']}", "elan_reshuffle",
                                f"unknown value '{excerpt(elan_reshuffle)}'", ", ".join(ELAN_RESHUFFLE))
+    dice_faces = _dice_order_faces(path, header, header_lines, cards, row_lines)
     return Deck(
         name=path.stem,
         path=path,
@@ -270,7 +281,27 @@ def load_deck(name_or_path: str | Path) -> Deck:
         tactician_deck_declared="tactician_deck" in header,
         kind_totals=kind_totals,
         elan_before_draw=elan_reshuffle == "before_draw",
+        dice_order_faces=dice_faces,
     )
+
+
+def _dice_order_faces(path: Path, header: dict[str, str], header_lines: dict[str, int],
+                      cards: pd.DataFrame, row_lines: list[int]) -> int:
+    """The `# dice_order_faces:` header: required by a card with the `dice` mark, refused without
+    one (a die nobody rolls would be a fact that changes nothing)."""
+    rolled = cards.index[cards["dice"] == 1].tolist()
+    if "dice_order_faces" not in header:
+        if rolled:
+            raise NapsimInputError(f"{path}:{row_lines[rolled[0]]}", "dice",
+                                   f"card '{excerpt(cards['name'].iat[rolled[0]])}' rolls dice but "
+                                   "the file has no '# dice_order_faces:' line",
+                                   "a header line '# dice_order_faces: N' with N 0-6, or dice 0")
+        return 0
+    where = f"{path}:{header_lines['dice_order_faces']}"
+    if not rolled:
+        raise NapsimInputError(where, "dice_order_faces", "no card of the deck rolls dice (dice = 1)",
+                               "the line left out, or a card with dice 1")
+    return _parse_int(where, "dice_order_faces", header["dice_order_faces"], 0, 6)
 
 
 def _read_rows(path: Path, body_lines: list[str], first_line: int) -> list[tuple[int, list[str]]]:
@@ -400,6 +431,7 @@ def _parse_row(where: str, row: dict[str, str]) -> dict:
     out["confidence"] = _parse_choice(where, "confidence", row["confidence"], CONFIDENCE)
     out["source"] = row["source"].strip()
     out["unit_class"] = row.get("unit_class", "").strip()  # optional column
+    out["dice"] = _parse_int(where, "dice", row.get("dice", "").strip() or "0", 0, 1)  # optional
     deck_ranges.parse_range(where, out, row, _parse_int)  # optional columns
     _check_kind_consistency(where, out, kind)
     return out
@@ -439,3 +471,6 @@ def _check_kind_consistency(where: str, row: dict, kind: str) -> None:
         raise NapsimInputError(
             where, "orders_l", f"a {kind} card has no fixed section orders; use cap", "0"
         )
+    if row["dice"] == 1 and (kind not in ("tactic", "troop", "leadership") or row["cap"] != CAP_CMD):
+        raise NapsimInputError(where, "dice", "a card that rolls its orders is a tactic, troop or "
+                               "leadership card with cap cmd (one die per Command)", "0")

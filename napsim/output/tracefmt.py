@@ -117,6 +117,13 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
             out.append(f"  {who} {_role(sc, a['commander'], s)} ({SECTION_WORDS[a['section']]}) has {why}: "
                        f"initiative roll {DIE_FACES[a['die_1']]} + {DIE_FACES[a['die_2']]}, "
                        f"{plural(a['ordered'], 'unit')} ordered{extra}")
+        elif code == layout.EV_DICE:
+            k = a["corps"]
+            roller = f"{who} Corps {WINGS[k]}" if sc.game_format == "lgb" and k >= 0 else who
+            out.append(f"  {roller} rolls {plural(a['dice'], 'die', 'dice')} for {names[a['card']]} "
+                       f"(its Command): {a['ordering']} show an ordering face "
+                       f"({sim.deck.dice_order_faces} of 6), so the card orders up to "
+                       f"{plural(a['ordering'], 'unit')} (D2)")
         elif code == layout.EV_PASS:
             out.append(f"  {who} CIC passes {names[a['card']]} ({SECTION_WORDS[a['section']]}) to his "
                        f"sub-commander and plays the other card")
@@ -321,7 +328,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 def force_march_flags(sim) -> np.ndarray:
     """Per card type (VOID last): 1 for a Force March card (D3 force_march)."""
     out = np.zeros(len(sim.cards.names), np.int64)
-    out[:-1] = sim.deck.cards["force_march"].to_numpy()
+    out[:-1] = sim.deck.cards["force_march"].to_numpy()[sim.cards.base[:-1]]
     return out
 
 

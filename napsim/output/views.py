@@ -228,6 +228,9 @@ def deck_text(deck: str) -> str:
                 out.append(f"    {r['count']:>3}  {r['name']:<28} {_describe(r)}  [{r['confidence']}]"
                            + _range_text(r))
     out.append(f"\ntotal: {d.n_cards} cards in {d.n_types} types")
+    if d.dice_order_faces or (c["dice"] == 1).any():  # D2: the cards that roll their orders
+        out.append(f"battle die of the cards that roll their orders: {d.dice_order_faces} of its 6 "
+                   "faces order a unit (# dice_order_faces; the notes say where the number comes from)")
     if d.has_ranges:
         kept = "".join(f", {k} {n}" for k, n in d.kind_totals)
         out.append(f"plausible ranges: {int(d.cards['count_min'].sum())}-{int(d.cards['count_max'].sum())} "
@@ -273,6 +276,9 @@ def _describe(r) -> str:
             parts.append("orders = command")
         else:
             parts.append(f"orders L/C/R {r['orders_l']}/{r['orders_c']}/{r['orders_r']}")
+    elif r["dice"]:
+        parts.append("rolls command dice: one unit per ordering face, "
+                     f"{_FILTER_WORDS.get(r['unit_filter'], r['unit_filter'])}")
     elif r["cap"] != -1:
         cap = {-2: "= command", -3: "all"}.get(r["cap"], str(r["cap"]))
         parts.append(f"up to {cap} {r['unit_filter']}")

@@ -132,10 +132,13 @@ class Simulation:
         # a scenario's [policy.<side>] table tunes the policy it names (napsim tune)
         pol = np.stack([policy_vector(n, with_table(sc.policies, s.key, n, o))
                         for s, (n, o) in zip(sc.sides, policies, strict=True)])
-        cards = card_table(dk, card_changes(sc.rules, sc.format))  # the house rules in force
         cmax = max(s.hand for s in sc.sides) + 1
         if cmax > layout.MAX_HAND:
             raise NapsimInputError(str(sc.path), "hand", "hand too large", f"1-{layout.MAX_HAND - 1}")
+        lgb_cmax = _lgb_cmax(sc, dk) if sc.format == "lgb" else cmax
+        # the house rules in force; a card that rolls its orders is rolled at up to the largest
+        # command of the tables (D2)
+        cards = card_table(dk, card_changes(sc.rules, sc.format), lgb_cmax)
         if checked is not None:
             checked()
         # the pair tables are EPIC's (and the standard game's); La Grande Battles has its own below
@@ -145,20 +148,15 @@ class Simulation:
             dry)
         ctab = np.stack([cards.kind, cards.sec, cards.stars, cards.tdraw, cards.scout, cards.elan,
                          cards.first_strike, cards.counter, cards.mirror, cards.eq_cmd,
-                         np.where(cards.kind == KIND_SECTION, 1 << np.maximum(cards.sec, 0), 8)],
+                         np.where(cards.kind == KIND_SECTION, 1 << np.maximum(cards.sec, 0), 8),
+                         cards.dice, cards.dice_var],
                         axis=1).astype(np.int64)
         counts = np.bincount(cards.deck, minlength=len(cards.names)).astype(np.int64)
         lgb_t = None
         if family == LGB:
-            u6 = units6_array(sc)
-            pairs = u6[:, :, 0::2].sum(axis=1) + u6[:, :, 1::2].sum(axis=1)
-            hands = max(max(s.hand, *s.corps_hand) for s in sc.sides)
-            # E6 orders beyond a Corps commander's units change nothing effective, so commands are
-            # clamped at the largest of hands and units (nominal counts clamp there too)
-            lgb_cmax = min(max(hands, int(pairs.max())) + 1, layout.MAX_HAND + dk.n_cards - 1)
             fm = np.zeros(len(cards.names), np.int64)
-            fm[:-1] = dk.cards["force_march"].to_numpy()
-            lgb_t = lgb_tables(cards, fm, u6, lgb_cmax, pol, dry)
+            fm[:-1] = dk.cards["force_march"].to_numpy()[cards.base[:-1]]
+            lgb_t = lgb_tables(cards, fm, units6_array(sc), lgb_cmax, pol, dry)
         return cls(sc, dk, (policies[0][0], policies[1][0]), pol, cards, tables, ctab, counts, lgb_t)
 
     def _args(self) -> EpicArgs:
@@ -244,6 +242,16 @@ class Simulation:
     def trace(self, seed: int, game: int) -> tuple[np.ndarray, np.ndarray]:
         """(metrics, event log) of one game, replayed from (seed, game index)."""
         return trace_game(self.kernel_args(), seed, game)
+
+def _lgb_cmax(sc: Scenario, dk: Deck) -> int:
+    """The largest command of the La Grande Battles tables: E6 orders beyond a Corps commander's
+    units change nothing effective, so commands are clamped at the largest of hands and units
+    (nominal counts clamp there too)."""
+    u6 = units6_array(sc)
+    pairs = u6[:, :, 0::2].sum(axis=1) + u6[:, :, 1::2].sum(axis=1)
+    hands = max(max(s.hand, *s.corps_hand) for s in sc.sides)
+    return min(max(hands, int(pairs.max())) + 1, layout.MAX_HAND + dk.n_cards - 1)
+
 
 FORMAT_PLAYERS = {"standard": 1, "epic1": 1, "epic2": 2, "epic3": 3, "epic4": 4, "lgb": 4}
 

@@ -1,7 +1,10 @@
 """Python objects -> packed integer/float tables the kernels read (docs/architecture.md).
 
 Card types become per-type arrays; one extra type, VOID, stands for "no card" (an empty rack or
-hand, a First Strike played on its owner's turn, a Counter-Attack with nothing to copy). Every
+hand, a First Strike played on its owner's turn, a Counter-Attack with nothing to copy). A card
+that rolls its orders (the deck's `dice` mark, D2) adds one type per number of ordering dice,
+0..dice_max, before VOID: the kernel rolls and plays the card as the type of its roll, and the
+greedy scores of the card itself are the expectation over its roll. Every
 (hand card, rack card, placement) outcome depends only on the two types, the command (hand size)
 and the side's units, so it is evaluated once per scenario into pair tables indexed
 [side, command, type a, type b, placement] (placement = 3 * section of a + section of b).
@@ -9,6 +12,8 @@ and the side's units, so it is evaluated once per scenario into pair tables inde
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,15 +55,21 @@ class CardTable:
     mirror: np.ndarray     # type of the left/right mirrored card (itself when symmetric)
     deck: np.ndarray       # one type per physical card
     reach: np.ndarray      # 1: a placed card orders in every section (a house rule), else 0
+    dice: np.ndarray       # a card that rolls its orders: the die's ordering faces (of 6), else 0
+    dice_var: np.ndarray   # its first rolled type (0 ordering dice; + k for k), else -1
+    base: np.ndarray       # the deck's card type each type is (a rolled type's card; VOID itself)
 
     @property
     def void(self) -> int:
         return len(self.names) - 1
 
 
-def card_table(deck: Deck, changes: dict[str, dict[str, int]] | None = None) -> CardTable:
+def card_table(deck: Deck, changes: dict[str, dict[str, int]] | None = None,
+               dice_max: int = 0) -> CardTable:
     """Pack a deck into per-type arrays (with VOID appended). `changes` {card name: {column:
-    value}}: the house rules in force (`napsim.model.house_rules.card_changes`), applied by name."""
+    value}}: the house rules in force (`napsim.model.house_rules.card_changes`), applied by name.
+    `dice_max`: the largest Command a card that rolls its orders is rolled at (one rolled type per
+    number of ordering dice 0..dice_max; napsim.sim.packing passes the tables' largest command)."""
     c = deck.cards
     n = len(c) + 1
     kind = np.full(n, KIND_INERT, np.int64)
@@ -99,13 +110,45 @@ def card_table(deck: Deck, changes: dict[str, dict[str, int]] | None = None) -> 
     for i, name in enumerate(names[:-1]):  # the house rules in force, card by card
         for k, value in (changes or {}).get(name, {}).items():
             (reach if k == "reach" else marks[k])[i] = value
-    return CardTable(
+    dice = np.zeros(n, np.int64)
+    dice[:-1] = np.where(c["dice"].to_numpy() == 1, deck.dice_order_faces, 0)
+    table = CardTable(
         names=tuple(names), kind=kind, sec=sec, orders=orders, eq_cmd=col("equal_to_command"),
         cap=cap, filt=filt, stars=marks["stars"], tdraw=marks["tactician_draw"], scout=marks["scout"],
         elan=marks["elan"], first_strike=marks["first_strike"], counter=col("counter_attack"),
         take_command=col("take_command"), fallback=marks["fallback"], mirror=mirror,
-        deck=deck.card_types(), reach=reach,
+        deck=deck.card_types(), reach=reach, dice=dice, dice_var=np.full(n, -1, np.int64),
+        base=np.arange(n, dtype=np.int64),
     )
+    rolled = np.flatnonzero(c["dice"].to_numpy() == 1)
+    return _with_rolled_types(table, rolled, dice_max) if rolled.size else table
+
+
+def _with_rolled_types(t: CardTable, rolled: np.ndarray, dice_max: int) -> CardTable:
+    """The table with the rolled types of each card that rolls its orders (D2, the `dice` mark)
+    inserted before VOID: the card with k ordering dice orders up to k units (cap k) where it
+    orders up to Command; with its fallback mark it orders the one unit of choice wherever none
+    of its units stands, whatever the roll (fallback 2: the card is then not rolled)."""
+    per = dice_max + 1
+    n_old = len(t.names)
+    src = np.concatenate([np.arange(n_old - 1), np.repeat(rolled, per), [n_old - 1]])
+    hits = np.concatenate([np.zeros(n_old - 1, np.int64), np.tile(np.arange(per), rolled.size),
+                           [0]])
+    new = np.arange(n_old - 1, n_old - 1 + rolled.size * per)
+    arrays = {f.name: getattr(t, f.name)[src].copy() for f in dataclasses.fields(t)
+              if f.name not in ("names", "deck")}
+    arrays["cap"][new] = hits[new]
+    arrays["eq_cmd"][new] = 0
+    arrays["fallback"][new] = np.where(arrays["fallback"][new] == 1, 2, 0)
+    arrays["dice"][new] = 0
+    arrays["mirror"] = np.arange(len(src), dtype=np.int64)  # placed cards: their own mirror
+    arrays["mirror"][: n_old - 1] = t.mirror[: n_old - 1]
+    arrays["dice_var"][:] = -1
+    arrays["dice_var"][rolled] = n_old - 1 + per * np.arange(rolled.size)
+    arrays["base"] = np.where(src == n_old - 1, len(src) - 1, src)
+    names = [*t.names[:-1], *(f"{t.names[i]} ({k} ordering {'die' if k == 1 else 'dice'})"
+                              for i in rolled for k in range(per)), t.names[-1]]
+    return CardTable(names=tuple(names), deck=t.deck, **arrays)
 
 
 _MARKS = ("stars", "tactician_draw", "scout", "elan", "first_strike", "fallback")  # a house rule may set
@@ -192,9 +235,11 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
             elig = _eligible(units, filt[t], p)
             c = cap[t]
             n = cmd if c == CAP_CMD else (elig if c == CAP_ALL else (0 if c == CAP_NONE else c))
+            if elig == 0 and fallback[t] == 2:
+                n = 1  # D2: a rolled card finding none of its units orders the unit of choice
             nominal[p] += n
             e = min(n, elig)
-            if elig == 0 and fallback[t] == 1 and n > 0:
+            if elig == 0 and fallback[t] >= 1 and n > 0:
                 e = 1
             tac_eff[p] += e
     for x in range(3):
@@ -212,10 +257,12 @@ def eval_pair(ta, pa, tb, pb, cmd, units, kind, sec, orders, eq_cmd, cap, filt, 
             if reach_all or abs(x - p) <= 1:
                 elig_all += _eligible(units, filt[t], x)
         n = cmd if c == CAP_CMD else (elig_all if c == CAP_ALL else (0 if c == CAP_NONE else c))
+        if elig_all == 0 and fallback[t] == 2:
+            n = 1  # D2: a rolled card finding none of its units orders the unit of choice
         nominal[p] += n
         left = n
         if elig_all == 0:  # S2: none of its types in reach: one unit only with the fallback mark
-            left = 1 if fallback[t] == 1 and n > 0 else 0
+            left = 1 if fallback[t] >= 1 and n > 0 else 0
         # take units from the placement section first, then its neighbours left to right
         for step in range(4):
             if step == 0:
@@ -269,17 +316,71 @@ def _kept_cards(kind, sec, ta, pa, tb, pb, forbid, void):
     return ta, tb
 
 
+@counted
+def _pair_score(ea, pa, eb, pb, eff, rem, policy, kind, sec, stars, tdraw, scout):
+    """P1: the greedy score of cards a at pa and b at pb given their effective orders and the
+    units they leave unordered: weighted orders, Tactician and Scout bonuses, expected stars."""
+    march_bonus, tac_bonus, scout_bonus, march_prob = policy[4], policy[5], policy[6], policy[9]
+    v = policy[1] * eff[0] + policy[2] * eff[1] + policy[3] * eff[2]
+    v += tac_bonus * (tdraw[ea] + tdraw[eb])
+    if scout[ea] == 1 or scout[eb] == 1:
+        v += scout_bonus
+    r0, r1, r2 = rem[0], rem[1], rem[2]
+    for ks in range(2):
+        t = ea if ks == 0 else eb
+        if stars[t] == 0:
+            continue
+        s = _placed_section(kind, sec, t, pa if ks == 0 else pb)
+        avail = 0
+        if s >= 0:
+            avail = min(3, r0 if s == 0 else (r1 if s == 1 else r2))
+        if avail > 0:
+            v += march_prob * march_bonus * avail + (1 - march_prob) * tac_bonus
+            if s == 0:
+                r0 -= avail
+            elif s == 1:
+                r1 -= avail
+            else:
+                r2 -= avail
+        else:
+            v += tac_bonus
+    return v
+
+
+def check_rolled_types(cards: CardTable, cmax: int) -> None:
+    """The tables read a rolled card's types up to `cmax` ordering dice: the card table must have
+    them (card_table's dice_max), or the builders would read past them."""
+    first = cards.dice_var[cards.dice_var >= 0]
+    if first.size:
+        per = (len(cards.names) - 1 - int(first.min())) // first.size
+        if per < cmax + 1:
+            raise ValueError(f"the card table has rolled types up to {per - 1} dice; tables up to "
+                             f"command {cmax} need card_table(..., dice_max={cmax})")
+
+
+def dice_probabilities(faces: int, cmax: int) -> np.ndarray:
+    """[command, k]: the chance that k of `command` battle dice show one of `faces` ordering faces
+    of six (binomial; D2, a card that rolls its orders)."""
+    q = faces / 6.0
+    out = np.zeros((cmax + 1, cmax + 1), np.float64)
+    for c in range(cmax + 1):
+        for k in range(c + 1):
+            out[c, k] = math.comb(c, k) * q ** k * (1.0 - q) ** (c - k)
+    return out
+
+
 @njit(cache=True)
 def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_command, fallback, reach,
            stars, tdraw, scout, standard, forbid, best_val, best_k, best_list, nom_t, eff_t, rem_t, n_place,
-           place_list, e4_only, pin_val):
+           place_list, e4_only, pin_val, dice_var, dice_p):
     n_types = kind.shape[0]
     nominal = np.zeros(3, np.int64)
     eff = np.zeros(3, np.int64)
     rem = np.zeros(3, np.int64)
+    nom_d = np.zeros(3, np.int64)
+    eff_d = np.zeros(3, np.int64)
+    rem_d = np.zeros(3, np.int64)
     buf = np.zeros(N_PLACE, np.int64)
-    w0, w1, w2 = policy[1], policy[2], policy[3]
-    march_bonus, tac_bonus, scout_bonus, march_prob = policy[4], policy[5], policy[6], policy[9]
     for ta in range(n_types):
         for tb in range(n_types):
             n, e4 = _legal_placements(kind, sec, ta, tb, standard, buf)
@@ -305,29 +406,22 @@ def _build(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, take_comma
                         nom_t[c, ta, tb, p, x] = nominal[x]
                         eff_t[c, ta, tb, p, x] = eff[x]
                         rem_t[c, ta, tb, p, x] = rem[x]
-                    v = w0 * eff[0] + w1 * eff[1] + w2 * eff[2]
-                    v += tac_bonus * (tdraw[ea] + tdraw[eb])
-                    if scout[ea] == 1 or scout[eb] == 1:
-                        v += scout_bonus
-                    r0, r1, r2 = rem[0], rem[1], rem[2]
-                    for ks in range(2):  # not k: k counts the tied placements
-                        t = ea if ks == 0 else eb
-                        if stars[t] == 0:
-                            continue
-                        s = _placed_section(kind, sec, t, pa if ks == 0 else pb)
-                        avail = 0
-                        if s >= 0:
-                            avail = min(3, r0 if s == 0 else (r1 if s == 1 else r2))
-                        if avail > 0:
-                            v += march_prob * march_bonus * avail + (1 - march_prob) * tac_bonus
-                            if s == 0:
-                                r0 -= avail
-                            elif s == 1:
-                                r1 -= avail
-                            else:
-                                r2 -= avail
-                        else:
-                            v += tac_bonus
+                    if dice_var[ea] >= 0 or dice_var[eb] >= 0:  # D2: the expectation over the roll
+                        v = 0.0
+                        for ka in range(c + 1 if dice_var[ea] >= 0 else 1):
+                            for kb in range(c + 1 if dice_var[eb] >= 0 else 1):
+                                va = dice_var[ea] + ka if dice_var[ea] >= 0 else ea
+                                vb = dice_var[eb] + kb if dice_var[eb] >= 0 else eb
+                                eval_pair(va, pa, vb, pb, c, units, kind, sec, orders, eq_cmd, cap,
+                                          filt, take_command, fallback, reach, standard, nom_d,
+                                          eff_d, rem_d)
+                                prob = ((dice_p[c, ka] if dice_var[ea] >= 0 else 1.0)
+                                        * (dice_p[c, kb] if dice_var[eb] >= 0 else 1.0))
+                                v += prob * _pair_score(va, pa, vb, pb, eff_d, rem_d, policy, kind,
+                                                        sec, stars, tdraw, scout)
+                    else:
+                        v = _pair_score(ea, pa, eb, pb, eff, rem, policy, kind, sec, stars, tdraw,
+                                        scout)
                     if v > best + 1e-9:
                         best = v
                         k = 0
@@ -385,12 +479,14 @@ def pair_tables(cards: CardTable, units: np.ndarray, cmax: int, policies: np.nda
     n_place = np.zeros((2, t, t), np.int64)
     place_list = np.zeros((2, t, t, N_PLACE), np.int64)
     e4_only = np.zeros((2, t, t), np.bool_)
+    check_rolled_types(cards, cmax)
+    dice_p = dice_probabilities(int(cards.dice.max(initial=0)), cmax)
     for s in range(0 if dry else 2):
         _build(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
                cards.cap, cards.filt, cards.take_command, cards.fallback, cards.reach, cards.stars,
                cards.tdraw, cards.scout, standard, np.int64(forbid[s]), best_val[s], best_k[s],
                best_list[s], nom[s], eff[s], rem[s], n_place[s], place_list[s], e4_only[s],
-               pin_val[s])
+               pin_val[s], cards.dice_var, dice_p)
     legal = (n_place > 0)[:, None]  # [side, 1, a, b] against best_val [side, cmd, a, b]
     play_val = np.full((2, PIN_LAYER + N_PIN, cmax + 1, t, t), NEG)
     play_val[:, 1] = np.where(legal, best_val, NEG)

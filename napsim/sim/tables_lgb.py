@@ -44,6 +44,8 @@ from napsim.sim.tables import (
     NEG,
     CardTable,
     _eligible,
+    check_rolled_types,
+    dice_probabilities,
     units_array,
 )
 
@@ -116,9 +118,11 @@ def eval_corps_card(t, src, opt, cmd, units, k, kind, sec, orders, eq_cmd, cap, 
             x = xa if opt == 0 else xb
             elig = _eligible(units, filt[t], x)
             n = cmd if c == CAP_CMD else (elig if c == CAP_ALL else (0 if c == CAP_NONE else c))
+            if elig == 0 and fallback[t] == 2:
+                n = 1  # D2: a rolled card finding none of its units orders the unit of choice
             out[0] = n
             e = min(n, elig)
-            if elig == 0 and fallback[t] == 1 and n > 0 and (tot_a if opt == 0 else tot_b) > 0:
+            if elig == 0 and fallback[t] >= 1 and n > 0 and (tot_a if opt == 0 else tot_b) > 0:
                 e = 1
             out[1 + opt] = e
             return True
@@ -127,9 +131,11 @@ def eval_corps_card(t, src, opt, cmd, units, k, kind, sec, orders, eq_cmd, cap, 
         ea = _eligible(units, filt[t], xa)
         eb = _eligible(units, filt[t], xb)
         n = cmd if c == CAP_CMD else (ea + eb if c == CAP_ALL else (0 if c == CAP_NONE else c))
+        if ea + eb == 0 and fallback[t] == 2:
+            n = 1  # D2: a rolled card finding none of its units orders the unit of choice
         out[0] = n
         if ea + eb == 0:
-            if fallback[t] == 1 and n > 0 and tot_a + tot_b > 0:
+            if fallback[t] >= 1 and n > 0 and tot_a + tot_b > 0:
                 out[1 if tot_a > 0 else 2] = 1
             return True
         out[1], out[2] = _split(min(n, ea + eb), ea, eb)
@@ -137,12 +143,27 @@ def eval_corps_card(t, src, opt, cmd, units, k, kind, sec, orders, eq_cmd, cap, 
     return opt == 0  # VOID or a card with no orders of its own
 
 
+@counted
+def _corps_score(t, out, total, w, policy, stars, tdraw, scout):
+    """P6: the greedy score of card t for a Corps commander with effective orders out[1] + out[2]
+    of his `total` units: weighted orders, Tactician and Scout bonuses, expected stars (L7)."""
+    march_bonus, tac_bonus, scout_bonus, march_prob = policy[4], policy[5], policy[6], policy[9]
+    v = w * (out[1] + out[2]) + tac_bonus * tdraw[t] + scout_bonus * scout[t]
+    if stars[t] > 0:
+        avail = min(3, total - out[1] - out[2])
+        if avail > 0:  # L7: March Move, or else a Command and a Tactician card
+            v += march_prob * march_bonus * avail + (1 - march_prob) * 2 * tac_bonus
+        else:
+            v += 2 * tac_bonus
+    return v
+
+
 @njit(cache=True)
 def _build_lgb(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, fallback, force_march,
-               stars, tdraw, scout, nom, eff, rem, val, best, bopt, take_command):
+               stars, tdraw, scout, nom, eff, rem, val, best, bopt, take_command, dice_var, dice_p):
     n_types = kind.shape[0]
     out = np.zeros(3, np.int64)
-    march_bonus, tac_bonus, scout_bonus, march_prob = policy[4], policy[5], policy[6], policy[9]
+    out_d = np.zeros(3, np.int64)
     for k in range(3):
         w = policy[1 + k]
         tot_a = units[0, 2 * k] + units[1, 2 * k] + units[2, 2 * k] + units[3, 2 * k]
@@ -167,13 +188,16 @@ def _build_lgb(units, cmax, policy, kind, sec, orders, eq_cmd, cap, filt, fallba
                         if not ok:
                             val[k, src, c, t, opt] = NEG
                             continue
-                        v = w * (out[1] + out[2]) + tac_bonus * tdraw[t] + scout_bonus * scout[t]
-                        if stars[t] > 0:
-                            avail = min(3, tot_a + tot_b - out[1] - out[2])
-                            if avail > 0:  # L7: March Move, or else a Command and a Tactician card
-                                v += march_prob * march_bonus * avail + (1 - march_prob) * 2 * tac_bonus
-                            else:
-                                v += 2 * tac_bonus
+                        v = _corps_score(t, out, tot_a + tot_b, w, policy, stars, tdraw, scout)
+                        if dice_var[t] >= 0:  # D2: a rolled card scores the expectation of its roll
+                            v = 0.0
+                            for kd in range(c + 1):
+                                eval_corps_card(dice_var[t] + kd, src, opt, c, units, k, kind, sec,
+                                                orders, eq_cmd, cap, filt, fallback, force_march,
+                                                out_d)
+                                v += dice_p[c, kd] * _corps_score(dice_var[t] + kd, out_d,
+                                                                  tot_a + tot_b, w, policy, stars,
+                                                                  tdraw, scout)
                         val[k, src, c, t, opt] = v
                         if v > b + 1e-9:
                             b = v
@@ -206,10 +230,13 @@ def lgb_tables(cards: CardTable, force_march: np.ndarray, units: np.ndarray, cma
     val = np.zeros(nom.shape, np.float64)
     best = np.zeros(nom.shape[:-1], np.float64)
     bopt = np.zeros(nom.shape[:-1], np.int64)
+    check_rolled_types(cards, cmax)
+    dice_p = dice_probabilities(int(cards.dice.max(initial=0)), cmax)
     for s in range(0 if dry else 2):
         _build_lgb(units[s], cmax, policies[s], cards.kind, cards.sec, cards.orders, cards.eq_cmd,
                    cards.cap, cards.filt, cards.fallback, force_march, cards.stars, cards.tdraw,
-                   cards.scout, nom[s], eff[s], rem[s], val[s], best[s], bopt[s], cards.take_command)
+                   cards.scout, nom[s], eff[s], rem[s], val[s], best[s], bopt[s], cards.take_command,
+                   cards.dice_var, dice_p)
     return LgbTables(nom, eff, rem, val, best, bopt, units)
 
 

@@ -96,8 +96,10 @@ def pair_orders(cards, units, played: list[tuple[int, int]], command: int, stand
                 continue
             found = eligible(units, cards.filt[t], p)
             n = tactic_orders(int(cards.cap[t]), command, found)
+            if found == 0 and cards.fallback[t] == 2:
+                n = 1  # D2: a rolled card with none of its units there: the one unit of choice
             nominal[p] += n
-            if found == 0 and cards.fallback[t] == 1 and n > 0:
+            if found == 0 and cards.fallback[t] >= 1 and n > 0:
                 typed[p] += 1  # S2: one unit of the player's choice
             else:
                 typed[p] += min(n, found)
@@ -110,10 +112,12 @@ def pair_orders(cards, units, played: list[tuple[int, int]], command: int, stand
             reach = [x for x in range(3) if abs(x - p) <= 1]
         found = {x: eligible(units, cards.filt[t], x) for x in reach}
         n = tactic_orders(int(cards.cap[t]), command, sum(found.values()))
-        nominal[p] += n
         fallback = sum(found.values()) == 0
+        if fallback and cards.fallback[t] == 2:
+            n = 1  # D2: a rolled card with none of its units in reach: the one unit of choice
+        nominal[p] += n
         if fallback:
-            n = 1 if cards.fallback[t] == 1 and n > 0 else 0
+            n = 1 if cards.fallback[t] >= 1 and n > 0 else 0
         for x in [p] + [x for x in reach if x != p]:
             free = unordered[x] if fallback else min(unordered[x], found[x])
             took = min(n, free)
@@ -178,11 +182,12 @@ def corps_card_orders(cards, units6, t: int, from_cic: bool, option: int, comman
         return n_l + n_r, min(n_l, units_l), min(n_r, units_r)
     if kind == KIND_PLACED:
         cap = int(cards.cap[t])
-        mark = cards.fallback[t] == 1
+        mark = cards.fallback[t] >= 1
+        rolled = cards.fallback[t] == 2  # D2: a rolled card without its units is not rolled
         if force_march[t] == 1:  # one of his two sections, chosen by the option
             x, units_x = (left, units_l) if option == 0 else (right, units_r)
             found = eligible(units6, int(cards.filt[t]), x)
-            n = tactic_orders(cap, command, found)
+            n = 1 if found == 0 and rolled else tactic_orders(cap, command, found)
             eff = 1 if found == 0 and mark and n > 0 and units_x > 0 else min(n, found)
             return (n, eff, 0) if option == 0 else (n, 0, eff)
         if option != 0:
@@ -190,6 +195,8 @@ def corps_card_orders(cards, units6, t: int, from_cic: bool, option: int, comman
         found_l = eligible(units6, int(cards.filt[t]), left)
         found_r = eligible(units6, int(cards.filt[t]), right)
         n = tactic_orders(cap, command, found_l + found_r)
+        if found_l + found_r == 0 and rolled:
+            n = 1  # D2: the one unit of his choice, whatever the dice
         if found_l + found_r == 0:  # S2: one unit of his choice only with the fallback mark
             if not (mark and n > 0 and units_l + units_r > 0):
                 return n, 0, 0

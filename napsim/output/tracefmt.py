@@ -119,7 +119,7 @@ def format_trace(sim, events: np.ndarray, seed: int, game: int, metrics: np.ndar
                        f"{plural(a['ordered'], 'unit')} ordered{extra}")
         elif code == layout.EV_DICE:
             k = a["corps"]
-            roller = f"{who} Corps {WINGS[k]}" if sc.game_format == "lgb" and k >= 0 else who
+            roller = f"{who} Corps {WINGS[k]}" if sc.format == "lgb" and k >= 0 else who
             out.append(f"  {roller} rolls {plural(a['dice'], 'die', 'dice')} for {names[a['card']]} "
                        f"(its Command): {a['ordering']} show an ordering face "
                        f"({sim.deck.dice_order_faces} of 6), so the card orders up to "

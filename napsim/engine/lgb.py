@@ -304,8 +304,9 @@ def _turn_choice_lgb(ply, rs, tab, check, gm, gift_t, grec, may_int):
     _own_alternatives(s, pol[s, P_CORPS_OWN_MIN], opp_last, void, cmax, ctab, gm.chand, gm.cn,
                       best_t, grec, gm.pl, gm.res)
     # the CIC's choice: hand slot hi, rack slot rj, receivers ka, kb (L2, P6)
-    hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, gm, opp_last, void, ctab, gift_t,
-                                            margin, grec, may_int)
+    cards = (hand, hn[s], rack, rn[0], gm.pl, gm.gsc, gm.res)
+    hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, cards, opp_last, void, ctab,
+                                            gift_t, margin, grec, may_int)
     return hi, rj, ka, kb, best_score, c, e4, opp_last, fs_card, fs_holder, rack_size
 
 

@@ -571,7 +571,7 @@ def _greedy_int(tie_key, s, c, hand, n_h, rack, n_r, opp_last, void, ctab, gift_
 
 
 @inlined  # the CIC's choice: 41% of a turn; LLVM inlines it (a plain call before)
-def _cic_gifts(rs, s, c, e4, is_random, gm, opp_last, void, ctab, gift_t, margin, grec, may_int):
+def _cic_gifts(rs, s, c, e4, is_random, cards, opp_last, void, ctab, gift_t, margin, grec, may_int):
     """L2 / P6: the CIC's hand card, rack card and their receivers: (hand slot or -2, rack slot or
     -1, receiver of the hand card or -1, of the rack card or -1, score).
 
@@ -580,9 +580,10 @@ def _cic_gifts(rs, s, c, e4, is_random, gm, opp_last, void, ctab, gift_t, margin
     of a per-turn draw. random: uniform over every legal (hand card, rack card, receivers).
     Each card's score per receiver is computed once (gsc) before the pairs are combined; a greedy
     CIC without E4 compares integer keys instead (_greedy_int on the records grec of gift_records,
-    when they allow it and may_int; the gift scores gsc and res are then left as they were). gm:
-    the game (layout.LgbGame: its hands, rack and the turn's scores)."""
-    hand, n_h, rack, n_r, pl, gsc, res = gm.hand, gm.hn[s], gm.rack, gm.rn[0], gm.pl, gm.gsc, gm.res
+    when they allow it and may_int; the gift scores gsc and res are then left as they were).
+    cards: (the CICs' hands, side s's hand size, the rack, its size, the turn's plan pl, gift
+    scores gsc, resolved gifts res)."""
+    hand, n_h, rack, n_r, pl, gsc, res = cards
     if may_int and grec[0, 0, 0, GI_OK] == 1 and not is_random and not e4 and n_h <= MAX_INT_HAND:
         return _greedy_int(next_u64(rs), s, c, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t,
                            grec, pl, margin, res)

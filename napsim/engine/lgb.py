@@ -35,7 +35,10 @@ play_blocks_lgb holds the turn loop and _ply_lgb one turn (the CIC's choice forc
 planned kernel, napsim.engine.lookahead_lgb); the phases of a turn are napsim.engine.lgb_phases,
 the choices napsim.engine.lgb_gifts (the CIC's) and lgb_corps (a Corps commander's), the shared
 card flow napsim.engine.cardflow, every one inlined by LLVM (napsim.engine.jit). The names of every
-array slot are napsim.engine.layout's.
+array slot are napsim.engine.layout's, and so are the bundles the kernels pass instead of long
+argument lists (numba passes a tuple flattened into its members: no cost at run time): the tables
+`tab` (LgbArgs), a game's state `gm` (LgbGame, lgb_game), the block records (LgbBlockOut) and a
+turn's forced decisions (LgbDecisions); a turn's four streams travel as one tuple.
 """
 
 import numpy as np
@@ -271,7 +274,7 @@ CHOOSE = -1  # LgbDecisions.hi of _ply_lgb: the policy chooses
 PROBE = -3   # LgbDecisions.hi of _ply_lgb: stop at the choice point and return the policy's choice
 
 
-@inlined
+@inlined_ir
 def _turn_choice_lgb(ply, rs, tab, check, gm, gift_t, grec, may_int):
     """A turn up to the CIC's choice: squares (L8), Tactician cards, First Strike (P7), the E4
     test, what each Corps commander would do without a gift, and the CIC's gifts (L2, P6). Returns
@@ -310,7 +313,7 @@ def _turn_choice_lgb(ply, rs, tab, check, gm, gift_t, grec, may_int):
     return hi, rj, ka, kb, best_score, c, e4, opp_last, fs_card, fs_holder, rack_size
 
 
-@inlined
+@inlined_ir
 def _turn_gifts_lgb(ply, rs, redeal, tab, gm, gifts, c, e4, opp_last, rack_size, score):
     """The CIC's gifts (hand slot, rack slot, receivers) leave him (L2) and the Corps commanders
     play (L5), from rs; a rollout's unseen cards dealt again first (redeal at RD_POST)."""
@@ -332,7 +335,7 @@ def _turn_gifts_lgb(ply, rs, redeal, tab, gm, gifts, c, e4, opp_last, rack_size,
         gm.last_hand[s] = void
 
 
-@inlined
+@inlined_ir
 def _turn_spend_lgb(ply, rs, dec, tab, gm, ka):
     """The Spanish Guerrilla attempt on a French turn (G5), its spend decision dec.g (G_POLICY:
     P4's), from rs; a rollout's unseen cards dealt again first (dec.redeal at RD_LATE)."""
@@ -351,7 +354,7 @@ def _turn_spend_lgb(ply, rs, dec, tab, gm, ka):
             gm.last_hand[s] = void
 
 
-@inlined
+@inlined_ir
 def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
     """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4) per Corps commander, a Take
     Command's reach (E7), the discards (D7) and the First Strike's draw (P7), from rs. Returns
@@ -405,7 +408,7 @@ def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
     return scouted, elan
 
 
-@inlined
+@inlined_ir
 def _turn_draws_lgb(ply, rs, rs_after, dec, tab, check, g_total, gm, scouted, elan):
     """The end of the turn (L9): the CIC's Command draw (a Scout's two cards and the keep, dec.k)
     from rs, then from rs_after the Corps commanders' draws, Elan, the rack's refill (E9.6) and
@@ -442,7 +445,9 @@ def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
     and the tables tab (LgbArgs), in the steps a caller could stop between: up to the CIC's
     choice (_turn_choice_lgb), his gifts and the Corps commanders' plays (_turn_gifts_lgb), the
     Spanish spend (_turn_spend_lgb), the orders (_turn_orders_lgb), the end-of-turn draws with the
-    Scout keep (_turn_draws_lgb).
+    Scout keep (_turn_draws_lgb). The steps are inlined at numba's IR level (jit.inlined_ir), so
+    that numba types and lowers the turn as one function, as before it had steps: as helpers of
+    their own (jit.inlined) they made the greedy kernel's first compile about 15% longer.
 
     rss, the turn's streams (rs, rs_post, rs_late, rs_after): draws up to the CIC's choice come
     from rs, the choice's too; then the Corps commanders' plays draw from rs_post, from the Spanish

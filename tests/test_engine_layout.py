@@ -109,6 +109,14 @@ def test_kernel_args_follow_the_signature(kernel, fields):
         assert params == ["run_key", "first_game", "n", *fields, "check", "per_game"]
 
 
+def test_the_lgb_chunk_reads_its_args_as_lgbargs():
+    # play_chunk_lgb(run_key, first_game, n, *LgbArgs, check, per_game): one field short is
+    # refused before any game is played
+    fields = [np.int64(0)] * (len(LgbArgs._fields) - 1)
+    with pytest.raises(TypeError, match="missing"):
+        lgb.play_chunk_lgb(np.zeros(2, np.uint64), np.int64(0), np.int64(1), *fields, False, False)
+
+
 def test_simulation_packs_the_kernel_args():
     for scenario, cls in (("symmetric", EpicArgs), ("lgb-symmetric", LgbArgs)):
         kind, args = Simulation.build(scenario).kernel_args()

@@ -49,9 +49,9 @@ def _choices(ctab, best_t, pol, hands, n_hs, racks, n_rs, chands, cns, opp, side
             rs[0] = np.uint64(k * 7919 + 1)
             rs[1] = np.uint64(0)
             hi, rj, ka, kb, score = _cic_gifts(
-                rs, s, cmds[k], np.bool_(False), np.bool_(False), hand, n_hs[k], racks[k], n_rs[k],
-                opp[k], void, ctab, gift_t, pl, pol[s, layout.P_CORPS_SWAP_MARGIN], gsc, res, grec,
-                np.bool_(way == 1))
+                rs, s, cmds[k], np.bool_(False), np.bool_(False),
+                (hand, n_hs[k], racks[k], n_rs[k], pl, gsc, res), opp[k], void, ctab, gift_t,
+                pol[s, layout.P_CORPS_SWAP_MARGIN], grec, np.bool_(way == 1))
             out[k, way, 0] = hi
             out[k, way, 1] = rj
             out[k, way, 2] = ka

@@ -18,7 +18,7 @@ from support.lgbtools import both, corps_card, units6
 from support.tracetools import CODE, PLY, SIDE, A, C, D, E, H, M
 
 from napsim.engine import layout
-from napsim.engine.lgb import _lst_views, _open_game_lgb, _scratch
+from napsim.engine.lgb import _open_game_lgb, _scratch, lgb_game
 from napsim.engine.lgb_gifts import gift_records, gift_table
 from napsim.engine.lookahead_lgb import _copy_state_lgb, _turn_lgb, work_scratch_lgb
 from napsim.engine.rng import seed_key
@@ -212,50 +212,36 @@ def test_p8_lgb_lookahead_orders_at_least_greedys_on_lgb_symmetric():
 
 
 @numba.njit
-def _fork(run_key, game, at, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t, val_t,
-          best_t, bopt_t, units, g_pool0, ropt, gift_t, grec):
+def _fork(run_key, game, at, tab, gift_t, grec):
     """A greedy game, and from ply `at` on its continuation on the rollout scratch: the state copied
     there by the lookahead's copy (_copy_state_lgb), the game's own stream copied with it. Returns
     (the game's metrics, the continuation's: the metrics up to `at` copied over)."""
     pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
-        _scratch(deck.shape[0], counts.shape[0])
-    (wrs, _, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wst,
-     wcn, wtac, wgst, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn) = \
-        work_scratch_lgb(deck.shape[0], counts.shape[0], turns, pol)[1]
+        _scratch(tab.deck.shape[0], tab.counts.shape[0])
+    _, wstate, _, wrec, _, _, _ = work_scratch_lgb(tab.deck.shape[0], tab.counts.shape[0], tab.turns,
+                                                   tab.pol)
+    work = lgb_game(wstate, wrec)
     rs = np.empty(2, np.uint64)
-    met = np.zeros(wmet.shape, np.int64)
-    cmet = np.zeros(wcmet.shape, np.int64)
-    wait = np.zeros(wwait.shape, np.int64)
-    gturn = np.zeros(wgturn.shape, np.int64)
-    tturn = np.zeros(wtturn.shape, np.int64)
+    met = np.zeros(work.met.shape, np.int64)
+    records = (np.zeros(work.wait_hist.shape, np.int64), np.zeros(work.g_turn.shape, np.int64),
+               np.zeros(work.tac_turn.shape, np.int64), work.trace, work.tn)
+    gm = lgb_game((rs, met, np.zeros(work.cmet.shape, np.int64), pile, disc, hand, chand, rack, rack_t,
+                   sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst), records)
     no = np.bool_(False)
-    choose = np.int64(-1)  # CHOOSE of napsim.engine.lgb: the policy chooses
-    policy_g = np.int64(layout.G_POLICY)  # and P4 the spend
-    policy_k = np.int64(layout.K_POLICY)  # and P2 the Scout keep
-    no_redeal = np.int64(layout.RD_NONE)  # a real game: no hidden hand dealt again
-    pn, dn, rn, hn, _, tac_pile, _, _, _ = _lst_views(st)
-    g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet,
-                             wtrace, wtn, pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst,
-                             pn, dn, rn, hn, tac_pile)
-    for ply in range(2 * turns):
+    # the policy chooses, P4 spends, P2 keeps; a real game: no hidden hand dealt again
+    choose = layout.LgbDecisions(np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1),
+                                 np.int64(layout.G_POLICY), np.int64(layout.K_POLICY),
+                                 np.int64(layout.RD_NONE))
+    g_total = _open_game_lgb(game, run_key, tab, gm)
+    for ply in range(2 * tab.turns):
         if ply == at:
-            _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
-                            wrs, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst,
-                            wcn, wtac, wgst)
-            wmet[:, :] = met
-            for t in range(at, 2 * turns):
-                _turn_lgb(t, wrs, wrs, wrs, wrs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g,
-                          policy_k, no_redeal, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t,
-                          best_t, bopt_t,
-                          units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile,
-                          wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wcn,
-                          wtac, wgst, gift_t, grec, False, wst)
-        _turn_lgb(ply, rs, rs, rs, rs, choose, np.int64(-1), np.int64(-1), np.int64(-1), policy_g, policy_k,
-                  no_redeal, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units,
-                  ropt, no,
-                  g_total, met, cmet, wait, gturn, tturn, wtrace, wtn, pile, disc, hand, chand, rack, rack_t,
-                  sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
-    return met, wmet
+            _copy_state_lgb(gm, work)
+            work.met[:, :] = met
+            for t in range(at, 2 * tab.turns):
+                _turn_lgb(t, (work.rs, work.rs, work.rs, work.rs), choose, tab, no, g_total, work,
+                          gift_t, grec, False)
+        _turn_lgb(ply, (rs, rs, rs, rs), choose, tab, no, g_total, gm, gift_t, grec, False)
+    return met, work.met
 
 
 # compiles the LGB turn once more (the planned kernel's, napsim.engine.lookahead_lgb._turn_lgb: its
@@ -269,9 +255,7 @@ def test_p8_lgb_rollouts_copy_the_whole_game_state():
     forks = 0
     for game in range(6):
         for at in (1, 14, 33, 58):
-            met, wmet = _fork(seed_key(7), np.int64(game), np.int64(at), a.turns, a.first, a.scfg,
-                              a.sqp, a.pol, a.ctab, a.deck, a.counts, a.nom_t, a.eff_t, a.val_t,
-                              a.best_t, a.bopt_t, a.units, a.g_pool0, a.ropt, gift_table(a.best_t),
+            met, wmet = _fork(seed_key(7), np.int64(game), np.int64(at), a, gift_table(a.best_t),
                               gift_records(a.best_t, a.pol))
             assert (met == wmet).all(), (game, at)
             forks += met[:, M["squares_formed"]].sum() > 0 and met[0, M["g_spent"]] > 0

@@ -506,3 +506,84 @@ class LgbArgs(NamedTuple):
     units: np.ndarray          # [side, type, section] on six sections
     g_pool0: np.int64          # the unacquired Guerrilla counters at the start
     ropt: np.ndarray           # [R_*] rule options
+
+
+# ---------------------------------------------------------------- La Grande Battles bundles
+# The LGB kernels pass a few bundles instead of long argument lists (numba passes a tuple argument
+# flattened into its members: a bundle costs nothing at run time): the read-only tables `tab`
+# (LgbArgs above), a game's mutable state `gm` (LgbGame), the records of a chunk's blocks
+# (LgbBlockOut), the caller's decisions of a turn (LgbDecisions) and the planner's scratch (LgbPlan).
+
+class LgbGame(NamedTuple):
+    """One La Grande Battles game's mutable state (napsim.engine.lgb.lgb_game builds it from
+    lgb_state's arrays): its stream, metrics, cards and counters, the views of st, and the records
+    of the block it plays in."""
+
+    rs: np.ndarray             # [2] the game's stream (napsim.engine.rng)
+    met: np.ndarray            # [side, M_*] metrics
+    cmet: np.ndarray           # [side, commander, CM_*] per-commander metrics
+    pile: np.ndarray           # [card] draw pile
+    disc: np.ndarray           # [card] discards
+    hand: np.ndarray           # [side, slot] the CICs' hands
+    chand: np.ndarray          # [side, Corps commander, slot] the Corps commanders' hands
+    rack: np.ndarray           # [slot] the Courier Rack
+    rack_t: np.ndarray         # [slot] the ply each rack card arrived
+    sq: np.ndarray             # [side, slot] cards on the Square Track
+    sq_own: np.ndarray         # [side, slot] their owners (3: the CIC)
+    scratch: np.ndarray        # [card type] the D6 check's counts
+    pl: np.ndarray             # [PL_*, Corps commander] the turn's plan
+    gsc: np.ndarray            # [GSC_*, slot, receiver] the CIC's gift scores
+    res: np.ndarray            # [GR_*, slot] resolved gifts and integer keys
+    st: np.ndarray             # [LST_*] the small per-game counters (the views below)
+    cn: np.ndarray             # [side, Corps commander] Corps hand sizes
+    tac: np.ndarray            # [side, Corps commander] Tactician cards held
+    gst: np.ndarray            # [side, Corps commander] Guerrilla counters held
+    pn: np.ndarray             # st views (napsim.engine.lgb._lst_views): draw pile size
+    dn: np.ndarray             # discards
+    rn: np.ndarray             # rack
+    hn: np.ndarray             # [side] CIC hands
+    sqn: np.ndarray            # [side] Square Tracks
+    tac_pile: np.ndarray       # Tactician pile
+    tac_disc: np.ndarray       # Tactician discards
+    last_hand: np.ndarray      # [side] each side's last hand card (D8)
+    pool: np.ndarray           # [unacquired, out of play] Guerrilla counters
+    wait_hist: np.ndarray      # [kind, turns waited] the block's rack waits
+    g_turn: np.ndarray         # [GT_*, turn] the block's Guerrilla per turn
+    tac_turn: np.ndarray       # [side, turn] the block's Tactician cards held per turn
+    trace: np.ndarray          # [event, TRACE_WIDTH] the trace buffer (0 rows: none)
+    tn: np.ndarray             # [1] events written
+
+
+class LgbBlockOut(NamedTuple):
+    """The records a chunk's blocks add into, one row per block (napsim.engine.lgb.chunk_on_lgb)."""
+
+    mom_b: np.ndarray          # [block, MO_*, side, column] moments of the per-game columns
+    rows: np.ndarray           # [game or 0, side, M_*] per-game metrics
+    wait_b: np.ndarray         # [block, kind, turns waited] rack waits
+    gturn_b: np.ndarray        # [block, GT_*, turn] Guerrilla per turn
+    cmet_b: np.ndarray         # [block, side, commander, CM_*] per-commander metrics
+    crows: np.ndarray          # [game or 0, side, commander, CM_*] per-game commander metrics
+    tturn_b: np.ndarray        # [block, side, turn] Tactician cards held per turn
+
+
+class LgbDecisions(NamedTuple):
+    """What the caller decides in a turn of napsim.engine.lgb._ply_lgb instead of the policy."""
+
+    hi: np.int64               # the CIC's hand slot (lgb.CHOOSE: the policy's; lgb.PROBE: stop there)
+    rj: np.int64               # his rack slot
+    ka: np.int64               # the hand card's receiver
+    kb: np.int64               # the rack card's receiver
+    g: np.int64                # the Spanish spend (G_*; G_POLICY: P4's)
+    k: np.int64                # the Scout keep (K_*; K_POLICY: P2's)
+    redeal: np.int64           # where a rollout deals unseen cards again (napsim.engine.unseen)
+
+
+class LgbPlan(NamedTuple):
+    """The planned kernel's scratch (napsim.engine.lookahead_lgb.work_scratch_lgb)."""
+
+    tab_roll: LgbArgs          # the rollouts' tables: tab with their policies (greedy both)
+    work: LgbGame              # the rollouts' game
+    rs2: np.ndarray            # [2] the rollout stream
+    cand: np.ndarray           # [candidate, N_CAND] the candidates
+    cscore: np.ndarray         # [candidate] their greedy order
+    cval: np.ndarray           # [candidate] their values

@@ -35,7 +35,10 @@ play_blocks_lgb holds the turn loop and _ply_lgb one turn (the CIC's choice forc
 planned kernel, napsim.engine.lookahead_lgb); the phases of a turn are napsim.engine.lgb_phases,
 the choices napsim.engine.lgb_gifts (the CIC's) and lgb_corps (a Corps commander's), the shared
 card flow napsim.engine.cardflow, every one inlined by LLVM (napsim.engine.jit). The names of every
-array slot are napsim.engine.layout's.
+array slot are napsim.engine.layout's, and so are the bundles the kernels pass instead of long
+argument lists (numba passes a tuple flattened into its members: no cost at run time): the tables
+`tab` (LgbArgs), a game's state `gm` (LgbGame, lgb_game), the block records (LgbBlockOut) and a
+turn's forced decisions (LgbDecisions); a turn's four streams travel as one tuple.
 """
 
 import numpy as np
@@ -104,6 +107,9 @@ from napsim.engine.layout import (
     TRACE_WIDTH,
     WAIT_BINS,
     LgbArgs,
+    LgbBlockOut,
+    LgbDecisions,
+    LgbGame,
 )
 from napsim.engine.lgb_corps import (
     _corps_orders,
@@ -187,9 +193,10 @@ def _new_game(void, scfg, deck, pile, st, cn, tac, gst, g_pool0, cmet, ropt):
 
 
 @inlined
-def _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t, rn, tac, tac_pile,
-          met, trace, tn):
+def _deal(tab, gm):
     """L1 setup: the CIC's hand, then each Corps commander's, then Tactician cards, then the rack."""
+    rs, scfg, first, met, trace, tn = gm.rs, tab.scfg, tab.first, gm.met, gm.trace, gm.tn
+    pile, pn, disc, dn, hand, hn, chand, cn = gm.pile, gm.pn, gm.disc, gm.dn, gm.hand, gm.hn, gm.chand, gm.cn
     for k in range(2):
         s = (first + k) % 2
         for _ in range(scfg[s, S_HAND]):
@@ -203,15 +210,15 @@ def _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t
                 if t >= 0:
                     chand[s, c, cn[s, c]] = t
                     cn[s, c] += 1
-            take = min(scfg[s, S_CORPS_TAC + c], tac_pile[0])
-            tac[s, c] = take
-            tac_pile[0] -= take
+            take = min(scfg[s, S_CORPS_TAC + c], gm.tac_pile[0])
+            gm.tac[s, c] = take
+            gm.tac_pile[0] -= take
     for _ in range(RACK):
         t = _draw_card(rs, pile, pn, disc, dn, met, first, trace, tn, np.int64(-1))
         if t >= 0:
-            rack[rn[0]] = t
-            rack_t[rn[0]] = 0
-            rn[0] += 1
+            gm.rack[gm.rn[0]] = t
+            gm.rack_t[gm.rn[0]] = 0
+            gm.rn[0] += 1
 
 
 @inlined_ir
@@ -226,16 +233,30 @@ def _lst_views(st):
             st[LST_POOL:LST_POOL + 2])
 
 
+@inlined_ir
+def lgb_game(state, records):
+    """The game bundle (napsim.engine.layout.LgbGame) on the arrays of lgb_state (or
+    lookahead_lgb.work_scratch_lgb's) and a block's records (rack waits, Guerrilla per turn,
+    Tactician cards per turn, trace buffer, its length): the arrays themselves and the views of st,
+    no copy."""
+    (rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn,
+     tac, gst) = state
+    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
+    wait_hist, g_turn, tac_turn, trace, tn = records
+    return LgbGame(rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc,
+                   res, st, cn, tac, gst, pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool,
+                   wait_hist, g_turn, tac_turn, trace, tn)
+
+
 @inlined
-def _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met, cmet, trace, tn,
-                   pile, disc, hand, chand, rack, rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile):
+def _open_game_lgb(game, run_key, tab, gm):
     """A new game of global index `game`: its stream, the piles and counters (_new_game), the deal
     (_deal). Returns the Guerrilla counters in all."""
-    start_game(rs, run_key, game)
-    void = ctab.shape[0] - 1
-    g_total = _new_game(void, scfg, deck, pile, st, cn, tac, gst, g_pool0, cmet, ropt)
-    _deal(rs, first, scfg, pile, pn, disc, dn, hand, hn, chand, cn, rack, rack_t, rn, tac, tac_pile,
-          met, trace, tn)
+    start_game(gm.rs, run_key, game)
+    void = tab.ctab.shape[0] - 1
+    g_total = _new_game(void, tab.scfg, tab.deck, gm.pile, gm.st, gm.cn, gm.tac, gm.gst, tab.g_pool0,
+                        gm.cmet, tab.ropt)
+    _deal(tab, gm)
     return g_total
 
 
@@ -249,101 +270,107 @@ def _gift_gain(hi, rj, ka, kb, void, pl, gsc, res):
                       res[GR_RACK, j] == void, pl, gsc)
 
 
-CHOOSE = -1  # forced_hi of _ply_lgb: the policy chooses
-PROBE = -3   # forced_hi of _ply_lgb: stop at the choice point and return the policy's choice
+CHOOSE = -1  # LgbDecisions.hi of _ply_lgb: the policy chooses
+PROBE = -3   # LgbDecisions.hi of _ply_lgb: stop at the choice point and return the policy's choice
 
 
-@inlined
-def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_ka, forced_kb, forced_g,
-             forced_k, redeal, first, scfg, sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t,
-             units, ropt, check,
-             g_total, met, cmet, wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand,
-             rack, rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, may_int,
-             st):
-    """One turn (ply) of a game of play_blocks_lgb. Draws up to the CIC's choice come from rs, the
-    choice's too; then the Corps commanders' plays draw from rs_post, from the Spanish Guerrilla
-    attempt on the turn draws from rs_late, and after the CIC's Command draw (a Scout's two cards
-    included) from rs_after (play_blocks_lgb passes one stream as all four; a rollout of the
-    lookahead switches to its own stream at the decision it plans).
-    forced_hi CHOOSE: the policy chooses; PROBE: return at the choice point, the turn half played
-    (the gift scores of the turn in gsc, res and pl); else (forced_hi, forced_rj, forced_ka,
-    forced_kb) is given instead of the CIC's choice, whose draws are still made. forced_g (layout
-    G_*): the Spanish spend decision of the turn, G_POLICY to leave it to P4. forced_k (layout
-    K_*): which of a Scout's two cards the CIC keeps, K_POLICY to leave it to P2. redeal: where a
-    fair planner's rollout deals the cards it has not seen again (napsim.engine.unseen; RD_NONE in
-    a real game): at the switch to rs_post, rs_late or rs_after. Returns the
-    policy's choice (hand slot, rack slot, receivers), then the command, E4 and the opponent's
-    last hand card of the turn. st: the per-game counters (_lst_views). gift_t and grec: the gift
-    tables of napsim.engine.lgb_gifts (gift_table, gift_records); may_int, a literal: the policy's
-    choice may be searched on grec's integer keys, which leaves the float gift scores of gsc and res
-    unset (numba compiles the turn once per value, each without the other's code: as a runtime flag
-    the two searches made the game's turn 25% slower)."""
-    literally(may_int)  # one compiled turn per value: the other search is left out
-    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
+@inlined_ir
+def _turn_choice_lgb(ply, rs, tab, check, gm, gift_t, grec, may_int):
+    """A turn up to the CIC's choice: squares (L8), Tactician cards, First Strike (P7), the E4
+    test, what each Corps commander would do without a gift, and the CIC's gifts (L2, P6). Returns
+    (hand slot, rack slot, receivers, score of the choice, command, E4, the opponent's last hand
+    card, the First Strike's card and holder, the rack's size)."""
+    scfg, pol, ctab, best_t = tab.scfg, tab.pol, tab.ctab, tab.best_t
+    met, cmet, trace, tn = gm.met, gm.cmet, gm.trace, gm.tn
+    hand, hn, rack, rn = gm.hand, gm.hn, gm.rack, gm.rn
     void = ctab.shape[0] - 1
     cmax = best_t.shape[3] - 1
-    s = (first + ply) % 2
+    s = (tab.first + ply) % 2
     o = 1 - s
     is_random = pol[s, P_KIND] == KIND_RANDOM
     met[s, M_TURNS] += 1
-    _squares(rs, s, ply, scfg, sqp, hand, hn, chand, cn, sq, sq_own, sqn, met, cmet, trace, tn)
-    _spend_tacticians(rs, s, ply // 2, pol, hn, cn, tac, tac_disc, met, cmet, tac_turn)
-    fs_card, fs_holder = _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc,
-                                       dn, met, trace, tn, ropt[R_FS_AT_ONCE] == 1)
+    _squares(rs, s, ply, scfg, tab.sqp, hand, hn, gm.chand, gm.cn, gm.sq, gm.sq_own, gm.sqn, met,
+             cmet, trace, tn)
+    _spend_tacticians(rs, s, ply // 2, pol, hn, gm.cn, gm.tac, gm.tac_disc, met, cmet, gm.tac_turn)
+    fs_card, fs_holder = _first_strike(rs, o, ply, pol, ctab, gm, tab.ropt[R_FS_AT_ONCE] == 1)
     cmd = hn[s]  # E6 for the CIC's cards: his hand at the start of the turn
     c = min(cmd, cmax)
     rack_size = rn[0]
-    opp_last = last_hand[o]
+    opp_last = gm.last_hand[o]
     e4 = _same_section(s, opp_last, void, ctab, hand, hn, rack, rn, met)
-    if check and hn[s] + _cic_squares(sq_own, sqn, s) != scfg[s, S_HAND]:
+    if check and hn[s] + _cic_squares(gm.sq_own, gm.sqn, s) != scfg[s, S_HAND]:
         met[s, M_VIOLATIONS] += 1
     if trace.shape[0] > 0:
-        _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, sqn, cn, tac, pn, dn)
+        _trace_turn(trace, tn, ply, s, cmd, e4, hand, hn, rack, rn, gm.sqn, gm.cn, gm.tac, gm.pn,
+                    gm.dn)
     margin = pol[s, P_CORPS_SWAP_MARGIN]
-    own_min = pol[s, P_CORPS_OWN_MIN]
-    _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t, grec, pl, res)
+    _own_alternatives(s, pol[s, P_CORPS_OWN_MIN], opp_last, void, cmax, ctab, gm.chand, gm.cn,
+                      best_t, grec, gm.pl, gm.res)
     # the CIC's choice: hand slot hi, rack slot rj, receivers ka, kb (L2, P6)
-    hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, hand, hn[s], rack, rn[0],
-                                            opp_last, void, ctab, gift_t, pl, margin, gsc, res,
-                                            grec, may_int)
-    if forced_hi == PROBE:  # the choice point only (napsim.engine.lookahead_lgb)
-        return hi, rj, ka, kb, c, e4, opp_last
-    if forced_hi != CHOOSE:  # the caller's choice replaces the CIC's (its draws are still made)
-        hi, rj, ka, kb = forced_hi, forced_rj, forced_ka, forced_kb
-        if trace.shape[0] > 0:
-            best_score = _gift_gain(hi, rj, ka, kb, void, pl, gsc, res)
-    ta, tb, ra, rb = _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab,
-                                 hand, hn, rack, rack_t, rn, disc, dn, last_hand, met,
-                                 wait_hist)
+    cards = (hand, hn[s], rack, rn[0], gm.pl, gm.gsc, gm.res)
+    hi, rj, ka, kb, best_score = _cic_gifts(rs, s, c, e4, is_random, cards, opp_last, void, ctab,
+                                            gift_t, margin, grec, may_int)
+    return hi, rj, ka, kb, best_score, c, e4, opp_last, fs_card, fs_holder, rack_size
+
+
+@inlined_ir
+def _turn_gifts_lgb(ply, rs, redeal, tab, gm, gifts, c, e4, opp_last, rack_size, score):
+    """The CIC's gifts (hand slot, rack slot, receivers) leave him (L2) and the Corps commanders
+    play (L5), from rs; a rollout's unseen cards dealt again first (redeal at RD_POST)."""
+    hi, rj, ka, kb = gifts
+    pol, pl, trace, tn = tab.pol, gm.pl, gm.trace, gm.tn
+    void = tab.ctab.shape[0] - 1
+    s = (tab.first + ply) % 2
+    ta, tb, ra, rb = _give_cards(s, ply, gifts, rack_size, e4, opp_last, void, tab.ctab, gm)
     if trace.shape[0] > 0:
-        _trace(trace, tn, EV_GIVE, ply, s, ta, tb, ka, kb, ra, rb, int(round(best_score * 1000)),
+        _trace(trace, tn, EV_GIVE, ply, s, ta, tb, ka, kb, ra, rb, int(round(score * 1000)),
                np.int64(pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
     _receive(c, ka, kb, ta, tb, ra, rb, void, pl)
     if redeal_at(redeal, RD_POST):  # P8 fair: a rollout from the CIC's choice
-        redeal_lgb(rs_post, redeal, pile, pn, hand, hn, chand, cn, scratch)
-    _corps_plays(rs_post, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand,
-                 cn, disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn)
+        redeal_lgb(rs, redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
+    _corps_plays(rs, s, ply, c, pol[s, P_KIND] == KIND_RANDOM, pol[s, P_CORPS_SWAP_MARGIN],
+                 pol[s, P_CORPS_OWN_MIN], opp_last, tab, gm)
     # D8: the CIC's hand card its Corps commander discarded unplayed (L5) gave no orders
     if ka >= 0 and pl[PL_SOURCE, ka] != SRC_CIC:
-        last_hand[s] = void
-    if redeal_at(redeal, RD_LATE):  # P8 fair: a rollout from the Spanish spend
-        redeal_lgb(rs_late, redeal, pile, pn, hand, hn, chand, cn, scratch)
+        gm.last_hand[s] = void
+
+
+@inlined_ir
+def _turn_spend_lgb(ply, rs, dec, tab, gm, ka):
+    """The Spanish Guerrilla attempt on a French turn (G5), its spend decision dec.g (G_POLICY:
+    P4's), from rs; a rollout's unseen cards dealt again first (dec.redeal at RD_LATE)."""
+    scfg, ropt = tab.scfg, tab.ropt
+    s = (tab.first + ply) % 2
+    o = 1 - s
+    void = tab.ctab.shape[0] - 1
+    if redeal_at(dec.redeal, RD_LATE):  # P8 fair: a rollout from the Spanish spend
+        redeal_lgb(rs, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
     if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
-        null = _guerrillas(rs_late, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met,
-                           cmet, g_turn, trace, tn, ropt, forced_g)
+        null = _guerrillas(rs, s, o, ply, void, tab, gm, dec.g)
         # D8 / G5: the CIC's hand card the Guerrillas nullified may still be copied (the
         # designer's ruling); counter_attack_nullified = none: nothing to copy
         if (ropt[R_CA_NULLIFIED_NONE] == 1 and null >= 0 and null == 2 * ka
-                and pl[PL_SOURCE, ka] == SRC_CIC):
-            last_hand[s] = void
-    # orders, stars (L7), initiative (L6), Scout-for-counter (G4) per Corps commander
-    # typed (not literal) starting values: a literal would compile the helpers they reach once
-    # more, for the literal
-    gain_kc, gain_which, n_scouts = _scout_gain_corps(s, void, scfg, pol, ctab, pl, gst, pool)
+                and gm.pl[PL_SOURCE, ka] == SRC_CIC):
+            gm.last_hand[s] = void
+
+
+@inlined_ir
+def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
+    """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4) per Corps commander, a Take
+    Command's reach (E7), the discards (D7) and the First Strike's draw (P7), from rs. Returns
+    (the CIC draws a Scout's two cards, an Elan was played)."""
+    scfg, pol, ctab, ropt = tab.scfg, tab.pol, tab.ctab, tab.ropt
+    pl, met, trace, tn, pile, pn, disc, dn = gm.pl, gm.met, gm.trace, gm.tn, gm.pile, gm.pn, gm.disc, gm.dn
+    s = (tab.first + ply) % 2
+    o = 1 - s
+    void = ctab.shape[0] - 1
+    gain_kc, gain_which, n_scouts = _scout_gain_corps(s, void, scfg, pol, ctab, pl, gm.gst, gm.pool)
     # E9.2 / L9 / G4: the gain and the CIC's two-card draw never both happen
     gained, scouted = scout_trade(n_scouts, gain_kc >= 0, ropt)
     if not gained:
         gain_kc = -1
+    # typed (not literal) starting values: a literal would compile the helpers they reach once
+    # more, for the literal
     elan = np.bool_(False)
     wasted = np.int64(0)
     marched = np.int64(0)
@@ -354,9 +381,8 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
     eff_w1 = np.int64(0)
     eff_w2 = np.int64(0)
     for kc in range(3):
-        nom, eff, marched_k, elan_k = _corps_orders(
-            rs_late, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units,
-            pl, gst, pool, met, cmet, trace, tn)
+        nom, eff, marched_k, elan_k = _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, tab,
+                                                    gm)
         wasted += nom - eff
         marched += marched_k
         elan = elan or elan_k
@@ -369,21 +395,32 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
         else:
             nom_w2 += nom
             eff_w2 += eff
-    reach0, reach1, reach2, reach = _take_command_reach(s, ply, void, eff_t, pl, cmet, trace, tn)
+    reach0, reach1, reach2, reach = _take_command_reach(s, ply, void, tab.eff_t, pl, gm.cmet, trace,
+                                                        tn)
     _orders_metrics(s, ply, nom_w0, nom_w1, nom_w2, eff_w0 + reach0, eff_w1 + reach1,
                     eff_w2 + reach2, wasted - reach, marched, pl, met, trace, tn)
     _discard_played(void, fs_card, pl, disc, dn)
     if elan and ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
         _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
     if fs_holder >= 0 and ropt[R_FS_AT_ONCE] == 0:  # P7: the First Strike's player draws first
-        _first_strike_draw(rs_late, o, ply, fs_holder, pile, pn, disc, dn, hand, hn, chand, cn, met,
-                           trace, tn)
-    _cic_draw(rs_late, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc,
-              dn, hand, hn, chand, cn, met, cmet, trace, tn, st, forced_k)
-    if redeal_at(redeal, RD_AFTER):  # P8 fair: a rollout from the Scout keep
-        redeal_lgb(rs_after, redeal, pile, pn, hand, hn, chand, cn, scratch)
-    _corps_draws(rs_after, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met,
-                 cmet, trace, tn)
+        _first_strike_draw(rs, o, ply, fs_holder, pile, pn, disc, dn, gm.hand, gm.hn, gm.chand,
+                           gm.cn, met, trace, tn)
+    return scouted, elan
+
+
+@inlined_ir
+def _turn_draws_lgb(ply, rs, rs_after, dec, tab, check, g_total, gm, scouted, elan):
+    """The end of the turn (L9): the CIC's Command draw (a Scout's two cards and the keep, dec.k)
+    from rs, then from rs_after the Corps commanders' draws, Elan, the rack's refill (E9.6) and
+    the D6 checks; a rollout's unseen cards dealt again after the CIC's draw (dec.redeal at
+    RD_AFTER)."""
+    ropt, met, trace, tn, tac, tac_pile = tab.ropt, gm.met, gm.trace, gm.tn, gm.tac, gm.tac_pile
+    pile, pn, disc, dn = gm.pile, gm.pn, gm.disc, gm.dn
+    s = (tab.first + ply) % 2
+    _cic_draw(rs, rs_after, s, ply, scouted, tab.pol[s, P_KIND] == KIND_RANDOM, tab, gm, dec.k)
+    if redeal_at(dec.redeal, RD_AFTER):  # P8 fair: a rollout from the Scout keep
+        redeal_lgb(rs_after, dec.redeal, pile, pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
+    _corps_draws(rs_after, s, ply, gm)
     # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
     # commander of both sides draws a Tactician card
     if elan:
@@ -391,15 +428,60 @@ def _ply_lgb(ply, rs, rs_post, rs_late, rs_after, forced_hi, forced_rj, forced_k
             _elan_reshuffle(pile, pn, disc, dn, met, s, trace, tn, ply)
         for k2 in range(2):
             for kc in range(3):
-                _corps_tactician(tac, tac_pile, tac_disc, met, cmet, (s + k2) % 2, kc, trace,
+                _corps_tactician(tac, tac_pile, gm.tac_disc, met, gm.cmet, (s + k2) % 2, kc, trace,
                                  tn, ply)
     # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
-    if rn[0] <= 2:
-        _refill_rack(rs_after, pile, pn, disc, dn, met, s, trace, tn, ply, rack, rack_t, rn)
+    if gm.rn[0] <= 2:
+        _refill_rack(rs_after, pile, pn, disc, dn, met, s, trace, tn, ply, gm.rack, gm.rack_t, gm.rn)
     if check:
-        met[s, M_VIOLATIONS] += _check_lgb(counts, pile, pn, disc, dn, hand, hn, chand, cn,
-                                           rack, rn, sq, sqn, scratch)
-        _check_guerrillas(s, g_total, gst, pool, met)
+        met[s, M_VIOLATIONS] += _check_lgb(tab.counts, pile, pn, disc, dn, gm.hand, gm.hn, gm.chand,
+                                           gm.cn, gm.rack, gm.rn, gm.sq, gm.sqn, gm.scratch)
+        _check_guerrillas(s, g_total, gm.gst, gm.pool, met)
+
+
+@inlined
+def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
+    """One turn (ply) of a game of play_blocks_lgb on the game gm (napsim.engine.layout.LgbGame)
+    and the tables tab (LgbArgs), in the steps a caller could stop between: up to the CIC's
+    choice (_turn_choice_lgb), his gifts and the Corps commanders' plays (_turn_gifts_lgb), the
+    Spanish spend (_turn_spend_lgb), the orders (_turn_orders_lgb), the end-of-turn draws with the
+    Scout keep (_turn_draws_lgb). The steps are inlined at numba's IR level (jit.inlined_ir), so
+    that numba types and lowers the turn as one function, as before it had steps: as helpers of
+    their own (jit.inlined) they made the greedy kernel's first compile about 15% longer.
+
+    rss, the turn's streams (rs, rs_post, rs_late, rs_after): draws up to the CIC's choice come
+    from rs, the choice's too; then the Corps commanders' plays draw from rs_post, from the Spanish
+    Guerrilla attempt on the turn draws from rs_late, and after the CIC's Command draw (a Scout's
+    two cards included) from rs_after (play_blocks_lgb passes one stream as all four; a rollout of
+    the lookahead switches to its own stream at the decision it plans).
+    dec (layout.LgbDecisions): dec.hi CHOOSE: the policy chooses; PROBE: return at the choice
+    point, the turn half played (the gift scores of the turn in gsc, res and pl); else (hi, rj,
+    ka, kb) is given instead of the CIC's choice, whose draws are still made. dec.g (layout G_*):
+    the Spanish spend decision of the turn, G_POLICY to leave it to P4. dec.k (layout K_*): which
+    of a Scout's two cards the CIC keeps, K_POLICY to leave it to P2. dec.redeal: where a fair
+    planner's rollout deals the cards it has not seen again (napsim.engine.unseen; RD_NONE in a
+    real game): at the switch to rs_post, rs_late or rs_after. Returns the policy's choice (hand
+    slot, rack slot, receivers), then the command, E4 and the opponent's last hand card of the
+    turn. gift_t and grec: the gift tables of napsim.engine.lgb_gifts (gift_table, gift_records);
+    may_int, a literal: the policy's choice may be searched on grec's integer keys, which leaves
+    the float gift scores of gsc and res unset (numba compiles the turn once per value, each
+    without the other's code: as a runtime flag the two searches made the game's turn 25%
+    slower)."""
+    literally(may_int)  # one compiled turn per value: the other search is left out
+    rs, rs_post, rs_late, rs_after = rss
+    hi, rj, ka, kb, score, c, e4, opp_last, fs_card, fs_holder, rack_size = _turn_choice_lgb(
+        ply, rs, tab, check, gm, gift_t, grec, may_int)
+    if dec.hi == PROBE:  # the choice point only (napsim.engine.lookahead_lgb)
+        return hi, rj, ka, kb, c, e4, opp_last
+    if dec.hi != CHOOSE:  # the caller's choice replaces the CIC's (its draws are still made)
+        hi, rj, ka, kb = dec.hi, dec.rj, dec.ka, dec.kb
+        if gm.trace.shape[0] > 0:
+            score = _gift_gain(hi, rj, ka, kb, tab.ctab.shape[0] - 1, gm.pl, gm.gsc, gm.res)
+    _turn_gifts_lgb(ply, rs_post, dec.redeal, tab, gm, (hi, rj, ka, kb), c, e4, opp_last, rack_size,
+                    score)
+    _turn_spend_lgb(ply, rs_late, dec, tab, gm, ka)
+    scouted, elan = _turn_orders_lgb(ply, rs_late, tab, gm, fs_card, fs_holder)
+    _turn_draws_lgb(ply, rs_late, rs_after, dec, tab, check, g_total, gm, scouted, elan)
     return hi, rj, ka, kb, c, e4, opp_last
 
 
@@ -427,76 +509,67 @@ def lgb_state(deck: np.ndarray, counts: np.ndarray) -> tuple:
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck,
-                    counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check,
-                    per_game, gift_t, grec, mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b,
+def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, tab, check, per_game, gift_t, grec, out,
                     trace, tn, state):
-    """Play blocks [b_lo, b_hi) of a chunk's nb blocks of La Grande Battles games (play_chunk_lgb),
-    adding each block's sums into its own row of mom_b (the moments of its per-game columns,
-    blocks.add_game), wait_b, gturn_b, cmet_b and tturn_b; without the GIL. The game loop is here,
-    not in a function of its own, so that numba optimises and compiles the game once (a trace plays
-    one block of one game on it, with a trace buffer); without reference counting, on the state
-    lgb_state allocates. gift_t and grec are napsim.engine.lgb_gifts.gift_table(best_t) and
-    gift_records(best_t, pol)."""
-    (rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn,
-     tac, gst) = state
+    """Play blocks [b_lo, b_hi) of a chunk's nb blocks of La Grande Battles games (play_chunk_lgb)
+    on the tables tab (napsim.engine.layout.LgbArgs), adding each block's sums into its own row of
+    each of out's records (layout.LgbBlockOut: the moments of its per-game columns,
+    blocks.add_game, the rack waits, Guerrilla and Tactician cards per turn, commander metrics);
+    without the GIL. The game loop is here, not in a function of its own, so that numba optimises
+    and compiles the game once (a trace plays one block of one game on it, with a trace buffer);
+    without reference counting, on the state lgb_state allocates. gift_t and grec are
+    napsim.engine.lgb_gifts.gift_table(tab.best_t) and gift_records(tab.best_t, tab.pol)."""
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
-    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
+    met, cmet = state[1], state[2]
+    choose = LgbDecisions(np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1),
+                          np.int64(G_POLICY), np.int64(K_POLICY), np.int64(RD_NONE))
     for b in range(b_lo, b_hi):
-        wait_hist = wait_b[b]
-        g_turn = gturn_b[b]
-        tac_turn = tturn_b[b]
+        gm = lgb_game(state, (out.wait_b[b], out.gturn_b[b], out.tturn_b[b], trace, tn))
+        rss = (gm.rs, gm.rs, gm.rs, gm.rs)
         for g in range((n * b) // nb, (n * (b + 1)) // nb):
             met[:, :] = 0
             cmet[:, :, :] = 0
-            g_total = _open_game_lgb(rs, first_game + g, run_key, first, scfg, ctab, deck, g_pool0,
-                                     ropt, met, cmet, trace, tn, pile, disc, hand, chand, rack,
-                                     rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile)
-            for ply in range(2 * turns):
-                _ply_lgb(ply, rs, rs, rs, rs, np.int64(CHOOSE), np.int64(-1), np.int64(-1),
-                         np.int64(-1), np.int64(G_POLICY), np.int64(K_POLICY), np.int64(RD_NONE),
-                         first, scfg, sqp,
-                         pol, ctab, counts, nom_t, eff_t, val_t,
-                         best_t, bopt_t, units, ropt, check, g_total, met, cmet, wait_hist, g_turn,
-                         tac_turn, trace, tn, pile, disc, hand, chand, rack, rack_t, sq, sq_own,
-                         scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, True, st)
-            _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
-            add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, True)
+            g_total = _open_game_lgb(first_game + g, run_key, tab, gm)
+            for ply in range(2 * tab.turns):
+                _ply_lgb(ply, rss, choose, tab, check, g_total, gm, gift_t, grec, True)
+            _end_game(tab.scfg, gm.hn, gm.cn, gm.tac, gm.gst, gm.pool, met, cmet)
+            add_game(b, g, met, cmet, out.mom_b, out.cmet_b, out.rows, out.crows, per_game, True)
 
 
-def play_chunk_lgb(run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
-                   eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game):
-    """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). The
-    arguments between n and check are napsim.engine.layout.LgbArgs. Returns the eight chunk
-    outputs in the order of napsim.engine.layout.CHUNK_OUTPUTS, the EPIC kernel's: (metrics
-    [2, M], per-game metrics [n or 0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns],
-    per-commander metrics [2, 4, CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician
-    cards held per turn [2, turns], moments of the per-game columns [MO, 2, columns])."""
-    return chunk_on_lgb(play_blocks_lgb, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab,
-                        deck, counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0,
-                        ropt, check, per_game)
+def play_chunk_lgb(run_key, first_game, n, *args):
+    """Play games [first_game, first_game + n) in blocks on threads (napsim.engine.blocks). args:
+    the fields of napsim.engine.layout.LgbArgs, then check (the D6 checks) and per_game (keep the
+    per-game rows). Returns the eight chunk outputs in the order of
+    napsim.engine.layout.CHUNK_OUTPUTS, the EPIC kernel's: (metrics [2, M], per-game metrics [n or
+    0, 2, M], rack waits [4, bins], guerrilla per turn [3, turns], per-commander metrics [2, 4,
+    CM], per-game commander metrics [n or 0, 2, 4, CM], Tactician cards held per turn [2, turns],
+    moments of the per-game columns [MO, 2, columns])."""
+    return chunk_on_lgb(play_blocks_lgb, run_key, first_game, n, *args)
 
 
-def chunk_on_lgb(kernel, run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts,
-                 nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game,
-                 state=None):
+def _block_out(nb: int, n: int, turns: int, per_game: bool) -> LgbBlockOut:
+    """The zeroed records of nb blocks of n games (layout.LgbBlockOut)."""
+    return LgbBlockOut(block_moments(nb), np.zeros((n if per_game else 0, 2, N_METRICS), np.int64),
+                       np.zeros((nb, 4, WAIT_BINS), np.int64), np.zeros((nb, 3, turns), np.int64),
+                       np.zeros((nb, 2, 4, N_CM), np.int64),
+                       np.zeros((n if per_game else 0, 2, 4, N_CM), np.int64),
+                       np.zeros((nb, 2, turns), np.int64))
+
+
+def chunk_on_lgb(kernel, run_key, first_game, n, *args, state=None):
     """play_chunk_lgb on the block kernel `kernel` (play_blocks_lgb, or one with its signature: the
-    planned kernel of napsim.engine.lookahead_lgb). `state`: what gives each thread's call its
-    state, its last argument (default: lgb_state)."""
+    planned kernel of napsim.engine.lookahead_lgb); args as play_chunk_lgb's. `state`: what gives
+    each thread's call its state, its last argument (default: lgb_state)."""
+    tab = LgbArgs(*args[:-2])
+    check, per_game = args[-2:]
     nb = block_count(n)
-    mom_b = block_moments(nb)
-    cmet_b = np.zeros((nb, 2, 4, N_CM), np.int64)
-    wait_b = np.zeros((nb, 4, WAIT_BINS), np.int64)
-    gturn_b = np.zeros((nb, 3, turns), np.int64)
-    tturn_b = np.zeros((nb, 2, turns), np.int64)
-    rows = np.zeros((n if per_game else 0, 2, N_METRICS), np.int64)
-    crows = np.zeros((n if per_game else 0, 2, 4, N_CM), np.int64)
+    out = _block_out(nb, n, tab.turns, per_game)
+    mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b = out
     run_blocks(kernel, nb, (
-        run_key, first_game, n, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t, eff_t,
-        rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, check, per_game, gift_table(best_t),
-        gift_records(best_t, pol), mom_b, rows, wait_b, gturn_b, cmet_b, crows, tturn_b,
+        run_key, first_game, n, tab, check, per_game, gift_table(tab.best_t),
+        gift_records(tab.best_t, tab.pol), out,
         np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)),  # no trace buffer
-        state or (lambda: lgb_state(deck, counts)))
+        state or (lambda: lgb_state(tab.deck, tab.counts)))
     mom = mom_b.sum(axis=0)
     return (mom[MO_SUM, :, :N_METRICS], rows, wait_b.sum(axis=0), gturn_b.sum(axis=0),
             cmet_b.sum(axis=0), crows, tturn_b.sum(axis=0), mom)
@@ -504,26 +577,22 @@ def chunk_on_lgb(kernel, run_key, first_game, n, turns, first, scfg, sqp, pol, c
 
 def trace_game_lgb(run_key, game, *args, max_events=40000):
     """Replay one game with an event log: (metrics [2, M], events [k, TRACE_WIDTH]); one block of
-    one game on play_blocks_lgb, with the D6 checks on."""
+    one game on play_blocks_lgb, with the D6 checks on. args: the fields of LgbArgs."""
     a = LgbArgs(*args)
     return trace_on_lgb(play_blocks_lgb, lgb_state(a.deck, a.counts), run_key, game, *args,
                         max_events=max_events)
 
 
-def trace_on_lgb(blocks, state, run_key, game, turns, first, scfg, sqp, pol, ctab, deck, counts, nom_t,
-                 eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, max_events=40000):
+def trace_on_lgb(blocks, state, run_key, game, *args, max_events=40000):
     """trace_game_lgb on the block kernel `blocks` (play_blocks_lgb, or one with its signature: the
     planned kernel of napsim.engine.lookahead_lgb) with its state `state`: one block of one game."""
+    tab = LgbArgs(*args)
     trace = np.full((max_events, TRACE_WIDTH), -1, np.int64)
     tn = np.zeros(1, np.int64)
-    mom_b = block_moments(1)
-    blocks(0, 1, 1, run_key, np.int64(game), np.int64(1), turns, first, scfg, sqp, pol, ctab, deck,
-           counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units, g_pool0, ropt, True, False,
-           gift_table(best_t), gift_records(best_t, pol), mom_b, np.zeros((0, 2, N_METRICS), np.int64),
-           np.zeros((1, 4, WAIT_BINS), np.int64), np.zeros((1, 3, turns), np.int64),
-           np.zeros((1, 2, 4, N_CM), np.int64), np.zeros((0, 2, 4, N_CM), np.int64),
-           np.zeros((1, 2, turns), np.int64), trace, tn, state)
-    return mom_b[0, MO_SUM, :, :N_METRICS].copy(), trace[: min(tn[0], max_events)]
+    out = _block_out(1, 1, tab.turns, False)
+    blocks(0, 1, 1, run_key, np.int64(game), np.int64(1), tab, True, False, gift_table(tab.best_t),
+           gift_records(tab.best_t, tab.pol), out, trace, tn, state)
+    return out.mom_b[0, MO_SUM, :, :N_METRICS].copy(), trace[: min(tn[0], max_events)]
 
 
 jit.check_cache_folder(globals())  # its cached kernels live in this version's cache folder

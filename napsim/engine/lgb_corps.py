@@ -98,10 +98,15 @@ def _receive(c, ka, kb, ta, tb, ra, rb, void, pl):
 
 
 @inlined_cached
-def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax, ctab, chand, cn,
-                 disc, dn, best_t, val_t, bopt_t, pl, met, cmet, trace, tn):
+def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, tab, gm):
     """L5: each Corps commander plays the gift, swaps it for his own card, plays his own, holds, or
-    (empty hand, no card) will roll for initiative: PL_SOURCE, the card, its option, its command."""
+    (empty hand, no card) will roll for initiative: PL_SOURCE, the card, its option, its command.
+    tab: the tables (layout.LgbArgs); gm: the game (layout.LgbGame)."""
+    ctab, best_t, val_t, bopt_t = tab.ctab, tab.best_t, tab.val_t, tab.bopt_t
+    void = ctab.shape[0] - 1
+    cmax = best_t.shape[3] - 1
+    chand, cn, disc, dn, pl, met, cmet = gm.chand, gm.cn, gm.disc, gm.dn, gm.pl, gm.met, gm.cmet
+    trace, tn = gm.trace, gm.tn
     for kc in range(3):
         own_b = pl[PL_OWN_BEST, kc]
         slot = int(pl[PL_OWN_SLOT, kc])
@@ -158,12 +163,14 @@ def _corps_plays(rs, s, ply, c, is_random, margin, own_min, opp_last, void, cmax
 
 
 @inlined_cached
-def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, nom_t, eff_t, units,
-                  pl, gst, pool, met, cmet, trace, tn):
+def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, tab, gm):
     """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4: card gain_which of Corps
     commander gain_kc, -1 none) of Corps commander kc: pl rows PL_CMD_DRAWS, PL_TAC_DRAWS and the
     units he leaves unordered (PL_FREE_A, PL_FREE_B, PL_FREE). Returns (nominal orders, effective
-    orders, units marched, an Elan was played)."""
+    orders, units marched, an Elan was played). tab: the tables (layout.LgbArgs); gm: the game
+    (layout.LgbGame)."""
+    nom_t, eff_t, units = tab.nom_t, tab.eff_t, tab.units
+    pl, met, cmet, trace, tn = gm.pl, gm.met, gm.cmet, gm.trace, gm.tn
     pl[PL_CMD_DRAWS, kc] = 0
     pl[PL_TAC_DRAWS, kc] = 0
     src = int(pl[PL_SOURCE, kc])
@@ -198,7 +205,7 @@ def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, no
         q = int(pl[PL_OPT, kc]) if which == 0 else int(pl[PL_OPT2, kc])
         if r == void:
             continue
-        r = roll_orders(rs, s, ply, kc, r, cc, ctab, trace, tn)  # D2: a card that rolls its orders
+        r = roll_orders(rs, s, ply, kc, r, cc, tab.ctab, trace, tn)  # D2: a card that rolls its orders
         nom += nom_t[s, kc, src, cc, r, q]
         ea += eff_t[s, kc, src, cc, r, q, 0]
         eb += eff_t[s, kc, src, cc, r, q, 1]
@@ -216,6 +223,19 @@ def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, no
     if pl[PL_PHYS2, kc] != void:
         _trace(trace, tn, EV_CORPS_PLAY, ply, s, kc, src, int(pl[PL_PHYS2, kc]),
                int(pl[PL_CARD2, kc]), int(pl[PL_OPT2, kc]), -1, -1, -1)
+    marched, elan, free = _corps_stars(rs, s, kc, ply, void, gain_kc, gain_which, free, tab, gm)
+    pl[PL_FREE, kc] = free
+    return nom, ea + eb, marched, elan
+
+
+@inlined
+def _corps_stars(rs, s, kc, ply, void, gain_kc, gain_which, free, tab, gm):
+    """The cards Corps commander kc played: their Tactician draws, an Elan, the Scout-for-counter
+    gain (G4) and stars (L7: a March Move of up to three of his `free` unordered units, or a Command
+    and a Tactician card at the end of the turn). Returns (units marched, an Elan was played,
+    units still free)."""
+    ctab, pol = tab.ctab, tab.pol
+    pl, gst, pool, met, cmet = gm.pl, gm.gst, gm.pool, gm.met, gm.cmet
     marched = 0
     elan = False
     for which in range(2):
@@ -232,7 +252,7 @@ def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, no
             pool[0] -= 1
             met[s, M_G_ACQUIRED] += 1
             cmet[s, kc + 1, CM_G_ACQUIRED] += 1
-            _trace(trace, tn, EV_G_GAIN, ply, s, kc, pool[0], 0, 0, 0, 0, 0, 0)
+            _trace(gm.trace, gm.tn, EV_G_GAIN, ply, s, kc, pool[0], 0, 0, 0, 0, 0, 0)
         if ctab[r, C_STARS] == 0 or gain_here:
             continue
         avail = min(3, free)
@@ -245,8 +265,7 @@ def _corps_orders(rs, s, kc, ply, void, gain_kc, gain_which, scfg, pol, ctab, no
             cmet[s, kc + 1, CM_STAR_CMD] += 1
             pl[PL_CMD_DRAWS, kc] += 1
             pl[PL_TAC_DRAWS, kc] += 1
-    pl[PL_FREE, kc] = free
-    return nom, ea + eb, marched, elan
+    return marched, elan, free
 
 
 @inlined_cached

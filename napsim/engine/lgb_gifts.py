@@ -136,9 +136,14 @@ def gift_records(best_t, pol):
 
 
 @njit(inline="always")  # a leaf called with layout constants: inlined at numba IR level, one copy
-def _card_scores(gsc, res, row, gain_row, pair_row, res_row, ok_row, bound_col, i, t, void, v0, v1, v2,
-                 own0, own1, own2, alt0, alt1, alt2, margin):
-    """One CIC card's scores v0-v2 per receiver into gsc and res (see _gift_scores)."""
+def _card_scores(gsc, res, rows, i, t, void, v, own, alt, margin):
+    """One CIC card's scores v = (v0, v1, v2) per receiver into gsc and res (see _gift_scores), on
+    the receivers' own alternatives own and alt (three each). rows: (score row, gain row, pair row
+    of gsc, res row, its legal-receivers row, GSC_BOUND column)."""
+    row, gain_row, pair_row, res_row, ok_row, bound_col = rows
+    v0, v1, v2 = v
+    own0, own1, own2 = own
+    alt0, alt1, alt2 = alt
     g0 = (v0 if v0 + margin >= own0 else own0) - alt0
     g1 = (v1 if v1 + margin >= own1 else own1) - alt1
     g2 = (v2 if v2 + margin >= own2 else own2) - alt2
@@ -177,22 +182,18 @@ def _gift_scores(s, c, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t, pl, m
     as nothing goes to nobody: bit 0), the gains the greedy search adds up (GSC_HAND_PAIR,
     GSC_RACK_PAIR) and its best gain (GSC_BOUND; 0.0 for a card that plays as nothing, -inf with no
     legal receiver)."""
-    own0 = pl[PL_OWN_BEST, 0]
-    own1 = pl[PL_OWN_BEST, 1]
-    own2 = pl[PL_OWN_BEST, 2]
-    alt0 = pl[PL_ALT, 0]
-    alt1 = pl[PL_ALT, 1]
-    alt2 = pl[PL_ALT, 2]
+    own = (pl[PL_OWN_BEST, 0], pl[PL_OWN_BEST, 1], pl[PL_OWN_BEST, 2])
+    alt = (pl[PL_ALT, 0], pl[PL_ALT, 1], pl[PL_ALT, 2])
     for i in range(max(n_h, 1)):
         t = _resolve(ctab, hand[s, i], opp_last, void) if n_h > 0 else void
-        _card_scores(gsc, res, GSC_HAND, GSC_HAND_GAIN, GSC_HAND_PAIR, GR_HAND, GR_HAND_OK, GB_HAND,
-                     i, t, void, gift_t[s, c, t, 0], gift_t[s, c, t, 1], gift_t[s, c, t, 2], own0,
-                     own1, own2, alt0, alt1, alt2, margin)
+        _card_scores(gsc, res, (GSC_HAND, GSC_HAND_GAIN, GSC_HAND_PAIR, GR_HAND, GR_HAND_OK, GB_HAND),
+                     i, t, void, (gift_t[s, c, t, 0], gift_t[s, c, t, 1], gift_t[s, c, t, 2]), own,
+                     alt, margin)
     for j in range(max(n_r, 1)):
         t = _resolve(ctab, rack[j], opp_last, void) if n_r > 0 else void
-        _card_scores(gsc, res, GSC_RACK, GSC_RACK_GAIN, GSC_RACK_PAIR, GR_RACK, GR_RACK_OK, GB_RACK,
-                     j, t, void, gift_t[s, c, t, 0], gift_t[s, c, t, 1], gift_t[s, c, t, 2], own0,
-                     own1, own2, alt0, alt1, alt2, margin)
+        _card_scores(gsc, res, (GSC_RACK, GSC_RACK_GAIN, GSC_RACK_PAIR, GR_RACK, GR_RACK_OK, GB_RACK),
+                     j, t, void, (gift_t[s, c, t, 0], gift_t[s, c, t, 1], gift_t[s, c, t, 2]), own,
+                     alt, margin)
 
 
 @inlined
@@ -570,8 +571,7 @@ def _greedy_int(tie_key, s, c, hand, n_h, rack, n_r, opp_last, void, ctab, gift_
 
 
 @inlined  # the CIC's choice: 41% of a turn; LLVM inlines it (a plain call before)
-def _cic_gifts(rs, s, c, e4, is_random, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t, pl,
-               margin, gsc, res, grec, may_int):
+def _cic_gifts(rs, s, c, e4, is_random, cards, opp_last, void, ctab, gift_t, margin, grec, may_int):
     """L2 / P6: the CIC's hand card, rack card and their receivers: (hand slot or -2, rack slot or
     -1, receiver of the hand card or -1, of the rack card or -1, score).
 
@@ -580,7 +580,10 @@ def _cic_gifts(rs, s, c, e4, is_random, hand, n_h, rack, n_r, opp_last, void, ct
     of a per-turn draw. random: uniform over every legal (hand card, rack card, receivers).
     Each card's score per receiver is computed once (gsc) before the pairs are combined; a greedy
     CIC without E4 compares integer keys instead (_greedy_int on the records grec of gift_records,
-    when they allow it and may_int; the gift scores gsc and res are then left as they were)."""
+    when they allow it and may_int; the gift scores gsc and res are then left as they were).
+    cards: (the CICs' hands, side s's hand size, the rack, its size, the turn's plan pl, gift
+    scores gsc, resolved gifts res)."""
+    hand, n_h, rack, n_r, pl, gsc, res = cards
     if may_int and grec[0, 0, 0, GI_OK] == 1 and not is_random and not e4 and n_h <= MAX_INT_HAND:
         return _greedy_int(next_u64(rs), s, c, hand, n_h, rack, n_r, opp_last, void, ctab, gift_t,
                            grec, pl, margin, res)

@@ -43,13 +43,16 @@ from napsim.engine.layout import (
 
 
 @inlined_cached
-def _guerrillas(rs, s, o, ply, void, pol, ctab, nom_t, eff_t, pl, gst, pool, met, cmet, g_turn,
-                trace, tn, ropt, forced_g):
+def _guerrillas(rs, s, o, ply, void, tab, gm, forced_g):
     """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
     (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
     2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt, its spend
     decision P4's or `forced_g` (the lookahead's, P8). Returns the card nullified, 2 * Corps
-    commander + which of his cards, or -1."""
+    commander + which of his cards, or -1. tab: the tables (layout.LgbArgs); gm: the game
+    (layout.LgbGame)."""
+    pol, ctab, nom_t, eff_t, ropt = tab.pol, tab.ctab, tab.nom_t, tab.eff_t, tab.ropt
+    pl, gst, pool, met, cmet = gm.pl, gm.gst, gm.pool, gm.met, gm.cmet
+    g_turn, trace, tn = gm.g_turn, gm.trace, gm.tn
     met[o, M_G_FRENCH_TURNS] += 1
     target = np.int64(-1)
     t_second = np.int64(0)

@@ -160,12 +160,12 @@ def _spend_tacticians(rs, s, turn, pol, hn, cn, tac, tac_disc, met, cmet, tac_tu
 
 
 @inlined
-def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn, met, trace, tn,
-                  at_once):
+def _first_strike(rs, o, ply, pol, ctab, gm, at_once):
     """P7: a First Strike held by the opponent's CIC or a Corps commander: (the card or -1, who
     played it: 0 the CIC, 1-3 a Corps commander, -1 none). at_once (first_strike_draw =
     cic_at_once): only a CIC draws a replacement, here; else every player who played one draws
-    it at the end of the turn (_first_strike_draw)."""
+    it at the end of the turn (_first_strike_draw). gm: the game (layout.LgbGame)."""
+    hand, hn, chand, cn, met, trace, tn = gm.hand, gm.hn, gm.chand, gm.cn, gm.met, gm.trace, gm.tn
     fs_card = -1
     fs_holder = -1
     if pol[o, P_FIRST_STRIKE_PROB] > 0.0:
@@ -190,7 +190,7 @@ def _first_strike(rs, o, ply, pol, ctab, hand, hn, chand, cn, pile, pn, disc, dn
                 fs_holder = holder
                 _trace(trace, tn, EV_FIRST_STRIKE, ply, o, fs_card, holder, 0, 0, 0, 0, 0, 0)
                 if holder == 0 and at_once:
-                    t = _draw_card(rs, pile, pn, disc, dn, met, o, trace, tn, ply)
+                    t = _draw_card(rs, gm.pile, gm.pn, gm.disc, gm.dn, met, o, trace, tn, ply)
                     if t >= 0:
                         hand[o, hn[o]] = t
                         hn[o] += 1
@@ -277,12 +277,14 @@ def _own_alternatives(s, own_min, opp_last, void, cmax, ctab, chand, cn, best_t,
 
 
 @inlined_cached
-def _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab, hand, hn, rack,
-                rack_t, rn, disc, dn, last_hand, met, wait_hist):
+def _give_cards(s, ply, gifts, rack_size, e4, opp_last, void, ctab, gm):
     """L2: the CIC's hand card (slot hi) and rack card (slot rj) leave for their receivers ka and
     kb: (card a, card b, a as it plays, b as it plays), VOID for none. A card that plays as nothing
     (a First Strike on its owner's turn, a Counter-Attack with nothing to copy) is given to nobody
-    and goes straight to the discards."""
+    and goes straight to the discards. gifts: (hi, rj, ka, kb); gm: the game (layout.LgbGame)."""
+    hi, rj, ka, kb = gifts
+    hand, hn, rack, rack_t, rn = gm.hand, gm.hn, gm.rack, gm.rack_t, gm.rn
+    disc, dn, met = gm.disc, gm.dn, gm.met
     ta = void
     tb = void
     if hi >= 0:
@@ -293,7 +295,7 @@ def _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab, han
     if rj >= 0:
         tb = rack[rj]
         waited = ply - rack_t[rj] if ply - rack_t[rj] < WAIT_BINS else WAIT_BINS - 1
-        wait_hist[ctab[tb, C_KIND], waited] += 1
+        gm.wait_hist[ctab[tb, C_KIND], waited] += 1
         rn[0] -= 1
         rack[rj] = rack[rn[0]]
         rack_t[rj] = rack_t[rn[0]]
@@ -303,7 +305,7 @@ def _give_cards(s, ply, hi, rj, ka, kb, rack_size, e4, opp_last, void, ctab, han
     rb = _resolve(ctab, tb, opp_last, void)
     met[s, M_COUNTER] += ctab[ta, C_COUNTER] + ctab[tb, C_COUNTER]
     if ta != void:
-        last_hand[s] = ra
+        gm.last_hand[s] = ra
     if e4 and ka >= 0 and ka == kb:
         met[s, M_E4_USED] += 1
     if ta != void and ka < 0:
@@ -331,13 +333,18 @@ def _discard_played(void, fs_card, pl, disc, dn):
 
 
 @inlined_cached
-def _cic_draw(rs, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t, pile, pn, disc,
-              dn, hand, hn, chand, cn, met, cmet, trace, tn, st, forced_k):
+def _cic_draw(rs, rs_after, s, ply, scouted, is_random, tab, gm, forced_k):
     """L9 end of turn: the CIC draws one; after a Scout two, keeps the better (P2) and gives the
     other to the Corps commander with the fewest cards (ties drawn uniformly, P6). The draws come
     from rs, the receiver's tie from rs_after. forced_k (layout K_*): K_POLICY, the policy keeps;
     K_FIRST or K_SECOND, the first or the second card drawn is kept (the lookahead's, P8). The
-    two cards and P2's keep go to st[LST_SCOUT:] (cardflow.scout_keep)."""
+    two cards and P2's keep go to st[LST_SCOUT:] (cardflow.scout_keep). tab: the tables
+    (layout.LgbArgs); gm: the game (layout.LgbGame)."""
+    ctab, best_t = tab.ctab, tab.best_t
+    void = ctab.shape[0] - 1
+    cmax = best_t.shape[3] - 1
+    pile, pn, disc, dn, hand, hn, chand, cn = gm.pile, gm.pn, gm.disc, gm.dn, gm.hand, gm.hn, gm.chand, gm.cn
+    met, cmet, trace, tn = gm.met, gm.cmet, gm.trace, gm.tn
     t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
     if scouted and t1 >= 0:
         t2 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
@@ -348,7 +355,7 @@ def _cic_draw(rs, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t
             r2 = _resolve(ctab, t2, void, void)
             v1 = max(best_t[s, 0, 0, c2, r1], max(best_t[s, 1, 0, c2, r1], best_t[s, 2, 0, c2, r1]))
             v2 = max(best_t[s, 0, 0, c2, r2], max(best_t[s, 1, 0, c2, r2], best_t[s, 2, 0, c2, r2]))
-            keep, give = scout_keep(t1, t2, v1, v2, is_random, rs, forced_k, st[LST_SCOUT:])
+            keep, give = scout_keep(t1, t2, v1, v2, is_random, rs, forced_k, gm.st[LST_SCOUT:])
             t1 = keep
             low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
             n_low = np.int64(0)
@@ -374,10 +381,11 @@ def _cic_draw(rs, rs_after, s, ply, scouted, is_random, void, cmax, ctab, best_t
 
 
 @inlined_cached
-def _corps_draws(rs, s, ply, pl, pile, pn, disc, dn, chand, cn, tac, tac_pile, tac_disc, met, cmet,
-                 trace, tn):
+def _corps_draws(rs, s, ply, gm):
     """The Corps commanders' Command draws (L6 two sabres, L7 unused stars), then their Tactician
-    draws."""
+    draws. gm: the game (layout.LgbGame)."""
+    pl, pile, pn, disc, dn, chand, cn, met = gm.pl, gm.pile, gm.pn, gm.disc, gm.dn, gm.chand, gm.cn, gm.met
+    tac, tac_pile, tac_disc, cmet, trace, tn = gm.tac, gm.tac_pile, gm.tac_disc, gm.cmet, gm.trace, gm.tn
     for kc in range(3):
         for _ in range(int(pl[PL_CMD_DRAWS, kc])):
             t = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)

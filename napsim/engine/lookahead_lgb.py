@@ -57,7 +57,7 @@ from numba import njit
 
 from napsim.engine import jit
 from napsim.engine.blocks import add_game
-from napsim.engine.jit import counted, inlined, outlined
+from napsim.engine.jit import counted, inlined, inlined_ir, outlined
 from napsim.engine.layout import (
     CORPS_HIDDEN,
     G_KEEP,
@@ -94,17 +94,19 @@ from napsim.engine.layout import (
     VALUE_MARGIN,
     WAIT_BINS,
     LgbArgs,
+    LgbDecisions,
+    LgbPlan,
 )
 from napsim.engine.lgb import (
     CHOOSE,
     PROBE,
     _end_game,
     _gift_gain,
-    _lst_views,
     _open_game_lgb,
     _ply_lgb,
     _scratch,
     chunk_on_lgb,
+    lgb_game,
     lgb_state,
     trace_on_lgb,
 )
@@ -132,33 +134,34 @@ N_CAND = 6   # columns of a candidate: hand slot, rack slot, receivers, card cod
 
 
 @inlined
-def _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, wrs,
-                    wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst, wcn, wtac,
-                    wgst):
+def _copy_state_lgb(gm, work):
     """The game's state (its cards, counters, Guerrilla counters and pool, stream) into the
-    scratch."""
-    pn, dn, rn, hn, sqn = _lst_views(st)[:5]
-    copy_cards(rs, st, pn, dn, rn, hn, sqn, pile, disc, hand, rack, rack_t, sq, wrs, wst, wpile,
-               wdisc, whand, wrack, wrack_t, wsq)
+    scratch game `work` (both napsim.engine.layout.LgbGame)."""
+    copy_cards(gm, work)
+    sqn, sq_own, cn, tac, gst, chand = gm.sqn, gm.sq_own, gm.cn, gm.tac, gm.gst, gm.chand
     for k in range(2):
         for i in range(sqn[k]):
-            wsq_own[k, i] = sq_own[k, i]
+            work.sq_own[k, i] = sq_own[k, i]
         for kc in range(3):
-            wcn[k, kc] = cn[k, kc]
-            wtac[k, kc] = tac[k, kc]
-            wgst[k, kc] = gst[k, kc]
+            work.cn[k, kc] = cn[k, kc]
+            work.tac[k, kc] = tac[k, kc]
+            work.gst[k, kc] = gst[k, kc]
             for i in range(cn[k, kc]):
-                wchand[k, kc, i] = chand[k, kc, i]
+                work.chand[k, kc, i] = chand[k, kc, i]
 
 
 @inlined
-def _candidates_lgb(s, n_h, n_r, e4, void, ctab, ghi, grj, gka, gkb, hand, rack, pl, gsc, res,
-                    cand, cscore):
+def _candidates_lgb(s, e4, ctab, choice, work, cand, cscore):
     """The candidates of the CIC's choice into cand[m] = (hand slot, rack slot, receiver of each,
-    card code), in greedy order: the greedy choice (ghi, grj, gka, gkb) first, then by greedy's
-    gain (napsim.engine.lgb._gift_gain on the turn's gift scores gsc, res, pl), one per (hand card
-    type, rack card type, receivers); the legal ones of napsim.engine.lgb_gifts's search. Returns
-    how many."""
+    card code), in greedy order: the greedy choice (choice: hand slot, rack slot, receivers) first,
+    then by greedy's gain (napsim.engine.lgb._gift_gain on the turn's gift scores of the probed
+    game `work`), one per (hand card type, rack card type, receivers); the legal ones of
+    napsim.engine.lgb_gifts's search. Returns how many."""
+    ghi, grj, gka, gkb = choice
+    hand, rack, pl, gsc, res = work.hand, work.rack, work.pl, work.gsc, work.res
+    n_h = work.hn[s]
+    n_r = work.rn[0]
+    void = ctab.shape[0] - 1
     n = 0
     found = False
     for i in range(max(n_h, 1)):
@@ -202,6 +205,13 @@ def _candidates_lgb(s, n_h, n_r, e4, void, ctab, ghi, grj, gka, gkb, hand, rack,
         cand[n, 4] = -1
         cscore[n] = np.inf
         n += 1
+    _greedy_order(n, cand, cscore)
+    return n
+
+
+@inlined
+def _greedy_order(n, cand, cscore):
+    """Sort the n candidates by cscore, the highest first; stable (cand[n] is the spare row)."""
     for m in range(1, n):  # insertion sort, stable: greedy order
         for x in range(N_CAND):
             cand[n, x] = cand[m, x]
@@ -215,140 +225,142 @@ def _candidates_lgb(s, n_h, n_r, e4, void, ctab, ghi, grj, gka, gkb, hand, rack,
         for x in range(N_CAND):
             cand[k, x] = cand[n, x]
         cscore[k] = sc
-    return n
 
 
 @inlined
-def _plan_lgb(step, ply, p, fh, fr, fa, fb, fg, run_key, game, turns, first, scfg, sqp, pol,
-              pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, g_total,
-              gift_t, grec, rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
-              work, cand, cscore, cval):
-    """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot, receivers
-    of the CIC's choice, decision). `step` STEP_CHOICE: p's CIC's gifts (steps 1-4), G_POLICY.
-    STEP_SPEND: the Spanish side p's spend decision in the French turn (step 5; layout G_*,
-    G_POLICY where P4 offers no counter), whose CIC choice is (fh, fr, fa, fb) (CHOOSE: the French
-    policy's; returned as given). STEP_KEEP: which of a Scout's two cards p's CIC keeps (step 6;
-    layout K_*, K_POLICY where the turn draws no two different cards), the choice and the spend fg
-    given (returned as given). One function for all three, so that the planned kernel compiles the
-    planning once: every jitted function between the kernel and the turn optimises the turn's code
-    once more."""
-    (wrs, wrs2, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres,
-     wst, wcn, wtac, wgst, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn) = work
+def _two_candidates_lgb(spend, p, offered, spent, scouts, choice, work, cand):
+    """The spend's or the Scout keep's two candidates into cand (the CIC choice `choice` with
+    the rule's decision first, then the other: lookahead.two_candidates on the probed game `work`).
+    Returns (none to plan, the decision that leaves it to the rule)."""
+    none, greedy, other, idle = two_candidates(spend, work.met, p, offered, spent, scouts,
+                                               work.st[LST_SCOUT:])
+    for m in range(2):
+        cand[m, 0] = choice[0]
+        cand[m, 1] = choice[1]
+        cand[m, 2] = choice[2]
+        cand[m, 3] = choice[3]
+        cand[m, 5] = greedy if m == 0 else other
+    return none, idle
+
+
+@inlined
+def _rollout_setup(step, ply, p, tab):
+    """The rollouts' settings of side p's decision `step` at ply `ply` (P8): (K, the ply after the
+    last one played, the discount, the margin reading, where the unseen cards are dealt again).
+    With lookahead_info fair, the opposing hands (and, with lookahead_corps hidden, its own Corps
+    commanders') are dealt again from the cards p has not seen (napsim.engine.unseen), where the
+    turn leaves the game's draws for the rollout's."""
+    pol = tab.pol
+    k_roll = np.int64(pol[p, P_LOOKAHEAD_K])
+    end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * tab.turns)
+    discount = pol[p, P_LOOKAHEAD_DISCOUNT]
+    margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
+    redeal = np.int64(RD_NONE)
+    if pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR:
+        at = RD_LATE if step == STEP_SPEND else (RD_AFTER if step == STEP_KEEP else RD_POST)
+        redeal = redeal_code(np.int64(at), 1 - p, pol[p, P_LOOKAHEAD_CORPS] == CORPS_HIDDEN)
+    return k_roll, end, discount, margin, redeal
+
+
+@inlined
+def _candidate_decisions(m, step, fg, redeal, cand):
+    """The decisions of the decision's ply in candidate m's rollouts (layout.LgbDecisions): the
+    CIC choice forced, and for the spend or the keep its decision (the keep with the spend fg)."""
+    g = np.int64(G_POLICY)
+    k = np.int64(K_POLICY)
+    if step == STEP_SPEND:
+        g = cand[m, 5]
+    if step == STEP_KEEP:
+        g = fg
+        k = cand[m, 5]
+    return LgbDecisions(cand[m, 0], cand[m, 1], cand[m, 2], cand[m, 3], g, k, redeal)
+
+
+@inlined
+def _plan_lgb(step, ply, p, dec, run_key, game, tab, g_total, gift_t, grec, gm, plan):
+    """One planned decision of side p at ply `ply` (module text) on the game gm and the planner's
+    scratch plan (layout.LgbGame, LgbPlan): (hand slot, rack slot, receivers of the CIC's choice,
+    decision). `step` STEP_CHOICE: p's CIC's gifts (steps 1-4), G_POLICY. STEP_SPEND: the Spanish
+    side p's spend decision in the French turn (step 5; layout G_*, G_POLICY where P4 offers no
+    counter), whose CIC choice is dec's (hi, rj, ka, kb) (CHOOSE: the French policy's; returned as
+    given). STEP_KEEP: which of a Scout's two cards p's CIC keeps (step 6; layout K_*, K_POLICY
+    where the turn draws no two different cards), the choice and the spend dec.g given (returned
+    as given). One function for all three, so that the planned kernel compiles the planning once:
+    every jitted function between the kernel and the turn optimises the turn's code once more.
+
+    The probes play the decision's ply on a copy of the game as the real turn will play it: x 0,
+    up to the CIC's choice (PROBE: the choice greedy, or the French policy, makes); x 1, for the
+    spend and the keep, the whole turn with that choice forced (a forced choice's draws are still
+    made, so the policy's own choice plays as it would, a random one's too), and for the keep the
+    spend decided. The rollouts (step 3): ply `ply` plays candidate m forced (the CIC's choice,
+    and for the spend or the keep its decision); the draws up to the decision are the game's own
+    (up to the CIC's choice; for the spend up to the Guerrilla attempt, the French Corps
+    commanders' plays included; for the keep up to the Scout's two cards), the rest rollout stream
+    k (k + 512 for the spend, k + 768 for the keep), the same for every candidate."""
+    work, cand, cval, wrs, wrs2 = plan.work, plan.cand, plan.cval, plan.work.rs, plan.rs2
+    wmet = work.met
     no = np.bool_(False)
     spend = step == STEP_SPEND
     keep = step == STEP_KEEP
-    given = (fh, fr, fa, fb)  # the spend and the keep return the CIC choice given (CHOOSE stays)
+    fh, fr, fa, fb, fg = dec.hi, dec.rj, dec.ka, dec.kb, dec.g
     offered = wmet[p, M_G_OFFERED]
     spent = wmet[p, M_G_SPENT]
     scouts = wmet[p, M_SCOUT]
     e4 = np.bool_(False)
-    # the probes, the decision's ply played on a copy of the game as the real turn will play it:
-    # x 0, up to the CIC's choice (PROBE: the choice greedy, or the French policy, makes); x 1, for
-    # the spend and the keep, the whole turn with that choice forced (a forced choice's draws are
-    # still made, so the policy's own choice plays as it would, a random one's too), and for the
-    # keep the spend decided
-    for x in range(2):
+    for x in range(2):  # the probes
         if (x == 0 and (step == STEP_CHOICE or fh == CHOOSE)) or (x == 1 and step != STEP_CHOICE):
             offered = wmet[p, M_G_OFFERED]
             spent = wmet[p, M_G_SPENT]
             scouts = wmet[p, M_SCOUT]
-            _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
-                            wrs, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst,
-                            wcn, wtac, wgst)
+            _copy_state_lgb(gm, work)
             how = np.int64(PROBE) if x == 0 else fh  # a variable: numba's call takes no branch
-            g_probe = fg if keep else np.int64(G_POLICY)
-            hi, rj, ka, kb, _, e4x, _ = _turn_lgb(
-                ply, wrs, wrs, wrs, wrs, how, fr, fa, fb, g_probe, np.int64(K_POLICY),
-                np.int64(RD_NONE), first, scfg,
-                sqp, pol, ctab, counts, nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, no,
-                g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace, wtn, wpile, wdisc, whand,
-                wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wcn, wtac, wgst,
-                gift_t, grec, False, wst)
+            probe = LgbDecisions(how, fr, fa, fb, fg if keep else np.int64(G_POLICY),
+                                 np.int64(K_POLICY), np.int64(RD_NONE))
+            hi, rj, ka, kb, _, e4x, _ = _turn_lgb(ply, (wrs, wrs, wrs, wrs), probe, tab, no, g_total,
+                                                  work, gift_t, grec, False)
             if x == 0:
                 fh, fr, fa, fb = hi, rj, ka, kb
                 e4 = e4x
-    if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps), then the other
-        none, greedy, other, idle = two_candidates(spend, wmet, p, offered, spent, scouts, wst[LST_SCOUT:])
+    if step != STEP_CHOICE:  # two candidates: the rule's decision first (P4 spends, P2 keeps)
+        none, idle = _two_candidates_lgb(spend, p, offered, spent, scouts, (fh, fr, fa, fb), work,
+                                         cand)
         if none:
-            return given[0], given[1], given[2], given[3], idle
-        for m in range(2):
-            cand[m, 0] = fh
-            cand[m, 1] = fr
-            cand[m, 2] = fa
-            cand[m, 3] = fb
-            cand[m, 5] = greedy if m == 0 else other
+            return dec.hi, dec.rj, dec.ka, dec.kb, idle
         n = np.int64(2)
     else:  # the CIC's candidates, greedy's choice first
-        void = ctab.shape[0] - 1
-        _, _, rn, hn = _lst_views(wst)[:4]
-        n = _candidates_lgb(p, hn[p], rn[0], e4, void, ctab, fh, fr, fa, fb, whand, wrack, wpl,
-                            wgsc, wres, cand, cscore)
-        top = np.int64(pol[p, P_LOOKAHEAD_TOP])
+        n = _candidates_lgb(p, e4, tab.ctab, (fh, fr, fa, fb), work, cand, plan.cscore)
+        top = np.int64(tab.pol[p, P_LOOKAHEAD_TOP])
         if top > 0:
             n = min(n, top)
         if n <= 1:
             return fh, fr, fa, fb, np.int64(G_POLICY)
-    # the rollouts (step 3): ply `ply` plays candidate m forced (the CIC's choice, and for the
-    # spend or the keep its decision); the draws up to the decision are the game's own (up to the
-    # CIC's choice; for the spend up to the Guerrilla attempt, the French Corps commanders' plays
-    # included; for the keep up to the Scout's two cards), the rest rollout stream k (k + 512 for
-    # the spend, k + 768 for the keep), the same for every candidate
-    k_roll = np.int64(pol[p, P_LOOKAHEAD_K])
-    end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_D]) + 1, 2 * turns)
-    discount = pol[p, P_LOOKAHEAD_DISCOUNT]
-    margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
-    # P8 fair: at the decision, the opposing hands (and, with lookahead_corps hidden, its own Corps
-    # commanders') are dealt again from the cards p has not seen (napsim.engine.unseen), where the
-    # turn leaves the game's draws for the rollout's
-    redeal = np.int64(RD_NONE)
-    if pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR:
-        redeal = redeal_code(np.int64(RD_LATE if spend else (RD_AFTER if keep else RD_POST)), 1 - p,
-                             pol[p, P_LOOKAHEAD_CORPS] == CORPS_HIDDEN)
+    k_roll, end, discount, margin, redeal = _rollout_setup(step, ply, p, tab)
+    rest = LgbDecisions(np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1),
+                        np.int64(G_POLICY), np.int64(K_POLICY), np.int64(RD_NONE))
     for m in range(n):
         cval[m] = 0.0
     for k in range(k_roll):
         for m in range(n):
-            _copy_state_lgb(rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst,
-                            wrs, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wst,
-                            wcn, wtac, wgst)
+            _copy_state_lgb(gm, work)
             wrs2[0] = rollout_key(run_key, game, ply, k + 512 if spend else (k + 768 if keep else k))
             wrs2[1] = np.uint64(0)
             weight = 1.0
+            forced = _candidate_decisions(m, step, fg, redeal, cand)
             for t in range(ply, end):
-                pre = wrs2  # the game's draws before this turn's decision, then the rollout's
-                post = wrs2
-                late = wrs2
-                forced = np.int64(CHOOSE)
-                g = np.int64(G_POLICY)
-                kk = np.int64(K_POLICY)
-                rd = np.int64(RD_NONE)
-                if t == ply:
-                    pre = wrs
-                    rd = redeal
-                    forced = cand[m, 0]
-                    if spend:
-                        post = wrs
-                        g = cand[m, 5]
-                    if keep:
-                        post = wrs
-                        late = wrs
-                        g = fg
-                        kk = cand[m, 5]
+                at = t == ply  # the game's draws before this turn's decision, then the rollout's
+                rss = (wrs if at else wrs2, wrs if at and (spend or keep) else wrs2,
+                       wrs if at and keep else wrs2, wrs2)
                 before = _value(wmet, p, margin)
-                _turn_lgb(t, pre, post, late, wrs2, forced, cand[m, 1], cand[m, 2], cand[m, 3], g, kk,
-                          rd, first, scfg, sqp, pol_roll, ctab, counts, nom_t, eff_t, val_t, best_t,
-                          bopt_t, units, ropt, no, g_total, wmet, wcmet, wwait, wgturn, wtturn, wtrace,
-                          wtn, wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch,
-                          wpl, wgsc, wres, wcn, wtac, wgst, gift_t, grec, False, wst)
-                gain, weight = ply_gain(wmet, p, before, margin, (first + t) % 2 == p, t - ply,
+                _turn_lgb(t, rss, forced if at else rest, plan.tab_roll, no, g_total, work, gift_t,
+                          grec, False)
+                gain, weight = ply_gain(wmet, p, before, margin, (tab.first + t) % 2 == p, t - ply,
                                         weight, discount)
                 cval[m] += gain
     best = _best(n, cval)
     if spend:
-        return (given[0], given[1], given[2], given[3],
-                np.int64(G_SPEND if cand[best, 5] == G_SPEND else G_KEEP))
+        return dec.hi, dec.rj, dec.ka, dec.kb, np.int64(G_SPEND if cand[best, 5] == G_SPEND else G_KEEP)
     if keep:
-        return given[0], given[1], given[2], given[3], cand[best, 5]
+        return dec.hi, dec.rj, dec.ka, dec.kb, cand[best, 5]
     return cand[best, 0], cand[best, 1], cand[best, 2], cand[best, 3], np.int64(G_POLICY)
 
 
@@ -366,21 +378,21 @@ def _spend_planned_lgb(s, o, pol, scfg, gst):
 @counted
 def work_scratch_lgb(n_cards, n_types, turns, pol):
     """The rollout scratch of one thread's run of blocks: (the rollout policies (greedy both sides),
-    the state arrays of napsim.engine.lgb._scratch with two streams, rollout metrics and histograms,
-    the candidate arrays)."""
+    the rollout game's arrays in napsim.engine.lgb.lgb_state's order, the rollout stream, the
+    rollout game's records (napsim.engine.lgb.lgb_game's), the candidate arrays)."""
     (wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wst, wcn,
      wtac, wgst) = _scratch(n_cards, n_types)
     pol_roll = pol.copy()
     pol_roll[:, P_KIND] = 0.0  # the rollouts: both sides greedy
-    work = (np.empty(2, np.uint64), np.empty(2, np.uint64), wpile, wdisc, whand, wchand, wrack,
-            wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wst, wcn, wtac, wgst,
-            np.zeros((2, N_METRICS), np.int64), np.zeros((2, 4, N_CM), np.int64),
-            np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
-            np.zeros((2, turns), np.int64), np.zeros((0, TRACE_WIDTH), np.int64),
-            np.zeros(1, np.int64))
+    wstate = (np.empty(2, np.uint64), np.zeros((2, N_METRICS), np.int64),
+              np.zeros((2, 4, N_CM), np.int64), wpile, wdisc, whand, wchand, wrack, wrack_t, wsq,
+              wsq_own, wscratch, wpl, wgsc, wres, wst, wcn, wtac, wgst)
+    records = (np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
+               np.zeros((2, turns), np.int64), np.zeros((0, TRACE_WIDTH), np.int64),
+               np.zeros(1, np.int64))
     n_cand = max(MAX_HAND + n_cards, 1) * RACK * 9 + 2
-    return (pol_roll, work, np.zeros((n_cand, N_CAND), np.int64), np.zeros(n_cand, np.float64),
-            np.zeros(n_cand, np.float64))
+    return (pol_roll, wstate, np.empty(2, np.uint64), records, np.zeros((n_cand, N_CAND), np.int64),
+            np.zeros(n_cand, np.float64), np.zeros(n_cand, np.float64))
 
 
 def planned_state_lgb(deck, counts, turns, pol) -> tuple:
@@ -389,59 +401,58 @@ def planned_state_lgb(deck, counts, turns, pol) -> tuple:
     return lgb_state(deck, counts), work_scratch_lgb(deck.shape[0], counts.shape[0], turns, pol)
 
 
+@inlined_ir
+def roll_tab(tab, pol_roll):
+    """The tables of the rollouts (layout.LgbArgs): tab with the rollout policies."""
+    return LgbArgs(tab.turns, tab.first, tab.scfg, tab.sqp, pol_roll, tab.ctab, tab.deck, tab.counts,
+                   tab.nom_t, tab.eff_t, tab.rem_t, tab.val_t, tab.best_t, tab.bopt_t, tab.units,
+                   tab.g_pool0, tab.ropt)
+
+
+@inlined_ir
+def lgb_plan(tab, plan_state):
+    """The planner's scratch (layout.LgbPlan) on work_scratch_lgb's arrays."""
+    pol_roll, wstate, rs2, records, cand, cscore, cval = plan_state
+    return LgbPlan(roll_tab(tab, pol_roll), lgb_game(wstate, records), rs2, cand, cscore, cval)
+
+
 @njit(cache=True, nogil=True, _nrt=False)
-def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, turns, first, scfg, sqp, pol,
-                            ctab, deck, counts, nom_t, eff_t, rem_t, val_t, best_t, bopt_t, units,
-                            g_pool0, ropt, check, per_game, gift_t, grec, mom_b, rows, wait_b,
-                            gturn_b, cmet_b, crows, tturn_b, trace, tn, state):
+def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, tab, check, per_game, gift_t,
+                            grec, out, trace, tn, state):
     """napsim.engine.lgb.play_blocks_lgb on the planned kernel: its games with the lookahead's gifts
     and Spanish spend (module text) for every side whose policy is `lookahead` with lookahead_d >
     0, the other sides as there. The game loop is here so that numba optimises and compiles the
-    planned game once (a trace plays one block of one game on it); without reference counting, on the state
-    planned_state_lgb allocates. pol_roll: the policies of the rollouts (greedy both); work: the
-    rollout scratch; cand, cscore, cval: the candidates, their greedy order and their values."""
-    game_st, (pol_roll, work, cand, cscore, cval) = state
-    (rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn,
-     tac, gst) = game_st
-    pn, dn, rn, hn, sqn, tac_pile, tac_disc, last_hand, pool = _lst_views(st)
+    planned game once (a trace plays one block of one game on it); without reference counting, on
+    the state planned_state_lgb allocates: the game's and the planner's (lgb_plan: the rollouts'
+    tables with their greedy policies, their game, the candidates, their greedy order and
+    values)."""
+    game_st, plan_st = state
+    met, cmet = game_st[1], game_st[2]
+    plan = lgb_plan(tab, plan_st)
     for b in range(b_lo, b_hi):
-        wait_hist = wait_b[b]
-        g_turn = gturn_b[b]
-        tac_turn = tturn_b[b]
+        gm = lgb_game(game_st, (out.wait_b[b], out.gturn_b[b], out.tturn_b[b], trace, tn))
+        rss = (gm.rs, gm.rs, gm.rs, gm.rs)
         for g in range((n * b) // nb, (n * (b + 1)) // nb):
             game = first_game + g
             met[:, :] = 0
             cmet[:, :, :] = 0
-            g_total = _open_game_lgb(rs, game, run_key, first, scfg, ctab, deck, g_pool0, ropt, met,
-                                     cmet, trace, tn, pile, disc, hand, chand, rack, rack_t, st, cn,
-                                     tac, gst, pn, dn, rn, hn, tac_pile)
-            for ply in range(2 * turns):
-                s = (first + ply) % 2
-                fh, fr, fa, fb = np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1)
-                fg = np.int64(G_POLICY)
-                fk = np.int64(K_POLICY)
+            g_total = _open_game_lgb(game, run_key, tab, gm)
+            for ply in range(2 * tab.turns):
+                s = (tab.first + ply) % 2
+                dec = LgbDecisions(np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1),
+                                   np.int64(G_POLICY), np.int64(K_POLICY), np.int64(RD_NONE))
                 # the mover's gifts, the Spanish spend, the mover's Scout keep: one call site
                 for step in range(3):
-                    if planned_step(step, s, pol, _spend_planned_lgb(s, 1 - s, pol, scfg, gst)):
+                    if planned_step(step, s, tab.pol, _spend_planned_lgb(s, 1 - s, tab.pol, tab.scfg,
+                                                                         gm.gst)):
                         p = (s + 1) % 2 if step == STEP_SPEND else s
-                        fh, fr, fa, fb, d = _plan_lgb(
-                            np.int64(step), ply, p, fh, fr, fa, fb, fg, run_key, game, turns,
-                            first, scfg, sqp, pol, pol_roll, ctab, counts, nom_t, eff_t, val_t,
-                            best_t, bopt_t, units, ropt, g_total, gift_t, grec, rs, pile, disc,
-                            hand, chand, rack, rack_t, sq, sq_own, st, cn, tac, gst, work, cand,
-                            cscore, cval)
-                        if step == STEP_SPEND:
-                            fg = d
-                        elif step == STEP_KEEP:
-                            fk = d
-                _turn_lgb(ply, rs, rs, rs, rs, fh, fr, fa, fb, fg, fk, np.int64(RD_NONE), first, scfg,
-                          sqp, pol, ctab, counts,
-                         nom_t, eff_t, val_t, best_t, bopt_t, units, ropt, check, g_total, met, cmet,
-                         wait_hist, g_turn, tac_turn, trace, tn, pile, disc, hand, chand, rack,
-                         rack_t, sq, sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec,
-                         False, st)
-            _end_game(scfg, hn, cn, tac, gst, pool, met, cmet)
-            add_game(b, g, met, cmet, mom_b, cmet_b, rows, crows, per_game, True)
+                        fh, fr, fa, fb, d = _plan_lgb(np.int64(step), ply, p, dec, run_key, game, tab,
+                                                      g_total, gift_t, grec, gm, plan)
+                        dec = LgbDecisions(fh, fr, fa, fb, d if step == STEP_SPEND else dec.g,
+                                           d if step == STEP_KEEP else dec.k, dec.redeal)
+                _turn_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, False)
+            _end_game(tab.scfg, gm.hn, gm.cn, gm.tac, gm.gst, gm.pool, met, cmet)
+            add_game(b, g, met, cmet, out.mom_b, out.cmet_b, out.rows, out.crows, per_game, True)
 
 
 def play_chunk_planned_lgb(run_key, first_game, n, *args):

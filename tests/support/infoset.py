@@ -39,8 +39,9 @@ from napsim.engine.layout import (  # noqa: E402
     RES_RMAP,
     TRACE_WIDTH,
     WAIT_BINS,
+    LgbDecisions,
 )
-from napsim.engine.lgb import _lst_views, _open_game_lgb  # noqa: E402
+from napsim.engine.lgb import _lst_views, _open_game_lgb, lgb_game  # noqa: E402
 from napsim.engine.lgb_gifts import gift_records, gift_table  # noqa: E402
 from napsim.engine.rng import seed_key  # noqa: E402
 from napsim.model.scenarios import load_scenario  # noqa: E402
@@ -187,44 +188,39 @@ def _lgb(scenario, policies, info, games, plies, overrides=None):
     gift_t, grec = gift_table(a.best_t), gift_records(a.best_t, a.pol)
     for game in range(games):
         game_st, plan_st = la_lgb.planned_state_lgb(a.deck, a.counts, a.turns, a.pol)
-        rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, \
-            cn, tac, gst = game_st
-        pn, dn, rn, hn, _, tac_pile = _lst_views(st)[:6]
-        trace, tn = np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)
-        g_total = _open_game_lgb(rs, np.int64(game), key, a.first, a.scfg, a.ctab, a.deck,
-                                 a.g_pool0, a.ropt, met, cmet, trace, tn, pile, disc, hand, chand,
-                                 rack, rack_t, st, cn, tac, gst, pn, dn, rn, hn, tac_pile)
-        ctx = (a, game, key, g_total, gift_t, grec, plan_st)
+        g_total = _open_game_lgb(np.int64(game), key, a, _lgb_game(a, game_st))
+        ctx = (a, game, key, g_total, gift_t, grec, la_lgb.lgb_plan(a, plan_st))
         for ply in range(2 * a.turns):
             if ply in plies:
                 yield from _lgb_cases(ctx, ply, game_st, rng)
             _lgb_turn(ctx, ply, game_st, CHOOSE, -1, -1, -1)
 
 
+def _lgb_game(a, game_st):
+    """The game bundle (layout.LgbGame) on the arrays of game_st (lgb.lgb_state's order), with
+    records of its own and no trace."""
+    return lgb_game(game_st, (np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, a.turns), np.int64),
+                              np.zeros((2, a.turns), np.int64), np.zeros((0, TRACE_WIDTH), np.int64),
+                              np.zeros(1, np.int64)))
+
+
+def _decisions(fh, fr, fa, fb, fg=G_POLICY, fk=K_POLICY):
+    return LgbDecisions(np.int64(fh), np.int64(fr), np.int64(fa), np.int64(fb), np.int64(fg),
+                        np.int64(fk), np.int64(RD_NONE))
+
+
 def _lgb_turn(ctx, ply, game_st, fh, fr, fa, fb, fg=G_POLICY, fk=K_POLICY):
     a, game, key, g_total, gift_t, grec, _ = ctx
-    rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, \
-        cn, tac, gst = game_st
-    trace, tn = np.zeros((0, TRACE_WIDTH), np.int64), np.zeros(1, np.int64)
-    return la_lgb._turn_lgb(
-        np.int64(ply), rs, rs, rs, rs, np.int64(fh), np.int64(fr), np.int64(fa), np.int64(fb),
-        np.int64(fg), np.int64(fk), np.int64(RD_NONE), a.first, a.scfg, a.sqp, a.pol, a.ctab,
-        a.counts, a.nom_t, a.eff_t, a.val_t, a.best_t, a.bopt_t, a.units, a.ropt, False, g_total,
-        met, cmet, np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, a.turns), np.int64),
-        np.zeros((2, a.turns), np.int64), trace, tn, pile, disc, hand, chand, rack, rack_t, sq,
-        sq_own, scratch, pl, gsc, res, cn, tac, gst, gift_t, grec, False, st)
+    rs = game_st[0]
+    return la_lgb._turn_lgb(np.int64(ply), (rs, rs, rs, rs), _decisions(fh, fr, fa, fb, fg, fk), a,
+                            False, g_total, _lgb_game(a, game_st), gift_t, grec, False)
 
 
 def _lgb_plan(ctx, step, ply, p, fh, fr, fa, fb, game_st):
-    a, game, key, g_total, gift_t, grec, (pol_roll, work, cand, cscore, cval) = ctx
-    rs, met, cmet, pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, \
-        cn, tac, gst = game_st
+    a, game, key, g_total, gift_t, grec, plan = ctx
     return tuple(int(x) for x in la_lgb._plan_lgb(
-        np.int64(step), np.int64(ply), np.int64(p), np.int64(fh), np.int64(fr), np.int64(fa),
-        np.int64(fb), np.int64(G_POLICY), key, np.int64(game), a.turns, a.first, a.scfg, a.sqp,
-        a.pol, pol_roll, a.ctab, a.counts, a.nom_t, a.eff_t, a.val_t, a.best_t, a.bopt_t, a.units,
-        a.ropt, g_total, gift_t, grec, rs, pile, disc, hand, chand, rack, rack_t, sq, sq_own, st,
-        cn, tac, gst, work, cand, cscore, cval))
+        np.int64(step), np.int64(ply), np.int64(p), _decisions(fh, fr, fa, fb), key, np.int64(game),
+        a, g_total, gift_t, grec, _lgb_game(a, game_st), plan))
 
 
 def _lgb_seen(ctx, step, ply, game_st, fh, fr, fa, fb):

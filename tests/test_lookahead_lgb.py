@@ -229,9 +229,9 @@ def _fork(run_key, game, at, tab, gift_t, grec):
                    sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst), records)
     no = np.bool_(False)
     # the policy chooses, P4 spends, P2 keeps; a real game: no hidden hand dealt again
-    choose = layout.LgbDecisions(np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1),
-                                 np.int64(layout.G_POLICY), np.int64(layout.K_POLICY),
-                                 np.int64(layout.RD_NONE))
+    choose = layout.Decisions(np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1),
+                              np.int64(layout.G_POLICY), np.int64(layout.K_POLICY),
+                              np.int64(layout.RD_NONE))
     g_total = _open_game_lgb(game, run_key, tab, gm)
     for ply in range(2 * tab.turns):
         if ply == at:

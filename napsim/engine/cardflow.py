@@ -245,7 +245,7 @@ def guerrilla_attempt(rs, o, ply, attempt, held, col, pool, pol, met, g_turn, tr
     event (which card, and where), then t_eff, the die (-1: not rolled) and the outcome.
     forced_g (layout G_*): G_POLICY, P4 decides; G_SPEND or G_KEEP replace its decision (the
     lookahead's, P8); G_KEEP_DIE keeps and draws the die all the same, so that a rollout's later
-    draws are those of its spend twin (napsim.engine.lookahead._plan)."""
+    draws are those of its spend twin (napsim.engine.planner)."""
     tr_a, tr_b, t_eff, t_assault, n_null, null_sec = attempt
     turn = ply // 2
     met[o, M_G_OFFERED] += 1

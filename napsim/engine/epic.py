@@ -29,6 +29,7 @@ from napsim.engine.cardflow import (
 )
 from napsim.engine.choice import _choose, _choose_resolved
 from napsim.engine.commanders import _commander_layer
+from napsim.engine.decisions import CHOOSE, policy_decisions
 from napsim.engine.epic_guerrilla import _check_guerrillas, _guerrilla_gain_section, _guerrillas
 from napsim.engine.epic_phases import (
     _command_draw,
@@ -58,13 +59,11 @@ from napsim.engine.layout import (
     G_HELD_ANY,
     G_HELD_L,
     G_OFF,
-    G_POLICY,
     G_POOL,
     G_POOL0,
     G_RULE,
     G_START,
     G_START_L,
-    K_POLICY,
     M_TURNS,
     M_VIOLATIONS,
     MAX_HAND,
@@ -81,7 +80,6 @@ from napsim.engine.layout import (
     R_TAC_DECK,
     RACK,
     RD_LATE,
-    RD_NONE,
     RD_POST,
     REC_ORD,
     RES_CA,
@@ -103,7 +101,6 @@ from napsim.engine.layout import (
     ST_TAC_PILE,
     TRACE_WIDTH,
     WAIT_BINS,
-    Decisions,
     EpicArgs,
     EpicGame,
 )
@@ -236,17 +233,6 @@ def _open_game(game, run_key, tab, gm):
     g_total, n_ca = _new_game(tab, gm)
     _deal(tab, gm)
     return g_total, n_ca
-
-
-CHOOSE = -1  # Decisions.hand of _ply: the policy chooses
-PROBE = -3   # Decisions.hand of _ply: stop at the choice point and return the policy's choice
-
-
-@inlined
-def decisions(hand, rack, place, spend, keep, redeal):
-    """A Decisions (napsim.engine.layout) of int64 values, whatever the caller's integer types."""
-    return Decisions(np.int64(hand), np.int64(rack), np.int64(place), np.int64(spend),
-                     np.int64(keep), np.int64(redeal))
 
 
 @inlined
@@ -404,21 +390,18 @@ def _ply(ply, streams, dec, tab, gm, units, g_turn, check, n_ca, g_total):
     tab (layout.EpicArgs). streams (rs, rs_post, rs_late): draws up to the choice come from rs, the
     choice's too; then from rs_post up to the Command draw (a Scout's two cards included), and the
     rest of the turn from rs_late (play_blocks passes the game's stream as all three).
-    dec (layout.Decisions): dec.hand CHOOSE, the policy chooses; PROBE, return at the choice point,
-    the turn half played; else (hand, rack, place) is played instead of the policy's choice, whose
-    draws are still made. dec.spend: the Spanish side's Guerrilla spend decision this French turn
-    (G_*; G_POLICY: P4 decides; napsim.engine.cardflow.guerrilla_attempt); dec.keep: which of a
-    Scout's two cards is kept (K_*; K_POLICY: P2 decides; _command_draw); dec.redeal: where a fair
-    planner's rollout deals the cards it has not seen again (napsim.engine.unseen; RD_NONE in a
-    real game): at the switch to rs_post or to rs_late.
-    Returns the policy's choice (hand slot, rack slot, placement), then the command, hand and rack
-    cards, E4 and the Counter-Attack pin of the turn."""
+    dec (layout.Decisions): dec.hand CHOOSE, the policy chooses; else (hand, rack, place) is played
+    instead of the policy's choice, whose draws are still made (a caller that wants the choice
+    point itself plays _turn_choice, the turn's first step: napsim.engine.lookahead). dec.spend:
+    the Spanish side's Guerrilla spend decision this French turn (G_*; G_POLICY: P4 decides;
+    napsim.engine.cardflow.guerrilla_attempt); dec.keep: which of a Scout's two cards is kept
+    (K_*; K_POLICY: P2 decides; _command_draw); dec.redeal: where a fair planner's rollout deals
+    the cards it has not seen again (napsim.engine.unseen; RD_NONE in a real game): at the switch
+    to rs_post or to rs_late."""
     rs, rs_post, rs_late = streams
     s = (tab.first + ply) % 2
     hi, rj, p, score, c, n_h, n_r, e4, pin_y, fs_card = _turn_choice(ply, s, rs, check, n_ca, tab,
                                                                      gm)
-    if dec.hand == PROBE:  # the choice point only (napsim.engine.lookahead)
-        return hi, rj, p, c, n_h, n_r, e4, pin_y
     if dec.hand != CHOOSE:  # the caller's choice replaces the policy's (its draws are still made)
         hi, rj, p = dec.hand, dec.rack, dec.place
         if gm.trace.shape[0] > 0:
@@ -435,7 +418,6 @@ def _ply(ply, streams, dec, tab, gm, units, g_turn, check, n_ca, g_total):
         gm.met[s, M_VIOLATIONS] += _check(tab.counts, gm.pile, gm.pn, gm.disc, gm.dn, gm.hand, gm.hn,
                                           gm.rack, gm.rn, gm.sq, gm.sqn, tab.hand0, gm.scratch)
         _check_guerrillas(s, g_total, gm.gst, gm.met)
-    return hi, rj, p, c, n_h, n_r, e4, pin_y
 
 
 @counted
@@ -501,7 +483,7 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, tab, units, gturn_b, che
     side holds at the start of its turns. ropt holds the readings of the open points (R_*
     columns)."""
     mom_b, rows, wait_b, cmet_b, crows, tturn_b, trace, tn = out
-    dec = decisions(CHOOSE, -1, 0, G_POLICY, K_POLICY, RD_NONE)
+    dec = policy_decisions()
     multi = tab.players_a_side >= 2
     for b in range(b_lo, b_hi):
         gm = game_of(state, wait_b[b], tturn_b[b], trace, tn)

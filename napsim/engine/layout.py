@@ -474,16 +474,46 @@ class EpicGame(NamedTuple):
 
 class Decisions(NamedTuple):
     """What a caller decides in a turn instead of the policies (the planning player, P8), one
-    argument of the turn: the card choice (hand slot, or CHOOSE: the policy's; PROBE: stop at the
-    choice), its rack slot and placement, the Spanish spend (G_*), the Scout keep (K_*) and where
-    a rollout deals the unseen cards again (RD_*, napsim.engine.unseen)."""
+    argument of the turn of every format: the card choice (hand slot, or CHOOSE: the policy's), its
+    rack slot and where the cards go (EPIC: the placement code of both cards in `place`; La Grande
+    Battles: the receivers of the hand and the rack card), the Spanish spend (G_*), the Scout keep
+    (K_*) and where a rollout deals the unseen cards again (RD_*, napsim.engine.unseen)."""
 
-    hand: np.int64
-    rack: np.int64
-    place: np.int64
-    spend: np.int64
-    keep: np.int64
-    redeal: np.int64
+    hand: np.int64             # the hand slot (CHOOSE: the policy's choice)
+    rack: np.int64             # the rack slot (-1: none)
+    place: np.int64            # EPIC: the placement code; LGB: the hand card's receiver
+    place_b: np.int64          # LGB: the rack card's receiver (EPIC: unused, -1)
+    spend: np.int64            # the Spanish spend (G_*; G_POLICY: P4's)
+    keep: np.int64             # the Scout keep (K_*; K_POLICY: P2's)
+    redeal: np.int64           # where a rollout deals unseen cards again (napsim.engine.unseen)
+
+
+class TurnOps(NamedTuple):
+    """A format's turn as the planner drives it (napsim.engine.planner): jitted functions of the
+    format's planned kernel (napsim.engine.lookahead, napsim.engine.lookahead_lgb)."""
+
+    copy: object               # (gm, wgm): the game's state into the rollout game
+    choice_point: object       # (ply, tab, ctx, wgm) -> (choice, point): the turn up to its card choice
+    turn: object               # (ply, streams, dec, tab, ctx, gm, check): one turn with Decisions dec
+    streams: object            # (switch, rs, rs2) -> the turn's streams: rs before the switch, rs2 after
+    switch: object             # (step) -> (stream switch, unseen deal point RD_*) of a decision's rollouts
+    own_hidden: object         # (p, pol) -> whether p's rollouts deal his own Corps hands again too
+    candidates: object         # (p, choice, point, dkey, tab, wgm, cand, cscore) -> n: the card choice's
+    scout_record: object       # (wgm) -> the last Scout draw's two cards and P2's keep (PR_SCOUT_*)
+    spend_planned: object      # (s, o, tab, gm) -> whether the Spanish side o plans its spend
+
+
+class Plan(NamedTuple):
+    """The planner's scratch (napsim.engine.planner): the rollouts' tables and game, the rollout
+    stream and the candidates (rows of planner.N_CAND columns: hand slot, rack slot, place,
+    place_b, card code, decision)."""
+
+    tab_roll: object           # the rollouts' tables: tab with greedy policies on both sides
+    work: object               # the rollouts' game (EpicGame or LgbGame)
+    rs2: np.ndarray            # [2] the rollout stream
+    cand: np.ndarray           # [candidate, N_CAND] the candidates
+    cscore: np.ndarray         # [candidate] their greedy order
+    cval: np.ndarray           # [candidate] their values
 
 
 class LgbArgs(NamedTuple):
@@ -512,7 +542,8 @@ class LgbArgs(NamedTuple):
 # The LGB kernels pass a few bundles instead of long argument lists (numba passes a tuple argument
 # flattened into its members: a bundle costs nothing at run time): the read-only tables `tab`
 # (LgbArgs above), a game's mutable state `gm` (LgbGame), the records of a chunk's blocks
-# (LgbBlockOut), the caller's decisions of a turn (LgbDecisions) and the planner's scratch (LgbPlan).
+# (LgbBlockOut); the caller's decisions of a turn (Decisions) and the planner's scratch (Plan) are
+# shared with EPIC.
 
 class LgbGame(NamedTuple):
     """One La Grande Battles game's mutable state (napsim.engine.lgb.lgb_game builds it from
@@ -564,26 +595,3 @@ class LgbBlockOut(NamedTuple):
     cmet_b: np.ndarray         # [block, side, commander, CM_*] per-commander metrics
     crows: np.ndarray          # [game or 0, side, commander, CM_*] per-game commander metrics
     tturn_b: np.ndarray        # [block, side, turn] Tactician cards held per turn
-
-
-class LgbDecisions(NamedTuple):
-    """What the caller decides in a turn of napsim.engine.lgb._ply_lgb instead of the policy."""
-
-    hi: np.int64               # the CIC's hand slot (lgb.CHOOSE: the policy's; lgb.PROBE: stop there)
-    rj: np.int64               # his rack slot
-    ka: np.int64               # the hand card's receiver
-    kb: np.int64               # the rack card's receiver
-    g: np.int64                # the Spanish spend (G_*; G_POLICY: P4's)
-    k: np.int64                # the Scout keep (K_*; K_POLICY: P2's)
-    redeal: np.int64           # where a rollout deals unseen cards again (napsim.engine.unseen)
-
-
-class LgbPlan(NamedTuple):
-    """The planned kernel's scratch (napsim.engine.lookahead_lgb.work_scratch_lgb)."""
-
-    tab_roll: LgbArgs          # the rollouts' tables: tab with their policies (greedy both)
-    work: LgbGame              # the rollouts' game
-    rs2: np.ndarray            # [2] the rollout stream
-    cand: np.ndarray           # [candidate, N_CAND] the candidates
-    cscore: np.ndarray         # [candidate] their greedy order
-    cval: np.ndarray           # [candidate] their values

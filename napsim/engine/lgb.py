@@ -38,7 +38,7 @@ card flow napsim.engine.cardflow, every one inlined by LLVM (napsim.engine.jit).
 array slot are napsim.engine.layout's, and so are the bundles the kernels pass instead of long
 argument lists (numba passes a tuple flattened into its members: no cost at run time): the tables
 `tab` (LgbArgs), a game's state `gm` (LgbGame, lgb_game), the block records (LgbBlockOut) and a
-turn's forced decisions (LgbDecisions); a turn's four streams travel as one tuple.
+turn's given decisions (Decisions, shared with EPIC); a turn's four streams travel as one tuple.
 """
 
 import numpy as np
@@ -55,14 +55,13 @@ from napsim.engine.cardflow import (
     _types_miscounted,
     scout_trade,
 )
+from napsim.engine.decisions import CHOOSE, policy_decisions
 from napsim.engine.jit import counted, inlined, inlined_ir
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
-    G_POLICY,
     GR_HAND,
     GR_RACK,
-    K_POLICY,
     KIND_RANDOM,
     LST_DISC_N,
     LST_HAND_N,
@@ -95,7 +94,6 @@ from napsim.engine.layout import (
     RACK,
     RD_AFTER,
     RD_LATE,
-    RD_NONE,
     RD_POST,
     S_CORPS_HAND,
     S_CORPS_TAC,
@@ -108,7 +106,6 @@ from napsim.engine.layout import (
     WAIT_BINS,
     LgbArgs,
     LgbBlockOut,
-    LgbDecisions,
     LgbGame,
 )
 from napsim.engine.lgb_corps import (
@@ -270,10 +267,6 @@ def _gift_gain(hi, rj, ka, kb, void, pl, gsc, res):
                       res[GR_RACK, j] == void, pl, gsc)
 
 
-CHOOSE = -1  # LgbDecisions.hi of _ply_lgb: the policy chooses
-PROBE = -3   # LgbDecisions.hi of _ply_lgb: stop at the choice point and return the policy's choice
-
-
 @inlined_ir
 def _turn_choice_lgb(ply, rs, tab, check, gm, gift_t, grec, may_int):
     """A turn up to the CIC's choice: squares (L8), Tactician cards, First Strike (P7), the E4
@@ -337,7 +330,7 @@ def _turn_gifts_lgb(ply, rs, redeal, tab, gm, gifts, c, e4, opp_last, rack_size,
 
 @inlined_ir
 def _turn_spend_lgb(ply, rs, dec, tab, gm, ka):
-    """The Spanish Guerrilla attempt on a French turn (G5), its spend decision dec.g (G_POLICY:
+    """The Spanish Guerrilla attempt on a French turn (G5), its spend decision dec.spend (G_POLICY:
     P4's), from rs; a rollout's unseen cards dealt again first (dec.redeal at RD_LATE)."""
     scfg, ropt = tab.scfg, tab.ropt
     s = (tab.first + ply) % 2
@@ -346,7 +339,7 @@ def _turn_spend_lgb(ply, rs, dec, tab, gm, ka):
     if redeal_at(dec.redeal, RD_LATE):  # P8 fair: a rollout from the Spanish spend
         redeal_lgb(rs, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
     if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
-        null = _guerrillas(rs, s, o, ply, void, tab, gm, dec.g)
+        null = _guerrillas(rs, s, o, ply, void, tab, gm, dec.spend)
         # D8 / G5: the CIC's hand card the Guerrillas nullified may still be copied (the
         # designer's ruling); counter_attack_nullified = none: nothing to copy
         if (ropt[R_CA_NULLIFIED_NONE] == 1 and null >= 0 and null == 2 * ka
@@ -410,14 +403,14 @@ def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
 
 @inlined_ir
 def _turn_draws_lgb(ply, rs, rs_after, dec, tab, check, g_total, gm, scouted, elan):
-    """The end of the turn (L9): the CIC's Command draw (a Scout's two cards and the keep, dec.k)
+    """The end of the turn (L9): the CIC's Command draw (a Scout's two cards and the keep, dec.keep)
     from rs, then from rs_after the Corps commanders' draws, Elan, the rack's refill (E9.6) and
     the D6 checks; a rollout's unseen cards dealt again after the CIC's draw (dec.redeal at
     RD_AFTER)."""
     ropt, met, trace, tn, tac, tac_pile = tab.ropt, gm.met, gm.trace, gm.tn, gm.tac, gm.tac_pile
     pile, pn, disc, dn = gm.pile, gm.pn, gm.disc, gm.dn
     s = (tab.first + ply) % 2
-    _cic_draw(rs, rs_after, s, ply, scouted, tab.pol[s, P_KIND] == KIND_RANDOM, tab, gm, dec.k)
+    _cic_draw(rs, rs_after, s, ply, scouted, tab.pol[s, P_KIND] == KIND_RANDOM, tab, gm, dec.keep)
     if redeal_at(dec.redeal, RD_AFTER):  # P8 fair: a rollout from the Scout keep
         redeal_lgb(rs_after, dec.redeal, pile, pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
     _corps_draws(rs_after, s, ply, gm)
@@ -454,15 +447,16 @@ def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
     Guerrilla attempt on the turn draws from rs_late, and after the CIC's Command draw (a Scout's
     two cards included) from rs_after (play_blocks_lgb passes one stream as all four; a rollout of
     the lookahead switches to its own stream at the decision it plans).
-    dec (layout.LgbDecisions): dec.hi CHOOSE: the policy chooses; PROBE: return at the choice
-    point, the turn half played (the gift scores of the turn in gsc, res and pl); else (hi, rj,
-    ka, kb) is given instead of the CIC's choice, whose draws are still made. dec.g (layout G_*):
-    the Spanish spend decision of the turn, G_POLICY to leave it to P4. dec.k (layout K_*): which
-    of a Scout's two cards the CIC keeps, K_POLICY to leave it to P2. dec.redeal: where a fair
-    planner's rollout deals the cards it has not seen again (napsim.engine.unseen; RD_NONE in a
-    real game): at the switch to rs_post, rs_late or rs_after. Returns the policy's choice (hand
-    slot, rack slot, receivers), then the command, E4 and the opponent's last hand card of the
-    turn. gift_t and grec: the gift tables of napsim.engine.lgb_gifts (gift_table, gift_records);
+    dec (layout.Decisions): dec.hand CHOOSE: the policy chooses; else (hand, rack, place,
+    place_b) is given instead of the CIC's choice (hand slot, rack slot, receivers), whose draws
+    are still made (a caller that wants the choice point itself plays _turn_choice_lgb, the turn's
+    first step: napsim.engine.lookahead_lgb). dec.spend (layout G_*): the Spanish spend decision of
+    the turn, G_POLICY to leave it to P4. dec.keep (layout K_*): which of a Scout's two cards the
+    CIC keeps, K_POLICY to leave it to P2. dec.redeal: where a fair planner's rollout deals the
+    cards it has not seen again (napsim.engine.unseen; RD_NONE in a real game): at the switch to
+    rs_post, rs_late or rs_after. Returns the policy's choice (hand slot, rack slot, receivers),
+    then the command, E4 and the opponent's last hand card of the turn. gift_t and grec: the gift
+    tables of napsim.engine.lgb_gifts (gift_table, gift_records);
     may_int, a literal: the policy's choice may be searched on grec's integer keys, which leaves
     the float gift scores of gsc and res unset (numba compiles the turn once per value, each
     without the other's code: as a runtime flag the two searches made the game's turn 25%
@@ -471,10 +465,8 @@ def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
     rs, rs_post, rs_late, rs_after = rss
     hi, rj, ka, kb, score, c, e4, opp_last, fs_card, fs_holder, rack_size = _turn_choice_lgb(
         ply, rs, tab, check, gm, gift_t, grec, may_int)
-    if dec.hi == PROBE:  # the choice point only (napsim.engine.lookahead_lgb)
-        return hi, rj, ka, kb, c, e4, opp_last
-    if dec.hi != CHOOSE:  # the caller's choice replaces the CIC's (its draws are still made)
-        hi, rj, ka, kb = dec.hi, dec.rj, dec.ka, dec.kb
+    if dec.hand != CHOOSE:  # the caller's choice replaces the CIC's (its draws are still made)
+        hi, rj, ka, kb = dec.hand, dec.rack, dec.place, dec.place_b
         if gm.trace.shape[0] > 0:
             score = _gift_gain(hi, rj, ka, kb, tab.ctab.shape[0] - 1, gm.pl, gm.gsc, gm.res)
     _turn_gifts_lgb(ply, rs_post, dec.redeal, tab, gm, (hi, rj, ka, kb), c, e4, opp_last, rack_size,
@@ -521,8 +513,7 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, tab, check, per_game
     napsim.engine.lgb_gifts.gift_table(tab.best_t) and gift_records(tab.best_t, tab.pol)."""
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
     met, cmet = state[1], state[2]
-    choose = LgbDecisions(np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1),
-                          np.int64(G_POLICY), np.int64(K_POLICY), np.int64(RD_NONE))
+    choose = policy_decisions()
     for b in range(b_lo, b_hi):
         gm = lgb_game(state, (out.wait_b[b], out.gturn_b[b], out.tturn_b[b], trace, tn))
         rss = (gm.rs, gm.rs, gm.rs, gm.rs)

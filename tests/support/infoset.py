@@ -24,7 +24,9 @@ assert os.environ.get("NUMBA_DISABLE_JIT") == "1", "run under NUMBA_DISABLE_JIT=
 
 from napsim.engine import lookahead as la  # noqa: E402
 from napsim.engine import lookahead_lgb as la_lgb  # noqa: E402
-from napsim.engine.epic import _open_game, decisions, game_of  # noqa: E402
+from napsim.engine import planner  # noqa: E402
+from napsim.engine.decisions import CHOOSE, decisions  # noqa: E402
+from napsim.engine.epic import _open_game, game_of  # noqa: E402
 from napsim.engine.layout import (  # noqa: E402
     C_FS,
     G_POLICY,
@@ -39,7 +41,7 @@ from napsim.engine.layout import (  # noqa: E402
     RES_RMAP,
     TRACE_WIDTH,
     WAIT_BINS,
-    LgbDecisions,
+    Plan,
 )
 from napsim.engine.lgb import _lst_views, _open_game_lgb, lgb_game  # noqa: E402
 from napsim.engine.lgb_gifts import gift_records, gift_table  # noqa: E402
@@ -48,7 +50,6 @@ from napsim.model.scenarios import load_scenario  # noqa: E402
 from napsim.sim.packing import Simulation  # noqa: E402
 
 SEED = 20261207
-CHOOSE, PROBE = la.CHOOSE, la.PROBE  # the turn's forced choice: the policy's, or stop at it
 STEPS = ("choice", "spend", "keep")
 # lgb-symmetric with Spanish Corps commanders on side A against the French B (G4-G6)
 LGB_GUERRILLA = {
@@ -108,7 +109,8 @@ def _epic(scenario, policies, info, games, plies):
     for game in range(games):
         game_st, a_roll, work_st = la.planned_state(a)
         wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean = work_st
-        work = (_game(wstate, wwait, wtturn), wrs2, wgturn, cand, cscore, cval)
+        work = (planner_scratch(a_roll, _game(wstate, wwait, wtturn), wrs2, cand, cscore, cval),
+                wgturn)
         gm = _game(game_st, turns=a.turns)
         g_total, n_ca = _open_game(np.int64(game), key, a, gm)
         wres = wstate[8]
@@ -121,16 +123,23 @@ def _epic(scenario, policies, info, games, plies):
             _epic_turn(a, ply, gm, units, (n_ca, g_total), g_lean, CHOOSE, -1, 0)
 
 
+def planner_scratch(tab_roll, work, rs2, cand, cscore, cval):
+    """The planner's scratch (layout.Plan)."""
+    return Plan(tab_roll, work, rs2, cand, cscore, cval)
+
+
 def _epic_turn(a, ply, gm, units, counters, g_turn, fh, fr, fp, fg=G_POLICY, fk=K_POLICY):
-    return la._turn(np.int64(ply), (gm.rs, gm.rs, gm.rs), decisions(fh, fr, fp, fg, fk, RD_NONE), a,
-                    gm, units, g_turn, False, counters[0], counters[1])
+    la._turn(np.int64(ply), (gm.rs, gm.rs, gm.rs), decisions(fh, fr, fp, -1, fg, fk, RD_NONE), a,
+             gm, units, g_turn, False, counters[0], counters[1])
 
 
 def _epic_plan(a, a_roll, step, ply, p, fh, fr, fp, fg, game_st, units, counters, work, key, game):
-    return tuple(int(x) for x in la._plan(
+    plan, wgturn = work
+    ctx = (units, wgturn, counters[0], counters[1])
+    return tuple(int(x) for x in planner.plan_decision(
         np.int64(step), np.int64(ply), np.int64(p),
-        (np.int64(fh), np.int64(fr), np.int64(fp), np.int64(fg)), (key, np.int64(game)),
-        (a, a_roll), units, counters, _game(game_st, turns=a.turns), work))
+        (np.int64(fh), np.int64(fr), np.int64(fp), np.int64(-1), np.int64(fg)),
+        (key, np.int64(game)), la.epic_ops(), a, ctx, _game(game_st, turns=a.turns), plan))
 
 
 def _epic_seen(a, step, ply, game_st, units, counters, g_lean, fh, fr, fp):
@@ -138,13 +147,13 @@ def _epic_seen(a, step, ply, game_st, units, counters, g_lean, fh, fr, fp):
     st_c = _copy(game_st)
     gm = _game(st_c, turns=a.turns)
     if step == "choice":
-        out = _epic_turn(a, ply, gm, units, counters, g_lean, PROBE, -1, 0)
-        return tuple(int(x) for x in out)
-    out = _epic_turn(a, ply, gm, units, counters, g_lean, fh, fr, fp)
+        choice, point = la._choice_point(np.int64(ply), a, (units, g_lean) + counters, gm)
+        return tuple(int(x) for x in choice[:3] + point)
+    if step == "spend":
+        return (fh, fr, fp)
+    _epic_turn(a, ply, gm, units, counters, g_lean, fh, fr, fp)
     s = (int(a.first) + ply) % 2
     res, met = st_c[8], st_c[11]
-    if step == "spend":
-        return tuple(int(x) for x in out[:3])
     return (int(met[s, M_SCOUT]), int(res[RES_PROBE, PR_SCOUT_A]), int(res[RES_PROBE, PR_SCOUT_B]))
 
 
@@ -175,7 +184,7 @@ def _epic_cases(a, a_roll, game, ply, game_st, units, counters, work, g_lean, ke
             alt = _epic_plan(a, a_roll, stepno, ply, p, fh, fr, fp, G_POLICY, other, units,
                              counters, work, key, game)
             yield {"step": step, "game": game, "ply": ply, "same": base == alt,
-                   "live": step == "choice" or base[3] not in (G_POLICY, K_POLICY)}
+                   "live": step == "choice" or base[4] not in (G_POLICY, K_POLICY)}
 
 
 # ---------------------------------------------------------------- La Grande Battles
@@ -189,7 +198,7 @@ def _lgb(scenario, policies, info, games, plies, overrides=None):
     for game in range(games):
         game_st, plan_st = la_lgb.planned_state_lgb(a.deck, a.counts, a.turns, a.pol)
         g_total = _open_game_lgb(np.int64(game), key, a, _lgb_game(a, game_st))
-        ctx = (a, game, key, g_total, gift_t, grec, la_lgb.lgb_plan(a, plan_st))
+        ctx = (a, game, key, (g_total, gift_t, grec), la_lgb.lgb_plan(a, plan_st))
         for ply in range(2 * a.turns):
             if ply in plies:
                 yield from _lgb_cases(ctx, ply, game_st, rng)
@@ -204,35 +213,32 @@ def _lgb_game(a, game_st):
                               np.zeros(1, np.int64)))
 
 
-def _decisions(fh, fr, fa, fb, fg=G_POLICY, fk=K_POLICY):
-    return LgbDecisions(np.int64(fh), np.int64(fr), np.int64(fa), np.int64(fb), np.int64(fg),
-                        np.int64(fk), np.int64(RD_NONE))
-
-
 def _lgb_turn(ctx, ply, game_st, fh, fr, fa, fb, fg=G_POLICY, fk=K_POLICY):
-    a, game, key, g_total, gift_t, grec, _ = ctx
+    a, game, key, turn_ctx, _ = ctx
     rs = game_st[0]
-    return la_lgb._turn_lgb(np.int64(ply), (rs, rs, rs, rs), _decisions(fh, fr, fa, fb, fg, fk), a,
-                            False, g_total, _lgb_game(a, game_st), gift_t, grec, False)
+    la_lgb._turn(np.int64(ply), (rs, rs, rs, rs), decisions(fh, fr, fa, fb, fg, fk, RD_NONE), a,
+                 turn_ctx, _lgb_game(a, game_st), False)
 
 
 def _lgb_plan(ctx, step, ply, p, fh, fr, fa, fb, game_st):
-    a, game, key, g_total, gift_t, grec, plan = ctx
-    return tuple(int(x) for x in la_lgb._plan_lgb(
-        np.int64(step), np.int64(ply), np.int64(p), _decisions(fh, fr, fa, fb), key, np.int64(game),
-        a, g_total, gift_t, grec, _lgb_game(a, game_st), plan))
+    a, game, key, turn_ctx, plan = ctx
+    given = (np.int64(fh), np.int64(fr), np.int64(fa), np.int64(fb), np.int64(G_POLICY))
+    return tuple(int(x) for x in planner.plan_decision(
+        np.int64(step), np.int64(ply), np.int64(p), given, (key, np.int64(game)), la_lgb.lgb_ops(),
+        a, turn_ctx, _lgb_game(a, game_st), plan))
 
 
 def _lgb_seen(ctx, step, ply, game_st, fh, fr, fa, fb):
     """What the player sees of the decision's ply before it decides, played on a copy."""
     st_c = _copy(game_st)
     if step == "choice":
-        return tuple(int(x) for x in _lgb_turn(ctx, ply, st_c, PROBE, -1, -1, -1))
-    out = _lgb_turn(ctx, ply, st_c, fh, fr, fa, fb)
+        choice, point = la_lgb._choice_point(np.int64(ply), ctx[0], ctx[3], _lgb_game(ctx[0], st_c))
+        return tuple(int(x) for x in choice + point[:3])
+    _lgb_turn(ctx, ply, st_c, fh, fr, fa, fb)
     s = (int(ctx[0].first) + ply) % 2
     met, pl, st = st_c[1], st_c[12], st_c[15]
     if step == "spend":  # the French CIC's gifts and the Corps commanders' plays
-        return tuple(int(x) for x in out[:4]) + tuple(int(x) for x in pl.ravel())
+        return (fh, fr, fa, fb) + tuple(int(x) for x in pl.ravel())
     return (int(met[s, M_SCOUT]), int(st[LST_SCOUT]), int(st[LST_SCOUT + 1]))
 
 

@@ -1,0 +1,22 @@
+"""What a caller decides in a turn instead of the policies (the planning player, rule P8): the
+Decisions bundle of napsim.engine.layout, built with int64 fields whatever the caller's integers."""
+
+import numpy as np
+
+from napsim.engine.jit import inlined
+from napsim.engine.layout import G_POLICY, K_POLICY, RD_NONE, Decisions
+
+CHOOSE = -1  # Decisions.hand: the policy makes the card choice
+
+
+@inlined
+def decisions(hand, rack, place, place_b, spend, keep, redeal):
+    """A Decisions of int64 values (one compiled turn whatever integers the caller holds)."""
+    return Decisions(np.int64(hand), np.int64(rack), np.int64(place), np.int64(place_b),
+                     np.int64(spend), np.int64(keep), np.int64(redeal))
+
+
+@inlined
+def policy_decisions():
+    """The Decisions that leave every decision of a turn to the policies (a real game's turn)."""
+    return decisions(CHOOSE, -1, -1, -1, G_POLICY, K_POLICY, RD_NONE)

@@ -23,17 +23,16 @@ from napsim.engine.layout import (
     EV_REFILL,
     EV_RESHUFFLE,
     EV_STARVED,
+    G_KEEP,
     G_KEEP_DIE,
     G_OUT_DECLINED,
     G_OUT_NULLIFIED,
     G_OUT_SABRE,
-    G_POLICY,
     G_SPEND,
     GT_NULLIFIED,
     GT_OFFERED,
     GT_SPENT,
     K_FIRST,
-    K_POLICY,
     K_SECOND,
     M_ELAN,
     M_G_NOT_SPENT,
@@ -200,20 +199,24 @@ def _resolve(ctab, t, opp_last, void):
 
 
 @inlined
-def scout_keep(t1, t2, v1, v2, is_random, rs, forced_k, record):
-    """P2 for both kernels: which of a Scout's two cards t1, t2 (P2's scores v1, v2) is kept, as
-    (kept, the other): the better (ties: the lower type), either one at random for the random
-    policy, or the lookahead's forced_k (layout K_FIRST, K_SECOND; K_POLICY: the policy's). The
-    two cards and P2's keep go to record[PR_SCOUT_*], where the lookahead's probe reads them."""
+def scout_keep(t1, t2, v1, v2, is_random, rs, record):
+    """P2 for both kernels, the Scout keep's decision point: which of a Scout's two cards t1, t2
+    (P2's scores v1, v2) the policy keeps, K_FIRST or K_SECOND: the better (ties: the lower type),
+    either one at random for the random policy (its draw made here, whoever then decides). The two
+    cards and P2's keep go to record[PR_SCOUT_*], where the planner's probe reads them."""
     second = v2 > v1 + 1e-9 or (abs(v2 - v1) <= 1e-9 and t2 < t1)
     record[PR_SCOUT_A] = t1
     record[PR_SCOUT_B] = t2
     record[PR_SCOUT_KEEP] = K_SECOND if second else K_FIRST
     if is_random and uniform(rs) < 0.5:
         second = not second
-    if forced_k != K_POLICY:
-        second = forced_k == K_SECOND
-    return (t2, t1) if second else (t1, t2)
+    return np.int64(K_SECOND if second else K_FIRST)
+
+
+@inlined
+def kept(t1, t2, keep):
+    """The Scout keep applied (keep K_FIRST or K_SECOND): (the card kept, the other)."""
+    return (t2, t1) if keep == K_SECOND else (t1, t2)
 
 
 @inlined
@@ -228,10 +231,28 @@ def scout_trade(n_scouts, can_gain, ropt):
 
 
 @inlined
-def guerrilla_attempt(rs, o, ply, attempt, held, col, pool, pol, met, g_turn, trace, tn, ropt,
-                      forced_g):
-    """One Spanish Guerrilla attempt of side o against the French card its kernel chose (G1, G5,
-    P4): the offer, the P4 spend decision, the counter spent (held[col], -1: none), the battle die
+def p4_spends(o, t_eff, t_assault, pol):
+    """P4, the spend's decision point: whether side o's policy spends a counter on the target
+    (its effective orders t_eff; t_assault 1 for an Assault card): G_SPEND or G_KEEP."""
+    mode = pol[o, P_G_SPEND_MODE]
+    spend = mode == SPEND_ALWAYS or (mode == SPEND_THRESHOLD and t_eff >= pol[o, P_G_THRESHOLD]) or (
+        mode == SPEND_ASSAULT and t_assault == 1)
+    return np.int64(G_SPEND if spend else G_KEEP)
+
+
+@inlined
+def guerrilla_offer(o, ply, met, g_turn):
+    """A Spanish counter of side o offered against a French card this ply (G1, G5): counted."""
+    met[o, M_G_OFFERED] += 1
+    g_turn[GT_OFFERED, ply // 2] += 1
+
+
+@inlined
+def guerrilla_attempt(rs, o, ply, attempt, spend, held, col, pool, met, g_turn, trace, tn, ropt):
+    """One Spanish Guerrilla attempt of side o against the French card its kernel chose and
+    offered (G1, G5; guerrilla_offer), on the decision `spend` (layout G_*: G_SPEND, G_KEEP;
+    G_KEEP_DIE keeps and draws the die all the same, so that a rollout's later draws are those of
+    its spend twin, napsim.engine.planner): the counter spent (held[col], -1: none), the battle die
     (a sabre stops it) and the metrics of each outcome. The counter a sabre stopped returns to the
     unacquired pool (pool[0]); one that nullified a card is out of play (pool[1]), unless
     spent_counters = all_return sends it back to the pool too.
@@ -242,21 +263,11 @@ def guerrilla_attempt(rs, o, ply, attempt, held, col, pool, pol, met, g_turn, tr
     orders; t_assault: 1 for an Assault card; n_null: cards a success nullifies (met
     M_G_NULLIFIED); null_sec: the French section of the target, counted in M_G_NULL_SEC (-1: not
     counted); tr_a, tr_b: the first two fields of the EV_G_ATTEMPT
-    event (which card, and where), then t_eff, the die (-1: not rolled) and the outcome.
-    forced_g (layout G_*): G_POLICY, P4 decides; G_SPEND or G_KEEP replace its decision (the
-    lookahead's, P8); G_KEEP_DIE keeps and draws the die all the same, so that a rollout's later
-    draws are those of its spend twin (napsim.engine.planner)."""
+    event (which card, and where), then t_eff, the die (-1: not rolled) and the outcome."""
     tr_a, tr_b, t_eff, t_assault, n_null, null_sec = attempt
     turn = ply // 2
-    met[o, M_G_OFFERED] += 1
-    g_turn[GT_OFFERED, turn] += 1
-    mode = pol[o, P_G_SPEND_MODE]
-    spend = mode == SPEND_ALWAYS or (mode == SPEND_THRESHOLD and t_eff >= pol[o, P_G_THRESHOLD]) or (
-        mode == SPEND_ASSAULT and t_assault == 1)
-    if forced_g != G_POLICY:
-        spend = forced_g == G_SPEND
-    if not spend:
-        if forced_g == G_KEEP_DIE:
+    if spend != G_SPEND:
+        if spend == G_KEEP_DIE:
             battle_die(rs)
         met[o, M_G_NOT_SPENT] += 1
         _trace(trace, tn, EV_G_ATTEMPT, ply, o, tr_a, tr_b, t_eff, -1, G_OUT_DECLINED, 0, 0, 0)

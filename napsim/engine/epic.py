@@ -30,9 +30,16 @@ from napsim.engine.cardflow import (
 from napsim.engine.choice import _choose, _choose_resolved
 from napsim.engine.commanders import _commander_layer
 from napsim.engine.decisions import CHOOSE, policy_decisions
-from napsim.engine.epic_guerrilla import _check_guerrillas, _guerrilla_gain_section, _guerrillas
+from napsim.engine.epic_guerrilla import (
+    _check_guerrillas,
+    _guerrilla_gain_section,
+    _guerrilla_offer,
+    _guerrillas,
+    _no_offer,
+)
 from napsim.engine.epic_phases import (
     _command_draw,
+    _command_keep,
     _discard_played,
     _elan_tacticians,
     _end_game,
@@ -59,11 +66,13 @@ from napsim.engine.layout import (
     G_HELD_ANY,
     G_HELD_L,
     G_OFF,
+    G_POLICY,
     G_POOL,
     G_POOL0,
     G_RULE,
     G_START,
     G_START_L,
+    K_POLICY,
     M_TURNS,
     M_VIOLATIONS,
     MAX_HAND,
@@ -270,33 +279,49 @@ def _turn_choice(ply, s, rs, check, n_ca, tab, gm):
 
 
 @inlined
-def _turn_cards(ply, s, rs, chosen, dec, tab, gm, g_turn):
-    """The chosen cards taken into play (E2, E3) and the Spanish Guerrilla Action against them
-    (G1-G5; g_turn None: no side plays it, and numba compiles none of its code). Returns (c, card
-    a, card b, each as played, each after any nullification, their sections, the placement the
-    orders are read at, whether the Guerrillas ended the turn)."""
+def _turn_cards(ply, s, chosen, tab, gm):
+    """The chosen cards taken into play (E2, E3): (c, card a, card b, each as played, their
+    sections, the placement). No draws: a planner's rollout deals the unseen cards again right
+    after (_ply)."""
     hi, rj, p, score, c, e4 = chosen
-    ctab = tab.ctab
     ta, tb, ra, rb, p = _take_cards(s, ply, hi, rj, p, gm.rn[0], e4, c, tab, gm)
     pa = p // 3
     pb = p % 3
     if gm.trace.shape[0] > 0:
         _trace(gm.trace, gm.tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
                np.int64(tab.pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
-    if redeal_at(dec.redeal, RD_POST):  # P8 fair: a rollout from the choice, on what the planner knows
-        redeal_epic(rs, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
+    return c, ta, tb, ra, rb, pa, pb, p
+
+
+@inlined
+def _turn_offer(ply, s, taken, tab, gm, g_turn):
+    """The Spanish spend's decision point (G1-G5, P4): the Guerrilla offer against the cards
+    taken (epic_guerrilla._guerrilla_offer; g_turn None: no side plays the Guerrillas, and numba
+    compiles none of its code)."""
+    c, _, _, ra, rb, pa, pb, p = taken
+    if g_turn is None:
+        return _no_offer()
+    return _guerrilla_offer(s, ply, (c, ra, rb, pa, pb, p), g_turn, tab, gm)
+
+
+@inlined
+def _turn_spend(ply, s, rs, taken, offer, spend, tab, gm, g_turn):
+    """The Spanish Guerrilla Action against the cards taken (G1-G5) on the offer and the decision
+    `spend` (G_*). Returns (c, card a, card b, each as played, each after any nullification, their
+    sections, the placement the orders are read at, whether the Guerrillas ended the turn)."""
+    c, ta, tb, ra, rb, pa, pb, p = taken
     ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
     rb0 = rb
     # numba prunes a branch on an argument that is None before typing (play_chunk's specialise)
     if g_turn is None:
         pq, turn_over = p, False
     else:
-        pq, ra, rb, turn_over = _guerrillas(rs, s, ply, (c, ra, rb, pa, pb, p), g_turn, dec.spend,
+        pq, ra, rb, turn_over = _guerrillas(rs, s, ply, (c, ra, rb, pa, pb, p), offer, spend, g_turn,
                                             tab, gm)
     # D8 / G5: a card the Guerrillas nullified may still be copied by a Counter-Attack (the
     # designer's ruling); counter_attack_nullified = none: it gave no orders, nothing to copy
     if tab.ropt[R_CA_NULLIFIED_NONE] == 1:
-        void = ctab.shape[0] - 1
+        void = tab.ctab.shape[0] - 1
         if ra0 != void and ra == void:
             gm.last_hand[s] = void
         if rb0 != void and rb == void:
@@ -339,10 +364,11 @@ def _turn_orders(ply, s, rs, played, fs_card, tab, gm, g_turn):
 
 
 @inlined
-def _turn_draw(ply, s, rs, played, gain_sec, scouted, keep, tab, gm):
-    """E9.1 / E9.2 the Command draw: one card, or with a Scout two and keep one (P2; `keep` K_*),
-    a Scout traded for a Guerrilla counter (G3/G4) drawing one; an Elan shuffles first under
-    elan_order = shuffle_first. Returns whether the turn played an Elan (E9.4)."""
+def _turn_draw(ply, s, rs, played, gain_sec, scouted, tab, gm):
+    """E9.1 / E9.2 the Command draw up to the Scout keep's decision point: one card, or with a
+    Scout two (P2 keeps one, _command_draw), a Scout traded for a Guerrilla counter (G3/G4)
+    drawing one; an Elan shuffles first under elan_order = shuffle_first. Returns (whether the
+    turn played an Elan (E9.4), the cards drawn with P2's keep)."""
     ra, rb = played[5], played[6]
     ctab = tab.ctab
     if gain_sec >= 0:
@@ -351,8 +377,7 @@ def _turn_draw(ply, s, rs, played, gain_sec, scouted, keep, tab, gm):
     elan = ctab[ra, C_ELAN] == 1 or ctab[rb, C_ELAN] == 1
     if elan and tab.ropt[R_SHUFFLE_FIRST] == 1:  # elan_order = shuffle_first
         _elan_reshuffle(gm.pile, gm.pn, gm.disc, gm.dn, gm.met, s, gm.trace, gm.tn, ply)
-    _command_draw(rs, s, ply, scouted, keep, tab, gm)
-    return elan
+    return elan, _command_draw(rs, s, ply, scouted, tab, gm)
 
 
 @inlined
@@ -387,17 +412,21 @@ def _turn_end(ply, s, rs, played, orders, elan, tab, gm, units):
 @inlined
 def _ply(ply, streams, dec, tab, gm, units, g_turn, check, n_ca, g_total):
     """One turn (ply) of a game (play_blocks) on the game's state gm (layout.EpicGame) and tables
-    tab (layout.EpicArgs). streams (rs, rs_post, rs_late): draws up to the choice come from rs, the
-    choice's too; then from rs_post up to the Command draw (a Scout's two cards included), and the
-    rest of the turn from rs_late (play_blocks passes the game's stream as all three).
-    dec (layout.Decisions): dec.hand CHOOSE, the policy chooses; else (hand, rack, place) is played
-    instead of the policy's choice, whose draws are still made (a caller that wants the choice
-    point itself plays _turn_choice, the turn's first step: napsim.engine.lookahead). dec.spend:
-    the Spanish side's Guerrilla spend decision this French turn (G_*; G_POLICY: P4 decides;
-    napsim.engine.cardflow.guerrilla_attempt); dec.keep: which of a Scout's two cards is kept
-    (K_*; K_POLICY: P2 decides; _command_draw); dec.redeal: where a fair planner's rollout deals
-    the cards it has not seen again (napsim.engine.unseen; RD_NONE in a real game): at the switch
-    to rs_post or to rs_late."""
+    tab (layout.EpicArgs), its steps and decision points in order: the turn up to the card choice
+    (_turn_choice), the cards taken (_turn_cards), the Guerrilla offer (_turn_offer: the Spanish
+    spend), the attempt (_turn_spend), the orders (_turn_orders), the Command draw (_turn_draw:
+    the Scout keep), the card kept (_command_keep) and the end of the turn (_turn_end). At each
+    decision point the turn plays the policy's decision unless dec (layout.Decisions) gives one:
+    dec.hand CHOOSE, the card choice is the policy's, else (hand, rack, place) is played instead
+    (the policy's draws are still made); dec.spend G_POLICY, P4's, else G_SPEND, G_KEEP or
+    G_KEEP_DIE; dec.keep K_POLICY, P2's, else K_FIRST or K_SECOND. A caller that wants a
+    decision point itself plays the steps up to it (napsim.engine.lookahead: the card choice).
+    streams (rs, rs_post, rs_late): draws up to the choice come from rs, the choice's too; then
+    from rs_post up to the Command draw (a Scout's two cards included), and the rest of the turn
+    from rs_late (play_blocks passes the game's stream as all three). dec.redeal: where a fair
+    planner's rollout deals the cards it has not seen again (napsim.engine.unseen; RD_NONE in a
+    real game): at the switch to rs_post (after the cards are taken) or to rs_late (after the
+    card kept)."""
     rs, rs_post, rs_late = streams
     s = (tab.first + ply) % 2
     hi, rj, p, score, c, n_h, n_r, e4, pin_y, fs_card = _turn_choice(ply, s, rs, check, n_ca, tab,
@@ -408,9 +437,15 @@ def _ply(ply, streams, dec, tab, gm, units, g_turn, check, n_ca, g_total):
             res = gm.res_scratch
             score = tab.play_val[s, 1 if e4 else 0, c, res[RES_HAND, max(hi, 0)],
                                  res[RES_RACK, max(rj, 0)]]
-    played = _turn_cards(ply, s, rs_post, (hi, rj, p, score, c, e4), dec, tab, gm, g_turn)
+    taken = _turn_cards(ply, s, (hi, rj, p, score, c, e4), tab, gm)
+    if redeal_at(dec.redeal, RD_POST):  # P8 fair: a rollout from the choice, on what the planner knows
+        redeal_epic(rs_post, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
+    offer = _turn_offer(ply, s, taken, tab, gm, g_turn)
+    spend = offer[1] if dec.spend == G_POLICY else dec.spend
+    played = _turn_spend(ply, s, rs_post, taken, offer, spend, tab, gm, g_turn)
     orders = _turn_orders(ply, s, rs_post, played, fs_card, tab, gm, g_turn)
-    elan = _turn_draw(ply, s, rs_post, played, orders[0], orders[1], dec.keep, tab, gm)
+    elan, drawn = _turn_draw(ply, s, rs_post, played, orders[0], orders[1], tab, gm)
+    _command_keep(s, ply, drawn, drawn[2] if dec.keep == K_POLICY else dec.keep, gm)
     if redeal_at(dec.redeal, RD_LATE):  # P8 fair: a rollout from the Scout keep
         redeal_epic(rs_late, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
     _turn_end(ply, s, rs_late, played, orders, elan, tab, gm, units)

@@ -4,9 +4,9 @@ end-of-game checks of the counters. Inlined into the game (napsim.engine.epic._p
 """
 
 
-from napsim.engine.cardflow import (
-    guerrilla_attempt,
-)
+import numpy as np
+
+from napsim.engine.cardflow import guerrilla_attempt, guerrilla_offer, p4_spends
 from napsim.engine.commanders import (
     _commander_spent,
 )
@@ -21,6 +21,7 @@ from napsim.engine.layout import (
     G_GONE,
     G_HELD_ANY,
     G_HELD_L,
+    G_KEEP,
     G_OFF,
     G_OUT_NULLIFIED,
     G_POOL,
@@ -87,31 +88,40 @@ def _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst, pol, ctab, ef
 
 
 @inlined
-def _guerrilla_attack(rs, s, ply, played, g_turn, forced_g, tab, gm):
-    """The Spanish side o facing French turn of side s (G1, G2, G5, P4).
+def _no_offer():
+    """No counter offered this turn: (offered, P4's decision, target, its section, its effective
+    orders, Assault, the counter's column, cards a success nullifies)."""
+    m1 = np.int64(-1)
+    return np.bool_(False), np.int64(G_KEEP), m1, m1, m1, np.int64(0), m1, np.int64(0)
+
+
+@inlined
+def _guerrilla_offer(s, ply, played, g_turn, tab, gm):
+    """The spend's decision point in a French turn of side s (G1, G2, G5, P4): whether the Spanish
+    side o offers a counter against the French cards played = (c, card a, card b, their
+    sections, placement) and P4's decision, as (offered, P4's decision (G_SPEND, G_KEEP), target
+    (0 card a, 1 card b, 2 both (base rule)), its French section, its effective orders, 1 if an
+    Assault, the counter's column in gst, cards a success nullifies). An offer is counted
+    (cardflow.guerrilla_offer).
 
     Sections are mirrored (S4): a French card in the French section x can be stopped by a counter
     held in the Spanish section 2 - x; per-section metrics and trace events name the French card's
-    section from the French seat.
-    Returns (placement, card a, card b, turn over) after any nullification: a nullified card
-    becomes VOID (no orders, no marks, no Tactician draw); under the base rule both cards are
-    stopped and the French turn ends with the replacement draw. forced_g: whether to spend
-    (napsim.engine.cardflow.guerrilla_attempt; G_POLICY: P4 decides). played = (c, card a, card b,
-    their sections, placement).
-    """
+    section from the French seat."""
     c, ra, rb, pa, pb, p = played
     o = 1 - s
-    gcfg, pol, ctab, nom_t, eff_t = tab.gcfg, tab.pol, tab.ctab, tab.nom_t, tab.eff_t
+    gcfg, pol, ctab, eff_t = tab.gcfg, tab.pol, tab.ctab, tab.eff_t
     gst, met = gm.gst, gm.met
     void = ctab.shape[0] - 1
+    if gcfg[o, G_RULE] == G_OFF or gcfg[s, G_FRENCH] != 1:
+        return _no_offer()
     met[o, M_G_FRENCH_TURNS] += 1
     held = gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2]
     if held == 0 or (ra == void and rb == void):
-        return p, ra, rb, False
+        return _no_offer()
     target, tsec, t_eff, t_assault = _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst,
                                                        pol, ctab, eff_t)
     if target < 0:
-        return p, ra, rb, False
+        return _no_offer()
     # the counter spent: the Spanish section facing the card (S4), else the CIC's, else any
     col = -1
     if tsec >= 0 and gst[o, G_HELD_L + 2 - tsec] > 0:
@@ -124,9 +134,28 @@ def _guerrilla_attack(rs, s, ply, played, g_turn, forced_g, tab, gm):
                 col = G_HELD_L + x
                 break
     n_null = (1 if ra != void else 0) + (1 if rb != void else 0) if target == 2 else 1
-    out = guerrilla_attempt(rs, o, ply, (target, tsec, t_eff, t_assault, n_null, tsec), gst[o], col,
-                            gst[0, G_POOL:G_POOL + 2], pol, met, g_turn, gm.trace, gm.tn, tab.ropt,
-                            forced_g)
+    guerrilla_offer(o, ply, met, g_turn)
+    return (np.bool_(True), p4_spends(o, t_eff, t_assault, pol), np.int64(target), np.int64(tsec),
+            np.int64(t_eff), np.int64(t_assault), np.int64(col), np.int64(n_null))
+
+
+@inlined
+def _guerrilla_attack(rs, s, ply, played, offer, spend, g_turn, tab, gm):
+    """The Spanish side o's attempt on the offer of _guerrilla_offer with the decision `spend`
+    (layout G_*: P4's, or the planner's; napsim.engine.cardflow.guerrilla_attempt).
+    Returns (placement, card a, card b, turn over) after any nullification: a nullified card
+    becomes VOID (no orders, no marks, no Tactician draw); under the base rule both cards are
+    stopped and the French turn ends with the replacement draw. played as _guerrilla_offer's.
+    """
+    c, ra, rb, pa, pb, p = played
+    _, _, target, tsec, t_eff, t_assault, col, n_null = offer
+    o = 1 - s
+    ctab, nom_t, eff_t = tab.ctab, tab.nom_t, tab.eff_t
+    gst, met = gm.gst, gm.met
+    void = ctab.shape[0] - 1
+    out = guerrilla_attempt(rs, o, ply, (target, tsec, t_eff, t_assault, n_null, tsec), spend,
+                            gst[o], col, gst[0, G_POOL:G_POOL + 2], met, g_turn, gm.trace, gm.tn,
+                            tab.ropt)
     if out != G_OUT_NULLIFIED:
         return p, ra, rb, False
     over = False
@@ -146,20 +175,19 @@ def _guerrilla_attack(rs, s, ply, played, g_turn, forced_g, tab, gm):
 
 
 @inlined
-def _guerrillas(rs, s, ply, played, g_turn, forced_g, tab, gm):
-    """G1/G5 Spanish Guerrilla Action against the French cards, before any orders: (placement,
-    card a, card b, turn over) as _guerrilla_attack; with 2-4 a side the commander who spent the
-    counter is credited (G6). forced_g: the spend decision as _guerrilla_attack takes it; played
-    as there."""
+def _guerrillas(rs, s, ply, played, offer, spend, g_turn, tab, gm):
+    """G1/G5 Spanish Guerrilla Action against the French cards, before any orders, on the offer of
+    _guerrilla_offer and the decision `spend`: (placement, card a, card b, turn over) as
+    _guerrilla_attack; with 2-4 a side the commander who spent the counter is credited (G6)."""
     _, ra, rb, _, _, p = played
-    o = 1 - s
-    gcfg, gst, met = tab.gcfg, gm.gst, gm.met
-    if gcfg[o, G_RULE] == G_OFF or gcfg[s, G_FRENCH] != 1:
+    if not offer[0]:
         return p, ra, rb, False
+    o = 1 - s
+    gst, met = gm.gst, gm.met
     # which commander spends (G6): the holding that shrinks
     held = gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30)
     null0 = met[o, M_G_NULLIFIED]
-    pq, ra, rb, turn_over = _guerrilla_attack(rs, s, ply, played, g_turn, forced_g, tab, gm)
+    pq, ra, rb, turn_over = _guerrilla_attack(rs, s, ply, played, offer, spend, g_turn, tab, gm)
     held_now = gst[o, 0] + (gst[o, 1] << 10) + (gst[o, 2] << 20) + (gst[o, 3] << 30)
     if tab.players_a_side >= 2 and held != held_now:
         _commander_spent(o, gst, held, tab.cmd_sec, gm.cmet, met[o, M_G_NULLIFIED] - null0)

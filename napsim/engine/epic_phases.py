@@ -13,6 +13,7 @@ from napsim.engine.cardflow import (
     _resolve,
     _take_tactician,
     _trace,
+    kept,
     scout_keep,
 )
 from napsim.engine.commanders import (
@@ -50,6 +51,7 @@ from napsim.engine.layout import (
     G_OFF,
     G_POOL,
     G_RULE,
+    K_FIRST,
     KIND_PLACED,
     KIND_RANDOM,
     KIND_SECTION,
@@ -392,16 +394,17 @@ def _gain_counter(s, ply, gain_sec, players_a_side, gst, cmd_sec, met, cmet, tra
 
 
 @inlined_cached
-def _command_draw(rs, s, ply, scouted, forced_k, tab, gm):
-    """E9.1 / E9.2: draw one, or with a Scout draw two and keep the better (P2). forced_k
-    (layout K_*): K_POLICY, the policy keeps; K_FIRST or K_SECOND, the first or the second card
-    drawn is kept (the lookahead's, P8). The two cards and P2's keep go to res_scratch[RES_PROBE]."""
+def _command_draw(rs, s, ply, scouted, tab, gm):
+    """E9.1 / E9.2 up to the Scout keep's decision point: the Command draw, one card, or with a
+    Scout two. Returns (first card, second card or -1, P2's keep, cardflow.scout_keep: K_FIRST
+    with one card); the two cards and P2's keep also go to res_scratch[RES_PROBE]."""
     pol, ctab, best_val = tab.pol, tab.ctab, tab.best_val
-    pile, pn, disc, dn, hand, hn, met, trace, tn = (gm.pile, gm.pn, gm.disc, gm.dn, gm.hand, gm.hn,
-                                                    gm.met, gm.trace, gm.tn)
+    pile, pn, disc, dn, hn, met, trace, tn = (gm.pile, gm.pn, gm.disc, gm.dn, gm.hn, gm.met, gm.trace,
+                                              gm.tn)
     void = ctab.shape[0] - 1
-    tracing = trace.shape[0] > 0
     t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+    t2 = np.int64(-1)
+    p2 = np.int64(K_FIRST)
     if scouted and t1 >= 0:
         t2 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
         met[s, M_SCOUT] += 1
@@ -409,13 +412,24 @@ def _command_draw(rs, s, ply, scouted, forced_k, tab, gm):
             c2 = min(hn[s] + 1, best_val.shape[1] - 1)
             v1 = best_val[s, c2, void, _resolve(ctab, t1, void, void)]
             v2 = best_val[s, c2, void, _resolve(ctab, t2, void, void)]
-            keep, drop = scout_keep(t1, t2, v1, v2, pol[s, P_KIND] == KIND_RANDOM, rs, forced_k,
-                                    gm.res_scratch[RES_PROBE])
-            t1 = keep
-            disc[dn[0]] = drop
-            dn[0] += 1
-            if tracing:
-                _trace(trace, tn, EV_SCOUT, ply, s, keep, drop, 0, 0, 0, 0, 0, 0)
+            p2 = scout_keep(t1, t2, v1, v2, pol[s, P_KIND] == KIND_RANDOM, rs,
+                            gm.res_scratch[RES_PROBE])
+    return t1, t2, p2
+
+
+@inlined
+def _command_keep(s, ply, drawn, keep, gm):
+    """E9.2 the Scout keep applied (keep K_FIRST or K_SECOND: P2's or the planner's): the card kept
+    joins the hand, the other the discards; one card drawn joins the hand."""
+    t1, t2, _ = drawn
+    disc, dn, hand, hn, trace, tn = gm.disc, gm.dn, gm.hand, gm.hn, gm.trace, gm.tn
+    tracing = trace.shape[0] > 0
+    if t2 >= 0:
+        t1, drop = kept(t1, t2, keep)
+        disc[dn[0]] = drop
+        dn[0] += 1
+        if tracing:
+            _trace(trace, tn, EV_SCOUT, ply, s, t1, drop, 0, 0, 0, 0, 0, 0)
     if t1 >= 0:
         hand[s, hn[s]] = t1
         hn[s] += 1

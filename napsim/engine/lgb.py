@@ -60,8 +60,11 @@ from napsim.engine.jit import counted, inlined, inlined_ir
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
+    G_KEEP,
+    G_POLICY,
     GR_HAND,
     GR_RACK,
+    K_POLICY,
     KIND_RANDOM,
     LST_DISC_N,
     LST_HAND_N,
@@ -115,10 +118,11 @@ from napsim.engine.lgb_corps import (
     _take_command_reach,
 )
 from napsim.engine.lgb_gifts import _cic_gifts, _pair_gain, gift_records, gift_table
-from napsim.engine.lgb_guerrilla import _guerrillas, _scout_gain_corps
+from napsim.engine.lgb_guerrilla import _guerrilla_offer, _guerrillas, _scout_gain_corps
 from napsim.engine.lgb_phases import (
     _check_guerrillas,
     _cic_draw,
+    _cic_keep,
     _corps_draws,
     _corps_tactician,
     _discard_played,
@@ -307,9 +311,9 @@ def _turn_choice_lgb(ply, rs, tab, check, gm, gift_t, grec, may_int):
 
 
 @inlined_ir
-def _turn_gifts_lgb(ply, rs, redeal, tab, gm, gifts, c, e4, opp_last, rack_size, score):
-    """The CIC's gifts (hand slot, rack slot, receivers) leave him (L2) and the Corps commanders
-    play (L5), from rs; a rollout's unseen cards dealt again first (redeal at RD_POST)."""
+def _turn_gifts_lgb(ply, tab, gm, gifts, c, e4, opp_last, rack_size, score):
+    """The CIC's gifts (hand slot, rack slot, receivers) leave him (L2) and reach his Corps
+    commanders; no draws (a planner's rollout deals the unseen cards again right after)."""
     hi, rj, ka, kb = gifts
     pol, pl, trace, tn = tab.pol, gm.pl, gm.trace, gm.tn
     void = tab.ctab.shape[0] - 1
@@ -319,8 +323,14 @@ def _turn_gifts_lgb(ply, rs, redeal, tab, gm, gifts, c, e4, opp_last, rack_size,
         _trace(trace, tn, EV_GIVE, ply, s, ta, tb, ka, kb, ra, rb, int(round(score * 1000)),
                np.int64(pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
     _receive(c, ka, kb, ta, tb, ra, rb, void, pl)
-    if redeal_at(redeal, RD_POST):  # P8 fair: a rollout from the CIC's choice
-        redeal_lgb(rs, redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
+
+
+@inlined_ir
+def _turn_corps_lgb(ply, rs, tab, gm, c, ka, opp_last):
+    """The Corps commanders play (L5), from rs."""
+    pol, pl = tab.pol, gm.pl
+    void = tab.ctab.shape[0] - 1
+    s = (tab.first + ply) % 2
     _corps_plays(rs, s, ply, c, pol[s, P_KIND] == KIND_RANDOM, pol[s, P_CORPS_SWAP_MARGIN],
                  pol[s, P_CORPS_OWN_MIN], opp_last, tab, gm)
     # D8: the CIC's hand card its Corps commander discarded unplayed (L5) gave no orders
@@ -329,22 +339,29 @@ def _turn_gifts_lgb(ply, rs, redeal, tab, gm, gifts, c, e4, opp_last, rack_size,
 
 
 @inlined_ir
-def _turn_spend_lgb(ply, rs, dec, tab, gm, ka):
-    """The Spanish Guerrilla attempt on a French turn (G5), its spend decision dec.spend (G_POLICY:
-    P4's), from rs; a rollout's unseen cards dealt again first (dec.redeal at RD_LATE)."""
-    scfg, ropt = tab.scfg, tab.ropt
+def _turn_offer_lgb(ply, tab, gm):
+    """The Spanish spend's decision point on a French turn (G5): the offer of
+    lgb_guerrilla._guerrilla_offer, or none where no Spanish side faces a French one."""
+    s = (tab.first + ply) % 2
+    o = 1 - s
+    if tab.scfg[o, S_G_RULE] != 0 and tab.scfg[s, S_FRENCH] == 1:
+        return _guerrilla_offer(s, o, ply, tab.ctab.shape[0] - 1, tab, gm)
+    m1 = np.int64(-1)
+    return np.bool_(False), np.int64(G_KEEP), m1, np.int64(0), m1, np.int64(0)
+
+
+@inlined_ir
+def _turn_spend_lgb(ply, rs, offer, spend, tab, gm, ka):
+    """The Spanish Guerrilla attempt on the offer with the decision `spend` (G5), from rs."""
     s = (tab.first + ply) % 2
     o = 1 - s
     void = tab.ctab.shape[0] - 1
-    if redeal_at(dec.redeal, RD_LATE):  # P8 fair: a rollout from the Spanish spend
-        redeal_lgb(rs, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
-    if scfg[o, S_G_RULE] != 0 and scfg[s, S_FRENCH] == 1:
-        null = _guerrillas(rs, s, o, ply, void, tab, gm, dec.spend)
-        # D8 / G5: the CIC's hand card the Guerrillas nullified may still be copied (the
-        # designer's ruling); counter_attack_nullified = none: nothing to copy
-        if (ropt[R_CA_NULLIFIED_NONE] == 1 and null >= 0 and null == 2 * ka
-                and gm.pl[PL_SOURCE, ka] == SRC_CIC):
-            gm.last_hand[s] = void
+    null = _guerrillas(rs, s, o, ply, void, offer, spend, tab, gm)
+    # D8 / G5: the CIC's hand card the Guerrillas nullified may still be copied (the
+    # designer's ruling); counter_attack_nullified = none: nothing to copy
+    if (tab.ropt[R_CA_NULLIFIED_NONE] == 1 and null >= 0 and null == 2 * ka
+            and gm.pl[PL_SOURCE, ka] == SRC_CIC):
+        gm.last_hand[s] = void
 
 
 @inlined_ir
@@ -402,18 +419,13 @@ def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
 
 
 @inlined_ir
-def _turn_draws_lgb(ply, rs, rs_after, dec, tab, check, g_total, gm, scouted, elan):
-    """The end of the turn (L9): the CIC's Command draw (a Scout's two cards and the keep, dec.keep)
-    from rs, then from rs_after the Corps commanders' draws, Elan, the rack's refill (E9.6) and
-    the D6 checks; a rollout's unseen cards dealt again after the CIC's draw (dec.redeal at
-    RD_AFTER)."""
+def _turn_end_lgb(ply, rs, tab, check, g_total, gm, elan):
+    """The end of the turn (L9) after the CIC's Command draw: the Corps commanders' draws, Elan,
+    the rack's refill (E9.6) and the D6 checks, from rs."""
     ropt, met, trace, tn, tac, tac_pile = tab.ropt, gm.met, gm.trace, gm.tn, gm.tac, gm.tac_pile
     pile, pn, disc, dn = gm.pile, gm.pn, gm.disc, gm.dn
     s = (tab.first + ply) % 2
-    _cic_draw(rs, rs_after, s, ply, scouted, tab.pol[s, P_KIND] == KIND_RANDOM, tab, gm, dec.keep)
-    if redeal_at(dec.redeal, RD_AFTER):  # P8 fair: a rollout from the Scout keep
-        redeal_lgb(rs_after, dec.redeal, pile, pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
-    _corps_draws(rs_after, s, ply, gm)
+    _corps_draws(rs, s, ply, gm)
     # L9 Elan: draw pile and discards shuffled together (the rack stays); every Corps
     # commander of both sides draws a Tactician card
     if elan:
@@ -425,7 +437,7 @@ def _turn_draws_lgb(ply, rs, rs_after, dec, tab, check, g_total, gm, scouted, el
                                  tn, ply)
     # E9.6 refill the rack when it holds 2 (or fewer, after starved refills)
     if gm.rn[0] <= 2:
-        _refill_rack(rs_after, pile, pn, disc, dn, met, s, trace, tn, ply, gm.rack, gm.rack_t, gm.rn)
+        _refill_rack(rs, pile, pn, disc, dn, met, s, trace, tn, ply, gm.rack, gm.rack_t, gm.rn)
     if check:
         met[s, M_VIOLATIONS] += _check_lgb(tab.counts, pile, pn, disc, dn, gm.hand, gm.hn, gm.chand,
                                            gm.cn, gm.rack, gm.rn, gm.sq, gm.sqn, gm.scratch)
@@ -435,46 +447,60 @@ def _turn_draws_lgb(ply, rs, rs_after, dec, tab, check, g_total, gm, scouted, el
 @inlined
 def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
     """One turn (ply) of a game of play_blocks_lgb on the game gm (napsim.engine.layout.LgbGame)
-    and the tables tab (LgbArgs), in the steps a caller could stop between: up to the CIC's
-    choice (_turn_choice_lgb), his gifts and the Corps commanders' plays (_turn_gifts_lgb), the
-    Spanish spend (_turn_spend_lgb), the orders (_turn_orders_lgb), the end-of-turn draws with the
-    Scout keep (_turn_draws_lgb). The steps are inlined at numba's IR level (jit.inlined_ir), so
-    that numba types and lowers the turn as one function, as before it had steps: as helpers of
-    their own (jit.inlined) they made the greedy kernel's first compile about 15% longer.
+    and the tables tab (LgbArgs), its steps and decision points in order: up to the CIC's choice
+    (_turn_choice_lgb), his gifts (_turn_gifts_lgb), the Corps commanders' plays
+    (_turn_corps_lgb), the Guerrilla offer (_turn_offer_lgb: the Spanish spend), the attempt
+    (_turn_spend_lgb), the orders (_turn_orders_lgb), the CIC's Command draw (the Scout keep,
+    lgb_phases._cic_draw), the card kept (_cic_keep) and the end of the turn (_turn_end_lgb). The
+    steps are inlined at numba's IR level (jit.inlined_ir), so that numba types and lowers the
+    turn as one function: as helpers of their own (jit.inlined) they made the greedy kernel's
+    first compile about 15% longer. At each decision point the turn plays the policy's decision
+    unless dec (layout.Decisions) gives one: dec.hand CHOOSE, the CIC's choice is the policy's,
+    else (hand, rack, place, place_b) is given instead (hand slot, rack slot, receivers; the
+    policy's draws are still made); dec.spend G_POLICY, P4's; dec.keep K_POLICY, P2's. A caller
+    that wants a decision point itself plays the steps up to it (napsim.engine.lookahead_lgb: the
+    CIC's choice).
 
     rss, the turn's streams (rs, rs_post, rs_late, rs_after): draws up to the CIC's choice come
     from rs, the choice's too; then the Corps commanders' plays draw from rs_post, from the Spanish
     Guerrilla attempt on the turn draws from rs_late, and after the CIC's Command draw (a Scout's
     two cards included) from rs_after (play_blocks_lgb passes one stream as all four; a rollout of
-    the lookahead switches to its own stream at the decision it plans).
-    dec (layout.Decisions): dec.hand CHOOSE: the policy chooses; else (hand, rack, place,
-    place_b) is given instead of the CIC's choice (hand slot, rack slot, receivers), whose draws
-    are still made (a caller that wants the choice point itself plays _turn_choice_lgb, the turn's
-    first step: napsim.engine.lookahead_lgb). dec.spend (layout G_*): the Spanish spend decision of
-    the turn, G_POLICY to leave it to P4. dec.keep (layout K_*): which of a Scout's two cards the
-    CIC keeps, K_POLICY to leave it to P2. dec.redeal: where a fair planner's rollout deals the
-    cards it has not seen again (napsim.engine.unseen; RD_NONE in a real game): at the switch to
-    rs_post, rs_late or rs_after. Returns the policy's choice (hand slot, rack slot, receivers),
-    then the command, E4 and the opponent's last hand card of the turn. gift_t and grec: the gift
-    tables of napsim.engine.lgb_gifts (gift_table, gift_records);
-    may_int, a literal: the policy's choice may be searched on grec's integer keys, which leaves
-    the float gift scores of gsc and res unset (numba compiles the turn once per value, each
-    without the other's code: as a runtime flag the two searches made the game's turn 25%
-    slower)."""
+    the lookahead switches to its own stream at the decision it plans). dec.redeal: where a fair
+    planner's rollout deals the cards it has not seen again (napsim.engine.unseen; RD_NONE in a
+    real game): at the switch to rs_post, rs_late or rs_after. gift_t and grec: the gift tables of
+    napsim.engine.lgb_gifts (gift_table, gift_records); may_int, a literal: the policy's choice
+    may be searched on grec's integer keys, which leaves the float gift scores of gsc and res unset
+    (numba compiles the turn once per value, each without the other's code: as a runtime flag the
+    two searches made the game's turn 25% slower)."""
     literally(may_int)  # one compiled turn per value: the other search is left out
     rs, rs_post, rs_late, rs_after = rss
+    s = (tab.first + ply) % 2
     hi, rj, ka, kb, score, c, e4, opp_last, fs_card, fs_holder, rack_size = _turn_choice_lgb(
         ply, rs, tab, check, gm, gift_t, grec, may_int)
     if dec.hand != CHOOSE:  # the caller's choice replaces the CIC's (its draws are still made)
         hi, rj, ka, kb = dec.hand, dec.rack, dec.place, dec.place_b
         if gm.trace.shape[0] > 0:
             score = _gift_gain(hi, rj, ka, kb, tab.ctab.shape[0] - 1, gm.pl, gm.gsc, gm.res)
-    _turn_gifts_lgb(ply, rs_post, dec.redeal, tab, gm, (hi, rj, ka, kb), c, e4, opp_last, rack_size,
-                    score)
-    _turn_spend_lgb(ply, rs_late, dec, tab, gm, ka)
+    _turn_gifts_lgb(ply, tab, gm, (hi, rj, ka, kb), c, e4, opp_last, rack_size, score)
+    _redeal(rs_post, dec.redeal, RD_POST, gm)  # P8 fair: a rollout from the CIC's choice
+    _turn_corps_lgb(ply, rs_post, tab, gm, c, ka, opp_last)
+    _redeal(rs_late, dec.redeal, RD_LATE, gm)  # P8 fair: a rollout from the Spanish spend
+    offer = _turn_offer_lgb(ply, tab, gm)
+    _turn_spend_lgb(ply, rs_late, offer, offer[1] if dec.spend == G_POLICY else dec.spend, tab, gm,
+                    ka)
     scouted, elan = _turn_orders_lgb(ply, rs_late, tab, gm, fs_card, fs_holder)
-    _turn_draws_lgb(ply, rs_late, rs_after, dec, tab, check, g_total, gm, scouted, elan)
-    return hi, rj, ka, kb, c, e4, opp_last
+    drawn = _cic_draw(rs_late, s, ply, scouted, tab.pol[s, P_KIND] == KIND_RANDOM, tab, gm)
+    _cic_keep(rs_after, s, ply, drawn, drawn[2] if dec.keep == K_POLICY else dec.keep, gm)
+    _redeal(rs_after, dec.redeal, RD_AFTER, gm)  # P8 fair: a rollout from the Scout keep
+    _turn_end_lgb(ply, rs_after, tab, check, g_total, gm, elan)
+
+
+@inlined
+def _redeal(rs, code, point, gm):
+    """A fair planner's rollout deals the cards it has not seen again where `code` says (RD_*,
+    napsim.engine.unseen; RD_NONE: never)."""
+    if redeal_at(code, point):
+        redeal_lgb(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
 
 
 @counted

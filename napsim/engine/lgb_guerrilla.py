@@ -8,7 +8,7 @@ Inlined into napsim.engine.lgb._ply_lgb by LLVM (napsim.engine.jit.inlined).
 
 import numpy as np
 
-from napsim.engine.cardflow import guerrilla_attempt
+from napsim.engine.cardflow import guerrilla_attempt, guerrilla_offer, p4_spends
 from napsim.engine.jit import inlined_cached
 from napsim.engine.layout import (
     C_EQ,
@@ -16,6 +16,7 @@ from napsim.engine.layout import (
     C_SCOUT,
     CM_G_NULLIFIED,
     CM_G_SPENT,
+    G_KEEP,
     G_OUT_DECLINED,
     G_OUT_NULLIFIED,
     GAIN_BELOW,
@@ -43,16 +44,15 @@ from napsim.engine.layout import (
 
 
 @inlined_cached
-def _guerrillas(rs, s, o, ply, void, tab, gm, forced_g):
-    """G5 in LGB: one Spanish counter a French turn, held by the Corps commander facing the card
-    (S4: kc is the French Corps, wing, whose card it is, from the French seat; the Spanish Corps
-    2 - kc faces him). The attempt itself is napsim.engine.cardflow.guerrilla_attempt, its spend
-    decision P4's or `forced_g` (the lookahead's, P8). Returns the card nullified, 2 * Corps
-    commander + which of his cards, or -1. tab: the tables (layout.LgbArgs); gm: the game
-    (layout.LgbGame)."""
-    pol, ctab, nom_t, eff_t, ropt = tab.pol, tab.ctab, tab.nom_t, tab.eff_t, tab.ropt
-    pl, gst, pool, met, cmet = gm.pl, gm.gst, gm.pool, gm.met, gm.cmet
-    g_turn, trace, tn = gm.g_turn, gm.trace, gm.tn
+def _guerrilla_offer(s, o, ply, void, tab, gm):
+    """The spend's decision point in LGB (G5): the one Spanish counter a French turn may spend,
+    held by the Corps commander facing the card (S4: kc is the French Corps, wing, whose card it
+    is, from the French seat; the Spanish Corps 2 - kc faces him). Returns (offered, P4's decision
+    (G_SPEND, G_KEEP; cardflow.p4_spends), the wing of the target or -1, which of its cards, its
+    effective orders, 1 if an Assault); an offer is counted (cardflow.guerrilla_offer). tab: the
+    tables (layout.LgbArgs); gm: the game (layout.LgbGame)."""
+    pol, ctab, eff_t = tab.pol, tab.ctab, tab.eff_t
+    pl, gst, met = gm.pl, gm.gst, gm.met
     met[o, M_G_FRENCH_TURNS] += 1
     target = np.int64(-1)
     t_second = np.int64(0)
@@ -78,9 +78,23 @@ def _guerrillas(rs, s, o, ply, void, tab, gm, forced_g):
                 t_eff = e_card
                 t_assault = ctab[r, C_EQ]
     if target < 0:
+        return np.bool_(False), np.int64(G_KEEP), target, t_second, t_eff, t_assault
+    guerrilla_offer(o, ply, met, gm.g_turn)
+    return np.bool_(True), p4_spends(o, t_eff, t_assault, pol), target, t_second, t_eff, t_assault
+
+
+@inlined_cached
+def _guerrillas(rs, s, o, ply, void, offer, spend, tab, gm):
+    """G5 in LGB: the attempt on the offer of _guerrilla_offer with the decision `spend` (layout
+    G_*: P4's or the planner's; napsim.engine.cardflow.guerrilla_attempt). Returns the card
+    nullified, 2 * Corps commander + which of his cards, or -1."""
+    offered, _, target, t_second, t_eff, t_assault = offer
+    if not offered:
         return np.int64(-1)
-    out = guerrilla_attempt(rs, o, ply, (t_second, target, t_eff, t_assault, 1, target), gst[o],
-                            2 - target, pool, pol, met, g_turn, trace, tn, ropt, forced_g)
+    nom_t, ropt = tab.nom_t, tab.ropt
+    pl, gst, pool, met, cmet = gm.pl, gm.gst, gm.pool, gm.met, gm.cmet
+    out = guerrilla_attempt(rs, o, ply, (t_second, target, t_eff, t_assault, 1, target), spend,
+                            gst[o], 2 - target, pool, met, gm.g_turn, gm.trace, gm.tn, ropt)
     if out == G_OUT_DECLINED:
         return np.int64(-1)
     cmet[o, 3 - target, CM_G_SPENT] += 1  # the facing Spanish Corps spent it (S4)

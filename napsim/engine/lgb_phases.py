@@ -11,7 +11,7 @@ Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.lay
 
 import numpy as np
 
-from napsim.engine.cardflow import _draw_card, _resolve, _take_tactician, _trace, scout_keep
+from napsim.engine.cardflow import _draw_card, _resolve, _take_tactician, _trace, kept, scout_keep
 from napsim.engine.jit import inlined, inlined_cached
 from napsim.engine.layout import (
     C_COUNTER,
@@ -43,6 +43,7 @@ from napsim.engine.layout import (
     GR_ALT_KEY,
     GR_OWN_KEY,
     GR_OWN_THR,
+    K_FIRST,
     KIND_SECTION,
     LST_SCOUT,
     M_COUNTER,
@@ -333,19 +334,18 @@ def _discard_played(void, fs_card, pl, disc, dn):
 
 
 @inlined_cached
-def _cic_draw(rs, rs_after, s, ply, scouted, is_random, tab, gm, forced_k):
-    """L9 end of turn: the CIC draws one; after a Scout two, keeps the better (P2) and gives the
-    other to the Corps commander with the fewest cards (ties drawn uniformly, P6). The draws come
-    from rs, the receiver's tie from rs_after. forced_k (layout K_*): K_POLICY, the policy keeps;
-    K_FIRST or K_SECOND, the first or the second card drawn is kept (the lookahead's, P8). The
-    two cards and P2's keep go to st[LST_SCOUT:] (cardflow.scout_keep). tab: the tables
-    (layout.LgbArgs); gm: the game (layout.LgbGame)."""
+def _cic_draw(rs, s, ply, scouted, is_random, tab, gm):
+    """L9 end of turn up to the Scout keep's decision point: the CIC draws one, after a Scout two,
+    from rs. Returns (first card, second card or -1, P2's keep: the better, K_FIRST with one
+    card); the two cards and P2's keep also go to st[LST_SCOUT:] (cardflow.scout_keep). tab: the
+    tables (layout.LgbArgs); gm: the game (layout.LgbGame)."""
     ctab, best_t = tab.ctab, tab.best_t
     void = ctab.shape[0] - 1
     cmax = best_t.shape[3] - 1
-    pile, pn, disc, dn, hand, hn, chand, cn = gm.pile, gm.pn, gm.disc, gm.dn, gm.hand, gm.hn, gm.chand, gm.cn
-    met, cmet, trace, tn = gm.met, gm.cmet, gm.trace, gm.tn
+    pile, pn, disc, dn, hn, met, trace, tn = gm.pile, gm.pn, gm.disc, gm.dn, gm.hn, gm.met, gm.trace, gm.tn
     t1 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
+    t2 = np.int64(-1)
+    p2 = np.int64(K_FIRST)
     if scouted and t1 >= 0:
         t2 = _draw_card(rs, pile, pn, disc, dn, met, s, trace, tn, ply)
         met[s, M_SCOUT] += 1
@@ -355,25 +355,36 @@ def _cic_draw(rs, rs_after, s, ply, scouted, is_random, tab, gm, forced_k):
             r2 = _resolve(ctab, t2, void, void)
             v1 = max(best_t[s, 0, 0, c2, r1], max(best_t[s, 1, 0, c2, r1], best_t[s, 2, 0, c2, r1]))
             v2 = max(best_t[s, 0, 0, c2, r2], max(best_t[s, 1, 0, c2, r2], best_t[s, 2, 0, c2, r2]))
-            keep, give = scout_keep(t1, t2, v1, v2, is_random, rs, forced_k, gm.st[LST_SCOUT:])
-            t1 = keep
-            low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
-            n_low = np.int64(0)
-            for kc in range(3):
-                if cn[s, kc] == low:
-                    n_low += 1
-            pick = bounded(rs_after, n_low) if n_low > 1 else 0
-            to = 0
-            for kc in range(3):
-                if cn[s, kc] == low:
-                    if pick == 0:
-                        to = kc
-                        break
-                    pick -= 1
-            chand[s, to, cn[s, to]] = give
-            cn[s, to] += 1
-            cmet[s, to + 1, CM_SCOUT_GIFT] += 1
-            _trace(trace, tn, EV_SCOUT, ply, s, keep, give, to, 0, 0, 0, 0, 0)
+            p2 = scout_keep(t1, t2, v1, v2, is_random, rs, gm.st[LST_SCOUT:])
+    return t1, t2, p2
+
+
+@inlined
+def _cic_keep(rs_after, s, ply, drawn, keep, gm):
+    """L9 the Scout keep applied (keep K_FIRST or K_SECOND: P2's or the planner's): the CIC keeps
+    one and gives the other to the Corps commander with the fewest cards (ties drawn uniformly
+    from rs_after, P6); one card drawn joins his hand."""
+    t1, t2, _ = drawn
+    hand, hn, chand, cn, cmet, trace, tn = gm.hand, gm.hn, gm.chand, gm.cn, gm.cmet, gm.trace, gm.tn
+    if t2 >= 0:
+        t1, give = kept(t1, t2, keep)
+        low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
+        n_low = np.int64(0)
+        for kc in range(3):
+            if cn[s, kc] == low:
+                n_low += 1
+        pick = bounded(rs_after, n_low) if n_low > 1 else 0
+        to = 0
+        for kc in range(3):
+            if cn[s, kc] == low:
+                if pick == 0:
+                    to = kc
+                    break
+                pick -= 1
+        chand[s, to, cn[s, to]] = give
+        cn[s, to] += 1
+        cmet[s, to + 1, CM_SCOUT_GIFT] += 1
+        _trace(trace, tn, EV_SCOUT, ply, s, t1, give, to, 0, 0, 0, 0, 0)
     if t1 >= 0:
         hand[s, hn[s]] = t1
         hn[s] += 1

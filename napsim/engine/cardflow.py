@@ -214,7 +214,7 @@ def scout_keep(t1, t2, v1, v2, is_random, rs, record):
 
 
 @inlined
-def kept(t1, t2, keep):
+def scout_kept(t1, t2, keep):
     """The Scout keep applied (keep K_FIRST or K_SECOND): (the card kept, the other)."""
     return (t2, t1) if keep == K_SECOND else (t1, t2)
 

@@ -30,13 +30,7 @@ from napsim.engine.cardflow import (
 from napsim.engine.choice import _choose, _choose_resolved
 from napsim.engine.commanders import _commander_layer
 from napsim.engine.decisions import CHOOSE, policy_decisions
-from napsim.engine.epic_guerrilla import (
-    _check_guerrillas,
-    _guerrilla_gain_section,
-    _guerrilla_offer,
-    _guerrillas,
-    _no_offer,
-)
+from napsim.engine.epic_guerrilla import _check_guerrillas, _guerrilla_gain_section, _turn_offer, _turn_spend
 from napsim.engine.epic_phases import (
     _command_draw,
     _command_keep,
@@ -84,7 +78,6 @@ from napsim.engine.layout import (
     N_ST,
     NO_TACTICIAN_DECK,
     P_KIND,
-    R_CA_NULLIFIED_NONE,
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
     RACK,
@@ -291,42 +284,6 @@ def _turn_cards(ply, s, chosen, tab, gm):
         _trace(gm.trace, gm.tn, EV_CHOICE, ply, s, ta, tb, pa, pb, ra, rb, int(round(score * 1000)),
                np.int64(tab.pol[s, P_KIND]))  # 0 greedy, 1 random, 2 lookahead
     return c, ta, tb, ra, rb, pa, pb, p
-
-
-@inlined
-def _turn_offer(ply, s, taken, tab, gm, g_turn):
-    """The Spanish spend's decision point (G1-G5, P4): the Guerrilla offer against the cards
-    taken (epic_guerrilla._guerrilla_offer; g_turn None: no side plays the Guerrillas, and numba
-    compiles none of its code)."""
-    c, _, _, ra, rb, pa, pb, p = taken
-    if g_turn is None:
-        return _no_offer()
-    return _guerrilla_offer(s, ply, (c, ra, rb, pa, pb, p), g_turn, tab, gm)
-
-
-@inlined
-def _turn_spend(ply, s, rs, taken, offer, spend, tab, gm, g_turn):
-    """The Spanish Guerrilla Action against the cards taken (G1-G5) on the offer and the decision
-    `spend` (G_*). Returns (c, card a, card b, each as played, each after any nullification, their
-    sections, the placement the orders are read at, whether the Guerrillas ended the turn)."""
-    c, ta, tb, ra, rb, pa, pb, p = taken
-    ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
-    rb0 = rb
-    # numba prunes a branch on an argument that is None before typing (play_chunk's specialise)
-    if g_turn is None:
-        pq, turn_over = p, False
-    else:
-        pq, ra, rb, turn_over = _guerrillas(rs, s, ply, (c, ra, rb, pa, pb, p), offer, spend, g_turn,
-                                            tab, gm)
-    # D8 / G5: a card the Guerrillas nullified may still be copied by a Counter-Attack (the
-    # designer's ruling); counter_attack_nullified = none: it gave no orders, nothing to copy
-    if tab.ropt[R_CA_NULLIFIED_NONE] == 1:
-        void = tab.ctab.shape[0] - 1
-        if ra0 != void and ra == void:
-            gm.last_hand[s] = void
-        if rb0 != void and rb == void:
-            gm.last_rack[s] = void
-    return c, ta, tb, ra0, rb0, ra, rb, pa, pb, pq, turn_over
 
 
 @inlined

@@ -41,6 +41,7 @@ from napsim.engine.layout import (
     P_G_GAIN_BELOW,
     P_G_GAIN_MODE,
     P_G_SPEND_MODE,
+    R_CA_NULLIFIED_NONE,
     SPEND_ASSAULT,
 )
 
@@ -192,6 +193,42 @@ def _guerrillas(rs, s, ply, played, offer, spend, g_turn, tab, gm):
     if tab.players_a_side >= 2 and held != held_now:
         _commander_spent(o, gst, held, tab.cmd_sec, gm.cmet, met[o, M_G_NULLIFIED] - null0)
     return pq, ra, rb, turn_over
+
+
+@inlined
+def _turn_offer(ply, s, taken, tab, gm, g_turn):
+    """The Spanish spend's decision point (G1-G5, P4): the Guerrilla offer against the cards
+    taken (epic_guerrilla._guerrilla_offer; g_turn None: no side plays the Guerrillas, and numba
+    compiles none of its code)."""
+    c, _, _, ra, rb, pa, pb, p = taken
+    if g_turn is None:
+        return _no_offer()
+    return _guerrilla_offer(s, ply, (c, ra, rb, pa, pb, p), g_turn, tab, gm)
+
+
+@inlined
+def _turn_spend(ply, s, rs, taken, offer, spend, tab, gm, g_turn):
+    """The Spanish Guerrilla Action against the cards taken (G1-G5) on the offer and the decision
+    `spend` (G_*). Returns (c, card a, card b, each as played, each after any nullification, their
+    sections, the placement the orders are read at, whether the Guerrillas ended the turn)."""
+    c, ta, tb, ra, rb, pa, pb, p = taken
+    ra0 = ra  # the cards as played, before any Guerrilla nullification (who received what)
+    rb0 = rb
+    # numba prunes a branch on an argument that is None before typing (play_chunk's specialise)
+    if g_turn is None:
+        pq, turn_over = p, False
+    else:
+        pq, ra, rb, turn_over = _guerrillas(rs, s, ply, (c, ra, rb, pa, pb, p), offer, spend, g_turn,
+                                            tab, gm)
+    # D8 / G5: a card the Guerrillas nullified may still be copied by a Counter-Attack (the
+    # designer's ruling); counter_attack_nullified = none: it gave no orders, nothing to copy
+    if tab.ropt[R_CA_NULLIFIED_NONE] == 1:
+        void = tab.ctab.shape[0] - 1
+        if ra0 != void and ra == void:
+            gm.last_hand[s] = void
+        if rb0 != void and rb == void:
+            gm.last_rack[s] = void
+    return c, ta, tb, ra0, rb0, ra, rb, pa, pb, pq, turn_over
 
 
 @inlined

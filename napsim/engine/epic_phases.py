@@ -13,8 +13,8 @@ from napsim.engine.cardflow import (
     _resolve,
     _take_tactician,
     _trace,
-    kept,
     scout_keep,
+    scout_kept,
 )
 from napsim.engine.commanders import (
     _commander_tactician,
@@ -425,7 +425,7 @@ def _command_keep(s, ply, drawn, keep, gm):
     disc, dn, hand, hn, trace, tn = gm.disc, gm.dn, gm.hand, gm.hn, gm.trace, gm.tn
     tracing = trace.shape[0] > 0
     if t2 >= 0:
-        t1, drop = kept(t1, t2, keep)
+        t1, drop = scout_kept(t1, t2, keep)
         disc[dn[0]] = drop
         dn[0] += 1
         if tracing:

@@ -60,7 +60,6 @@ from napsim.engine.jit import counted, inlined, inlined_ir
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
-    G_KEEP,
     G_POLICY,
     GR_HAND,
     GR_RACK,
@@ -90,7 +89,6 @@ from napsim.engine.layout import (
     P_CORPS_SWAP_MARGIN,
     P_KIND,
     PL_SOURCE,
-    R_CA_NULLIFIED_NONE,
     R_FS_AT_ONCE,
     R_SHUFFLE_FIRST,
     R_TAC_DECK,
@@ -100,7 +98,6 @@ from napsim.engine.layout import (
     RD_POST,
     S_CORPS_HAND,
     S_CORPS_TAC,
-    S_FRENCH,
     S_G_RULE,
     S_G_START,
     S_HAND,
@@ -118,7 +115,7 @@ from napsim.engine.lgb_corps import (
     _take_command_reach,
 )
 from napsim.engine.lgb_gifts import _cic_gifts, _pair_gain, gift_records, gift_table
-from napsim.engine.lgb_guerrilla import _guerrilla_offer, _guerrillas, _scout_gain_corps
+from napsim.engine.lgb_guerrilla import _scout_gain_corps, _turn_offer_lgb, _turn_spend_lgb
 from napsim.engine.lgb_phases import (
     _check_guerrillas,
     _cic_draw,
@@ -335,32 +332,6 @@ def _turn_corps_lgb(ply, rs, tab, gm, c, ka, opp_last):
                  pol[s, P_CORPS_OWN_MIN], opp_last, tab, gm)
     # D8: the CIC's hand card its Corps commander discarded unplayed (L5) gave no orders
     if ka >= 0 and pl[PL_SOURCE, ka] != SRC_CIC:
-        gm.last_hand[s] = void
-
-
-@inlined_ir
-def _turn_offer_lgb(ply, tab, gm):
-    """The Spanish spend's decision point on a French turn (G5): the offer of
-    lgb_guerrilla._guerrilla_offer, or none where no Spanish side faces a French one."""
-    s = (tab.first + ply) % 2
-    o = 1 - s
-    if tab.scfg[o, S_G_RULE] != 0 and tab.scfg[s, S_FRENCH] == 1:
-        return _guerrilla_offer(s, o, ply, tab.ctab.shape[0] - 1, tab, gm)
-    m1 = np.int64(-1)
-    return np.bool_(False), np.int64(G_KEEP), m1, np.int64(0), m1, np.int64(0)
-
-
-@inlined_ir
-def _turn_spend_lgb(ply, rs, offer, spend, tab, gm, ka):
-    """The Spanish Guerrilla attempt on the offer with the decision `spend` (G5), from rs."""
-    s = (tab.first + ply) % 2
-    o = 1 - s
-    void = tab.ctab.shape[0] - 1
-    null = _guerrillas(rs, s, o, ply, void, offer, spend, tab, gm)
-    # D8 / G5: the CIC's hand card the Guerrillas nullified may still be copied (the
-    # designer's ruling); counter_attack_nullified = none: nothing to copy
-    if (tab.ropt[R_CA_NULLIFIED_NONE] == 1 and null >= 0 and null == 2 * ka
-            and gm.pl[PL_SOURCE, ka] == SRC_CIC):
         gm.last_hand[s] = void
 
 

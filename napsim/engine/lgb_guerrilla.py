@@ -9,7 +9,7 @@ Inlined into napsim.engine.lgb._ply_lgb by LLVM (napsim.engine.jit.inlined).
 import numpy as np
 
 from napsim.engine.cardflow import guerrilla_attempt, guerrilla_offer, p4_spends
-from napsim.engine.jit import inlined_cached
+from napsim.engine.jit import inlined_cached, inlined_ir
 from napsim.engine.layout import (
     C_EQ,
     C_KIND,
@@ -35,6 +35,8 @@ from napsim.engine.layout import (
     PL_OPT,
     PL_OPT2,
     PL_SOURCE,
+    R_CA_NULLIFIED_NONE,
+    S_FRENCH,
     S_G_RULE,
     S_SPAN,
     SPEND_ASSAULT,
@@ -113,6 +115,32 @@ def _guerrillas(rs, s, o, ply, void, offer, spend, tab, gm):
             pl[PL_CARD2, target] = void
         return 2 * target + t_second
     return np.int64(-1)
+
+
+@inlined_ir
+def _turn_offer_lgb(ply, tab, gm):
+    """The Spanish spend's decision point on a French turn (G5): the offer of
+    lgb_guerrilla._guerrilla_offer, or none where no Spanish side faces a French one."""
+    s = (tab.first + ply) % 2
+    o = 1 - s
+    if tab.scfg[o, S_G_RULE] != 0 and tab.scfg[s, S_FRENCH] == 1:
+        return _guerrilla_offer(s, o, ply, tab.ctab.shape[0] - 1, tab, gm)
+    m1 = np.int64(-1)
+    return np.bool_(False), np.int64(G_KEEP), m1, np.int64(0), m1, np.int64(0)
+
+
+@inlined_ir
+def _turn_spend_lgb(ply, rs, offer, spend, tab, gm, ka):
+    """The Spanish Guerrilla attempt on the offer with the decision `spend` (G5), from rs."""
+    s = (tab.first + ply) % 2
+    o = 1 - s
+    void = tab.ctab.shape[0] - 1
+    null = _guerrillas(rs, s, o, ply, void, offer, spend, tab, gm)
+    # D8 / G5: the CIC's hand card the Guerrillas nullified may still be copied (the
+    # designer's ruling); counter_attack_nullified = none: nothing to copy
+    if (tab.ropt[R_CA_NULLIFIED_NONE] == 1 and null >= 0 and null == 2 * ka
+            and gm.pl[PL_SOURCE, ka] == SRC_CIC):
+        gm.last_hand[s] = void
 
 
 @inlined_cached

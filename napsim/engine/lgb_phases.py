@@ -11,7 +11,7 @@ Corps commanders is the float array pl[PL_*, Corps commander] (napsim.engine.lay
 
 import numpy as np
 
-from napsim.engine.cardflow import _draw_card, _resolve, _take_tactician, _trace, kept, scout_keep
+from napsim.engine.cardflow import _draw_card, _resolve, _take_tactician, _trace, scout_keep, scout_kept
 from napsim.engine.jit import inlined, inlined_cached
 from napsim.engine.layout import (
     C_COUNTER,
@@ -367,7 +367,7 @@ def _cic_keep(rs_after, s, ply, drawn, keep, gm):
     t1, t2, _ = drawn
     hand, hn, chand, cn, cmet, trace, tn = gm.hand, gm.hn, gm.chand, gm.cn, gm.cmet, gm.trace, gm.tn
     if t2 >= 0:
-        t1, give = kept(t1, t2, keep)
+        t1, give = scout_kept(t1, t2, keep)
         low = min(cn[s, 0], min(cn[s, 1], cn[s, 2]))
         n_low = np.int64(0)
         for kc in range(3):

@@ -36,6 +36,15 @@ def test_the_default_is_the_rule_as_written():
     assert o.house and o.default == "one_section" and "Discourses on Wargaming" in o.source
 
 
+def test_every_house_rule_is_a_house_option_of_the_catalogue():
+    # the card tables of napsim/model/house_rules.py and the [[option]] entries of kind "house" in
+    # napsim/model/rulebook.toml (which the scenario loader reads) name the same options and values
+    catalogue = {o.name: (o.default, tuple(v.name for v in o.values), o.formats)
+                 for o in load_options() if o.house}
+    tables = {h.option: (h.as_written, (h.as_written, h.house), h.formats) for h in HOUSE_RULES.values()}
+    assert catalogue == tables and "tactic_reach" in tables
+
+
 def test_as_written_a_tactic_card_orders_in_its_own_section_only():
     # rule E3: a Bayonet Charge next to a section with no infantry left to order orders nothing there
     nominal, eff, _ = orders(gmt_table(), "Bayonet Charge", None, INF, pa=0)

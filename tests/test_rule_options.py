@@ -15,8 +15,11 @@ from support.tracetools import CODE, SIDE, A, B, C, D, E, F, G, M, by_ply, one, 
 
 from napsim import NapsimInputError
 from napsim.engine import layout
+from napsim.model.cards import load_deck
+from napsim.model.house_rules import HOUSE_OPTIONS
+from napsim.model.rulebook import get_option
 from napsim.model.scenarios import DEFAULT_RULES, RULE_OPTIONS, load_scenario
-from napsim.sim.packing import Simulation, guerrilla_split
+from napsim.sim.packing import Simulation, guerrilla_split, rule_options
 from napsim.sim.tables import KIND_MULTI
 
 SEED = 777
@@ -44,15 +47,11 @@ def traces(sim: Simulation, games: int):
 def test_defaults_give_every_clause_a_meaning_and_every_option_has_two():
     # rules M6.2, E4: issue 26 made no_card_no_orders and one_commander the defaults
     sc = load_scenario("symmetric")
-    assert sc.rules == DEFAULT_RULES
-    assert DEFAULT_RULES == {"initiative": "no_card_no_orders", "same_section_receiver": "one_commander",
-                             "cic_keeps": "one", "guerrilla_share": "lost",
-                             "elan_order": "draw_first", "counter_attack_copies": "either",
-                             "counter_attack_section": "facing", "two_scouts": "gain",
-                             "spent_counters": "sabre_returns",
-                             "tactic_reach": "one_section",  # a house rule: the rule as written
-                             "counter_attack_nullified": "copy",
-                             "first_strike_draw": "end_of_turn"}
+    assert sc.rules == DEFAULT_RULES  # every option's default (tests/test_rules_doc.py lists them)
+    assert DEFAULT_RULES == {o: v[0] for o, v in RULE_OPTIONS.items()}
+    assert (DEFAULT_RULES["initiative"], DEFAULT_RULES["same_section_receiver"]) == (
+        "no_card_no_orders", "one_commander")
+    assert DEFAULT_RULES["tactic_reach"] == "one_section"  # a house rule: the rule as written
     assert all(len(v) == 2 for v in RULE_OPTIONS.values())
     assert load_scenario("symmetric", {"rules.elan_order": "shuffle_first"}).rule("elan_order") \
         == "shuffle_first"
@@ -80,6 +79,26 @@ def test_rule_options_are_sweepable_study_paths(tmp_path):
     assert [pt.params["rules.elan_order"] for pt in st.points] == ["draw_first", "shuffle_first"]
     sc, _, _ = st.load_point(st.points[1])
     assert sc.rule("elan_order") == "shuffle_first"
+
+
+def test_every_rule_option_reaches_the_kernels_as_a_flag():
+    # each reading is a flag of ropt (napsim.sim.packing.rule_options) in a format the option
+    # applies to; only the Guerrilla split (guerrilla_share, packed with the counters) and the house
+    # rules (packed into the card table) reach the kernels another way
+    deck = load_deck("gmt90")
+    elsewhere = {"guerrilla_share", *HOUSE_OPTIONS}
+    for name, values in RULE_OPTIONS.items():
+        flags = {f: {tuple(rule_options(load_scenario("formats-armies", {
+            "scenario.format": f, f"rules.{name}": v}), deck)) for v in values}
+            for f in get_option(name).formats}
+        assert any(len(per_value) > 1 for per_value in flags.values()) == (name not in elsewhere), name
+
+
+def test_the_flag_slots_fill_ropt():
+    # the R_* slots of napsim.engine.layout are 0 .. N_ROPT - 1, each once
+    slots = sorted(v for k, v in vars(layout).items() if k.startswith("R_") and isinstance(v, int))
+    assert slots == list(range(layout.N_ROPT))
+    assert len(rule_options(load_scenario("symmetric"), load_deck("gmt90"))) == layout.N_ROPT
 
 
 # ---------------------------------------------------------------------------------------------

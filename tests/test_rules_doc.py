@@ -322,11 +322,15 @@ def test_cli_rules_unknown_id_one_line_exit_2(monkeypatch, capsys):
 
 def test_catalogue_options_are_the_engine_options():
     # the [rules] options documented in docs/rules.md are exactly the ones the scenario loader
-    # accepts, with the same values and the same default (the first value)
+    # accepts, in catalogue order, with the same values and the same default (the first value)
     from napsim.model.scenarios import RULE_OPTIONS
 
-    documented = {o.name: (o.default, tuple(v.name for v in o.values)) for o in rulebook.load_options()}
-    assert documented == {k: (v[0], v) for k, v in RULE_OPTIONS.items()}
+    options = rulebook.load_options()
+    documented = [(o.name, tuple(v.name for v in o.values)) for o in options]
+    assert documented == list(RULE_OPTIONS.items())
+    for o in options:  # the catalogue lists the default first, and every value once
+        values = [v.name for v in o.values]
+        assert values[0] == o.default and len(set(values)) == len(values) >= 2, o.name
 
 
 # ---------------------------------------------------------------------------------------------

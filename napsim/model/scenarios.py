@@ -42,8 +42,9 @@ from napsim.model.errors import (
     get_int,
     get_str,
 )
-from napsim.model.house_rules import HOUSE_OPTIONS, HOUSE_RULES
+from napsim.model.house_rules import HOUSE_RULES
 from napsim.model.policies import policy_tables
+from napsim.model.rulebook import load_options
 
 SCENARIO_DIR = Path(__file__).parents[1] / "data" / "scenarios"  # the shipped scenarios
 GAME_FORMATS = ("standard", "epic1", "epic2", "epic3", "epic4", "lgb")
@@ -57,22 +58,12 @@ SIDE_KEYS = (
 SCENARIO_KEYS = ("name", "format", "deck", "turns", "first", "description", "examples",
                  "guerrilla_pool")
 GUERRILLA_RULES = ("off", "base", "epic")
-# Open readings of the rule texts (docs/rules.md, "Rule options"): the optional [rules] table of a
-# scenario picks one per point; the first value is the default: the reading that gives every clause
-# of the rule text a meaning and fits the rule's purpose (docs/rules.md says why, option by option).
+# Open readings of the rule texts and house rules (docs/rules.md, "Rule options", "House rules"), as
+# the catalogue napsim/model/rulebook.toml declares them: the optional [rules] table of a scenario
+# picks one value per option; the first value is the default: the reading that gives every clause of
+# the rule text a meaning and fits the rule's purpose, or for a house rule the rule as written.
 RULE_OPTIONS: dict[str, tuple[str, ...]] = {
-    "initiative": ("no_card_no_orders", "no_card"),            # M6.2, M8.2
-    "same_section_receiver": ("one_commander", "two_commanders"),  # E4 with M6.1, M8.1
-    "cic_keeps": ("one", "both"),                              # M6.1
-    "guerrilla_share": ("lost", "shared"),                     # G6
-    "elan_order": ("draw_first", "shuffle_first"),             # E9.4, L9
-    "counter_attack_copies": ("either", "hand"),               # D3 counter_attack
-    "counter_attack_section": ("facing", "any"),               # D3 a copied tactic card, S4
-    "two_scouts": ("gain", "draw_two"),                        # G4 with E9.2, L9
-    "spent_counters": ("sabre_returns", "all_return"),         # G1, G5
-    **HOUSE_OPTIONS,  # house rules (docs/rules.md, "House rules"): the rule as written first
-    "counter_attack_nullified": ("copy", "none"),              # D8, G5 (designer's ruling)
-    "first_strike_draw": ("end_of_turn", "cic_at_once"),       # P7 with L1
+    o.name: (o.default, *(v.name for v in o.values if v.name != o.default)) for o in load_options()
 }
 DEFAULT_RULES: dict[str, str] = {k: v[0] for k, v in RULE_OPTIONS.items()}
 

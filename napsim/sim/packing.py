@@ -258,7 +258,8 @@ FORMAT_PLAYERS = {"standard": 1, "epic1": 1, "epic2": 2, "epic3": 3, "epic4": 4,
 
 def rule_options(sc: Scenario, deck: Deck) -> np.ndarray:
     """ropt[R_*] for the kernels: the scenario's readings of the open points as flags, and the
-    Tactician cards that come with the deck (docs/rules.md, "Rule options")."""
+    Tactician cards that come with the deck (docs/rules.md, "Rule options"). One line per flag:
+    the option's value in force, and the format or deck where the reading applies only there."""
     r = np.zeros(layout.N_ROPT, np.int64)
     r[layout.R_INIT_NEEDS_NO_ORDERS] = sc.rule("initiative") == "no_card_no_orders"
     # the same-section pair goes to one commander: always with 1-2 a side, by option with 3-4

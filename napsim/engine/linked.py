@@ -25,7 +25,7 @@ from __future__ import annotations
 
 try:
     from numba.core.codegen import JITCodeLibrary
-    from numba.core.compiler import CompilerBase, DefaultPassBuilder
+    from numba.core.compiler import Compiler, CompilerBase, DefaultPassBuilder
     from numba.core.compiler_machinery import LoweringPass, register_pass
     from numba.core.typed_passes import AnnotateTypes, NativeLowering
 except ImportError:  # numba moved them: compile the ordinary way
@@ -92,13 +92,18 @@ if available():
             return False
 
     class LinkedOnlyCompiler(CompilerBase):
-        """numba's nopython pipeline, the function's code library a `LinkedOnlyLibrary`."""
+        """numba's nopython pipeline, the function's code library a `LinkedOnlyLibrary`; numba's
+        own pipelines where its nopython pipeline no longer has the shape this path expects."""
 
         def define_pipelines(self):
-            pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
-            pm.add_pass_after(_LinkedOnlyLibraryPass, AnnotateTypes)
-            pm.finalize()
-            assert any(cls is NativeLowering for cls, _ in pm.passes)
+            try:
+                pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+                pm.add_pass_after(_LinkedOnlyLibraryPass, AnnotateTypes)
+                pm.finalize()
+                if not any(cls is NativeLowering for cls, _ in pm.passes):
+                    raise ValueError("no native lowering in numba's nopython pipeline")
+            except Exception:  # another numba: the plain way, slower, the same code
+                return Compiler.define_pipelines(self)
             return [pm]
 
 else:  # pragma: no cover - another numba

@@ -203,6 +203,23 @@ def test_a_missing_internal_leaves_the_plain_options(monkeypatch):
     assert jit.linked_only_options() == {}
 
 
+def test_a_pipeline_of_another_shape_compiles_the_plain_way(monkeypatch):
+    # numba's nopython pipeline without the pass this path hooks onto (as if a release renamed
+    # it): numba's own pipeline compiles the helper, with machine code of its own, and the
+    # caller computes the same
+    monkeypatch.setattr(linked, "AnnotateTypes", "no such pass")
+    helper = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False,
+                  **linked.linked_only_options())(lambda a: a[0] + 1)
+
+    @njit
+    def caller(a):
+        return helper(a) * 2
+
+    assert caller(np.arange(3, dtype=np.int64)) == 2
+    library = next(iter(helper.overloads.values())).library
+    assert not isinstance(library, linked.LinkedOnlyLibrary) and _machine_code_defined(helper)
+
+
 _GAMES = """
 import sys
 import numba.core.codegen

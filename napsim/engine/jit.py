@@ -29,12 +29,18 @@ sources, chosen when this module is imported: before any kernel is defined, as e
 defines one imports this module first.
 
 The compile shortcuts. Two helps make a first run's compile shorter: the linked-only path of the
-wrapper-less helpers (napsim.engine.linked, which leans on numba's code-library internals) and the
-second process that compiles the turn's later phases and the table builder while this one compiles
-the kernel (napsim.sim.precompile, napsim.engine.compile_plan). `COMPILE_SHORTCUTS` turns both on
-or off (NAPSIM_COMPILE_SHORTCUTS=off: the plain numba way). Either only ever changes how long a
-compile takes: a numba without the internals linked.py expects compiles the plain way, a stale
-plan compiles a version nobody asks for, and the games are the same every way.
+wrapper-less helpers (napsim.engine.linked) and the second process that compiles the turn's later
+phases and the table builder while this one compiles the kernel (napsim.sim.precompile,
+napsim.engine.compile_plan). `COMPILE_SHORTCUTS` turns both on or off
+(NAPSIM_COMPILE_SHORTCUTS=off: the plain numba way). Either only ever changes how long a compile
+takes: a numba without the internals linked.py expects, or with a pipeline of another shape,
+compiles the plain way, a stale plan compiles a version nobody asks for, and the games are the
+same every way (tests/test_jit_flags.py removes the internal and compares the games). Each still
+pays (docs/speed.md, "The compile shortcuts, measured"). linked.py is the one module that leans on
+numba's internals (its code library; pyproject pins numba below its next minor release): numba's
+public API compiles every jitted function into a code library that is optimised and turned into
+machine code of its own before any caller can link it, and has no option to leave that to the
+caller.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ library's module and has LLVM emit its machine code. A helper without a CPython 
 (`napsim.engine.jit.inlined`, `outlined`) is never called at that machine code: every jitted caller
 links the helper's module into its own, and the entry kernel (`play_blocks`, cached on disk)
 optimises and emits the whole game once. So for these helpers the first optimisation and the
-machine code are work thrown away: 2.1 of 14.6 s of a first `napsim simulate --scenario
-symmetric` from an empty cache (docs/speed.md).
+machine code are work thrown away: 10-30% of the CPU of a first `napsim simulate` from an empty
+cache, by format (docs/speed.md, "The compile shortcuts, measured"). numba's public API has no way
+to skip them: a caller links a callee's library only once numba has finalised it.
 
 `LinkedOnlyCompiler` is numba's own nopython pipeline with one pass added before lowering, which
 gives the function a `LinkedOnlyLibrary`: its module is verified and handed to callers as built
@@ -16,16 +17,18 @@ code. The entry kernels optimise it with their own code, as they did before. The
 bit-identical (the golden digests), and the kernels as fast (docs/speed.md).
 
 It leans on numba's code-library internals (numba 0.59-0.68; pyproject pins numba below its next
-minor release): where they are missing, `available()` is False and the helpers compile the
-ordinary way, more slowly, into the same games. The cache folder (napsim.engine.kernel_cache)
-does not depend on this path: a kernel compiled either way is the same kernel.
+minor release), the one napsim module that does: where they are missing, `available()` is False,
+and where numba's nopython pipeline has another shape, `LinkedOnlyCompiler` builds numba's own;
+either way the helpers compile the ordinary way, more slowly, into the same games. The cache
+folder (napsim.engine.kernel_cache) does not depend on this path: a kernel compiled either way is
+the same kernel.
 """
 
 from __future__ import annotations
 
 try:
     from numba.core.codegen import JITCodeLibrary
-    from numba.core.compiler import CompilerBase, DefaultPassBuilder
+    from numba.core.compiler import Compiler, CompilerBase, DefaultPassBuilder
     from numba.core.compiler_machinery import LoweringPass, register_pass
     from numba.core.typed_passes import AnnotateTypes, NativeLowering
 except ImportError:  # numba moved them: compile the ordinary way
@@ -92,13 +95,18 @@ if available():
             return False
 
     class LinkedOnlyCompiler(CompilerBase):
-        """numba's nopython pipeline, the function's code library a `LinkedOnlyLibrary`."""
+        """numba's nopython pipeline, the function's code library a `LinkedOnlyLibrary`; numba's
+        own pipelines where its nopython pipeline no longer has the shape this path expects."""
 
         def define_pipelines(self):
-            pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
-            pm.add_pass_after(_LinkedOnlyLibraryPass, AnnotateTypes)
-            pm.finalize()
-            assert any(cls is NativeLowering for cls, _ in pm.passes)
+            try:
+                pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+                pm.add_pass_after(_LinkedOnlyLibraryPass, AnnotateTypes)
+                pm.finalize()
+                if not any(cls is NativeLowering for cls, _ in pm.passes):
+                    raise ValueError("no native lowering in numba's nopython pipeline")
+            except Exception:  # another numba: the plain way, slower, the same code
+                return Compiler.define_pipelines(self)
             return [pm]
 
 else:  # pragma: no cover - another numba

@@ -217,14 +217,16 @@ def epic_plans_spend(s, o, pol, gcfg, gst):
 @inlined
 def first_round(n, n_k):
     """The rollouts of the halving search's first round among n candidates of lookahead_k n_k:
-    n_k halved once a halving the race needs (n 2: n_k / 2; 3-4: n_k / 4), at least 1, so that
-    the last two play n_k / 2 each."""
+    n_k halved once a halving the race needs (3-4 candidates: n_k / 4), at least 1, so that the
+    last two play n_k / 2 each; two candidates alone (a spend, a Scout keep) play n_k each."""
+    if n <= 2:
+        return n_k
     r = n_k
     left = n
     while left > 1 and r > 1:
         left = (left + 1) // 2
         r = r // 2
-    return max(r, np.int64(1)) if n > 1 else n_k
+    return max(r, np.int64(1))
 
 
 @inlined

@@ -20,7 +20,13 @@ planner decides, at each turn of a `lookahead` side, with no recursion and no al
    rollout first deals again what the player cannot see (napsim.engine.unseen) at the same point.
    A candidate's value is the mean over its rollouts of what each turn adds (`ply_gain`): the
    side's effective orders, less the opponent's under the margin reading, the turn n turns after
-   the decision's weighed by discount ** n;
+   the decision's weighed by discount ** n. That is `lookahead_search` full. Halving spends fewer:
+   a screen first (each candidate's turn alone, or `lookahead_screen` own turns ahead, on rollout
+   0's stream; a screen as deep as the rollouts is rollout 0), then greedy's choice and the best
+   others of the screen, `lookahead_finalists` in all, race on rollouts 0, 1, ... in rounds, the
+   better half of each round (`halve`) going on to twice the rollouts until one is left, the last
+   two with K / 2 each (`first_round`); two candidates alone (a spend, a keep) play K each. The
+   rounds are a function of n and K alone: no timing, no block, no thread decides;
 4. the candidate of the highest value (ties: the earlier in greedy order).
 
 `decide` plans a turn's three decisions in order (the mover's card choice, the Spanish side's

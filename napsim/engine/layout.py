@@ -182,9 +182,8 @@ P_LOOKAHEAD_VALUE = 22      # P8: what a rollout counts (VALUE_OWN, VALUE_MARGIN
 P_LOOKAHEAD_KEEP = 23       # P8: the Scout keep (P2) greedy's or planned (KEEP_GREEDY, KEEP_PLAN)
 P_LOOKAHEAD_INFO = 24       # P8: what the rollouts know of hidden hands (INFO_OPEN, INFO_FAIR)
 P_LOOKAHEAD_CORPS = 25      # P8 (LGB): whether the CIC knows his Corps commanders' hands (CORPS_*)
-P_LOOKAHEAD_SEARCH = 26     # P8: how the rollouts are spent over the candidates (SEARCH_*)
-P_LOOKAHEAD_FINALISTS = 27  # P8: the candidates that race after the halving search's screen
-P_LOOKAHEAD_SCREEN = 28     # P8: own turns the halving search's screen looks ahead
+# P8: how the rollouts are spent (SEARCH_*); halving: the finalists, the screen's own turns ahead
+P_LOOKAHEAD_SEARCH, P_LOOKAHEAD_FINALISTS, P_LOOKAHEAD_SCREEN = 26, 27, 28
 N_POLICY = 29
 # values of the mode slots (napsim.model.policies.KIND_*, SPEND_MODES, GAIN_MODES, VALUES)
 KIND_RANDOM = 1.0

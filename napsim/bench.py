@@ -51,7 +51,7 @@ from napsim.engine import odds as kernels
 from napsim.engine.rng import seed_key
 from napsim.model.cards import load_deck
 from napsim.model.defaults import SEED, __version__
-from napsim.model.policies import PARAMS, policy_vector
+from napsim.model.policies import PARAMS, SEARCHES, policy_vector
 from napsim.model.scenarios import load_scenario
 from napsim.sim.packing import Simulation
 from napsim.study.spec import load_study
@@ -215,8 +215,9 @@ def bench_guerrilla(games: int, threads: int, reference: Path | None = None) -> 
 def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> list[dict]:
     """The lookahead policy (P8, default K and D) for side A against greedy, beside greedy against
     greedy, on the symmetric armies of EPIC and of La Grande Battles, one line each: turns per
-    second on one core (both sides' turns) and the ratio, i.e. what a turn of planning costs; and
-    the planner that sees every hand (`lookahead_info` open) beside the default (fair), whose
+    second on one core (both sides' turns) and the ratio, i.e. what a turn of planning costs; the
+    two searches (`lookahead_search` full and halving, timed in alternation) and their cost ratio;
+    and the planner that sees every hand (`lookahead_info` open) beside the default (fair), whose
     rollouts deal the unseen cards again."""
     return [_bench_lookahead("lookahead", "symmetric", 200, games, threads),
             _bench_lookahead("lookahead-lgb", "lgb-symmetric", 40, games, threads)]
@@ -225,10 +226,11 @@ def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> 
 def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
                      threads: int) -> dict:
     out = {"kernel": kernel, "scenario": scenario, "unit": "turns", "threads": threads}
+    greedy = ("greedy", {})
     open_hands = ("lookahead", {"lookahead_info": "open"})  # P8: the planner that sees every hand
-    for name, n, pols in (("greedy", max(4_000, games // 1000), (("greedy", {}), ("greedy", {}))),
-                          ("lookahead", planned_games, (("lookahead", {}), ("greedy", {}))),
-                          ("lookahead_open", planned_games, (open_hands, ("greedy", {})))):
+    for name, n, pols in (("greedy", max(4_000, games // 1000), (greedy, greedy)),
+                          ("lookahead", planned_games, (("lookahead", {}), greedy)),
+                          ("lookahead_open", planned_games, (open_hands, greedy))):
         sim = Simulation.build(scenario, policies=pols)
         turns = n * 2 * sim.scenario.turns
         rates = _rates(lambda sim=sim, n=n: sim.run(n, 1, chunk=n), turns, threads, repeats=3)
@@ -238,6 +240,8 @@ def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
     defaults = policy_vector("lookahead")
     out["lookahead_k"] = int(defaults[PARAMS["lookahead_k"]])
     out["lookahead_d"] = int(defaults[PARAMS["lookahead_d"]])
+    out["lookahead_search"] = next(k for k, v in SEARCHES.items()
+                                   if v == defaults[PARAMS["lookahead_search"]])
     out["greedy_over_lookahead"] = round(out["greedy_turns_per_second_per_core"]
                                          / out["lookahead_turns_per_second_per_core"], 1)
     # the planned turns are side A's, half of all: their cost beside a greedy turn's
@@ -245,8 +249,32 @@ def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
     out["us_per_planned_turn_open"] = round(2e6 / out["lookahead_open_turns_per_second_per_core"], 1)
     out["fair_over_open_cost"] = round(out["lookahead_open_turns_per_second_per_core"]
                                        / out["lookahead_turns_per_second_per_core"], 3)
+    out.update(_searches(scenario, planned_games))
     out["timing"] = "best of 3"
     out.update(_versions())
+    return out
+
+
+def _searches(scenario: str, planned_games: int) -> dict:
+    """The cost of a planned turn with each search (P8 `lookahead_search`), one core, the two timed
+    in alternation (best of 5 slices each), so that a busy spell of the host hits both alike; the
+    halving search plays 5 times the full one's games."""
+    runs = {}
+    for search, n in (("full", planned_games), ("halving", 5 * planned_games)):
+        sim = Simulation.build(scenario, policies=(("lookahead", {"lookahead_search": search}),
+                                                   ("greedy", {})))
+        runs[search] = (lambda sim=sim, n=n: sim.run(n, 1, chunk=n), n * 2 * sim.scenario.turns)
+    numba.set_num_threads(1)
+    best = dict.fromkeys(runs, 0.0)
+    for run, _ in runs.values():
+        run()  # warm-up (compilation)
+    for i in range(5):
+        for search in (list(runs) if i % 2 == 0 else list(runs)[::-1]):
+            run, turns = runs[search]
+            sec, _ = _time(run, SLICE_SECONDS)
+            best[search] = max(best[search], turns / sec)
+    out = {f"us_per_planned_turn_{search}": round(2e6 / rate, 1) for search, rate in best.items()}
+    out["full_over_halving_cost"] = round(best["halving"] / best["full"], 1)
     return out
 
 

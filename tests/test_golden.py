@@ -38,11 +38,13 @@ SEED = 20261201
 UPDATE = os.environ.get("NAPSIM_UPDATE_GOLDEN") == "1"
 
 # the planning player (P8) on a short budget: open rollouts see the opponent's hand (the planner as
-# it was before fair became the default, pinned), fair ones deal it again
+# it was before fair became the default, pinned), fair ones deal it again; both on the full search
+# (pinned whatever the default), the halving search's own cases beside them
 PLANNED_GAMES = 40
-_LA = {"lookahead_k": 4, "lookahead_d": 1}
+_LA = {"lookahead_k": 4, "lookahead_d": 1, "lookahead_search": "full"}
 OPEN = ("lookahead", dict(_LA, lookahead_info="open"))
 FAIR = ("lookahead", dict(_LA, lookahead_info="fair"))
+HALVING = ("lookahead", dict(_LA, lookahead_info="fair", lookahead_search="halving"))
 LGB_GUERRILLA = {  # lgb-symmetric with Spanish Corps commanders on side A against the French B
     "sides.B.french": True, "sides.A.guerrilla_rule": "epic", "sides.A.corps_guerrilla": [1, 1, 1],
     "scenario.guerrilla_pool": 6, "sides.A.sections.L1.spanish": 3, "sides.A.sections.L2.spanish": 2,
@@ -61,9 +63,12 @@ PLANNED = {
     "lgb-lookahead-fair": ("lgb-symmetric", LGB_GUERRILLA, (FAIR, FAIR), None),
     "lgb-lookahead-corps-hidden": ("lgb-symmetric", LGB_GUERRILLA,
                                    (("lookahead", dict(FAIR[1], lookahead_corps="hidden")), FAIR), None),
+    "epic1-lookahead-halving": ("symmetric", {}, (HALVING, "greedy"), None),
+    "guerrilla-lookahead-halving": ("tamames", {}, (HALVING, HALVING), None),
+    "lgb-lookahead-halving": ("lgb-symmetric", LGB_GUERRILLA, (HALVING, HALVING), None),
 }
 # the planned kernels the default run compiles anyway (EPIC one a side): the others, slow
-PLANNED_FAST = ("epic1-lookahead-open", "epic1-lookahead-fair")
+PLANNED_FAST = ("epic1-lookahead-open", "epic1-lookahead-fair", "epic1-lookahead-halving")
 CASES = {
     "standard-greedy": ("symmetric", {"scenario.format": "standard"}, ("greedy", "greedy"), "ccn70"),
     "epic1-greedy": ("symmetric", {}, ("greedy", "greedy"), None),

@@ -35,9 +35,9 @@ from napsim.model.policies import policy_vector
 SCRIPT = Path(__file__).parent / "support" / "infoset.py"
 
 
-def _cases(family: str, info: str, games: int, last_ply: int = 20) -> list[dict]:
+def _cases(family: str, info: str, games: int, last_ply: int = 20, search: str = "full") -> list[dict]:
     env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
-    out = subprocess.run([sys.executable, str(SCRIPT), family, info, str(games), str(last_ply)],
+    out = subprocess.run([sys.executable, str(SCRIPT), family, info, str(games), str(last_ply), search],
                          capture_output=True, text=True, env=env, cwd=SCRIPT.parent.parent)
     assert out.returncode == 0, out.stderr[-3000:]
     return [json.loads(line) for line in out.stdout.splitlines()]
@@ -53,6 +53,22 @@ def test_p8_fair_epic_card_choice_ignores_the_opponents_hidden_cards():
     # that differ only in the opponent's hidden cards
     tally = _tally(_cases("epic", "fair", 1, 9))
     assert tally[("choice", True)] >= 20
+    assert sum(n for (_, same), n in tally.items() if not same) == 0, tally
+
+
+def test_p8_fair_halving_search_ignores_the_opponents_hidden_cards_too():
+    # rule P8: the halving search (screen and race) on fair rollouts: one game of symmetric and
+    # tamames, plies 2, 5 and 8, every decision it plans
+    tally = _tally(_cases("epic", "fair", 1, 9, "halving"))
+    assert tally[("choice", True)] >= 20
+    assert sum(n for (_, same), n in tally.items() if not same) == 0, tally
+
+
+@pytest.mark.slow  # one game of each in plain Python
+def test_p8_fair_halving_search_ignores_hidden_cards_in_la_grande_battles():
+    # rule P8: the CIC's gifts, the Spanish spend and the Scout keep on the halving search
+    tally = _tally(_cases("lgb", "fair", 1, 12, "halving"))
+    assert tally[("choice", True)] >= 10
     assert sum(n for (_, same), n in tally.items() if not same) == 0, tally
 
 

@@ -182,7 +182,9 @@ P_LOOKAHEAD_VALUE = 22      # P8: what a rollout counts (VALUE_OWN, VALUE_MARGIN
 P_LOOKAHEAD_KEEP = 23       # P8: the Scout keep (P2) greedy's or planned (KEEP_GREEDY, KEEP_PLAN)
 P_LOOKAHEAD_INFO = 24       # P8: what the rollouts know of hidden hands (INFO_OPEN, INFO_FAIR)
 P_LOOKAHEAD_CORPS = 25      # P8 (LGB): whether the CIC knows his Corps commanders' hands (CORPS_*)
-N_POLICY = 26
+# P8: how the rollouts are spent (SEARCH_*); halving: the finalists, the screen's own turns ahead
+P_LOOKAHEAD_SEARCH, P_LOOKAHEAD_FINALISTS, P_LOOKAHEAD_SCREEN = 26, 27, 28
+N_POLICY = 29
 # values of the mode slots (napsim.model.policies.KIND_*, SPEND_MODES, GAIN_MODES, VALUES)
 KIND_RANDOM = 1.0
 KIND_LOOKAHEAD = 2.0        # P8: the planned kernel (napsim.engine.lookahead) plays this side
@@ -192,6 +194,7 @@ VALUE_OWN, VALUE_MARGIN = 0.0, 1.0  # P8: own effective orders; own less the opp
 KEEP_GREEDY, KEEP_PLAN = 0.0, 1.0  # P8: the Scout keep by P2's score, or planned (EPIC)
 INFO_OPEN, INFO_FAIR = 0.0, 1.0  # P8: rollouts see every hand; they deal the unseen cards again
 CORPS_KNOWN, CORPS_HIDDEN = 0.0, 1.0  # P8 (LGB): the CIC knows his Corps commanders' hands, or not
+SEARCH_FULL, SEARCH_HALVING = 0.0, 1.0  # P8: every candidate K rollouts; the greedy-best few halved
 # redeal of the turn (napsim.engine.unseen): where a rollout deals the unseen cards again, the
 # point of the turn's stream switch (0: never); the hidden side above RD_POINT_BITS
 RD_NONE, RD_POST, RD_LATE, RD_AFTER = 0, 1, 2, 3

@@ -20,7 +20,13 @@ planner decides, at each turn of a `lookahead` side, with no recursion and no al
    rollout first deals again what the player cannot see (napsim.engine.unseen) at the same point.
    A candidate's value is the mean over its rollouts of what each turn adds (`ply_gain`): the
    side's effective orders, less the opponent's under the margin reading, the turn n turns after
-   the decision's weighed by discount ** n;
+   the decision's weighed by discount ** n. That is `lookahead_search` full. Halving spends fewer:
+   a screen first (each candidate's turn alone, or `lookahead_screen` own turns ahead, on rollout
+   0's stream; a screen as deep as the rollouts is rollout 0), then greedy's choice and the best
+   others of the screen, `lookahead_finalists` in all, race on rollouts 0, 1, ... in rounds, the
+   better half of each round (`halve`) going on to twice the rollouts until one is left, the last
+   two with K / 2 each (`first_round`); two candidates alone (a spend, a keep) play K each. The
+   rounds are a function of n and K alone: no timing, no block, no thread decides;
 4. the candidate of the highest value (ties: the earlier in greedy order).
 
 `decide` plans a turn's three decisions in order (the mover's card choice, the Spanish side's
@@ -55,12 +61,16 @@ from napsim.engine.layout import (
     P_KIND,
     P_LOOKAHEAD_D,
     P_LOOKAHEAD_DISCOUNT,
+    P_LOOKAHEAD_FINALISTS,
     P_LOOKAHEAD_INFO,
     P_LOOKAHEAD_K,
     P_LOOKAHEAD_KEEP,
+    P_LOOKAHEAD_SCREEN,
+    P_LOOKAHEAD_SEARCH,
     P_LOOKAHEAD_TOP,
     P_LOOKAHEAD_VALUE,
     RD_NONE,
+    SEARCH_HALVING,
     VALUE_MARGIN,
 )
 from napsim.engine.rng import game_key, mix64
@@ -211,6 +221,68 @@ def epic_plans_spend(s, o, pol, gcfg, gst):
 
 
 @inlined
+def first_round(n, n_k):
+    """The rollouts of the halving search's first round among n candidates of lookahead_k n_k:
+    n_k halved once a halving the race needs (3-4 candidates: n_k / 4), at least 1, so that the
+    last two play n_k / 2 each; two candidates alone (a spend, a Scout keep) play n_k each."""
+    if n <= 2:
+        return n_k
+    r = n_k
+    left = n
+    while left > 1 and r > 1:
+        left = (left + 1) // 2
+        r = r // 2
+    return max(r, np.int64(1))
+
+
+@inlined
+def keep_best(n, cval, alive, stay):
+    """Of the candidates still in the race (alive 1.0), the `stay` best by value stay, ties to the
+    earlier in greedy order, beside any already marked to stay (2.0); the others leave (alive 0.0,
+    value -inf). Returns how many are left."""
+    for _ in range(stay):
+        b = -1
+        for m in range(n):
+            if alive[m] == 1.0 and (b < 0 or cval[m] > cval[b] + 1e-9):
+                b = m
+        if b >= 0:
+            alive[b] = 2.0
+    left = 0
+    for m in range(n):
+        if alive[m] == 2.0:
+            alive[m] = 1.0
+            left += 1
+        elif alive[m] == 1.0:
+            alive[m] = 0.0
+            cval[m] = -np.inf
+    return left
+
+
+@inlined
+def halve(n, cval, alive):
+    """One round of the halving search: the better half (rounded up) of the candidates still in
+    the race (all with the same rollouts) stays. Returns how many."""
+    left = 0
+    for m in range(n):
+        if alive[m] == 1.0:
+            left += 1
+    return keep_best(n, cval, alive, (left + 1) // 2)
+
+
+@inlined
+def finalists(n, cval, alive, race, whole):
+    """After the halving search's screen (cval: each candidate's screen value): the greedy choice
+    and the race - 1 others of the best screen value race on; their values start again at 0 unless
+    the screen was a `whole` rollout (rollout 0, which then counts). Returns how many race."""
+    alive[0] = 2.0
+    left = keep_best(n, cval, alive, race - 1)
+    for m in range(n):
+        if alive[m] == 1.0 and not whole:
+            cval[m] = 0.0
+    return left
+
+
+@inlined
 def _probe(step, ply, p, given, ops, tab, ctx, gm, plan):
     """Step 1 of the module text, on the rollout game plan.work: the card choice (given, or the
     policy's where given CHOOSE or the step is the choice), the choice point (format's), and p's
@@ -234,7 +306,8 @@ def _probe(step, ply, p, given, ops, tab, ctx, gm, plan):
 @inlined
 def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, plan):
     """Step 3 of the module text: each of the n candidates of plan.cand played out lookahead_k
-    times from ply `ply`; their values into plan.cval."""
+    times from ply `ply` (halving: in rounds, the better half of each round on), their values
+    (sums over their rollouts; -inf for a candidate out of the race) into plan.cval."""
     wgm, cand, cval, rs2 = plan.work, plan.cand, plan.cval, plan.rs2
     pol = tab.pol
     spend = step == STEP_SPEND
@@ -247,10 +320,31 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, plan):
     if pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR:  # P8 fair: what p cannot see, dealt again
         redeal = redeal_code(np.int64(point), 1 - p, ops.own_hidden(p, pol))
     rest = policy_decisions()
+    n_k = np.int64(pol[p, P_LOOKAHEAD_K])
+    race = np.int64(pol[p, P_LOOKAHEAD_FINALISTS])
+    halving = pol[p, P_LOOKAHEAD_SEARCH] == SEARCH_HALVING
+    screen = halving and n > race  # every candidate screened on rollout 0's stream, then the race
+    screen_end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_SCREEN]) + 1, end)
+    whole = screen_end == end  # the screen is rollout 0 itself
+    alive = plan.cscore  # halving: 1.0 a candidate still in the race, 0.0 one out (greedy order is set)
+    round_end = first_round(min(n, race), n_k) if halving else n_k
     for m in range(n):
         cval[m] = 0.0
-    for k in range(np.int64(pol[p, P_LOOKAHEAD_K])):
+        alive[m] = 1.0
+    for kk in range(-1 if screen else 0, n_k):  # kk -1: the screen
+        k = max(kk, 0)
+        if kk == 0 and screen:
+            if finalists(n, cval, alive, race, whole) == 1:
+                break
+            if whole:
+                continue  # the finalists' rollout 0 is their screen
+        if kk == round_end:  # halving only: the better half goes on to twice the rollouts
+            if halve(n, cval, alive) == 1:
+                break
+            round_end = min(2 * round_end, n_k)
         for m in range(n):
+            if alive[m] == 0.0:
+                continue
             ops.copy(gm, wgm)
             rs2[0] = rollout_key(keys[0], keys[1], ply, k + 512 if spend else (k + 768 if keep else k))
             rs2[1] = np.uint64(0)
@@ -259,7 +353,7 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, plan):
                                cand[m, CA_PLACE_B],
                                cand[m, CA_DECISION] if spend else (fg if keep else G_POLICY),
                                cand[m, CA_DECISION] if keep else K_POLICY, redeal)
-            for t in range(ply, end):
+            for t in range(ply, screen_end if kk < 0 else end):
                 at = t == ply  # the game's draws before the decision, then the rollout's
                 before = _value(wgm.met, p, margin)
                 ops.turn(t, ops.streams(switch if at else 0, wgm.rs, rs2), forced if at else rest,

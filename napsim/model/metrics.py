@@ -370,6 +370,8 @@ _POLICY_FIELDS = {
     "lookahead_keep": "which Scout card to keep",
     "lookahead_info": "what the planner knows of the opponent's hand",
     "lookahead_corps": "what the CIC knows of his Corps commanders' hands",
+    "lookahead_search": "how the planner spends its rollouts",
+    "lookahead_finalists": "candidates that race after the screen",
 }
 _TOP = {"deck": "Command deck", "hand": "Hand size", "k": "Cards needed", "policy": "Policy"}
 
@@ -391,6 +393,10 @@ _VALUE_WORDS = {
                        "1": "only what a player can know (hidden hands dealt again)"},
     "lookahead_corps": {"known": "knows them", "hidden": "does not know them",
                         "0": "knows them", "1": "does not know them"},
+    "lookahead_search": {"full": "every candidate all its rollouts",
+                         "halving": "every candidate's turn, the best few raced",
+                         "0": "every candidate all its rollouts",
+                         "1": "every candidate's turn, the best few raced"},
 }
 
 

@@ -9,7 +9,14 @@ swapped with a card of another type in the draw pile. The two states hold the sa
 what the player sees at the decision unchanged (the opponent's First Strike, the French card
 played, a Scout's two cards), the two decisions are printed as one JSON line a case:
 {"step", "game", "ply", "same"}. With `lookahead_info` fair they must always agree; with open they
-may differ (tests/test_lookahead_info.py).
+may differ (tests/test_lookahead_info.py). A fifth argument names the search
+(`lookahead_search`, default full).
+
+`python tests/support/infoset.py epic|lgb legal GAMES [LAST_PLY]` asks instead, at each decision of
+those plies, the halving search and the full one from the same state, and prints
+{"step", "game", "ply", "n", "legal", "same"}: n the decision's candidates under the full search
+(-1: none to plan), legal whether the halving search's decision is one of them (or, with none, the
+same pass-through as full's), same whether the two decide alike.
 """
 
 from __future__ import annotations
@@ -33,12 +40,15 @@ from napsim.engine.layout import (  # noqa: E402
     K_POLICY,
     LST_SCOUT,
     M_SCOUT,
+    P_LOOKAHEAD_SEARCH,
     PR_SCOUT_A,
     PR_SCOUT_B,
     RD_NONE,
     RES_CA,
     RES_PROBE,
     RES_RMAP,
+    SEARCH_FULL,
+    SEARCH_HALVING,
     TRACE_WIDTH,
     WAIT_BINS,
     Plan,
@@ -117,7 +127,10 @@ def _epic(scenario, policies, info, games, plies):
         wres[RES_RMAP, :] = game_st[8][RES_RMAP, :]
         wres[RES_CA, :] = game_st[8][RES_CA, :]
         for ply in range(2 * a.turns):
-            if ply in plies:
+            if ply in plies and info == "legal":
+                yield from _epic_legal_cases(a, a_roll, game, ply, game_st, units, (n_ca, g_total),
+                                             work, g_lean, key)
+            elif ply in plies:
                 yield from _epic_cases(a, a_roll, game, ply, game_st, units, (n_ca, g_total), work,
                                        g_lean, key, rng)
             _epic_turn(a, ply, gm, units, (n_ca, g_total), g_lean, CHOOSE, -1, 0)
@@ -187,6 +200,50 @@ def _epic_cases(a, a_roll, game, ply, game_st, units, counters, work, g_lean, ke
                    "live": step == "choice" or base[4] not in (G_POLICY, K_POLICY)}
 
 
+def _searches(tab):
+    """tab with every side's search full, and with it halving."""
+    out = []
+    for search in (SEARCH_FULL, SEARCH_HALVING):
+        pol = tab.pol.copy()
+        pol[:, P_LOOKAHEAD_SEARCH] = search
+        out.append(tab._replace(pol=pol))
+    return out
+
+
+def _legal(step, got_full, got_half, n, cand):
+    """One legal case: halving's decision among the full search's n candidates (cand rows)."""
+    if n <= 0:  # nothing to plan: both pass the policy's or the rule's decision on
+        legal = got_half == got_full
+    elif step == "choice":
+        legal = got_half[:4] in {tuple(int(x) for x in cand[m, :4]) for m in range(n)}
+    else:
+        legal = got_half[4] in {int(cand[m, planner.CA_DECISION]) for m in range(n)}
+    return {"step": step, "n": int(n), "legal": bool(legal), "same": got_half == got_full}
+
+
+def _epic_legal_cases(a, a_roll, game, ply, game_st, units, counters, work, g_lean, key):
+    s = (int(a.first) + ply) % 2
+    full, half = _searches(a)
+    plan = work[0]
+    for step in STEPS:
+        p = 1 - s if step == "spend" else s
+        if int(a.pol[p, 0]) != 2:
+            continue
+        probe = _epic_seen(a, "choice", ply, game_st, units, counters, g_lean, 0, 0, 0)
+        fh, fr, fp = probe[:3] if step != "choice" else (CHOOSE, -1, 0)
+        stepno = STEPS.index(step)
+        got = [_epic_plan(tab, a_roll, stepno, ply, p, fh, fr, fp, G_POLICY, game_st, units,
+                          counters, work, key, game) for tab in (full, half)]
+        given = (np.int64(fh), np.int64(fr), np.int64(fp), np.int64(-1), np.int64(G_POLICY))
+        ctx = (units, work[1], counters[0], counters[1])
+        gm = _game(game_st, turns=a.turns)
+        probed = planner._probe(np.int64(stepno), np.int64(ply), np.int64(p), given, la.epic_ops(),
+                                full, ctx, gm, plan)
+        n = planner._candidates(np.int64(stepno), np.int64(ply), np.int64(p), probed,
+                                (key, np.int64(game)), la.epic_ops(), full, plan)
+        yield dict(_legal(step, got[0], got[1], n, plan.cand), game=game, ply=ply)
+
+
 # ---------------------------------------------------------------- La Grande Battles
 
 def _lgb(scenario, policies, info, games, plies, overrides=None):
@@ -200,7 +257,9 @@ def _lgb(scenario, policies, info, games, plies, overrides=None):
         g_total = _open_game_lgb(np.int64(game), key, a, _lgb_game(a, game_st))
         ctx = (a, game, key, (g_total, gift_t, grec), la_lgb.lgb_plan(a, plan_st))
         for ply in range(2 * a.turns):
-            if ply in plies:
+            if ply in plies and info == "legal":
+                yield from _lgb_legal_cases(ctx, ply, game_st)
+            elif ply in plies:
                 yield from _lgb_cases(ctx, ply, game_st, rng)
             _lgb_turn(ctx, ply, game_st, CHOOSE, -1, -1, -1)
 
@@ -268,10 +327,32 @@ def _lgb_cases(ctx, ply, game_st, rng):
                    "live": step == "choice" or base[4] not in (G_POLICY, K_POLICY)}
 
 
+def _lgb_legal_cases(ctx, ply, game_st):
+    a, game, key, turn_ctx, plan = ctx
+    s = (int(a.first) + ply) % 2
+    full, half = _searches(a)
+    for step in STEPS:
+        p = 1 - s if step == "spend" else s
+        if int(a.pol[p, 0]) != 2:
+            continue
+        probe = _lgb_seen(ctx, "choice", ply, game_st, 0, 0, 0, 0)
+        f = probe[:4] if step != "choice" else (CHOOSE, -1, -1, -1)
+        stepno = STEPS.index(step)
+        got = [_lgb_plan((tab,) + ctx[1:], stepno, ply, p, *f, game_st) for tab in (full, half)]
+        given = tuple(np.int64(x) for x in f) + (np.int64(G_POLICY),)
+        probed = planner._probe(np.int64(stepno), np.int64(ply), np.int64(p), given, la_lgb.lgb_ops(),
+                                full, turn_ctx, _lgb_game(a, game_st), plan)
+        n = planner._candidates(np.int64(stepno), np.int64(ply), np.int64(p), probed,
+                                (key, np.int64(game)), la_lgb.lgb_ops(), full, plan)
+        yield dict(_legal(step, got[0], got[1], n, plan.cand), game=game, ply=ply)
+
+
 def main() -> None:
     family, info, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
     last = int(sys.argv[4]) if len(sys.argv) > 4 else 20  # the plies probed: 2, 5, ... below this
-    la_params = {"lookahead_k": 3, "lookahead_d": 1, "lookahead_info": info}
+    search = sys.argv[5] if len(sys.argv) > 5 else "full"
+    la_params = {"lookahead_k": 3, "lookahead_d": 1, "lookahead_search": search,
+                 "lookahead_info": "fair" if info == "legal" else info}
     plies = set(range(2, last, 3))
     if family == "epic":
         runs = [("symmetric", (("lookahead", la_params), ("lookahead", la_params))),

@@ -101,7 +101,7 @@ turn): compiled once and called, not inlined, so that one copy of its body is ty
 not one per call site (with one signature at every site, the EPIC planned kernel's first compile
 took 28.6 s of CPU against 32.4 s). Its code is still optimised again inside every jitted function
 that calls it, directly or not (numba links a callee's code into each caller): so one planner
-function stands between each planned kernel and its turn (`planner.plan_decision`, one call site for
+function stands between each planned kernel and its turn (`planner.plan`, one call site for
 the card choice, the spend and the keep: the first compile of a symmetric lookahead run 38.8 -> 29.0
 s of CPU against four functions; LGB's 46.3 -> 32.9 s against three). Without reference counting."""
 

@@ -283,11 +283,11 @@ def finalists(n, cval, alive, race, whole):
 
 
 @inlined
-def _probe(step, ply, p, given, ops, tab, ctx, gm, plan):
-    """Step 1 of the module text, on the rollout game plan.work: the card choice (given, or the
+def _probe(step, ply, p, given, ops, tab, ctx, gm, scratch):
+    """Step 1 of the module text, on the rollout game scratch.work: the card choice (given, or the
     policy's where given CHOOSE or the step is the choice), the choice point (format's), and p's
     Guerrilla offers, spends and Scout draws before the whole-turn probe of the spend and the keep."""
-    wgm = plan.work
+    wgm = scratch.work
     wmet = wgm.met
     choice = (given[0], given[1], given[2], given[3])
     point = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
@@ -304,11 +304,11 @@ def _probe(step, ply, p, given, ops, tab, ctx, gm, plan):
 
 
 @inlined
-def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, plan):
-    """Step 3 of the module text: each of the n candidates of plan.cand played out lookahead_k
+def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, scratch):
+    """Step 3 of the module text: each of the n candidates of scratch.cand played out lookahead_k
     times from ply `ply` (halving: in rounds, the better half of each round on), their values
-    (sums over their rollouts; -inf for a candidate out of the race) into plan.cval."""
-    wgm, cand, cval, rs2 = plan.work, plan.cand, plan.cval, plan.rs2
+    (sums over their rollouts; -inf for a candidate out of the race) into scratch.cval."""
+    wgm, cand, cval, rs2 = scratch.work, scratch.cand, scratch.cval, scratch.rs2
     pol = tab.pol
     spend = step == STEP_SPEND
     keep = step == STEP_KEEP
@@ -326,7 +326,7 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, plan):
     screen = halving and n > race  # every candidate screened on rollout 0's stream, then the race
     screen_end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_SCREEN]) + 1, end)
     whole = screen_end == end  # the screen is rollout 0 itself
-    alive = plan.cscore  # halving: 1.0 a candidate still in the race, 0.0 one out (greedy order is set)
+    alive = scratch.cscore  # halving: 1.0 a candidate still in the race, 0.0 one out (greedy order is set)
     round_end = first_round(min(n, race), n_k) if halving else n_k
     for m in range(n):
         cval[m] = 0.0
@@ -357,21 +357,21 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, plan):
                 at = t == ply  # the game's draws before the decision, then the rollout's
                 before = _value(wgm.met, p, margin)
                 ops.turn(t, ops.streams(switch if at else 0, wgm.rs, rs2), forced if at else rest,
-                         plan.tab_roll, ctx, wgm, np.bool_(False))
+                         scratch.tab_roll, ctx, wgm, np.bool_(False))
                 gain, weight = ply_gain(wgm.met, p, before, margin, (tab.first + t) % 2 == p,
                                         t - ply, weight, discount)
                 cval[m] += gain
 
 
 @inlined
-def _candidates(step, ply, p, probed, keys, ops, tab, plan):
-    """Step 2 of the module text into plan.cand: (how many; 0: leave the decision to the policy,
+def _candidates(step, ply, p, probed, keys, ops, tab, scratch):
+    """Step 2 of the module text into scratch.cand: (how many; 0: leave the decision to the policy,
     -1: no decision to plan, the rule decides)."""
     choice, point, before = probed
-    cand = plan.cand
+    cand = scratch.cand
     if step != STEP_CHOICE:  # the rule's decision first (P4 spends, P2 keeps), then the other
-        none, greedy, other, _ = two_candidates(step == STEP_SPEND, plan.work.met, p, before[0],
-                                                before[1], before[2], ops.scout_record(plan.work))
+        none, greedy, other, _ = two_candidates(step == STEP_SPEND, scratch.work.met, p, before[0],
+                                                before[1], before[2], ops.scout_record(scratch.work))
         if none:
             return np.int64(-1)
         for m in range(2):
@@ -379,7 +379,7 @@ def _candidates(step, ply, p, probed, keys, ops, tab, plan):
             cand[m, CA_DECISION] = greedy if m == 0 else other
         return np.int64(2)
     n = ops.candidates(p, choice, point, rollout_key(keys[0], keys[1], ply, np.int64(1023)), tab,
-                       plan.work, cand, plan.cscore)
+                       scratch.work, cand, scratch.cscore)
     top = np.int64(tab.pol[p, P_LOOKAHEAD_TOP])
     if top > 0:
         n = min(n, top)
@@ -387,7 +387,7 @@ def _candidates(step, ply, p, probed, keys, ops, tab, plan):
 
 
 @inlined
-def plan_decision(step, ply, p, given, keys, ops, tab, ctx, gm, plan):
+def plan(step, ply, p, given, keys, ops, tab, ctx, gm, scratch):
     """One planned decision of side p at ply `ply` (module text): (hand slot, rack slot, place,
     place_b, decision). `step` STEP_CHOICE: p's card choice, the decision G_POLICY. STEP_SPEND:
     the Spanish side p's spend (G_*; G_POLICY where P4 offers no counter) in the French turn whose
@@ -395,8 +395,8 @@ def plan_decision(step, ply, p, given, keys, ops, tab, ctx, gm, plan):
     a Scout's two cards p keeps (K_*; K_POLICY without two different cards), the card choice and
     the spend given[4] given (returned as given). keys (run key, game index); ctx the format's
     turn context (its tables' companions, the game's counters)."""
-    probed = _probe(step, ply, p, given, ops, tab, ctx, gm, plan)
-    n = _candidates(step, ply, p, probed, keys, ops, tab, plan)
+    probed = _probe(step, ply, p, given, ops, tab, ctx, gm, scratch)
+    n = _candidates(step, ply, p, probed, keys, ops, tab, scratch)
     idle = np.int64(G_POLICY if step == STEP_SPEND else K_POLICY)
     if n < 0:  # the spend or the keep: nothing to decide
         return given[0], given[1], given[2], given[3], idle
@@ -405,31 +405,30 @@ def plan_decision(step, ply, p, given, keys, ops, tab, ctx, gm, plan):
     if step == STEP_CHOICE and n == 1:
         c = probed[0]
         return c[0], c[1], c[2], c[3], np.int64(G_POLICY)
-    _rollout_values(step, ply, p, n, keys, given[4], ops, tab, ctx, gm, plan)
-    best = _best(n, plan.cval)
-    d = plan.cand[best, CA_DECISION]
+    _rollout_values(step, ply, p, n, keys, given[4], ops, tab, ctx, gm, scratch)
+    best = _best(n, scratch.cval)
+    d = scratch.cand[best, CA_DECISION]
     if step == STEP_SPEND:
         return given[0], given[1], given[2], given[3], np.int64(G_SPEND if d == G_SPEND else G_KEEP)
     if step == STEP_KEEP:
         return given[0], given[1], given[2], given[3], d
-    cand = plan.cand
+    cand = scratch.cand
     return (cand[best, CA_HAND], cand[best, CA_RACK], cand[best, CA_PLACE], cand[best, CA_PLACE_B],
             np.int64(G_POLICY))
 
 
 @inlined
-def decide(ply, s, keys, ops, tab, ctx, gm, plan):
+def decide(ply, s, keys, ops, tab, ctx, gm, scratch):
     """The planned decisions of ply `ply` of mover s, as the Decisions of its real turn: the mover's
     card choice, the Spanish spend, the mover's Scout keep, each planned where planned_step says
-    (one call site of plan_decision, so that the planned kernel compiles the planning once)."""
+    (one call site of plan, so that the planned kernel compiles the planning once)."""
     given = (np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1), np.int64(G_POLICY))
     keep = np.int64(K_POLICY)
     spend_planned = ops.spend_planned(s, 1 - s, tab, gm)
     for step in range(3):
         if planned_step(step, s, tab.pol, spend_planned):
             p = (s + 1) % 2 if step == STEP_SPEND else s
-            fh, fr, fa, fb, d = plan_decision(np.int64(step), ply, p, given, keys, ops, tab, ctx, gm,
-                                              plan)
+            fh, fr, fa, fb, d = plan(np.int64(step), ply, p, given, keys, ops, tab, ctx, gm, scratch)
             given = (fh, fr, fa, fb, d if step == STEP_SPEND else given[4])
             if step == STEP_KEEP:
                 keep = d

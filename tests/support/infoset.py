@@ -149,7 +149,7 @@ def _epic_turn(a, ply, gm, units, counters, g_turn, fh, fr, fp, fg=G_POLICY, fk=
 def _epic_plan(a, a_roll, step, ply, p, fh, fr, fp, fg, game_st, units, counters, work, key, game):
     plan, wgturn = work
     ctx = (units, wgturn, counters[0], counters[1])
-    return tuple(int(x) for x in planner.plan_decision(
+    return tuple(int(x) for x in planner.plan(
         np.int64(step), np.int64(ply), np.int64(p),
         (np.int64(fh), np.int64(fr), np.int64(fp), np.int64(-1), np.int64(fg)),
         (key, np.int64(game)), la.epic_ops(), a, ctx, _game(game_st, turns=a.turns), plan))
@@ -282,7 +282,7 @@ def _lgb_turn(ctx, ply, game_st, fh, fr, fa, fb, fg=G_POLICY, fk=K_POLICY):
 def _lgb_plan(ctx, step, ply, p, fh, fr, fa, fb, game_st):
     a, game, key, turn_ctx, plan = ctx
     given = (np.int64(fh), np.int64(fr), np.int64(fa), np.int64(fb), np.int64(G_POLICY))
-    return tuple(int(x) for x in planner.plan_decision(
+    return tuple(int(x) for x in planner.plan(
         np.int64(step), np.int64(ply), np.int64(p), given, (key, np.int64(game)), la_lgb.lgb_ops(),
         a, turn_ctx, _lgb_game(a, game_st), plan))
 

@@ -395,7 +395,7 @@ def _ply(ply, streams, dec, tab, gm, units, g_turn, check, n_ca, g_total):
             score = tab.play_val[s, 1 if e4 else 0, c, res[RES_HAND, max(hi, 0)],
                                  res[RES_RACK, max(rj, 0)]]
     taken = _turn_cards(ply, s, (hi, rj, p, score, c, e4), tab, gm)
-    if redeal_at(dec.redeal, RD_POST):  # P8 fair: a rollout from the choice, on what the planner knows
+    if redeal_at(dec.redeal, np.int64(RD_POST)):  # P8 fair: a rollout from the choice
         redeal_epic(rs_post, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
     offer = _turn_offer(ply, s, taken, tab, gm, g_turn)
     spend = offer[1] if dec.spend == G_POLICY else dec.spend
@@ -403,7 +403,7 @@ def _ply(ply, streams, dec, tab, gm, units, g_turn, check, n_ca, g_total):
     orders = _turn_orders(ply, s, rs_post, played, fs_card, tab, gm, g_turn)
     elan, drawn = _turn_draw(ply, s, rs_post, played, orders[0], orders[1], tab, gm)
     _command_keep(s, ply, drawn, drawn[2] if dec.keep == K_POLICY else dec.keep, gm)
-    if redeal_at(dec.redeal, RD_LATE):  # P8 fair: a rollout from the Scout keep
+    if redeal_at(dec.redeal, np.int64(RD_LATE)):  # P8 fair: a rollout from the Scout keep
         redeal_epic(rs_late, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
     _turn_end(ply, s, rs_late, played, orders, elan, tab, gm, units)
     if check:

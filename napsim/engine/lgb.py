@@ -453,16 +453,16 @@ def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
         if gm.trace.shape[0] > 0:
             score = _gift_gain(hi, rj, ka, kb, tab.ctab.shape[0] - 1, gm.pl, gm.gsc, gm.res)
     _turn_gifts_lgb(ply, tab, gm, (hi, rj, ka, kb), c, e4, opp_last, rack_size, score)
-    _redeal(rs_post, dec.redeal, RD_POST, gm)  # P8 fair: a rollout from the CIC's choice
+    _redeal(rs_post, dec.redeal, np.int64(RD_POST), gm)  # P8 fair: a rollout from the CIC's choice
     _turn_corps_lgb(ply, rs_post, tab, gm, c, ka, opp_last)
-    _redeal(rs_late, dec.redeal, RD_LATE, gm)  # P8 fair: a rollout from the Spanish spend
+    _redeal(rs_late, dec.redeal, np.int64(RD_LATE), gm)  # P8 fair: a rollout from the Spanish spend
     offer = _turn_offer_lgb(ply, tab, gm)
     _turn_spend_lgb(ply, rs_late, offer, offer[1] if dec.spend == G_POLICY else dec.spend, tab, gm,
                     ka)
     scouted, elan = _turn_orders_lgb(ply, rs_late, tab, gm, fs_card, fs_holder)
     drawn = _cic_draw(rs_late, s, ply, scouted, tab.pol[s, P_KIND] == KIND_RANDOM, tab, gm)
     _cic_keep(rs_after, s, ply, drawn, drawn[2] if dec.keep == K_POLICY else dec.keep, gm)
-    _redeal(rs_after, dec.redeal, RD_AFTER, gm)  # P8 fair: a rollout from the Scout keep
+    _redeal(rs_after, dec.redeal, np.int64(RD_AFTER), gm)  # P8 fair: a rollout from the Scout keep
     _turn_end_lgb(ply, rs_after, tab, check, g_total, gm, elan)
 
 

@@ -89,6 +89,12 @@ def _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst, pol, ctab, ef
 
 
 @inlined
+def held_counters(gst, o):
+    """The Guerrilla counters side o holds in an EPIC game (its CIC's and its sections')."""
+    return gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2]
+
+
+@inlined
 def _no_offer():
     """No counter offered this turn: (offered, P4's decision, target, its section, its effective
     orders, Assault, the counter's column, cards a success nullifies)."""
@@ -116,8 +122,7 @@ def _guerrilla_offer(s, ply, played, g_turn, tab, gm):
     if gcfg[o, G_RULE] == G_OFF or gcfg[s, G_FRENCH] != 1:
         return _no_offer()
     met[o, M_G_FRENCH_TURNS] += 1
-    held = gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2]
-    if held == 0 or (ra == void and rb == void):
+    if held_counters(gst, o) == 0 or (ra == void and rb == void):
         return _no_offer()
     target, tsec, t_eff, t_assault = _guerrilla_target(s, o, c, ra, rb, pa, pb, p, void, gcfg, gst,
                                                        pol, ctab, eff_t)

@@ -41,8 +41,12 @@ from napsim.engine.epic import (
     start_of_game,
     trace_on,
 )
+from napsim.engine.epic_guerrilla import held_counters
 from napsim.engine.jit import counted, inlined, outlined
 from napsim.engine.layout import (
+    G_FRENCH,
+    G_OFF,
+    G_RULE,
     MAX_HAND,
     P_KEEP_WEIGHT,
     P_KIND,
@@ -70,9 +74,9 @@ from napsim.engine.planner import (
     N_CAND,
     STEP_KEEP,
     decide,
-    epic_plans_spend,
     greedy_order,
     hash_pick,
+    plans_spend,
     put_candidate,
 )
 
@@ -168,7 +172,11 @@ def _scout_record(wgm):
 
 @inlined
 def _spend_planned(s, o, tab, gm):
-    return epic_plans_spend(s, o, tab.pol, tab.gcfg, gm.gst)
+    """Whether the Spanish side o plans its spend in the French turn of side s (planner.plans_spend
+    on EPIC's Guerrilla settings and counters)."""
+    gcfg = tab.gcfg
+    return plans_spend(o, tab.pol, gcfg[o, G_RULE] != G_OFF, gcfg[s, G_FRENCH] == 1,
+                       held_counters(gm.gst, o))
 
 
 @inlined

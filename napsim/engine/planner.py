@@ -39,14 +39,9 @@ import numpy as np
 from napsim.engine.decisions import CHOOSE, decisions, policy_decisions
 from napsim.engine.jit import inlined
 from napsim.engine.layout import (
-    G_FRENCH,
-    G_HELD_ANY,
-    G_HELD_L,
     G_KEEP,
     G_KEEP_DIE,
-    G_OFF,
     G_POLICY,
-    G_RULE,
     G_SPEND,
     INFO_FAIR,
     K_FIRST,
@@ -206,18 +201,6 @@ def plans_spend(o, pol, rule, french, held):
     on, the mover is French and o holds a counter (`held`)."""
     return (pol[o, P_KIND] == KIND_LOOKAHEAD and pol[o, P_LOOKAHEAD_D] > 0
             and pol[o, P_LOOKAHEAD_TOP] != 1 and rule and french and held > 0)
-
-
-@inlined
-def epic_held(gst, o):
-    """The Guerrilla counters side o holds in an EPIC game (its CIC's and its sections')."""
-    return gst[o, G_HELD_ANY] + gst[o, G_HELD_L] + gst[o, G_HELD_L + 1] + gst[o, G_HELD_L + 2]
-
-
-@inlined
-def epic_plans_spend(s, o, pol, gcfg, gst):
-    """plans_spend on an EPIC game's Guerrilla settings and counters."""
-    return plans_spend(o, pol, gcfg[o, G_RULE] != G_OFF, gcfg[s, G_FRENCH] == 1, epic_held(gst, o))
 
 
 @inlined

@@ -49,7 +49,7 @@ from napsim.engine.epic_phases import (
     _trace_turn,
     _turn_tacticians,
 )
-from napsim.engine.jit import counted, inlined, inlined_ir
+from napsim.engine.jit import counted, inlined, inlined_cached, inlined_ir
 from napsim.engine.layout import (
     C_COUNTER,
     C_ELAN,
@@ -286,7 +286,7 @@ def _turn_cards(ply, s, chosen, tab, gm):
     return c, ta, tb, ra, rb, pa, pb, p
 
 
-@inlined
+@inlined_cached
 def _turn_orders(ply, s, rs, played, fs_card, tab, gm, g_turn):
     """The orders of the cards as played (S2, E5, E6), a Spanish Scout's counter gain decided
     (G3, G4), stars and March Moves (E8, P3), the played cards discarded (D7). Returns (a counter
@@ -320,7 +320,7 @@ def _turn_orders(ply, s, rs, played, fs_card, tab, gm, g_turn):
     return gain_sec, scouted, r0, r1, r2, tac_draws, star_tac_a, star_tac_b, rolled
 
 
-@inlined
+@inlined_cached
 def _turn_draw(ply, s, rs, played, gain_sec, scouted, tab, gm):
     """E9.1 / E9.2 the Command draw up to the Scout keep's decision point: one card, or with a
     Scout two (P2 keeps one, _command_draw), a Scout traded for a Guerrilla counter (G3/G4)
@@ -337,7 +337,7 @@ def _turn_draw(ply, s, rs, played, gain_sec, scouted, tab, gm):
     return elan, _command_draw(rs, s, ply, scouted, tab, gm)
 
 
-@inlined
+@inlined_cached
 def _turn_end(ply, s, rs, played, orders, elan, tab, gm, units):
     """The end of the turn: the commander layer (M4, M6, M8; units None: one player a side, none of
     it compiled) or the Tactician draws (E9.3), an Elan's reshuffle and Tactician cards (E9.4),

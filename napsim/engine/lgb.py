@@ -56,7 +56,7 @@ from napsim.engine.cardflow import (
     scout_trade,
 )
 from napsim.engine.decisions import CHOOSE, policy_decisions
-from napsim.engine.jit import counted, inlined, inlined_ir
+from napsim.engine.jit import counted, inlined, inlined_cached, inlined_ir
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
@@ -335,7 +335,7 @@ def _turn_corps_lgb(ply, rs, tab, gm, c, ka, opp_last):
         gm.last_hand[s] = void
 
 
-@inlined_ir
+@inlined_cached
 def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
     """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4) per Corps commander, a Take
     Command's reach (E7), the discards (D7) and the First Strike's draw (P7), from rs. Returns
@@ -389,7 +389,7 @@ def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
     return scouted, elan
 
 
-@inlined_ir
+@inlined_cached
 def _turn_end_lgb(ply, rs, tab, check, g_total, gm, elan):
     """The end of the turn (L9) after the CIC's Command draw: the Corps commanders' draws, Elan,
     the rack's refill (E9.6) and the D6 checks, from rs."""
@@ -423,9 +423,11 @@ def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
     (_turn_corps_lgb), the Guerrilla offer (_turn_offer_lgb: the Spanish spend), the attempt
     (_turn_spend_lgb), the orders (_turn_orders_lgb), the CIC's Command draw (the Scout keep,
     lgb_phases._cic_draw), the card kept (_cic_keep) and the end of the turn (_turn_end_lgb). The
-    steps are inlined at numba's IR level (jit.inlined_ir), so that numba types and lowers the
-    turn as one function: as helpers of their own (jit.inlined) they made the greedy kernel's
-    first compile about 15% longer. At each decision point the turn plays the policy's decision
+    steps up to the spend are inlined at numba's IR level (jit.inlined_ir), so that numba types and
+    lowers them with the turn: as helpers of their own (jit.inlined) they made the greedy kernel's
+    first compile about 15% longer. The orders, the keep and the end are cached helpers
+    (jit.inlined_cached) that a first run's second process compiles while this one compiles the
+    turn's start. At each decision point the turn plays the policy's decision
     unless dec (layout.Decisions) gives one: dec.hand CHOOSE, the CIC's choice is the policy's,
     else (hand, rack, place, place_b) is given instead (hand slot, rack slot, receivers; the
     policy's draws are still made); dec.spend G_POLICY, P4's; dec.keep K_POLICY, P2's. A caller

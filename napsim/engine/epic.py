@@ -29,7 +29,7 @@ from napsim.engine.cardflow import (
 )
 from napsim.engine.choice import _choose, _choose_resolved
 from napsim.engine.commanders import _commander_layer
-from napsim.engine.decisions import CHOOSE, policy_decisions
+from napsim.engine.decisions import CHOOSE, game_decisions
 from napsim.engine.epic_guerrilla import _check_guerrillas, _guerrilla_gain_section, _turn_offer, _turn_spend
 from napsim.engine.epic_phases import (
     _command_draw,
@@ -107,7 +107,7 @@ from napsim.engine.layout import (
     EpicGame,
 )
 from napsim.engine.rng import start_game
-from napsim.engine.unseen import redeal_at, redeal_epic
+from napsim.engine.unseen import deal_unseen
 
 
 @njit(cache=True)
@@ -395,16 +395,14 @@ def _ply(ply, streams, dec, tab, gm, units, g_turn, check, n_ca, g_total):
             score = tab.play_val[s, 1 if e4 else 0, c, res[RES_HAND, max(hi, 0)],
                                  res[RES_RACK, max(rj, 0)]]
     taken = _turn_cards(ply, s, (hi, rj, p, score, c, e4), tab, gm)
-    if redeal_at(dec.redeal, np.int64(RD_POST)):  # P8 fair: a rollout from the choice
-        redeal_epic(rs_post, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
+    deal_unseen(rs_post, dec.redeal, np.int64(RD_POST), gm)  # P8 fair: a rollout from the choice
     offer = _turn_offer(ply, s, taken, tab, gm, g_turn)
     spend = offer[1] if dec.spend == G_POLICY else dec.spend
     played = _turn_spend(ply, s, rs_post, taken, offer, spend, tab, gm, g_turn)
     orders = _turn_orders(ply, s, rs_post, played, fs_card, tab, gm, g_turn)
     elan, drawn = _turn_draw(ply, s, rs_post, played, orders[0], orders[1], tab, gm)
     _command_keep(s, ply, drawn, drawn[2] if dec.keep == K_POLICY else dec.keep, gm)
-    if redeal_at(dec.redeal, np.int64(RD_LATE)):  # P8 fair: a rollout from the Scout keep
-        redeal_epic(rs_late, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
+    deal_unseen(rs_late, dec.redeal, np.int64(RD_LATE), gm)  # P8 fair: a rollout from the Scout keep
     _turn_end(ply, s, rs_late, played, orders, elan, tab, gm, units)
     if check:
         gm.met[s, M_VIOLATIONS] += _check(tab.counts, gm.pile, gm.pn, gm.disc, gm.dn, gm.hand, gm.hn,
@@ -475,7 +473,7 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, tab, units, gturn_b, che
     side holds at the start of its turns. ropt holds the readings of the open points (R_*
     columns)."""
     mom_b, rows, wait_b, cmet_b, crows, tturn_b, trace, tn = out
-    dec = policy_decisions()
+    dec = game_decisions()
     multi = tab.players_a_side >= 2
     for b in range(b_lo, b_hi):
         gm = game_of(state, wait_b[b], tturn_b[b], trace, tn)

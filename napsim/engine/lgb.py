@@ -55,7 +55,7 @@ from napsim.engine.cardflow import (
     _types_miscounted,
     scout_trade,
 )
-from napsim.engine.decisions import CHOOSE, policy_decisions
+from napsim.engine.decisions import CHOOSE, game_decisions
 from napsim.engine.jit import counted, inlined, inlined_cached, inlined_ir
 from napsim.engine.layout import (
     CM_G_START,
@@ -135,7 +135,7 @@ from napsim.engine.lgb_phases import (
     _trace_turn,
 )
 from napsim.engine.rng import start_game
-from napsim.engine.unseen import redeal_at, redeal_lgb
+from napsim.engine.unseen import deal_unseen
 
 
 @inlined
@@ -455,25 +455,17 @@ def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
         if gm.trace.shape[0] > 0:
             score = _gift_gain(hi, rj, ka, kb, tab.ctab.shape[0] - 1, gm.pl, gm.gsc, gm.res)
     _turn_gifts_lgb(ply, tab, gm, (hi, rj, ka, kb), c, e4, opp_last, rack_size, score)
-    _redeal(rs_post, dec.redeal, np.int64(RD_POST), gm)  # P8 fair: a rollout from the CIC's choice
+    deal_unseen(rs_post, dec.redeal, np.int64(RD_POST), gm)  # P8 fair: a rollout from the CIC's choice
     _turn_corps_lgb(ply, rs_post, tab, gm, c, ka, opp_last)
-    _redeal(rs_late, dec.redeal, np.int64(RD_LATE), gm)  # P8 fair: a rollout from the Spanish spend
+    deal_unseen(rs_late, dec.redeal, np.int64(RD_LATE), gm)  # P8 fair: a rollout from the Spanish spend
     offer = _turn_offer_lgb(ply, tab, gm)
     _turn_spend_lgb(ply, rs_late, offer, offer[1] if dec.spend == G_POLICY else dec.spend, tab, gm,
                     ka)
     scouted, elan = _turn_orders_lgb(ply, rs_late, tab, gm, fs_card, fs_holder)
     drawn = _cic_draw(rs_late, s, ply, scouted, tab.pol[s, P_KIND] == KIND_RANDOM, tab, gm)
     _cic_keep(rs_after, s, ply, drawn, drawn[2] if dec.keep == K_POLICY else dec.keep, gm)
-    _redeal(rs_after, dec.redeal, np.int64(RD_AFTER), gm)  # P8 fair: a rollout from the Scout keep
+    deal_unseen(rs_after, dec.redeal, np.int64(RD_AFTER), gm)  # P8 fair: a rollout from the Scout keep
     _turn_end_lgb(ply, rs_after, tab, check, g_total, gm, elan)
-
-
-@inlined
-def _redeal(rs, code, point, gm):
-    """A fair planner's rollout deals the cards it has not seen again where `code` says (RD_*,
-    napsim.engine.unseen; RD_NONE: never)."""
-    if redeal_at(code, point):
-        redeal_lgb(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
 
 
 @counted
@@ -512,7 +504,7 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, tab, check, per_game
     napsim.engine.lgb_gifts.gift_table(tab.best_t) and gift_records(tab.best_t, tab.pol)."""
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
     met, cmet = state[1], state[2]
-    choose = policy_decisions()
+    choose = game_decisions()
     for b in range(b_lo, b_hi):
         gm = lgb_game(state, (out.wait_b[b], out.gturn_b[b], out.tturn_b[b], trace, tn))
         rss = (gm.rs, gm.rs, gm.rs, gm.rs)

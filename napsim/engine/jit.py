@@ -83,9 +83,8 @@ in the first (napsim.sim.precompile, napsim.engine.compile_plan): an `inlined` h
 its own, so that the kernel's compile loads it from numba's on-disk cache instead of compiling it.
 Its code is still inlined by LLVM into every caller. Given to the turn's later steps and phases,
 which the kernel's compile reaches last (a first `simulate --scenario symmetric` 10.0 -> 7.0 s; the
-steps of EPIC's orders, Command draw, keep and end and of La Grande Battles' orders, keep and end:
-Tamames 1.25x -> 1.1x and lgb-symmetric 1.24x -> 1.07x of the wall time before the turn had steps,
-docs/speed.md)."""
+steps of EPIC's orders, Command draw, keep and end and of La Grande Battles' orders, keep and end
+too: docs/speed.md, "The turn's later steps compiled in the second process")."""
 
 inlined_py = njit(forceinline=True, no_cfunc_wrapper=True, _nrt=False)
 """Decorator of a kernel helper that Python also calls (keeps the CPython wrapper): tests and the

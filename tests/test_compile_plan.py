@@ -35,7 +35,7 @@ TYPES = [types.int64, types.boolean, types.float64, types.none, types.uint16,
          types.Array(types.int64, 2, "C"), types.Array(types.float64, 4, "C"),
          types.Array(types.int16, 1, "A", readonly=True), types.literal(-1), types.literal(3),
          types.literal(True), types.literal(False), types.UniTuple(types.int64, 3),
-         types.Tuple([types.int64, types.boolean])]
+         types.Tuple([types.int64, types.boolean]), types.Optional(types.Array(types.int64, 2, "C"))]
 
 
 @pytest.mark.parametrize("t", TYPES, ids=str)
@@ -46,7 +46,8 @@ def test_a_type_survives_json(t):
 def test_a_type_a_plan_cannot_hold_is_left_out_and_a_bad_one_refused():
     assert encode_type(types.unicode_type) is None
     assert encode_type(types.Tuple([types.int64, types.unicode_type])) is None
-    for bad in (["array", "int64"], "no_such_type", ["literal", "x"], 7):
+    assert encode_type(types.Optional(types.unicode_type)) is None
+    for bad in (["array", "int64"], "no_such_type", ["literal", "x"], ["optional", "x"], 7):
         with pytest.raises(ValueError):
             decode_type(bad)
 

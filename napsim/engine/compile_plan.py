@@ -43,7 +43,8 @@ def args_key(kind: str, kargs: tuple) -> str:
 
 def encode_type(t) -> str | list | None:
     """A numba type as JSON: an array, a literal integer or boolean (a constant argument), a
-    tuple, a bundle of napsim.engine.layout (a NamedTuple, by its class name), or a scalar by name;
+    tuple, a bundle of napsim.engine.layout (a NamedTuple, by its class name), an optional (a type
+    or None), or a scalar by name;
     None for any other kind (a plan leaves such a function out)."""
     if isinstance(t, types.Array):
         return ["array", str(t.dtype), t.ndim, t.layout, not t.mutable]
@@ -58,6 +59,9 @@ def encode_type(t) -> str | list | None:
             return ["named", named.__name__, inner] if getattr(bundles, named.__name__, None) is named \
                 else None
         return ["tuple", inner]
+    if isinstance(t, types.Optional):  # an array or None (a step's Guerrilla record)
+        inner = encode_type(t.type)
+        return None if inner is None else ["optional", inner]
     if isinstance(t, types.Literal):
         return None
     if isinstance(t, types.Boolean | types.Integer | types.Float | types.NoneType):
@@ -74,6 +78,8 @@ def decode_type(spec) -> types.Type:
         return types.literal(spec[1])  # a bool is an int here: BooleanLiteral for True / False
     if isinstance(spec, list) and len(spec) == 2 and spec[0] == "tuple" and isinstance(spec[1], list):
         return types.BaseTuple.from_types([decode_type(e) for e in spec[1]])
+    if isinstance(spec, list) and len(spec) == 2 and spec[0] == "optional":
+        return types.Optional(decode_type(spec[1]))
     if (isinstance(spec, list) and len(spec) == 3 and spec[0] == "named"
             and isinstance(getattr(bundles, str(spec[1]), None), type) and isinstance(spec[2], list)):
         return types.BaseTuple.from_types([decode_type(e) for e in spec[2]], getattr(bundles, spec[1]))

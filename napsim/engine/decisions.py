@@ -18,5 +18,14 @@ def decisions(hand, rack, place, place_b, spend, keep, redeal):
 
 @inlined
 def policy_decisions():
-    """The Decisions that leave every decision of a turn to the policies (a real game's turn)."""
+    """The Decisions that leave every decision of a turn to the policies, as a rollout's turn
+    (the deal code RD_NONE)."""
     return decisions(CHOOSE, -1, -1, -1, G_POLICY, K_POLICY, RD_NONE)
+
+
+@inlined
+def game_decisions():
+    """The Decisions of a real game's turn in the greedy and random kernels: every decision the
+    policies', no deal code (None: numba compiles no deal of unseen cards into the turn)."""
+    return Decisions(np.int64(CHOOSE), np.int64(-1), np.int64(-1), np.int64(-1), np.int64(G_POLICY),
+                     np.int64(K_POLICY), None)

@@ -29,7 +29,7 @@ from napsim.engine.cardflow import (
 )
 from napsim.engine.choice import _choose, _choose_resolved
 from napsim.engine.commanders import _commander_layer
-from napsim.engine.decisions import CHOOSE, policy_decisions
+from napsim.engine.decisions import CHOOSE, game_decisions
 from napsim.engine.epic_guerrilla import _check_guerrillas, _guerrilla_gain_section, _turn_offer, _turn_spend
 from napsim.engine.epic_phases import (
     _command_draw,
@@ -49,7 +49,7 @@ from napsim.engine.epic_phases import (
     _trace_turn,
     _turn_tacticians,
 )
-from napsim.engine.jit import counted, inlined, inlined_ir
+from napsim.engine.jit import counted, inlined, inlined_cached, inlined_ir
 from napsim.engine.layout import (
     C_COUNTER,
     C_ELAN,
@@ -107,7 +107,7 @@ from napsim.engine.layout import (
     EpicGame,
 )
 from napsim.engine.rng import start_game
-from napsim.engine.unseen import redeal_at, redeal_epic
+from napsim.engine.unseen import deal_unseen
 
 
 @njit(cache=True)
@@ -286,7 +286,7 @@ def _turn_cards(ply, s, chosen, tab, gm):
     return c, ta, tb, ra, rb, pa, pb, p
 
 
-@inlined
+@inlined_cached
 def _turn_orders(ply, s, rs, played, fs_card, tab, gm, g_turn):
     """The orders of the cards as played (S2, E5, E6), a Spanish Scout's counter gain decided
     (G3, G4), stars and March Moves (E8, P3), the played cards discarded (D7). Returns (a counter
@@ -320,7 +320,7 @@ def _turn_orders(ply, s, rs, played, fs_card, tab, gm, g_turn):
     return gain_sec, scouted, r0, r1, r2, tac_draws, star_tac_a, star_tac_b, rolled
 
 
-@inlined
+@inlined_cached
 def _turn_draw(ply, s, rs, played, gain_sec, scouted, tab, gm):
     """E9.1 / E9.2 the Command draw up to the Scout keep's decision point: one card, or with a
     Scout two (P2 keeps one, _command_draw), a Scout traded for a Guerrilla counter (G3/G4)
@@ -337,7 +337,7 @@ def _turn_draw(ply, s, rs, played, gain_sec, scouted, tab, gm):
     return elan, _command_draw(rs, s, ply, scouted, tab, gm)
 
 
-@inlined
+@inlined_cached
 def _turn_end(ply, s, rs, played, orders, elan, tab, gm, units):
     """The end of the turn: the commander layer (M4, M6, M8; units None: one player a side, none of
     it compiled) or the Tactician draws (E9.3), an Elan's reshuffle and Tactician cards (E9.4),
@@ -395,16 +395,14 @@ def _ply(ply, streams, dec, tab, gm, units, g_turn, check, n_ca, g_total):
             score = tab.play_val[s, 1 if e4 else 0, c, res[RES_HAND, max(hi, 0)],
                                  res[RES_RACK, max(rj, 0)]]
     taken = _turn_cards(ply, s, (hi, rj, p, score, c, e4), tab, gm)
-    if redeal_at(dec.redeal, np.int64(RD_POST)):  # P8 fair: a rollout from the choice
-        redeal_epic(rs_post, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
+    deal_unseen(rs_post, dec.redeal, np.int64(RD_POST), gm)  # P8 fair: a rollout from the choice
     offer = _turn_offer(ply, s, taken, tab, gm, g_turn)
     spend = offer[1] if dec.spend == G_POLICY else dec.spend
     played = _turn_spend(ply, s, rs_post, taken, offer, spend, tab, gm, g_turn)
     orders = _turn_orders(ply, s, rs_post, played, fs_card, tab, gm, g_turn)
     elan, drawn = _turn_draw(ply, s, rs_post, played, orders[0], orders[1], tab, gm)
     _command_keep(s, ply, drawn, drawn[2] if dec.keep == K_POLICY else dec.keep, gm)
-    if redeal_at(dec.redeal, np.int64(RD_LATE)):  # P8 fair: a rollout from the Scout keep
-        redeal_epic(rs_late, dec.redeal, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
+    deal_unseen(rs_late, dec.redeal, np.int64(RD_LATE), gm)  # P8 fair: a rollout from the Scout keep
     _turn_end(ply, s, rs_late, played, orders, elan, tab, gm, units)
     if check:
         gm.met[s, M_VIOLATIONS] += _check(tab.counts, gm.pile, gm.pn, gm.disc, gm.dn, gm.hand, gm.hn,
@@ -475,7 +473,7 @@ def play_blocks(b_lo, b_hi, nb, run_key, first_game, n, tab, units, gturn_b, che
     side holds at the start of its turns. ropt holds the readings of the open points (R_*
     columns)."""
     mom_b, rows, wait_b, cmet_b, crows, tturn_b, trace, tn = out
-    dec = policy_decisions()
+    dec = game_decisions()
     multi = tab.players_a_side >= 2
     for b in range(b_lo, b_hi):
         gm = game_of(state, wait_b[b], tturn_b[b], trace, tn)

@@ -417,7 +417,7 @@ def _command_draw(rs, s, ply, scouted, tab, gm):
     return t1, t2, p2
 
 
-@inlined
+@inlined_cached
 def _command_keep(s, ply, drawn, keep, gm):
     """E9.2 the Scout keep applied (keep K_FIRST or K_SECOND: P2's or the planner's): the card kept
     joins the hand, the other the discards; one card drawn joins the hand."""

@@ -81,8 +81,10 @@ inlined_cached = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrappe
 """Decorator of a kernel helper that a first run's second process compiles while the kernel compiles
 in the first (napsim.sim.precompile, napsim.engine.compile_plan): an `inlined` helper with a cache of
 its own, so that the kernel's compile loads it from numba's on-disk cache instead of compiling it.
-Its code is still inlined by LLVM into every caller. Given to the EPIC turn's later phases, which the
-kernel's compile reaches last (a first `simulate --scenario symmetric` 10.0 -> 7.0 s)."""
+Its code is still inlined by LLVM into every caller. Given to the turn's later steps and phases,
+which the kernel's compile reaches last (a first `simulate --scenario symmetric` 10.0 -> 7.0 s; the
+steps of EPIC's orders, Command draw, keep and end and of La Grande Battles' orders, keep and end
+too: docs/speed.md, "The turn's later steps compiled in the second process")."""
 
 inlined_py = njit(forceinline=True, no_cfunc_wrapper=True, _nrt=False)
 """Decorator of a kernel helper that Python also calls (keeps the CPython wrapper): tests and the

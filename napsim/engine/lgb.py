@@ -55,8 +55,8 @@ from napsim.engine.cardflow import (
     _types_miscounted,
     scout_trade,
 )
-from napsim.engine.decisions import CHOOSE, policy_decisions
-from napsim.engine.jit import counted, inlined, inlined_ir
+from napsim.engine.decisions import CHOOSE, game_decisions
+from napsim.engine.jit import counted, inlined, inlined_cached, inlined_ir
 from napsim.engine.layout import (
     CM_G_START,
     EV_GIVE,
@@ -135,7 +135,7 @@ from napsim.engine.lgb_phases import (
     _trace_turn,
 )
 from napsim.engine.rng import start_game
-from napsim.engine.unseen import redeal_at, redeal_lgb
+from napsim.engine.unseen import deal_unseen
 
 
 @inlined
@@ -335,7 +335,7 @@ def _turn_corps_lgb(ply, rs, tab, gm, c, ka, opp_last):
         gm.last_hand[s] = void
 
 
-@inlined_ir
+@inlined_cached
 def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
     """Orders, stars (L7), initiative (L6) and Scout-for-counter (G4) per Corps commander, a Take
     Command's reach (E7), the discards (D7) and the First Strike's draw (P7), from rs. Returns
@@ -389,7 +389,7 @@ def _turn_orders_lgb(ply, rs, tab, gm, fs_card, fs_holder):
     return scouted, elan
 
 
-@inlined_ir
+@inlined_cached
 def _turn_end_lgb(ply, rs, tab, check, g_total, gm, elan):
     """The end of the turn (L9) after the CIC's Command draw: the Corps commanders' draws, Elan,
     the rack's refill (E9.6) and the D6 checks, from rs."""
@@ -423,9 +423,11 @@ def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
     (_turn_corps_lgb), the Guerrilla offer (_turn_offer_lgb: the Spanish spend), the attempt
     (_turn_spend_lgb), the orders (_turn_orders_lgb), the CIC's Command draw (the Scout keep,
     lgb_phases._cic_draw), the card kept (_cic_keep) and the end of the turn (_turn_end_lgb). The
-    steps are inlined at numba's IR level (jit.inlined_ir), so that numba types and lowers the
-    turn as one function: as helpers of their own (jit.inlined) they made the greedy kernel's
-    first compile about 15% longer. At each decision point the turn plays the policy's decision
+    steps up to the spend are inlined at numba's IR level (jit.inlined_ir), so that numba types and
+    lowers them with the turn: as helpers of their own (jit.inlined) they made the greedy kernel's
+    first compile about 15% longer. The orders, the keep and the end are cached helpers
+    (jit.inlined_cached) that a first run's second process compiles while this one compiles the
+    turn's start. At each decision point the turn plays the policy's decision
     unless dec (layout.Decisions) gives one: dec.hand CHOOSE, the CIC's choice is the policy's,
     else (hand, rack, place, place_b) is given instead (hand slot, rack slot, receivers; the
     policy's draws are still made); dec.spend G_POLICY, P4's; dec.keep K_POLICY, P2's. A caller
@@ -453,25 +455,17 @@ def _ply_lgb(ply, rss, dec, tab, check, g_total, gm, gift_t, grec, may_int):
         if gm.trace.shape[0] > 0:
             score = _gift_gain(hi, rj, ka, kb, tab.ctab.shape[0] - 1, gm.pl, gm.gsc, gm.res)
     _turn_gifts_lgb(ply, tab, gm, (hi, rj, ka, kb), c, e4, opp_last, rack_size, score)
-    _redeal(rs_post, dec.redeal, np.int64(RD_POST), gm)  # P8 fair: a rollout from the CIC's choice
+    deal_unseen(rs_post, dec.redeal, np.int64(RD_POST), gm)  # P8 fair: a rollout from the CIC's choice
     _turn_corps_lgb(ply, rs_post, tab, gm, c, ka, opp_last)
-    _redeal(rs_late, dec.redeal, np.int64(RD_LATE), gm)  # P8 fair: a rollout from the Spanish spend
+    deal_unseen(rs_late, dec.redeal, np.int64(RD_LATE), gm)  # P8 fair: a rollout from the Spanish spend
     offer = _turn_offer_lgb(ply, tab, gm)
     _turn_spend_lgb(ply, rs_late, offer, offer[1] if dec.spend == G_POLICY else dec.spend, tab, gm,
                     ka)
     scouted, elan = _turn_orders_lgb(ply, rs_late, tab, gm, fs_card, fs_holder)
     drawn = _cic_draw(rs_late, s, ply, scouted, tab.pol[s, P_KIND] == KIND_RANDOM, tab, gm)
     _cic_keep(rs_after, s, ply, drawn, drawn[2] if dec.keep == K_POLICY else dec.keep, gm)
-    _redeal(rs_after, dec.redeal, np.int64(RD_AFTER), gm)  # P8 fair: a rollout from the Scout keep
+    deal_unseen(rs_after, dec.redeal, np.int64(RD_AFTER), gm)  # P8 fair: a rollout from the Scout keep
     _turn_end_lgb(ply, rs_after, tab, check, g_total, gm, elan)
-
-
-@inlined
-def _redeal(rs, code, point, gm):
-    """A fair planner's rollout deals the cards it has not seen again where `code` says (RD_*,
-    napsim.engine.unseen; RD_NONE: never)."""
-    if redeal_at(code, point):
-        redeal_lgb(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
 
 
 @counted
@@ -510,7 +504,7 @@ def play_blocks_lgb(b_lo, b_hi, nb, run_key, first_game, n, tab, check, per_game
     napsim.engine.lgb_gifts.gift_table(tab.best_t) and gift_records(tab.best_t, tab.pol)."""
     # small counters live in caller-owned arrays: no allocation (and no reference counting) here
     met, cmet = state[1], state[2]
-    choose = policy_decisions()
+    choose = game_decisions()
     for b in range(b_lo, b_hi):
         gm = lgb_game(state, (out.wait_b[b], out.gturn_b[b], out.tturn_b[b], trace, tn))
         rss = (gm.rs, gm.rs, gm.rs, gm.rs)

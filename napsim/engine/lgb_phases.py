@@ -359,7 +359,7 @@ def _cic_draw(rs, s, ply, scouted, is_random, tab, gm):
     return t1, t2, p2
 
 
-@inlined
+@inlined_cached
 def _cic_keep(rs_after, s, ply, drawn, keep, gm):
     """L9 the Scout keep applied (keep K_FIRST or K_SECOND: P2's or the planner's): the CIC keeps
     one and gives the other to the Corps commander with the fewest cards (ties drawn uniformly

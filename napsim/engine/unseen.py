@@ -9,14 +9,18 @@ napsim.engine.cardflow._draw_card draws). Sorting first makes the deal a functio
 are unseen and the rollout's stream only, never of where they lay: two games that differ only in
 the hidden cards give the planner the same rollouts.
 
-The turn calls `redeal_epic` or `redeal_lgb` at the point its stream switches from the game's
-draws to the rollout's (the decision point); a code made by `redeal_code` says where and whose.
+The turn calls `deal_unseen` (`redeal_epic` or `redeal_lgb`) at the point its stream switches
+from the game's draws to the rollout's (the decision point); a code made by `redeal_code` says
+where and whose. A real game's turn passes no code (None, napsim.engine.decisions.game_decisions),
+and numba compiles none of the deal into it.
 """
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from napsim.engine.jit import inlined
-from napsim.engine.layout import RD_POINT_BITS, RD_POINTS
+from napsim.engine.layout import RD_POINT_BITS, RD_POINTS, LgbGame
 from napsim.engine.rng import bounded
 
 
@@ -101,3 +105,39 @@ def redeal_lgb(rs, code, pile, pn, hand, hn, chand, cn, counts):
         s = (h + x) % 2
         for kc in range(3):
             n = _deal_row(rs, pile, n, chand[s, kc], cn[s, kc])
+
+
+def deal_unseen(rs, code, point, gm):
+    """At a turn's deal point `point` (RD_*), a fair planner's rollout deals the unseen cards of
+    game gm (layout.EpicGame or LgbGame) again from stream rs where `code` says so; code None (a
+    real game's turn) deals nothing. In jitted code numba compiles `_deal_unseen_typed`; here the
+    same in Python (numba's JIT turned off: the reference engines, the information-set test)."""
+    if code is None or not _python(redeal_at)(code, point):
+        return
+    if isinstance(gm, LgbGame):
+        _python(redeal_lgb)(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
+    else:
+        _python(redeal_epic)(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
+
+
+def _python(fn):
+    """A jitted helper's Python function (Python must never call a wrapper-less helper)."""
+    return getattr(fn, "py_func", fn)
+
+
+@overload(deal_unseen, jit_options={"_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
+def _deal_unseen_typed(rs, code, point, gm):
+    """deal_unseen for the argument types: nothing for a code of None (so a real game's kernel
+    compiles no deal), else the format's deal (by the game's bundle)."""
+    if isinstance(code, types.NoneType):
+        return lambda rs, code, point, gm: None
+    if getattr(gm, "instance_class", None) is LgbGame:
+        def deal_lgb(rs, code, point, gm):
+            if redeal_at(code, point):
+                redeal_lgb(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
+        return deal_lgb
+
+    def deal_epic(rs, code, point, gm):
+        if redeal_at(code, point):
+            redeal_epic(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
+    return deal_epic

@@ -16,7 +16,7 @@ and numba compiles none of the deal into it.
 """
 
 import numpy as np
-from numba import types
+from numba import config, types
 from numba.extending import overload
 
 from napsim.engine.jit import inlined
@@ -114,6 +114,8 @@ def deal_unseen(rs, code, point, gm):
     same in Python (numba's JIT turned off: the reference engines, the information-set test)."""
     if code is None or not _python(redeal_at)(code, point):
         return
+    if not config.DISABLE_JIT:  # the deal's helpers have no entry point for Python
+        raise TypeError("deal_unseen deals only inside a jitted turn or with numba's JIT off")
     if isinstance(gm, LgbGame):
         _python(redeal_lgb)(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
     else:

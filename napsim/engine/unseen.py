@@ -112,19 +112,14 @@ def deal_unseen(rs, code, point, gm):
     game gm (layout.EpicGame or LgbGame) again from stream rs where `code` says so; code None (a
     real game's turn) deals nothing. In jitted code numba compiles `_deal_unseen_typed`; here the
     same in Python (numba's JIT turned off: the reference engines, the information-set test)."""
-    if code is None or not _python(redeal_at)(code, point):
+    if code is None or not getattr(redeal_at, "py_func", redeal_at)(code, point):
         return
     if not config.DISABLE_JIT:  # the deal's helpers have no entry point for Python
         raise TypeError("deal_unseen deals only inside a jitted turn or with numba's JIT off")
-    if isinstance(gm, LgbGame):
-        _python(redeal_lgb)(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
+    if isinstance(gm, LgbGame):  # JIT off: the helpers are plain functions
+        redeal_lgb(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.chand, gm.cn, gm.scratch)
     else:
-        _python(redeal_epic)(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
-
-
-def _python(fn):
-    """A jitted helper's Python function (Python must never call a wrapper-less helper)."""
-    return getattr(fn, "py_func", fn)
+        redeal_epic(rs, code, gm.pile, gm.pn, gm.hand, gm.hn, gm.scratch)
 
 
 @overload(deal_unseen, jit_options={"_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})

@@ -1,0 +1,152 @@
+"""How cheaper searches of the planning player would choose, judged offline on recorded rollouts.
+
+    python tools/planner_offline.py record SCENARIO SIDE GAMES OUT.npz [--seed N] [--k 16]
+    python tools/planner_offline.py evaluate OUT.npz [OUT2.npz ...]
+
+`record` plays GAMES games in plain Python (NUMBA_DISABLE_JIT) with the `lookahead` player (rule
+P8, its defaults but lookahead_k = --k) for SIDE (0 or 1) and greedy play for the other, and keeps,
+for every card choice it plans, the value of each candidate's every rollout (the planner's own
+rollouts, on common random numbers; candidates in greedy order, greedy's choice first). Slow: about
+10 s a game of EPIC and 40 s of La Grande Battles on the 2-core VM.
+
+`evaluate` splits each decision's rollouts in two halves: a search chooses from the first half
+only, and the second half (independent rollouts) values its choice without the winner's curse.
+For each search it prints the mean gain a decision over greedy's choice (the second half's value
+of the choice less greedy's, with a 95% interval), the share of the full search's gain, and how
+many times fewer rollouts it plays than the full search (every candidate every rollout of the
+first half). The searches: full; greedy's best m (`lookahead_top` m); a paired race (every
+candidate in the race plays each rollout; after r0 rollouts a candidate leaves once its mean
+difference to the leader is below 0 by more than z standard errors, its own or pooled over the
+race). Used for the planner's search (docs/speed.md, "The planner's search judged offline").
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+
+def record(scenario: str, side: int, games: int, out: str, seed: int = 7, k: int = 16) -> None:
+    """Play and keep every planned card choice's rollout values ([candidate, rollout] each)."""
+    os.environ["NUMBA_DISABLE_JIT"] = "1"  # before numba loads: the planner as plain Python
+    from napsim.engine import planner
+    from napsim.sim.packing import Simulation
+
+    decisions: list[np.ndarray] = []
+    plain_rollouts = planner._rollout_values
+    plain_gain = planner.ply_gain
+
+    def rollout_values(step, ply, p, n, *rest):
+        gains: list[float] = []
+
+        def gain(*args):
+            g, w = plain_gain(*args)
+            gains.append(g)
+            return g, w
+
+        planner.ply_gain = gain
+        try:
+            plain_rollouts(step, ply, p, n, *rest)
+        finally:
+            planner.ply_gain = plain_gain
+        if step == planner.STEP_CHOICE and n > 1:  # rollouts k, then candidates m, then plies
+            decisions.append(np.asarray(gains).reshape(k, n, -1).sum(axis=2).T.copy())
+
+    planner._rollout_values = rollout_values
+    pols = [("greedy", {}), ("greedy", {})]
+    pols[side] = ("lookahead", {"lookahead_k": k, "lookahead_search": "full"})
+    sim = Simulation.build(scenario, tuple(pols))
+    for g in range(games):
+        sim.run(1, seed + g, chunk=1)
+        print(f"game {g + 1} of {games}: {len(decisions)} card choices", file=sys.stderr)
+    np.savez_compressed(out, *decisions)
+
+
+def _choose(v: np.ndarray, cols: int, idx: list[int]) -> int:
+    """The candidate of idx with the highest mean over the first `cols` rollouts (ties: earlier)."""
+    s = v[idx, :cols].mean(axis=1)
+    return idx[int(np.flatnonzero(s >= s.max() - 1e-9)[0])]
+
+
+def full(v: np.ndarray, k: int, top: int = 0) -> tuple[int, int]:
+    """Every candidate (greedy's best `top`, 0: all) every one of k rollouts: (choice, rollouts)."""
+    n = v.shape[0] if top == 0 else min(top, v.shape[0])
+    return _choose(v, k, list(range(n))), n * k
+
+
+def race(v: np.ndarray, k: int, z: float, r0: int = 2, pooled: bool = True,
+         top: int = 0) -> tuple[int, int]:
+    """The paired race of the module text: (choice, rollouts played)."""
+    alive = list(range(v.shape[0] if top == 0 else min(top, v.shape[0])))
+    played = 0
+    r = 0
+    while r < k and len(alive) > 1:
+        played += len(alive)
+        r += 1
+        if r < r0:
+            continue
+        x = v[alive, :r]
+        lead = _choose(x, r, list(range(len(alive))))
+        d = x - x[lead]
+        var = d.var(axis=1, ddof=1)
+        others = [i for i in range(len(alive)) if i != lead]
+        se = np.sqrt((var[others].mean() if pooled else var) / r)
+        se = np.broadcast_to(se, (len(alive),))
+        alive = [alive[i] for i in range(len(alive))
+                 if i == lead or d[i].mean() + z * se[i] >= -1e-9]
+    return _choose(v, max(r, 1), alive), played
+
+
+def evaluate(paths: list[str]) -> None:
+    """Print each search's gain a decision over greedy's choice and its cost (module text)."""
+    rec = []
+    for path in paths:
+        with np.load(path) as f:
+            rec += [f[name] for name in f.files]
+    k = rec[0].shape[1] // 2
+    searches = {"full": lambda v: full(v, k)}
+    for top in (2, 3, 4, 8):
+        searches[f"greedy's best {top}"] = lambda v, top=top: full(v, k, top)
+    for pooled in (True, False):
+        for z in (1.0, 1.5, 2.0, 2.5):
+            for r0 in (2, 3):
+                for top in (0, 8):
+                    name = (f"race z {z}, from {r0}, {'pooled' if pooled else 'own'} se"
+                            + (f", best {top}" if top else ""))
+                    searches[name] = (lambda v, z=z, r0=r0, pooled=pooled, top=top:
+                                      race(v, k, z, r0, pooled, top))
+    full_cost = sum(v.shape[0] * k for v in rec)
+    print(f"{len(rec)} card choices from {', '.join(paths)}; {np.mean([len(v) for v in rec]):.1f} "
+          f"candidates on average; {k} rollouts choose, {k} value the choice")
+    reference = None
+    for name, search in searches.items():
+        gains, cost = [], 0
+        for v in rec:
+            choice, played = search(v)
+            later = v[:, k:].mean(axis=1)
+            gains.append(later[choice] - later[0])
+            cost += played
+        gains = np.asarray(gains)
+        mean, half = gains.mean(), 1.96 * gains.std(ddof=1) / np.sqrt(len(gains))
+        reference = mean if reference is None else reference
+        print(f"{name:38s} {mean:+.4f} [{mean - half:+.4f}, {mean + half:+.4f}] a decision, "
+              f"{mean / reference:4.0%} of full's, {full_cost / max(cost, 1):4.1f}x fewer rollouts")
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["record"] and len(argv) >= 5:
+        opts = dict(zip(argv[5::2], argv[6::2], strict=False))
+        record(argv[1], int(argv[2]), int(argv[3]), argv[4], int(opts.get("--seed", 7)),
+               int(opts.get("--k", 16)))
+        return 0
+    if argv[:1] == ["evaluate"] and len(argv) >= 2:
+        evaluate(argv[1:])
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

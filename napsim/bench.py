@@ -216,7 +216,8 @@ def bench_lookahead(games: int, threads: int, reference: Path | None = None) -> 
     """The lookahead policy (P8, default K and D) for side A against greedy, beside greedy against
     greedy, on the symmetric armies of EPIC and of La Grande Battles, one line each: turns per
     second on one core (both sides' turns) and the ratio, i.e. what a turn of planning costs; the
-    two searches (`lookahead_search` full and halving, timed in alternation) and their cost ratio;
+    three searches (`lookahead_search` full, halving and race, timed in alternation) and full's cost
+    over each other's;
     and the planner that sees every hand (`lookahead_info` open) beside the default (fair), whose
     rollouts deal the unseen cards again."""
     return [_bench_lookahead("lookahead", "symmetric", 200, games, threads),
@@ -256,11 +257,12 @@ def _bench_lookahead(kernel: str, scenario: str, planned_games: int, games: int,
 
 
 def _searches(scenario: str, planned_games: int) -> dict:
-    """The cost of a planned turn with each search (P8 `lookahead_search`), one core, the two timed
-    in alternation (best of 5 slices each), so that a busy spell of the host hits both alike; the
-    halving search plays 5 times the full one's games."""
+    """The cost of a planned turn with each search (P8 `lookahead_search`), one core, the three
+    timed in alternation (best of 5 slices each), so that a busy spell of the host hits all alike;
+    the halving search plays 5 times the full one's games, the race twice."""
     runs = {}
-    for search, n in (("full", planned_games), ("halving", 5 * planned_games)):
+    for search, n in (("full", planned_games), ("halving", 5 * planned_games),
+                      ("race", 2 * planned_games)):
         sim = Simulation.build(scenario, policies=(("lookahead", {"lookahead_search": search}),
                                                    ("greedy", {})))
         runs[search] = (lambda sim=sim, n=n: sim.run(n, 1, chunk=n), n * 2 * sim.scenario.turns)
@@ -275,6 +277,7 @@ def _searches(scenario: str, planned_games: int) -> dict:
             best[search] = max(best[search], turns / sec)
     out = {f"us_per_planned_turn_{search}": round(2e6 / rate, 1) for search, rate in best.items()}
     out["full_over_halving_cost"] = round(best["halving"] / best["full"], 1)
+    out["full_over_race_cost"] = round(best["race"] / best["full"], 1)
     return out
 
 

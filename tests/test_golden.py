@@ -45,6 +45,7 @@ _LA = {"lookahead_k": 4, "lookahead_d": 1, "lookahead_search": "full"}
 OPEN = ("lookahead", dict(_LA, lookahead_info="open"))
 FAIR = ("lookahead", dict(_LA, lookahead_info="fair"))
 HALVING = ("lookahead", dict(_LA, lookahead_info="fair", lookahead_search="halving"))
+RACE = ("lookahead", dict(_LA, lookahead_info="fair", lookahead_search="race"))
 LGB_GUERRILLA = {  # lgb-symmetric with Spanish Corps commanders on side A against the French B
     "sides.B.french": True, "sides.A.guerrilla_rule": "epic", "sides.A.corps_guerrilla": [1, 1, 1],
     "scenario.guerrilla_pool": 6, "sides.A.sections.L1.spanish": 3, "sides.A.sections.L2.spanish": 2,
@@ -66,9 +67,13 @@ PLANNED = {
     "epic1-lookahead-halving": ("symmetric", {}, (HALVING, "greedy"), None),
     "guerrilla-lookahead-halving": ("tamames", {}, (HALVING, HALVING), None),
     "lgb-lookahead-halving": ("lgb-symmetric", LGB_GUERRILLA, (HALVING, HALVING), None),
+    "epic1-lookahead-race": ("symmetric", {}, (RACE, "greedy"), None),
+    "guerrilla-lookahead-race": ("tamames", {}, (RACE, RACE), None),
+    "lgb-lookahead-race": ("lgb-symmetric", LGB_GUERRILLA, (RACE, RACE), None),
 }
 # the planned kernels the default run compiles anyway (EPIC one a side): the others, slow
-PLANNED_FAST = ("epic1-lookahead-open", "epic1-lookahead-fair", "epic1-lookahead-halving")
+PLANNED_FAST = ("epic1-lookahead-open", "epic1-lookahead-fair", "epic1-lookahead-halving",
+                "epic1-lookahead-race")
 CASES = {
     "standard-greedy": ("symmetric", {"scenario.format": "standard"}, ("greedy", "greedy"), "ccn70"),
     "epic1-greedy": ("symmetric", {}, ("greedy", "greedy"), None),

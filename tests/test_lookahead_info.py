@@ -64,6 +64,14 @@ def test_p8_fair_halving_search_ignores_the_opponents_hidden_cards_too():
     assert sum(n for (_, same), n in tally.items() if not same) == 0, tally
 
 
+def test_p8_fair_race_search_ignores_the_opponents_hidden_cards_too():
+    # rule P8: the race search on fair rollouts: one game of symmetric and tamames, plies 2, 5 and
+    # 8, every decision it plans
+    tally = _tally(_cases("epic", "fair", 1, 9, "race"))
+    assert tally[("choice", True)] >= 20
+    assert sum(n for (_, same), n in tally.items() if not same) == 0, tally
+
+
 @pytest.mark.slow  # one game of each in plain Python
 def test_p8_fair_halving_search_ignores_hidden_cards_in_la_grande_battles():
     # rule P8: the CIC's gifts, the Spanish spend and the Scout keep on the halving search

@@ -218,8 +218,8 @@ def _fork(run_key, game, at, tab, gift_t, grec):
     (the game's metrics, the continuation's: the metrics up to `at` copied over)."""
     pile, disc, hand, chand, rack, rack_t, sq, sq_own, scratch, pl, gsc, res, st, cn, tac, gst = \
         _scratch(tab.deck.shape[0], tab.counts.shape[0])
-    _, wstate, _, wrec, _, _, _ = work_scratch_lgb(tab.deck.shape[0], tab.counts.shape[0], tab.turns,
-                                                   tab.pol)
+    _, wstate, _, wrec, _, _, _, _ = work_scratch_lgb(tab.deck.shape[0], tab.counts.shape[0],
+                                                      tab.turns, tab.pol, 8)
     work = lgb_game(wstate, wrec)
     rs = np.empty(2, np.uint64)
     met = np.zeros(work.met.shape, np.int64)

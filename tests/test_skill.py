@@ -67,7 +67,7 @@ def test_a_small_version_of_the_skill_study_runs(tmp_path):
     spec = load_variants_file(studies / "skill.toml")
     assert sorted(p.name for p in out.iterdir()) == sorted(spec.files())
     report = (out / "report.md").read_text(encoding="utf-8")
-    look = "planning play (lookahead: 2 rollouts per candidate, 1 own turn looked ahead)"
+    look = "planning play (lookahead: up to 2 rollouts per candidate, 1 own turn looked ahead)"
     assert f"With {look} instead of greedy play, Blue get" in report
     assert "The gap between planning play and greedy play (Blue)" in report
     assert "the crossing" in report and "(paired: the same 120 games at every setting)" in report
@@ -119,7 +119,7 @@ def _ladder(gaps: list[tuple[float, float]], base=10) -> Ladder:
     return lad
 
 
-PLAN = "planning play (lookahead: 8 rollouts per candidate, 1 own turn looked ahead)"
+PLAN = "planning play (lookahead: up to 8 rollouts per candidate, 1 own turn looked ahead)"
 
 
 @pytest.mark.parametrize("gaps,verb,change", [
@@ -189,8 +189,12 @@ def test_policy_words_and_text():
     tuned = policy_words("greedy", {"keep_weight": 0.75})
     assert tuned == "tuned greedy play (weight of the hand card kept: 0.75)"
     assert policy_words("lookahead", {"lookahead_k": "1", "lookahead_d": "3", "lookahead_top": "4"}) == (
-        "planning play (lookahead: 1 rollout per candidate, 3 own turns looked ahead, candidates examined "
-        "(0: every one): 4)")
+        "planning play (lookahead: up to 1 rollout per candidate, 3 own turns looked ahead, candidates "
+        "examined (0: every one): 4)")
+    # the race (the default) stops a candidate early: "up to"; the full search plays every rollout
+    assert policy_words("lookahead", {"lookahead_k": "8", "lookahead_search": "full"}) == (
+        "planning play (lookahead: 8 rollouts per candidate, 2 own turns looked ahead, how the "
+        "planner spends its rollouts: every candidate all its rollouts)")
     text = policy_text("greedy", {"g_spend_mode": "threshold", "g_threshold": 5})
     assert text == "greedy:g_spend_mode=threshold;g_threshold=5"
     assert parse_policy_option(text) == [("greedy", {"g_spend_mode": "threshold", "g_threshold": "5"})]
@@ -202,8 +206,8 @@ def test_compare_names_policies_in_words():
     names = {"A": "Blue", "B": "Red"}
     greedy = Variant("symmetric", policy="greedy,greedy")
     look = Variant("symmetric", policy="lookahead:lookahead_k=4;lookahead_d=1,greedy")
-    assert instead(greedy, look, names) == ("Policy, Blue at planning play (lookahead: 4 rollouts per "
-                                            "candidate, 1 own turn looked ahead) instead of greedy play")
+    assert instead(greedy, look, names) == ("Policy, Blue at planning play (lookahead: up to 4 rollouts "
+                                            "per candidate, 1 own turn looked ahead) instead of greedy play")
     assert instead(greedy, Variant("symmetric", policy="random,random"), names) == (
         "Policy, both sides at random play instead of greedy play")
     tuned = Variant("symmetric", policy="greedy:keep_weight=0.5,random")

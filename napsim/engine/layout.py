@@ -194,7 +194,7 @@ VALUE_OWN, VALUE_MARGIN = 0.0, 1.0  # P8: own effective orders; own less the opp
 KEEP_GREEDY, KEEP_PLAN = 0.0, 1.0  # P8: the Scout keep by P2's score, or planned (EPIC)
 INFO_OPEN, INFO_FAIR = 0.0, 1.0  # P8: rollouts see every hand; they deal the unseen cards again
 CORPS_KNOWN, CORPS_HIDDEN = 0.0, 1.0  # P8 (LGB): the CIC knows his Corps commanders' hands, or not
-SEARCH_FULL, SEARCH_HALVING = 0.0, 1.0  # P8: every candidate K rollouts; the greedy-best few halved
+SEARCH_FULL, SEARCH_HALVING, SEARCH_RACE = 0.0, 1.0, 2.0  # P8: all K rollouts; halving; the race
 # redeal of the turn (napsim.engine.unseen): where a rollout deals the unseen cards again, the
 # point of the turn's stream switch (0: never); the hidden side above RD_POINT_BITS
 RD_NONE, RD_POST, RD_LATE, RD_AFTER = 0, 1, 2, 3
@@ -507,9 +507,8 @@ class TurnOps(NamedTuple):
 
 
 class Plan(NamedTuple):
-    """The planner's scratch (napsim.engine.planner): the rollouts' tables and game, the rollout
-    stream and the candidates (rows of planner.N_CAND columns: hand slot, rack slot, place,
-    place_b, card code, decision)."""
+    """The planner's scratch (napsim.engine.planner): the rollouts' tables, game and stream, the
+    candidates (rows of planner.N_CAND columns: hand slot, rack slot, place, place_b, code, decision)."""
 
     tab_roll: object           # the rollouts' tables: tab with greedy policies on both sides
     work: object               # the rollouts' game (EpicGame or LgbGame)
@@ -517,6 +516,7 @@ class Plan(NamedTuple):
     cand: np.ndarray           # [candidate, N_CAND] the candidates
     cscore: np.ndarray         # [candidate] their greedy order
     cval: np.ndarray           # [candidate] their values
+    cvals: np.ndarray          # [candidate, rollout] each rollout's value (the race search)
 
 
 class LgbArgs(NamedTuple):

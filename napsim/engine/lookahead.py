@@ -78,6 +78,7 @@ from napsim.engine.planner import (
     hash_pick,
     plans_spend,
     put_candidate,
+    rollouts_a_candidate,
 )
 
 N_WORK = 20  # arrays of the rollout scratch (work_scratch)
@@ -249,17 +250,17 @@ def _candidate_pairs(s, c, n_h, n_r, e4, pin_y, greedy_choice, dkey, tab, wgm, c
 
 
 @counted
-def work_scratch(n_cards, n_types, turns):
+def work_scratch(n_cards, n_types, turns, n_k):
     """The rollout scratch of one thread's run of blocks: (the state arrays of
     napsim.engine.epic._game_scratch, a second stream, rollout histograms (rack waits, Guerrilla
     attempts, Tactician cards per turn), the candidate arrays (cand, cscore, cval), a Guerrilla
-    histogram for a lean scenario's real games)."""
+    histogram for a lean scenario's real games, each candidate's n_k rollout values)."""
     n_cand = (MAX_HAND + n_cards) * RACK + 2
     return (_game_scratch(n_cards, n_types), np.empty(2, np.uint64),
             np.zeros((4, WAIT_BINS), np.int64), np.zeros((3, turns), np.int64),
             np.zeros((2, turns), np.int64), np.zeros((n_cand, N_CAND), np.int64),
             np.zeros(n_cand, np.float64), np.zeros(n_cand, np.float64),
-            np.zeros((3, turns), np.int64))
+            np.zeros((3, turns), np.int64), np.zeros((n_cand, n_k), np.float64))
 
 
 def planned_state(tab: EpicArgs) -> tuple:
@@ -269,7 +270,7 @@ def planned_state(tab: EpicArgs) -> tuple:
     pol_roll = tab.pol.copy()
     pol_roll[:, P_KIND] = 0.0  # the rollouts: both sides greedy
     work = getattr(work_scratch, "py_func", work_scratch)(tab.deck.shape[0], tab.counts.shape[0],
-                                                          tab.turns)
+                                                          tab.turns, rollouts_a_candidate(tab.pol))
     return game_state(tab.deck, tab.counts), tab._replace(pol=pol_roll), work
 
 
@@ -291,9 +292,10 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, tab, units, gtur
     game's, the rollouts' tables (greedy both sides) and the rollout scratch with the candidates
     (cand, cscore, cval)."""
     mom_b, rows, wait_b, cmet_b, crows, tturn_b, trace, tn = out
-    game_st, tab_roll, (wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean) = state
+    game_st, tab_roll, (wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean,
+                                cvals) = state
     wgm = game_of(wstate, wwait, wtturn, wstate[14], wstate[15])
-    plan = Plan(tab_roll, wgm, wrs2, cand, cscore, cval)
+    plan = Plan(tab_roll, wgm, wrs2, cand, cscore, cval, cvals)
     ops = epic_ops()
     for b in range(b_lo, b_hi):
         gm = game_of(game_st, wait_b[b], tturn_b[b], trace, tn)

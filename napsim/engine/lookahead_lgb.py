@@ -83,6 +83,7 @@ from napsim.engine.planner import (
     greedy_order,
     plans_spend,
     put_candidate,
+    rollouts_a_candidate,
 )
 
 # the turn of napsim.engine.lgb, called (not inlined) from this kernel's call sites: the probes, the
@@ -221,10 +222,11 @@ def _candidates_lgb(s, choice, point, dkey, tab, work, cand, cscore):
 
 
 @counted
-def work_scratch_lgb(n_cards, n_types, turns, pol):
+def work_scratch_lgb(n_cards, n_types, turns, pol, n_k):
     """The rollout scratch of one thread's run of blocks: (the rollout policies (greedy both sides),
     the rollout game's arrays in napsim.engine.lgb.lgb_state's order, the rollout stream, the
-    rollout game's records (napsim.engine.lgb.lgb_game's), the candidate arrays)."""
+    rollout game's records (napsim.engine.lgb.lgb_game's), the candidate arrays, each candidate's
+    n_k rollout values)."""
     (wpile, wdisc, whand, wchand, wrack, wrack_t, wsq, wsq_own, wscratch, wpl, wgsc, wres, wst, wcn,
      wtac, wgst) = _scratch(n_cards, n_types)
     pol_roll = pol.copy()
@@ -237,13 +239,15 @@ def work_scratch_lgb(n_cards, n_types, turns, pol):
                np.zeros(1, np.int64))
     n_cand = max(MAX_HAND + n_cards, 1) * RACK * 9 + 2
     return (pol_roll, wstate, np.empty(2, np.uint64), records, np.zeros((n_cand, N_CAND), np.int64),
-            np.zeros(n_cand, np.float64), np.zeros(n_cand, np.float64))
+            np.zeros(n_cand, np.float64), np.zeros(n_cand, np.float64),
+            np.zeros((n_cand, n_k), np.float64))
 
 
 def planned_state_lgb(deck, counts, turns, pol) -> tuple:
     """The state of one thread's call of play_blocks_planned_lgb: the game's (lgb.lgb_state) and the
     rollouts' (work_scratch_lgb), allocated here because the kernel counts no references."""
-    return lgb_state(deck, counts), work_scratch_lgb(deck.shape[0], counts.shape[0], turns, pol)
+    return lgb_state(deck, counts), work_scratch_lgb(deck.shape[0], counts.shape[0], turns, pol,
+                                                       rollouts_a_candidate(pol))
 
 
 @inlined_ir
@@ -257,8 +261,8 @@ def roll_tab(tab, pol_roll):
 @inlined_ir
 def lgb_plan(tab, plan_state):
     """The planner's scratch (layout.Plan) on work_scratch_lgb's arrays."""
-    pol_roll, wstate, rs2, records, cand, cscore, cval = plan_state
-    return Plan(roll_tab(tab, pol_roll), lgb_game(wstate, records), rs2, cand, cscore, cval)
+    pol_roll, wstate, rs2, records, cand, cscore, cval, cvals = plan_state
+    return Plan(roll_tab(tab, pol_roll), lgb_game(wstate, records), rs2, cand, cscore, cval, cvals)
 
 
 @inlined

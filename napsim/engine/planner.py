@@ -26,7 +26,10 @@ planner decides, at each turn of a `lookahead` side, with no recursion and no al
    others of the screen, `lookahead_finalists` in all, race on rollouts 0, 1, ... in rounds, the
    better half of each round (`halve`) going on to twice the rollouts until one is left, the last
    two with K / 2 each (`first_round`); two candidates alone (a spend, a keep) play K each. The
-   rounds are a function of n and K alone: no timing, no block, no thread decides;
+   rounds are a function of n and K alone: no timing, no block, no thread decides. The race
+   plays every candidate's rollouts in turn, rollout 0 for all, then 1, ..., and from rollout 2
+   on leaves out each candidate whose mean difference to the leader is below 0 by more than
+   RACE_Z standard errors (`race_cut`), until one is left or all have played K;
 4. the candidate of the highest value (ties: the earlier in greedy order).
 
 `decide` plans a turn's three decisions in order (the mover's card choice, the Spanish side's
@@ -66,6 +69,7 @@ from napsim.engine.layout import (
     P_LOOKAHEAD_VALUE,
     RD_NONE,
     SEARCH_HALVING,
+    SEARCH_RACE,
     VALUE_MARGIN,
 )
 from napsim.engine.rng import game_key, mix64
@@ -78,6 +82,7 @@ N_CAND = 6
 ALL_GAME = 4  # a stream switch after every stream of a turn: the game's stream throughout
 _SALT = np.uint64(0x6C6F6F6B61686561)  # "lookahea": rollout streams apart from the game's
 _GAMMA = np.uint64(0xD1B54A32D192ED03)
+RACE_Z = 2.0  # the race search: how many standard errors behind the leader a candidate leaves
 _S32 = np.uint64(32)
 
 
@@ -266,6 +271,47 @@ def finalists(n, cval, alive, race, whole):
 
 
 @inlined
+def race_cut(n, r, cval, cvals, alive):
+    """One round of the race search, after r >= 2 rollouts of every candidate still in it (alive
+    1.0; cval their sums, cvals each rollout's value): the leader is the highest value (ties: the
+    earlier in greedy order); another leaves (alive 0.0, value -inf) once its mean difference to
+    the leader, rollout by rollout (common random numbers), is below 0 by more than RACE_Z
+    standard errors of such a difference, pooled over the candidates in the race. Returns how
+    many stay."""
+    lead = -1
+    for m in range(n):
+        if alive[m] == 1.0 and (lead < 0 or cval[m] > cval[lead] + 1e-9):
+            lead = m
+    var = 0.0
+    others = 0
+    for m in range(n):
+        if alive[m] == 1.0 and m != lead:
+            mean = (cval[m] - cval[lead]) / r
+            ss = 0.0
+            for k in range(r):
+                d = cvals[m, k] - cvals[lead, k] - mean
+                ss += d * d
+            var += ss / (r - 1)
+            others += 1
+    se = np.sqrt(var / max(others, 1) / r)
+    left = 0
+    for m in range(n):
+        if alive[m] == 1.0:
+            if m != lead and (cval[m] - cval[lead]) / r + RACE_Z * se < -1e-9:
+                alive[m] = 0.0
+                cval[m] = -np.inf
+            else:
+                left += 1
+    return left
+
+
+def rollouts_a_candidate(pol: np.ndarray) -> int:
+    """The most rollouts a candidate plays (the larger lookahead_k of the two sides): the columns
+    of the race search's record of each rollout's value (layout.Plan.cvals)."""
+    return max(int(pol[:, P_LOOKAHEAD_K].max()), 1)
+
+
+@inlined
 def _probe(step, ply, p, given, ops, tab, ctx, gm, scratch):
     """Step 1 of the module text, on the rollout game scratch.work: the card choice (given, or the
     policy's where given CHOOSE or the step is the choice), the choice point (format's), and p's
@@ -306,6 +352,7 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, scratch):
     n_k = np.int64(pol[p, P_LOOKAHEAD_K])
     race = np.int64(pol[p, P_LOOKAHEAD_FINALISTS])
     halving = pol[p, P_LOOKAHEAD_SEARCH] == SEARCH_HALVING
+    racing = pol[p, P_LOOKAHEAD_SEARCH] == SEARCH_RACE
     screen = halving and n > race  # every candidate screened on rollout 0's stream, then the race
     screen_end = min(ply + 2 * np.int64(pol[p, P_LOOKAHEAD_SCREEN]) + 1, end)
     whole = screen_end == end  # the screen is rollout 0 itself
@@ -325,6 +372,8 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, scratch):
             if halve(n, cval, alive) == 1:
                 break
             round_end = min(2 * round_end, n_k)
+        if racing and kk >= 2 and race_cut(n, kk, cval, scratch.cvals, alive) == 1:
+            break
         for m in range(n):
             if alive[m] == 0.0:
                 continue
@@ -332,6 +381,7 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, scratch):
             rs2[0] = rollout_key(keys[0], keys[1], ply, k + 512 if spend else (k + 768 if keep else k))
             rs2[1] = np.uint64(0)
             weight = 1.0
+            v = 0.0
             forced = decisions(cand[m, CA_HAND], cand[m, CA_RACK], cand[m, CA_PLACE],
                                cand[m, CA_PLACE_B],
                                cand[m, CA_DECISION] if spend else (fg if keep else G_POLICY),
@@ -344,6 +394,9 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, scratch):
                 gain, weight = ply_gain(wgm.met, p, before, margin, (tab.first + t) % 2 == p,
                                         t - ply, weight, discount)
                 cval[m] += gain
+                v += gain
+            if racing:
+                scratch.cvals[m, k] = v
 
 
 @inlined

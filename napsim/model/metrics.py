@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from napsim.model.errors import NapsimInputError, unknown_name
-from napsim.model.policies import parse_policy_option
+from napsim.model.policies import DEFAULTS, SEARCHES, parse_policy_option
 
 # whose side a metric speaks for: its own row's side, or the other side's cards counted on this
 # row (the Guerrilla counters act on French cards, and napsim keeps those counts on the row of
@@ -395,8 +395,10 @@ _VALUE_WORDS = {
                         "0": "knows them", "1": "does not know them"},
     "lookahead_search": {"full": "every candidate all its rollouts",
                          "halving": "every candidate's turn, the best few raced",
+                         "race": "every candidate raced until clearly behind",
                          "0": "every candidate all its rollouts",
-                         "1": "every candidate's turn, the best few raced"},
+                         "1": "every candidate's turn, the best few raced",
+                         "2": "every candidate raced until clearly behind"},
 }
 
 
@@ -407,11 +409,15 @@ def policy_param_words(name: str) -> str:
 
 def policy_words(name: str, params: dict | None = None) -> str:
     """One side's policy in words: 'greedy play', 'tuned greedy play (weight of the hand card kept:
-    0.5)', 'planning play (lookahead: 8 rollouts per candidate, 1 own turn looked ahead)'."""
+    0.5)', 'planning play (lookahead: up to 8 rollouts per candidate, 1 own turn looked ahead)' (up
+    to: the race search, the default, stops a candidate clearly behind)."""
     params = dict(params or {})
     if name == "lookahead":
         k, d = params.pop("lookahead_k", 8), params.pop("lookahead_d", 2)
-        head = f"planning play (lookahead: {_count(k)} rollout{'s' * (float(k) != 1)} per candidate, " \
+        search = str(params.get("lookahead_search", int(DEFAULTS["lookahead"]["lookahead_search"])))
+        raced = SEARCHES.get(search, search) in (SEARCHES["race"], str(SEARCHES["race"]))
+        head = f"planning play (lookahead: {'up to ' * raced}{_count(k)} " \
+               f"rollout{'s' * (float(k) != 1)} per candidate, " \
                f"{_count(d)} own turn{'s' * (float(d) != 1)} looked ahead"
         rest = "".join(f", {policy_param_words(p)}: {value_words(p, v)}" for p, v in params.items())
         return head + rest + ")"
@@ -424,7 +430,8 @@ def policy_words(name: str, params: dict | None = None) -> str:
 
 def policy_label(text: str) -> str:
     """One side's policy as written ('lookahead:lookahead_k=8;lookahead_d=1') in words
-    (`policy_words`: 'planning play (lookahead: 8 rollouts per candidate, 1 own turn looked ahead)')."""
+    (`policy_words`: 'planning play (lookahead: up to 8 rollouts per candidate, 1 own turn looked
+    ahead)')."""
     ((name, params),) = parse_policy_option(text, "policy")
     return policy_words(name, params)
 

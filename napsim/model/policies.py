@@ -61,8 +61,8 @@ PARAMS = {
     "lookahead_corps": 25,  # P8 (La Grande Battles): 0 the CIC knows his Corps commanders' hands,
                             # 1 his rollouts deal them again too (CORPS_INFOS)
     "lookahead_search": 26,  # P8: how the rollouts are spent: 0 every candidate lookahead_k of them
-                             # (full), 1 screened on their turn, the best few raced by halving
-                             # (SEARCHES)
+                             # (full), 1 screened on their turn, the best few raced by halving,
+                             # 2 every candidate raced, each left once clearly behind (SEARCHES)
     "lookahead_finalists": 27,  # P8 (halving): the candidates that race after the screen
     "lookahead_screen": 28,  # P8 (halving): own turns the screen looks ahead (lookahead_d or more:
                              # the screen is a whole rollout)
@@ -71,7 +71,7 @@ N_PARAMS = len(PARAMS)
 
 _LOOKAHEAD = dict(lookahead_k=8, lookahead_d=2, lookahead_discount=1.0, lookahead_top=0,
                   lookahead_value=1, lookahead_keep=1, lookahead_info=1, lookahead_corps=0,
-                  lookahead_search=0, lookahead_finalists=4, lookahead_screen=0)
+                  lookahead_search=2, lookahead_finalists=4, lookahead_screen=0)
 DEFAULTS = {
     "greedy": dict(kind=0, w_l=1.0, w_c=1.0, w_r=1.0, march_bonus=0.3, tactician_bonus=0.5,
                    scout_bonus=0.2, keep_weight=0.0, deny_weight=0.0, march_prob=1.0,
@@ -94,14 +94,15 @@ _INTEGERS = ("lookahead_k", "lookahead_d", "lookahead_top", "lookahead_finalists
              "lookahead_screen")
 _CHOICES = {"g_spend_mode": (0, 1, 2), "g_gain_mode": (0, 1, 2), "lookahead_value": (0, 1),
             "lookahead_keep": (0, 1), "lookahead_info": (0, 1), "lookahead_corps": (0, 1),
-            "lookahead_search": (0, 1)}
+            "lookahead_search": (0, 1, 2)}
 SPEND_MODES = {"always": 0, "threshold": 1, "assault": 2}
 GAIN_MODES = {"always": 0, "never": 1, "below": 2}
 VALUES = {"own": 0, "margin": 1}  # P8: the two readings of the planner's value (rule text)
 KEEPS = {"greedy": 0, "plan": 1}  # P8: the Scout keep (P2) by its score, or planned
 INFOS = {"open": 0, "fair": 1}  # P8: the rollouts see hidden hands, or deal them again
 CORPS_INFOS = {"known": 0, "hidden": 1}  # P8 (LGB): the CIC knows his Corps commanders' hands, or not
-SEARCHES = {"full": 0, "halving": 1}  # P8: every candidate all rollouts, or screened and raced
+# P8: every candidate all rollouts; screened, the best few halved; raced until clearly behind
+SEARCHES = {"full": 0, "halving": 1, "race": 2}
 MODES = {"g_spend_mode": SPEND_MODES, "g_gain_mode": GAIN_MODES, "lookahead_value": VALUES,
          "lookahead_keep": KEEPS, "lookahead_info": INFOS, "lookahead_corps": CORPS_INFOS,
          "lookahead_search": SEARCHES}

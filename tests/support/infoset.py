@@ -12,11 +12,11 @@ played, a Scout's two cards), the two decisions are printed as one JSON line a c
 may differ (tests/test_lookahead_info.py). A fifth argument names the search
 (`lookahead_search`, default full).
 
-`python tests/support/infoset.py epic|lgb legal GAMES [LAST_PLY]` asks instead, at each decision of
-those plies, the halving search and the full one from the same state, and prints
-{"step", "game", "ply", "n", "legal", "same"}: n the decision's candidates under the full search
-(-1: none to plan), legal whether the halving search's decision is one of them (or, with none, the
-same pass-through as full's), same whether the two decide alike.
+`python tests/support/infoset.py epic|lgb legal GAMES [LAST_PLY] [SEARCH]` asks instead, at each
+decision of those plies, another search (SEARCH: halving, the default, or race) and the full one
+from the same state, and prints {"step", "game", "ply", "n", "legal", "same"}: n the decision's
+candidates under the full search (-1: none to plan), legal whether the other search's decision is
+one of them (or, with none, the same pass-through as full's), same whether the two decide alike.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from napsim.engine.layout import (  # noqa: E402
 from napsim.engine.lgb import _lst_views, _open_game_lgb, lgb_game  # noqa: E402
 from napsim.engine.lgb_gifts import gift_records, gift_table  # noqa: E402
 from napsim.engine.rng import seed_key  # noqa: E402
+from napsim.model.policies import SEARCHES  # noqa: E402
 from napsim.model.scenarios import load_scenario  # noqa: E402
 from napsim.sim.packing import Simulation  # noqa: E402
 
@@ -118,9 +119,8 @@ def _epic(scenario, policies, info, games, plies):
     units = None if a.players_a_side < 2 else a.units
     for game in range(games):
         game_st, a_roll, work_st = la.planned_state(a)
-        wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean = work_st
-        work = (planner_scratch(a_roll, _game(wstate, wwait, wtturn), wrs2, cand, cscore, cval),
-                wgturn)
+        wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean, cvals = work_st
+        work = (Plan(a_roll, _game(wstate, wwait, wtturn), wrs2, cand, cscore, cval, cvals), wgturn)
         gm = _game(game_st, turns=a.turns)
         g_total, n_ca = _open_game(np.int64(game), key, a, gm)
         wres = wstate[8]
@@ -134,11 +134,6 @@ def _epic(scenario, policies, info, games, plies):
                 yield from _epic_cases(a, a_roll, game, ply, game_st, units, (n_ca, g_total), work,
                                        g_lean, key, rng)
             _epic_turn(a, ply, gm, units, (n_ca, g_total), g_lean, CHOOSE, -1, 0)
-
-
-def planner_scratch(tab_roll, work, rs2, cand, cscore, cval):
-    """The planner's scratch (layout.Plan)."""
-    return Plan(tab_roll, work, rs2, cand, cscore, cval)
 
 
 def _epic_turn(a, ply, gm, units, counters, g_turn, fh, fr, fp, fg=G_POLICY, fk=K_POLICY):
@@ -200,10 +195,13 @@ def _epic_cases(a, a_roll, game, ply, game_st, units, counters, work, g_lean, ke
                    "live": step == "choice" or base[4] not in (G_POLICY, K_POLICY)}
 
 
+OTHER_SEARCH = [SEARCH_HALVING]  # the legal mode's search beside full (main sets it)
+
+
 def _searches(tab):
-    """tab with every side's search full, and with it halving."""
+    """tab with every side's search full, and with it the legal mode's other search."""
     out = []
-    for search in (SEARCH_FULL, SEARCH_HALVING):
+    for search in (SEARCH_FULL, OTHER_SEARCH[0]):
         pol = tab.pol.copy()
         pol[:, P_LOOKAHEAD_SEARCH] = search
         out.append(tab._replace(pol=pol))
@@ -211,7 +209,8 @@ def _searches(tab):
 
 
 def _legal(step, got_full, got_half, n, cand):
-    """One legal case: halving's decision among the full search's n candidates (cand rows)."""
+    """One legal case: the other search's decision among the full search's n candidates (cand
+    rows)."""
     if n <= 0:  # nothing to plan: both pass the policy's or the rule's decision on
         legal = got_half == got_full
     elif step == "choice":
@@ -350,7 +349,10 @@ def _lgb_legal_cases(ctx, ply, game_st):
 def main() -> None:
     family, info, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
     last = int(sys.argv[4]) if len(sys.argv) > 4 else 20  # the plies probed: 2, 5, ... below this
-    search = sys.argv[5] if len(sys.argv) > 5 else "full"
+    search = sys.argv[5] if len(sys.argv) > 5 else ("halving" if info == "legal" else "full")
+    if info == "legal":
+        OTHER_SEARCH[0] = SEARCHES[search]
+        search = "full"
     la_params = {"lookahead_k": 3, "lookahead_d": 1, "lookahead_search": search,
                  "lookahead_info": "fair" if info == "legal" else info}
     plies = set(range(2, last, 3))

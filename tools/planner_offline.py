@@ -129,33 +129,41 @@ def evaluate(paths: list[str]) -> None:
     """Print each search's gain a decision over greedy's choice and its cost (module text)."""
     rec = [d["v"].sum(axis=2) for d in load(paths)]
     k = rec[0].shape[1] // 2
-    searches = {"full": lambda v: full(v, k)}
+    searches = {"full": lambda i, v: full(v, k)}
     for top in (2, 3, 4, 8):
-        searches[f"greedy's best {top}"] = lambda v, top=top: full(v, k, top)
+        searches[f"greedy's best {top}"] = lambda i, v, top=top: full(v, k, top)
     for pooled in (True, False):
         for z in (1.0, 1.5, 2.0, 2.5):
             for r0 in (2, 3):
                 for top in (0, 8):
                     name = (f"race z {z}, from {r0}, {'pooled' if pooled else 'own'} se"
                             + (f", best {top}" if top else ""))
-                    searches[name] = (lambda v, z=z, r0=r0, pooled=pooled, top=top:
+                    searches[name] = (lambda i, v, z=z, r0=r0, pooled=pooled, top=top:
                                       race(v, k, z, r0, pooled, top))
-    full_cost = sum(v.shape[0] * k for v in rec)
     print(f"{len(rec)} card choices from {', '.join(paths)}; {np.mean([len(v) for v in rec]):.1f} "
           f"candidates on average; {k} rollouts choose, {k} value the choice")
+    _print_searches(searches.items(), rec, k)
+
+
+def _print_searches(searches, rec: list[np.ndarray], k: int) -> None:
+    """One line a search ((name, search(i, v) -> (choice, rollouts played)) over the choices' values
+    rec, [candidate, rollout] each): its gain a decision over greedy's choice on the second k
+    rollouts, the share of the first search's (full's) and how many times fewer rollouts."""
+    full_cost = sum(v.shape[0] * k for v in rec)
     reference = None
-    for name, search in searches.items():
+    for name, search in searches:
         gains, cost = [], 0
-        for v in rec:
-            choice, played = search(v)
+        for i, v in enumerate(rec):
+            choice, played = search(i, v)
             later = v[:, k:].mean(axis=1)
             gains.append(later[choice] - later[0])
             cost += played
         gains = np.asarray(gains)
         mean, half = gains.mean(), 1.96 * gains.std(ddof=1) / np.sqrt(len(gains))
         reference = mean if reference is None else reference
+        saving = f"{full_cost / cost:4.1f}x fewer rollouts" if cost else "no rollouts"
         print(f"{name:38s} {mean:+.4f} [{mean - half:+.4f}, {mean + half:+.4f}] a decision, "
-              f"{mean / reference:4.0%} of full's, {full_cost / max(cost, 1):4.1f}x fewer rollouts")
+              f"{mean / reference:4.0%} of full's, {saving}")
 
 
 def card_features(d: dict) -> np.ndarray:
@@ -187,36 +195,23 @@ def evaluate_screen(train_path: str, test_path: str) -> None:
     train, test = load([train_path]), load([test_path])
     k = test[0]["v"].shape[1] // 2
     w = fit_screen(train, k)
-    full_cost = sum(len(d["code"]) * k for d in test)
+    screens = [card_features(d) @ w for d in test]
+    values = [d["v"].sum(axis=2) for d in test]
 
-    def screened(d: dict, top: int, k_top: int) -> tuple[int, int]:
-        order = [int(m) for m in np.argsort(-(card_features(d) @ w), kind="stable") if m != 0]
-        finalists = ([0] + order)[:top]
+    def screened(i: int, v: np.ndarray, top: int, k_top: int) -> tuple[int, int]:
+        s = screens[i]
         if top == 1:
-            return int(np.argmax(card_features(d) @ w)), 0
-        return _choose(d["v"].sum(axis=2), k_top, finalists), top * k_top
+            return int(np.argmax(s)), 0
+        order = [int(m) for m in np.argsort(-s, kind="stable") if m != 0]
+        return _choose(v, k_top, ([0] + order)[:top]), top * k_top
 
     print(f"screen fitted on {train_path} ({len(train)} choices), tested on {test_path} "
           f"({len(test)})")
-    rows = [("full", lambda d: full(d["v"].sum(axis=2), k))]
-    rows += [("screen alone", lambda d: screened(d, 1, 0))]
+    rows = [("full", lambda i, v: full(v, k)), ("screen alone", lambda i, v: screened(i, v, 1, 0))]
     rows += [(f"screen, best {top} at {k_top} rollouts",
-              lambda d, top=top, k_top=k_top: screened(d, top, k_top))
+              lambda i, v, top=top, k_top=k_top: screened(i, v, top, k_top))
              for top in (2, 3, 4) for k_top in (k, k // 2)]
-    reference = None
-    for name, search in rows:
-        gains, cost = [], 0
-        for d in test:
-            choice, played = search(d)
-            later = d["v"][:, k:].sum(axis=2).mean(axis=1)
-            gains.append(later[choice] - later[0])
-            cost += played
-        gains = np.asarray(gains)
-        mean, half = gains.mean(), 1.96 * gains.std(ddof=1) / np.sqrt(len(gains))
-        reference = mean if reference is None else reference
-        saving = f"{full_cost / cost:4.1f}x fewer rollouts" if cost else "no rollouts"
-        print(f"{name:38s} {mean:+.4f} [{mean - half:+.4f}, {mean + half:+.4f}] a decision, "
-              f"{mean / reference:4.0%} of full's, {saving}")
+    _print_searches(rows, values, k)
 
 
 def main(argv: list[str]) -> int:

@@ -415,7 +415,7 @@ def policy_words(name: str, params: dict | None = None) -> str:
     if name == "lookahead":
         k, d = params.pop("lookahead_k", 8), params.pop("lookahead_d", 2)
         search = str(params.get("lookahead_search", int(DEFAULTS["lookahead"]["lookahead_search"])))
-        raced = SEARCHES.get(search, search) in (SEARCHES["race"], str(SEARCHES["race"]))
+        raced = search in ("race", str(SEARCHES["race"]))
         head = f"planning play (lookahead: {'up to ' * raced}{_count(k)} " \
                f"rollout{'s' * (float(k) != 1)} per candidate, " \
                f"{_count(d)} own turn{'s' * (float(d) != 1)} looked ahead"

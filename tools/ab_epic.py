@@ -1,9 +1,15 @@
 """A/B timing of two versions of the engine kernels in one process (developer tool).
 
-Usage: python tools/ab_epic.py A B [ROUNDS] [SCENARIO ...] [--games N] [--wall]
+Usage: python tools/ab_epic.py A B [ROUNDS] [SCENARIO ...] [--games N] [--wall] [--processes P]
 (defaults: 30 rounds, symmetric, 20,000 games a slice, the process's CPU time; --wall: wall
 time). Run it pinned to one core
-(`taskset -c 1`). A SCENARIO may carry overrides, each +KEY=VALUE with a TOML value, e.g.
+(`taskset -c 1`). --processes P: each version alone in a process of its own, P processes each (A
+then B, then B then A, ...), ROUNDS slices in each; printed: each version's best ns a turn per
+process (lowest, median, highest) and B/A of the medians and of the lowest. One kernel's speed can
+differ from one process to the next by more than two versions differ in one process
+(docs/speed.md, "the same code, a different speed in each process").
+
+A SCENARIO may carry overrides, each +KEY=VALUE with a TOML value, e.g.
 `lgb-symmetric+sides.B.french=true+sides.A.guerrilla_rule="epic"`. A and B name a version each:
 
 - a copy of napsim/engine/epic.py, e.g. `git show HEAD:napsim/engine/epic.py > /tmp/A.py`: that
@@ -254,6 +260,38 @@ def compare(versions: dict, rounds: int, scenario: str, games: int, clock=time.p
             f"of pairs {np.median(b / a):.3f} | digests {digest['A']} {digest['B']} ({same})")
 
 
+def solo(spec: str, rounds: int, scenario: str, games: int, clock=time.process_time) -> float:
+    """The best ns a turn of one version alone in this process (`rounds` slices of `games`)."""
+    version = load(spec, "a")
+    sim = Simulation.build(_scenario(scenario))
+    turns = games * 2 * sim.scenario.turns
+    _use(version)
+    sim.run(games, 1, chunk=games)  # compile and warm up
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = clock()
+        sim.run(games, 1, chunk=games)
+        best = min(best, (clock() - t0) / turns * 1e9)
+    return best
+
+
+def processes(specs: list[str], n: int, rounds: int, scenario: str, games: int, wall: bool) -> str:
+    """One line: each version timed alone in n processes of its own (solo), alternating."""
+    best: dict[str, list[float]] = {"A": [], "B": []}
+    for p in range(n):
+        for k in ("A", "B") if p % 2 == 0 else ("B", "A"):
+            spec = specs[0 if k == "A" else 1]
+            cmd = [sys.executable, __file__, "--solo", spec, str(rounds), scenario, "--games",
+                   str(games)] + (["--wall"] if wall else [])
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            best[k].append(float(out.split()[-1]))
+    a, b = np.array(best["A"]), np.array(best["B"])
+    return (f"{scenario}: {n} processes each, best ns/turn per process: A {a.min():.1f} / "
+            f"{np.median(a):.1f} / {a.max():.1f} (lowest / median / highest) | B {b.min():.1f} / "
+            f"{np.median(b):.1f} / {b.max():.1f} | B/A medians {np.median(b) / np.median(a):.3f}, "
+            f"lowest {b.min() / a.min():.3f}")
+
+
 def main(argv: list[str]) -> None:
     games = GAMES
     clock = time.process_time  # CPU time: the other jobs of a busy host do not count
@@ -264,10 +302,24 @@ def main(argv: list[str]) -> None:
         i = argv.index("--games")
         games = int(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
-    if len(argv) < 2:
-        sys.exit("usage: python tools/ab_epic.py A B [ROUNDS] [SCENARIO ...] [--games N] [--wall]")
-    rounds = int(argv[2]) if len(argv) > 2 else 30
+    n_processes = 0
+    if "--processes" in argv:
+        i = argv.index("--processes")
+        n_processes = int(argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
     numba.set_num_threads(1)
+    if argv and argv[0] == "--solo":  # one version, in a process started by --processes
+        print(f"{solo(argv[1], int(argv[2]), argv[3], games, clock):.3f}")
+        return
+    if len(argv) < 2:
+        sys.exit("usage: python tools/ab_epic.py A B [ROUNDS] [SCENARIO ...] [--games N] [--wall] "
+                 "[--processes P]")
+    rounds = int(argv[2]) if len(argv) > 2 else 30
+    if n_processes:
+        for scenario in argv[3:] or ["symmetric"]:
+            print(processes(argv[:2], n_processes, rounds, scenario, games, clock is time.perf_counter),
+                  flush=True)
+        return
     original = runner.play_chunk
     versions = {"A": load(argv[0], "a"), "B": load(argv[1], "b")}
     try:

@@ -7,7 +7,9 @@ This host's speed drifts up to 3x from day to day, so a figure measured last wee
 about today's code. The tool builds REV once in a virtual environment of its own (cached by commit
 under ~/.cache/napsim-ab/), then alternates `python -m napsim.bench CMD` between REV and the
 working tree (REV first in even rounds, the tree first in odd ones), so that a busy spell of the
-host hits both alike, and prints the ratio of the two per benchmark line.
+host hits both alike, and prints the ratio of the two per benchmark line: of their medians over
+the rounds, and of their best rounds, with each version's range (every round is a process of its
+own, and a kernel's speed can differ from one process to the next: docs/speed.md).
 
 Where REV's bench lacks a command (672fd31 has no `cold` and no `study`), both versions are timed
 the same way through their CLI instead: `cold` is the first `napsim simulate --scenario symmetric
@@ -174,20 +176,37 @@ def measure(versions: list[Version], commands: list[str], rounds: int, games: in
 
 
 def report(table: dict, base: Version, tree: Version) -> str:
-    """A markdown table: median of each version's rounds and the ratio tree / REV."""
+    """A markdown table: each version's median over the rounds with its range, the ratio tree / REV
+    of the medians and of the best rounds. Every round is a process of its own, and one kernel's
+    speed can differ from process to process (docs/speed.md, "the same code, a different speed in
+    each process"): the range shows it, and the best rounds compare the code at its best."""
     better = {f: up for fields in FIELDS.values() for f, up in fields}
-    rows = [f"| benchmark | measure | {base.label} | {tree.label} | ratio tree / REV | better |",
-            "|---|---|---:|---:|---:|---|"]
+    rows = [f"| benchmark | measure | {base.label} | {tree.label} | ratio tree / REV | "
+            "ratio of the best rounds | better |",
+            "|---|---|---:|---:|---:|---:|---|"]
     for name, fields in table.items():
         for field, values in fields.items():
             a, b = values.get(base.label), values.get(tree.label)
             if not a or not b:
                 continue
             ma, mb = statistics.median(a), statistics.median(b)
-            ratio = mb / ma if ma else float("nan")
-            rows.append(f"| {name} | {field} | {ma:,.6g} | {mb:,.6g} | {ratio:.3f} | "
+            pick = max if better[field] else min
+            ba, bb = pick(a), pick(b)
+            rows.append(f"| {name} | {field} | {_spread(ma, a)} | {_spread(mb, b)} | "
+                        f"{_ratio(mb, ma)} | {_ratio(bb, ba)} | "
                         f"{'higher' if better[field] else 'lower'} |")
     return "\n".join(rows)
+
+
+def _spread(median: float, values: list[float]) -> str:
+    """A version's median, with its lowest and highest round where there are several."""
+    if len(values) < 2:
+        return f"{median:,.6g}"
+    return f"{median:,.6g} ({min(values):,.4g}-{max(values):,.4g})"
+
+
+def _ratio(b: float, a: float) -> str:
+    return f"{b / a:.3f}" if a else "nan"
 
 
 def main() -> None:

@@ -167,12 +167,12 @@ def _placed_sections(played, ctab):
 
 
 @inlined
-def _two_commanders(ply, s, played, ner, q0, da, db, tab, gm):
+def _two_commanders(ply, s, played, placed, ner, q0, da, db, tab, gm):
     """M4, two a side: the CIC plays one card and his sub-commander the other (the CIC keeps the
     better by the P1 single-card score); a multi-section card is played face up by the CIC; the
-    CIC holds every Tactician card."""
+    CIC holds every Tactician card. placed: the cards' kinds and sections (_placed_sections)."""
     ra0, rb0, _, _, _, _, c, _ = played
-    ka, kb, xa, xb = _placed_sections(played, tab.ctab)
+    ka, kb, xa, xb = placed
     cmet, trace, tn = gm.cmet, gm.trace, gm.tn
     void = tab.ctab.shape[0] - 1
     give = -1
@@ -205,12 +205,12 @@ def _two_commanders(ply, s, played, ner, q0, da, db, tab, gm):
 
 
 @inlined
-def _card_tacticians(rs, ply, s, played, da, db, tab, gm):
+def _card_tacticians(rs, ply, s, placed, da, db, tab, gm):
     """E9.3 with 3-4 a side: each card's Tactician draws go to the commander of the section it was
     placed in; a multi-section card's to the CIC with 3 (played face up), with 4 (M8.2: the CIC
     holds none) to the Corps commander with the fewest, ties drawn uniformly (one bounded draw,
-    only when there is a tie)."""
-    _, _, xa, xb = _placed_sections(played, tab.ctab)
+    only when there is a tie). placed: the cards' kinds and sections (_placed_sections)."""
+    _, _, xa, xb = placed
     tacc = gm.tacc
     for k in range(2):
         d = da if k == 0 else db
@@ -256,11 +256,12 @@ def _commander_layer(rs, s, ply, played, rolled, free, star_tac, units, tab, gm)
     void = ctab.shape[0] - 1
     ner = tab.rec_t[s, c, rolled[0], rolled[1]]
     q0 = REC_ORD + 6 * pq
-    ka, kb, xa, xb = _placed_sections(played, ctab)
+    placed = _placed_sections(played, ctab)  # once: its tests on the cards' kinds are branches
+    ka, kb, xa, xb = placed
     da = ctab[ra, C_TDRAW] + star_tac[0]  # Tactician cards each card earned (E8, E9.3)
     db = ctab[rb, C_TDRAW] + star_tac[1]
     if players_a_side == 2:
-        _two_commanders(ply, s, played, ner, q0, da, db, tab, gm)
+        _two_commanders(ply, s, played, placed, ner, q0, da, db, tab, gm)
         return
     # M6.1 / M8.1: a section or tactic card goes to the commander of the section it is placed in
     for x in range(3):
@@ -298,4 +299,4 @@ def _commander_layer(rs, s, ply, played, rolled, free, star_tac, units, tab, gm)
             cmet[s, 0, CM_KEEP] += 1
         elif xa >= 0 and xb >= 0:
             cmet[s, 0, CM_GIVE_BOTH] += 1
-    _card_tacticians(rs, ply, s, played, da, db, tab, gm)
+    _card_tacticians(rs, ply, s, placed, da, db, tab, gm)

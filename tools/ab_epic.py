@@ -7,7 +7,7 @@ time). Run it pinned to one core
 then B, then B then A, ...), ROUNDS slices in each; printed: each version's best ns a turn per
 process (lowest, median, highest) and B/A of the medians and of the lowest. One kernel's speed can
 differ from one process to the next by more than two versions differ in one process
-(docs/speed.md, "the same code, a different speed in each process").
+(docs/speed.md, "EPIC 3 and 4 a side: the same work at a lower rate").
 
 A SCENARIO may carry overrides, each +KEY=VALUE with a TOML value, e.g.
 `lgb-symmetric+sides.B.french=true+sides.A.guerrilla_rule="epic"`. A and B name a version each:

@@ -178,8 +178,8 @@ def measure(versions: list[Version], commands: list[str], rounds: int, games: in
 def report(table: dict, base: Version, tree: Version) -> str:
     """A markdown table: each version's median over the rounds with its range, the ratio tree / REV
     of the medians and of the best rounds. Every round is a process of its own, and one kernel's
-    speed can differ from process to process (docs/speed.md, "the same code, a different speed in
-    each process"): the range shows it, and the best rounds compare the code at its best."""
+    speed can differ from process to process (docs/speed.md, "EPIC 3 and 4 a side: the same work
+    at a lower rate"): the range shows it, and the best rounds compare the code at its best."""
     better = {f: up for fields in FIELDS.values() for f, up in fields}
     rows = [f"| benchmark | measure | {base.label} | {tree.label} | ratio tree / REV | "
             "ratio of the best rounds | better |",

@@ -250,9 +250,7 @@ def compare(versions: dict, rounds: int, scenario: str, games: int, clock=time.p
     for r in range(rounds):
         for k in ("A", "B") if r % 2 == 0 else ("B", "A"):
             _use(versions[k])
-            t0 = clock()
-            sim.run(games, 1, chunk=games)
-            ns[k].append((clock() - t0) / turns * 1e9)
+            ns[k].append(_slice_ns(sim, games, turns, clock))
     a, b = np.array(ns["A"]), np.array(ns["B"])
     same = "bit-identical" if digest["A"] == digest["B"] else "results differ"
     return (f"{scenario}: A best {a.min():.1f} median {np.median(a):.1f} ns/turn | B best "
@@ -267,12 +265,14 @@ def solo(spec: str, rounds: int, scenario: str, games: int, clock=time.process_t
     turns = games * 2 * sim.scenario.turns
     _use(version)
     sim.run(games, 1, chunk=games)  # compile and warm up
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = clock()
-        sim.run(games, 1, chunk=games)
-        best = min(best, (clock() - t0) / turns * 1e9)
-    return best
+    return min(_slice_ns(sim, games, turns, clock) for _ in range(rounds))
+
+
+def _slice_ns(sim: Simulation, games: int, turns: int, clock) -> float:
+    """ns a turn of one slice of `games` games (the version in use, one chunk)."""
+    t0 = clock()
+    sim.run(games, 1, chunk=games)
+    return (clock() - t0) / turns * 1e9
 
 
 def processes(specs: list[str], n: int, rounds: int, scenario: str, games: int, wall: bool) -> str:

@@ -206,6 +206,7 @@ def _spread(median: float, values: list[float]) -> str:
 
 
 def _ratio(b: float, a: float) -> str:
+    """b / a to three places (nan where a is 0)."""
     return f"{b / a:.3f}" if a else "nan"
 
 

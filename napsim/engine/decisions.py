@@ -4,23 +4,26 @@ Decisions bundle of napsim.engine.layout, built with int64 fields whatever the c
 import numpy as np
 
 from napsim.engine.jit import inlined
-from napsim.engine.layout import G_POLICY, K_POLICY, RD_NONE, Decisions
+from napsim.engine.layout import G_POLICY, K_POLICY, Decisions
+from napsim.engine.unseen import deal_code
 
 CHOOSE = -1  # Decisions.hand: the policy makes the card choice
 
 
 @inlined
 def decisions(hand, rack, place, place_b, spend, keep, redeal):
-    """A Decisions of int64 values (one compiled turn whatever integers the caller holds)."""
+    """A Decisions of int64 values (one compiled turn whatever integers the caller holds); a deal
+    code of None stays None (no deal compiled into the turn, napsim.engine.unseen)."""
     return Decisions(np.int64(hand), np.int64(rack), np.int64(place), np.int64(place_b),
-                     np.int64(spend), np.int64(keep), np.int64(redeal))
+                     np.int64(spend), np.int64(keep), deal_code(redeal, redeal))
 
 
 @inlined
-def policy_decisions():
+def policy_decisions(redeal):
     """The Decisions that leave every decision of a turn to the policies, as a rollout's turn
-    (the deal code RD_NONE)."""
-    return decisions(CHOOSE, -1, -1, -1, G_POLICY, K_POLICY, RD_NONE)
+    after its decision's: the deal code `redeal` (RD_NONE, or None where the kernel compiles no
+    deal)."""
+    return decisions(CHOOSE, -1, -1, -1, G_POLICY, K_POLICY, redeal)
 
 
 @inlined

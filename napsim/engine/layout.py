@@ -507,16 +507,16 @@ class TurnOps(NamedTuple):
 
 
 class Plan(NamedTuple):
-    """The planner's scratch (napsim.engine.planner): the rollouts' tables, game and stream, the
-    candidates (rows of planner.N_CAND columns: hand slot, rack slot, place, place_b, code, decision)."""
+    """The planner's scratch (napsim.engine.planner): the rollouts' tables, game, stream, candidates."""
 
     tab_roll: object           # the rollouts' tables: tab with greedy policies on both sides
     work: object               # the rollouts' game (EpicGame or LgbGame)
     rs2: np.ndarray            # [2] the rollout stream
-    cand: np.ndarray           # [candidate, N_CAND] the candidates
+    cand: np.ndarray           # [candidate, N_CAND] hand slot, rack slot, place, place_b, code, decision
     cscore: np.ndarray         # [candidate] their greedy order
     cval: np.ndarray           # [candidate] their values
     cvals: np.ndarray          # [candidate, rollout] each rollout's value (the race search)
+    fair: object               # True: a side plans fair (the turn deals unseen cards); None: none does
 
 
 class LgbArgs(NamedTuple):

@@ -80,6 +80,7 @@ from napsim.engine.planner import (
     put_candidate,
     rollouts_a_candidate,
 )
+from napsim.engine.unseen import kernel_deals
 
 N_WORK = 20  # arrays of the rollout scratch (work_scratch)
 
@@ -266,12 +267,13 @@ def work_scratch(n_cards, n_types, turns, n_k):
 def planned_state(tab: EpicArgs) -> tuple:
     """The state of one thread's call of play_blocks_planned: the game's (epic.game_state), the
     rollouts' tables (tab with both sides greedy) and scratch (work_scratch), allocated here because
-    the kernel counts no references."""
+    the kernel counts no references; and whether a side plans fair (unseen.kernel_deals: None
+    compiles no deal of unseen cards into the kernel)."""
     pol_roll = tab.pol.copy()
     pol_roll[:, P_KIND] = 0.0  # the rollouts: both sides greedy
     work = getattr(work_scratch, "py_func", work_scratch)(tab.deck.shape[0], tab.counts.shape[0],
                                                           tab.turns, rollouts_a_candidate(tab.pol))
-    return game_state(tab.deck, tab.counts), tab._replace(pol=pol_roll), work
+    return game_state(tab.deck, tab.counts), tab._replace(pol=pol_roll), work, kernel_deals(tab.pol)
 
 
 @inlined
@@ -290,12 +292,12 @@ def play_blocks_planned(b_lo, b_hi, nb, run_key, first_game, n, tab, units, gtur
     optimises and compiles the planned game once (a trace plays one block of one game on it, as
     epic.trace_game does); without reference counting, on the state planned_state allocates: the
     game's, the rollouts' tables (greedy both sides) and the rollout scratch with the candidates
-    (cand, cscore, cval)."""
+    (cand, cscore, cval), and whether a side plans fair (None: no deal of unseen cards compiled)."""
     mom_b, rows, wait_b, cmet_b, crows, tturn_b, trace, tn = out
     game_st, tab_roll, (wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean,
-                                cvals) = state
+                                cvals), fair = state
     wgm = game_of(wstate, wwait, wtturn, wstate[14], wstate[15])
-    plan = Plan(tab_roll, wgm, wrs2, cand, cscore, cval, cvals)
+    plan = Plan(tab_roll, wgm, wrs2, cand, cscore, cval, cvals, fair)
     ops = epic_ops()
     for b in range(b_lo, b_hi):
         gm = game_of(game_st, wait_b[b], tturn_b[b], trace, tn)

@@ -85,6 +85,7 @@ from napsim.engine.planner import (
     put_candidate,
     rollouts_a_candidate,
 )
+from napsim.engine.unseen import kernel_deals
 
 # the turn of napsim.engine.lgb, called (not inlined) from this kernel's call sites: the probes, the
 # rollouts and the real turn (one compiled copy: inlined at each, the planned spend took the
@@ -245,9 +246,11 @@ def work_scratch_lgb(n_cards, n_types, turns, pol, n_k):
 
 def planned_state_lgb(deck, counts, turns, pol) -> tuple:
     """The state of one thread's call of play_blocks_planned_lgb: the game's (lgb.lgb_state) and the
-    rollouts' (work_scratch_lgb), allocated here because the kernel counts no references."""
-    return lgb_state(deck, counts), work_scratch_lgb(deck.shape[0], counts.shape[0], turns, pol,
-                                                       rollouts_a_candidate(pol))
+    rollouts' (work_scratch_lgb), allocated here because the kernel counts no references; and
+    whether a side plans fair (unseen.kernel_deals: None compiles no deal of unseen cards)."""
+    return (lgb_state(deck, counts), work_scratch_lgb(deck.shape[0], counts.shape[0], turns, pol,
+                                                        rollouts_a_candidate(pol)),
+            kernel_deals(pol))
 
 
 @inlined_ir
@@ -259,10 +262,11 @@ def roll_tab(tab, pol_roll):
 
 
 @inlined_ir
-def lgb_plan(tab, plan_state):
-    """The planner's scratch (layout.Plan) on work_scratch_lgb's arrays."""
+def lgb_plan(tab, plan_state, fair):
+    """The planner's scratch (layout.Plan) on work_scratch_lgb's arrays; fair: kernel_deals'."""
     pol_roll, wstate, rs2, records, cand, cscore, cval, cvals = plan_state
-    return Plan(roll_tab(tab, pol_roll), lgb_game(wstate, records), rs2, cand, cscore, cval, cvals)
+    return Plan(roll_tab(tab, pol_roll), lgb_game(wstate, records), rs2, cand, cscore, cval, cvals,
+                fair)
 
 
 @inlined
@@ -282,9 +286,9 @@ def play_blocks_planned_lgb(b_lo, b_hi, nb, run_key, first_game, n, tab, check, 
     the state planned_state_lgb allocates: the game's and the planner's (lgb_plan: the rollouts'
     tables with their greedy policies, their game, the candidates, their greedy order and
     values)."""
-    game_st, plan_st = state
+    game_st, plan_st, fair = state
     met, cmet = game_st[1], game_st[2]
-    plan = lgb_plan(tab, plan_st)
+    plan = lgb_plan(tab, plan_st, fair)
     ops = lgb_ops()
     for b in range(b_lo, b_hi):
         gm = lgb_game(game_st, (out.wait_b[b], out.gturn_b[b], out.tturn_b[b], trace, tn))

@@ -67,13 +67,12 @@ from napsim.engine.layout import (
     P_LOOKAHEAD_SEARCH,
     P_LOOKAHEAD_TOP,
     P_LOOKAHEAD_VALUE,
-    RD_NONE,
     SEARCH_HALVING,
     SEARCH_RACE,
     VALUE_MARGIN,
 )
 from napsim.engine.rng import game_key, mix64
-from napsim.engine.unseen import redeal_code
+from napsim.engine.unseen import no_deal, rollout_deal
 
 STEP_CHOICE, STEP_SPEND, STEP_KEEP = 0, 1, 2  # the decisions the planner plans (its `step`)
 # the columns of a candidate (Plan.cand)
@@ -327,7 +326,8 @@ def _probe(step, ply, p, given, ops, tab, ctx, gm, scratch):
     if step != STEP_CHOICE:
         ops.copy(gm, wgm)
         probe = decisions(choice[0], choice[1], choice[2], choice[3],
-                          given[4] if step == STEP_KEEP else G_POLICY, K_POLICY, RD_NONE)
+                          given[4] if step == STEP_KEEP else G_POLICY, K_POLICY,
+                          no_deal(scratch.fair))
         ops.turn(ply, ops.streams(ALL_GAME, wgm.rs, wgm.rs), probe, tab, ctx, wgm, np.bool_(False))
     return choice, point, before
 
@@ -345,10 +345,10 @@ def _rollout_values(step, ply, p, n, keys, fg, ops, tab, ctx, gm, scratch):
     discount = pol[p, P_LOOKAHEAD_DISCOUNT]
     margin = pol[p, P_LOOKAHEAD_VALUE] == VALUE_MARGIN
     switch, point = ops.switch(step)
-    redeal = np.int64(RD_NONE)
-    if pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR:  # P8 fair: what p cannot see, dealt again
-        redeal = redeal_code(np.int64(point), 1 - p, ops.own_hidden(p, pol))
-    rest = policy_decisions()
+    # P8 fair: what p cannot see, dealt again (None: the kernel compiles no deal)
+    redeal = rollout_deal(scratch.fair, pol[p, P_LOOKAHEAD_INFO] == INFO_FAIR, np.int64(point),
+                          1 - p, ops.own_hidden(p, pol))
+    rest = policy_decisions(no_deal(scratch.fair))
     n_k = np.int64(pol[p, P_LOOKAHEAD_K])
     race = np.int64(pol[p, P_LOOKAHEAD_FINALISTS])
     halving = pol[p, P_LOOKAHEAD_SEARCH] == SEARCH_HALVING
@@ -468,4 +468,4 @@ def decide(ply, s, keys, ops, tab, ctx, gm, scratch):
             given = (fh, fr, fa, fb, d if step == STEP_SPEND else given[4])
             if step == STEP_KEEP:
                 keep = d
-    return decisions(given[0], given[1], given[2], given[3], given[4], keep, RD_NONE)
+    return decisions(given[0], given[1], given[2], given[3], given[4], keep, no_deal(scratch.fair))

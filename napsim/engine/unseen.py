@@ -11,8 +11,10 @@ the hidden cards give the planner the same rollouts.
 
 The turn calls `deal_unseen` (`redeal_epic` or `redeal_lgb`) at the point its stream switches
 from the game's draws to the rollout's (the decision point); a code made by `redeal_code` says
-where and whose. A real game's turn passes no code (None, napsim.engine.decisions.game_decisions),
-and numba compiles none of the deal into it.
+where and whose. A turn given no code (None) deals nothing, and numba compiles none of the deal
+into it: a real game's turn in the greedy and random kernels (napsim.engine.decisions.game_decisions),
+and every turn of a planned kernel whose planning sides all play `lookahead_info` open
+(`kernel_deals`; docs/speed.md measures what that saves).
 """
 
 import numpy as np
@@ -20,7 +22,16 @@ from numba import config, types
 from numba.extending import overload
 
 from napsim.engine.jit import inlined
-from napsim.engine.layout import RD_POINT_BITS, RD_POINTS, LgbGame
+from napsim.engine.layout import (
+    INFO_FAIR,
+    KIND_LOOKAHEAD,
+    P_KIND,
+    P_LOOKAHEAD_INFO,
+    RD_NONE,
+    RD_POINT_BITS,
+    RD_POINTS,
+    LgbGame,
+)
 from napsim.engine.rng import bounded
 
 
@@ -30,6 +41,45 @@ def redeal_code(point, hidden_side, own_corps):
     RD_POST, RD_LATE, RD_AFTER), with the planner's own Corps commanders' hands too where
     `own_corps`. RD_NONE (0): no deal (the real game, `lookahead_info` open)."""
     return np.int64(point + (hidden_side << RD_POINT_BITS) + (np.int64(own_corps) << (RD_POINT_BITS + 1)))
+
+
+def kernel_deals(pol: np.ndarray) -> np.bool_ | None:
+    """The planned kernel's `fair` switch (layout.Plan.fair) for the policy table pol: True where a
+    side plans with `lookahead_info` fair, so that the kernel compiles the deal; None where none
+    does, so that numba compiles no deal into any of the kernel's turns."""
+    planners = pol[:, P_KIND] == KIND_LOOKAHEAD
+    return np.True_ if bool((planners & (pol[:, P_LOOKAHEAD_INFO] == INFO_FAIR)).any()) else None
+
+
+def deal_code(fair, code):
+    """A turn's deal code: `code` as an int64, or None in a kernel that compiles no deal (fair
+    None, `kernel_deals`). Jitted, the choice is made on fair's type (`_deal_code_typed`)."""
+    return None if fair is None else np.int64(code)
+
+
+@overload(deal_code, jit_options={"_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
+def _deal_code_typed(fair, code):
+    """deal_code for the argument types: None for a fair of None, else the code as an int64."""
+    if isinstance(fair, types.NoneType):
+        return lambda fair, code: None
+    return lambda fair, code: np.int64(code)
+
+
+@inlined
+def no_deal(fair):
+    """The deal code of a turn that deals nothing: RD_NONE, or None in a kernel that compiles no
+    deal (fair None, `kernel_deals`)."""
+    return deal_code(fair, RD_NONE)
+
+
+@inlined
+def rollout_deal(fair, info_fair, point, hidden_side, own_corps):
+    """The deal code of a decision's rollouts: `redeal_code`'s where the planner plays fair
+    (`info_fair`), else RD_NONE; None in a kernel that compiles no deal (fair None)."""
+    code = np.int64(RD_NONE)
+    if info_fair:
+        code = redeal_code(point, hidden_side, own_corps)
+    return deal_code(fair, code)
 
 
 @inlined

@@ -118,9 +118,10 @@ def _epic(scenario, policies, info, games, plies):
     rng = np.random.default_rng(SEED)
     units = None if a.players_a_side < 2 else a.units
     for game in range(games):
-        game_st, a_roll, work_st = la.planned_state(a)
+        game_st, a_roll, work_st, fair = la.planned_state(a)
         wstate, wrs2, wwait, wgturn, wtturn, cand, cscore, cval, g_lean, cvals = work_st
-        work = (Plan(a_roll, _game(wstate, wwait, wtturn), wrs2, cand, cscore, cval, cvals), wgturn)
+        work = (Plan(a_roll, _game(wstate, wwait, wtturn), wrs2, cand, cscore, cval, cvals, fair),
+                wgturn)
         gm = _game(game_st, turns=a.turns)
         g_total, n_ca = _open_game(np.int64(game), key, a, gm)
         wres = wstate[8]
@@ -252,9 +253,9 @@ def _lgb(scenario, policies, info, games, plies, overrides=None):
     rng = np.random.default_rng(SEED)
     gift_t, grec = gift_table(a.best_t), gift_records(a.best_t, a.pol)
     for game in range(games):
-        game_st, plan_st = la_lgb.planned_state_lgb(a.deck, a.counts, a.turns, a.pol)
+        game_st, plan_st, fair = la_lgb.planned_state_lgb(a.deck, a.counts, a.turns, a.pol)
         g_total = _open_game_lgb(np.int64(game), key, a, _lgb_game(a, game_st))
-        ctx = (a, game, key, (g_total, gift_t, grec), la_lgb.lgb_plan(a, plan_st))
+        ctx = (a, game, key, (g_total, gift_t, grec), la_lgb.lgb_plan(a, plan_st, fair))
         for ply in range(2 * a.turns):
             if ply in plies and info == "legal":
                 yield from _lgb_legal_cases(ctx, ply, game_st)

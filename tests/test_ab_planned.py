@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "ab_planned.py"
+from support.devtools import load_tool
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("ab_planned_under_test", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("ab_planned")
 
 
 def test_report_gives_each_round_the_median_and_the_ratio_of_medians():

@@ -3,18 +3,13 @@ its rounds, and the ratio of the medians beside the ratio of the best rounds."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "ab_release.py"
+from support.devtools import load_tool
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("ab_release_under_test", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("ab_release")
 
 
 def _rows(text: str) -> dict[tuple[str, str], list[str]]:

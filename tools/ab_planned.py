@@ -115,5 +115,6 @@ def report(times: dict[str, list[float]], tree: str, title: str) -> str:
                      + f" | {med:.1f} | {mine / med:.3f} |")
     return "\n".join(lines)
 
+
 if __name__ == "__main__":
     main(sys.argv[1:])
